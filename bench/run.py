@@ -1,0 +1,92 @@
+"""Run memplan and the matching upstream ``mlir-opt`` command on the same input,
+in one run, and print a table of times and their ratio.
+
+    python bench/run.py [--only NAME] [--repeat N]
+
+Each case in ``CASES`` names an input generator and the two command lines
+(``{input}`` is replaced by the generated file). Later features add their
+cases here. Times are wall-clock seconds, best of ``--repeat`` runs, including
+process start-up and parsing for both tools.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from generators import elementwise_chain  # noqa: E402
+
+
+def _tool(package: str, name: str) -> str:
+    spec = importlib.util.find_spec(package)
+    return os.path.join(list(spec.submodule_search_locations)[0], "bin", name)
+
+
+MLIR_OPT = _tool("mlir", "mlir-opt")
+MEMPLAN_OPT = os.path.join(os.path.dirname(sys.executable), "memplan-opt")
+
+
+@dataclass(frozen=True)
+class Case:
+    """A benchmark: an input, memplan's command and upstream's command."""
+
+    name: str
+    make_input: Callable[[], str]
+    memplan: list[str]
+    upstream: list[str]
+
+
+def _bufferize_pair(pipeline: str) -> tuple[list[str], list[str]]:
+    arg = f"--pass-pipeline={pipeline}"
+    return [MEMPLAN_OPT, "{input}", arg], [MLIR_OPT, "{input}", arg]
+
+
+CASES: list[Case] = [
+    # memplan-opt's own overhead (Python driver, pipeline split) on an upstream-only pipeline.
+    Case(
+        "driver overhead: one-shot-bufferize, chain 4k",
+        lambda: elementwise_chain(4000),
+        *_bufferize_pair("builtin.module(one-shot-bufferize{bufferize-function-boundaries})"),
+    ),
+]
+
+
+def time_command(argv: list[str], repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--only", help="run the cases whose name contains this text")
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    print("| case | memplan (s) | upstream (s) | upstream / memplan |")
+    print("|---|---:|---:|---:|")
+    with tempfile.TemporaryDirectory() as tmp:
+        for case in CASES:
+            if args.only and args.only not in case.name:
+                continue
+            path = os.path.join(tmp, "input.mlir")
+            with open(path, "w") as f:
+                f.write(case.make_input())
+            fill = lambda argv: [a.replace("{input}", path) for a in argv]
+            ours = time_command(fill(case.memplan), args.repeat)
+            theirs = time_command(fill(case.upstream), args.repeat)
+            print(f"| {case.name} | {ours:.3f} | {theirs:.3f} | {theirs / ours:.2f}x |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

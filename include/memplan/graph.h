@@ -1,0 +1,126 @@
+//===- graph.h - Compact array form of an MLIR operation tree ---*- C++ -*-===//
+//
+// The IR bridge hands the analyses a flat, index-based copy of the IR so that
+// hot loops never go back through the MLIR C API. Every op, block and value
+// gets a dense id:
+//   * ops are numbered in pre-order (the root is op 0), so the subtree of op i
+//     is the id range [i, opEnd[i]];
+//   * value ids follow the same walk: an op's results, then the arguments of
+//     each block of its regions as those blocks are entered;
+//   * operands and uses are stored CSR-style.
+// The original MlirOperation pointers are kept so rewrites can find the op.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MEMPLAN_GRAPH_H
+#define MEMPLAN_GRAPH_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace memplan {
+
+enum class TypeKind : int32_t {
+  Other = 0,
+  RankedTensor = 1,
+  UnrankedTensor = 2,
+  MemRef = 3,
+  UnrankedMemRef = 4,
+  Index = 5,
+  Integer = 6,
+  Float = 7,
+};
+
+/// What the analyses need to know of a type. Types are uniqued by MLIR, so one
+/// TypeInfo serves every value of that type.
+struct TypeInfo {
+  TypeKind kind = TypeKind::Other;
+  std::vector<int64_t> shape;  ///< Dynamic dims are kDynamic.
+  int64_t elemBits = 0;        ///< Element bit width (0 when unknown).
+  bool identityLayout = true;  ///< MemRef layout is the identity map.
+  int64_t memorySpace = 0;     ///< Integer memory space; -1 for a non-integer attr.
+  std::string text;            ///< Printed form.
+
+  static constexpr int64_t kDynamic = INT64_MIN;
+  bool isTensor() const {
+    return kind == TypeKind::RankedTensor || kind == TypeKind::UnrankedTensor;
+  }
+  bool isMemRef() const {
+    return kind == TypeKind::MemRef || kind == TypeKind::UnrankedMemRef;
+  }
+  bool hasStaticShape() const;
+  /// Byte size of a statically shaped tensor/memref; -1 otherwise.
+  int64_t staticBytes() const;
+};
+
+struct Graph {
+  // --- ops (pre-order) ---
+  std::vector<int32_t> opName;    ///< Index into names.
+  std::vector<int32_t> opParent;  ///< Parent op id; -1 for the root.
+  std::vector<int32_t> opBlock;   ///< Block holding the op; -1 for the root.
+  std::vector<int32_t> opEnd;     ///< Last op id of the subtree (inclusive).
+  std::vector<int32_t> opDepth;   ///< Nesting depth; the root is 0.
+  std::vector<int32_t> operandBegin;  ///< CSR over operands, size numOps+1.
+  std::vector<int32_t> operands;      ///< Value ids.
+  std::vector<int32_t> resultBegin;   ///< Result value ids are contiguous.
+  std::vector<int32_t> numResults;
+  std::vector<int32_t> regionBegin;   ///< First region id of each op, size numOps+1.
+  std::vector<void *> opPtr;          ///< MlirOperation storage.
+
+  // --- regions: op i owns regions [regionBegin[i], regionBegin[i+1]); region r
+  // holds blocks regionBlocks[regionBlockBegin[r] .. regionBlockBegin[r+1]) ---
+  std::vector<int32_t> regionOp;          ///< Owning op.
+  std::vector<int32_t> regionBlockBegin;  ///< CSR, size numRegions+1.
+  std::vector<int32_t> regionBlocks;      ///< Block ids in region order.
+
+  // --- blocks ---
+  std::vector<int32_t> blockParentOp;  ///< Op owning the block's region.
+  std::vector<int32_t> blockRegion;    ///< Region id.
+  std::vector<int32_t> blockArgBegin;  ///< First argument value id.
+  std::vector<int32_t> blockNumArgs;
+  std::vector<int32_t> blockFirstOp;   ///< First op id in the block; -1 if empty.
+
+  // --- values ---
+  std::vector<int32_t> valueType;   ///< Index into types.
+  std::vector<int32_t> valueOp;     ///< Defining op, or -1 for a block argument.
+  std::vector<int32_t> valueBlock;  ///< Owning block for a block argument, else -1.
+  std::vector<int32_t> valueIndex;  ///< Result number or argument number.
+  std::vector<int32_t> useBegin;    ///< CSR over uses, size numValues+1.
+  std::vector<int32_t> useOp;       ///< Using op.
+  std::vector<int32_t> useOperand;  ///< Operand index within the using op.
+
+  // --- interned tables ---
+  std::vector<std::string> names;
+  std::vector<TypeInfo> types;
+
+  int32_t numOps() const { return static_cast<int32_t>(opName.size()); }
+  int32_t numValues() const { return static_cast<int32_t>(valueType.size()); }
+  int32_t numBlocks() const { return static_cast<int32_t>(blockParentOp.size()); }
+  int32_t numRegions() const { return static_cast<int32_t>(regionOp.size()); }
+
+  /// Id of `name` in the name table, or -1.
+  int32_t nameId(const std::string &name) const;
+
+  /// True if `a` is `b` or one of its ancestors.
+  bool isAncestor(int32_t a, int32_t b) const {
+    return a <= b && b <= opEnd[a];
+  }
+  /// The ancestor of `op` (possibly `op` itself) that lives directly in
+  /// `block`, or -1 if `op` is not nested in `block`.
+  int32_t ancestorInBlock(int32_t block, int32_t op) const;
+  /// `a` runs before `b` in program order: `a` precedes the ancestor of `b`
+  /// that shares a block with `a` (pre-order comparison on the common path).
+  /// Ops in different blocks of one region fall back to pre-order.
+  bool happensBefore(int32_t a, int32_t b) const;
+  /// `a` properly dominates `b` for single-block (structured) regions: `a`'s
+  /// block encloses `b` and `a` comes first in it. Conservative (false) when
+  /// `a` sits in a multi-block region other than `b`'s ancestor chain.
+  bool properlyDominates(int32_t a, int32_t b) const;
+  /// The value `v` dominates the op `b` (its definition does, or for a block
+  /// argument, `b` is nested in the argument's block).
+  bool valueDominates(int32_t v, int32_t b) const;
+};
+
+}  // namespace memplan
+
+#endif  // MEMPLAN_GRAPH_H

@@ -1,0 +1,139 @@
+//===- graph_bindings.cpp - Python view of the extracted Graph ------------===//
+//
+// Arrays are exposed as read-only numpy views that keep the Graph alive, so
+// Python can vectorize over them without a copy.
+//
+//===----------------------------------------------------------------------===//
+
+#include "memplan/bindings.h"
+#include "memplan/extract.h"
+#include "memplan/graph.h"
+
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <stdexcept>
+
+namespace nb = nanobind;
+
+namespace memplan {
+namespace {
+
+constexpr const char *kOpCapsuleName = "mlir.ir.Operation._CAPIPtr";
+
+using IntArray = nb::ndarray<nb::numpy, const int32_t, nb::ndim<1>>;
+
+IntArray view(const std::vector<int32_t> &v, nb::handle owner) {
+  size_t shape[1] = {v.size()};
+  return IntArray(v.data(), 1, shape, owner);
+}
+
+void *capsulePointer(nb::handle capsule) {
+  void *ptr = PyCapsule_GetPointer(capsule.ptr(), kOpCapsuleName);
+  if (!ptr)
+    throw nb::python_error();
+  return ptr;
+}
+
+void checkOp(const Graph &g, int32_t op) {
+  if (op < 0 || op >= g.numOps())
+    throw nb::index_error("op id out of range");
+}
+
+}  // namespace
+
+void registerGraphBindings(nb::module_ &m) {
+  nb::class_<TypeInfo>(m, "TypeInfo", "What memplan knows of one MLIR type.")
+      .def_ro("shape", &TypeInfo::shape)
+      .def_ro("elem_bits", &TypeInfo::elemBits)
+      .def_ro("identity_layout", &TypeInfo::identityLayout)
+      .def_ro("memory_space", &TypeInfo::memorySpace)
+      .def_ro("text", &TypeInfo::text)
+      .def_prop_ro("kind", [](const TypeInfo &t) { return (int)t.kind; })
+      .def_prop_ro("is_tensor", &TypeInfo::isTensor)
+      .def_prop_ro("is_memref", &TypeInfo::isMemRef)
+      .def_prop_ro("has_static_shape", &TypeInfo::hasStaticShape)
+      .def_prop_ro("static_bytes", &TypeInfo::staticBytes)
+      .def("__repr__", [](const TypeInfo &t) { return "TypeInfo(" + t.text + ")"; });
+  m.attr("DYNAMIC") = TypeInfo::kDynamic;
+
+#define MEMPLAN_ARRAY(pyname, field)                                           \
+  def_prop_ro(pyname, [](nb::handle self) {                                    \
+    return view(nb::cast<const Graph &>(self).field, self);                    \
+  })
+
+  nb::class_<Graph>(m, "Graph", "Compact pre-order array form of an MLIR op tree.")
+      .def_prop_ro("num_ops", &Graph::numOps)
+      .def_prop_ro("num_values", &Graph::numValues)
+      .def_prop_ro("num_blocks", &Graph::numBlocks)
+      .def_prop_ro("num_regions", &Graph::numRegions)
+      .MEMPLAN_ARRAY("op_name", opName)
+      .MEMPLAN_ARRAY("op_parent", opParent)
+      .MEMPLAN_ARRAY("op_block", opBlock)
+      .MEMPLAN_ARRAY("op_end", opEnd)
+      .MEMPLAN_ARRAY("op_depth", opDepth)
+      .MEMPLAN_ARRAY("operand_begin", operandBegin)
+      .MEMPLAN_ARRAY("operands", operands)
+      .MEMPLAN_ARRAY("result_begin", resultBegin)
+      .MEMPLAN_ARRAY("num_results", numResults)
+      .MEMPLAN_ARRAY("region_begin", regionBegin)
+      .MEMPLAN_ARRAY("region_op", regionOp)
+      .MEMPLAN_ARRAY("region_block_begin", regionBlockBegin)
+      .MEMPLAN_ARRAY("region_blocks", regionBlocks)
+      .MEMPLAN_ARRAY("block_parent_op", blockParentOp)
+      .MEMPLAN_ARRAY("block_region", blockRegion)
+      .MEMPLAN_ARRAY("block_arg_begin", blockArgBegin)
+      .MEMPLAN_ARRAY("block_num_args", blockNumArgs)
+      .MEMPLAN_ARRAY("block_first_op", blockFirstOp)
+      .MEMPLAN_ARRAY("value_type", valueType)
+      .MEMPLAN_ARRAY("value_op", valueOp)
+      .MEMPLAN_ARRAY("value_block", valueBlock)
+      .MEMPLAN_ARRAY("value_index", valueIndex)
+      .MEMPLAN_ARRAY("use_begin", useBegin)
+      .MEMPLAN_ARRAY("use_op", useOp)
+      .MEMPLAN_ARRAY("use_operand", useOperand)
+      .def_ro("names", &Graph::names)
+      .def_ro("types", &Graph::types)
+      .def("name_id", &Graph::nameId, "Id of an op name, or -1.")
+      .def("is_ancestor", &Graph::isAncestor)
+      .def("ancestor_in_block", &Graph::ancestorInBlock)
+      .def("happens_before", &Graph::happensBefore,
+           "Op `a` runs before op `b` (neither encloses the other).")
+      .def("properly_dominates", &Graph::properlyDominates)
+      .def("value_dominates", &Graph::valueDominates)
+      .def(
+          "location",
+          [](const Graph &g, int32_t op) {
+            checkOp(g, op);
+            return opLocation(g.opPtr[op]);
+          },
+          "Printed location of an op.")
+      .def(
+          "attribute",
+          [](const Graph &g, int32_t op, const std::string &name) -> nb::object {
+            checkOp(g, op);
+            bool found = false;
+            std::string text = opAttribute(g.opPtr[op], name, found);
+            if (!found)
+              return nb::none();
+            return nb::str(text.c_str(), text.size());
+          },
+          "Printed attribute of an op, or None.")
+      .def(
+          "op_capsule",
+          [](const Graph &g, int32_t op) {
+            checkOp(g, op);
+            return nb::steal(PyCapsule_New(g.opPtr[op], kOpCapsuleName, nullptr));
+          },
+          "Capsule for `mlir.ir.Operation._CAPICreate`.");
+#undef MEMPLAN_ARRAY
+
+  m.def(
+      "extract_graph",
+      [](nb::handle capsule) { return extractGraph(capsulePointer(capsule)); },
+      nb::arg("op_capsule"),
+      "Extract the graph of an operation given its `_CAPIPtr` capsule.");
+}
+
+}  // namespace memplan

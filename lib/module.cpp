@@ -1,0 +1,9 @@
+//===- module.cpp - The memplan._core extension module --------------------===//
+
+#include "memplan/bindings.h"
+
+NB_MODULE(_core, m) {
+  m.doc() = "memplan C++ core: IR graph extraction and memory-planning kernels";
+  memplan::registerGraphBindings(m);
+  memplan::registerPackingBindings(m);
+}

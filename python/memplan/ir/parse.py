@@ -1,0 +1,149 @@
+"""Parse MLIR text the way mlir-opt does: file locations, implicit module,
+``// -----`` splitting with line numbers kept relative to the whole file."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mlir import ir
+
+SPLIT_MARKER = "// -----"
+
+
+class ParseError(Exception):
+    """MLIR text that does not parse; ``str()`` holds MLIR's located diagnostics."""
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One piece of a split input: its text and the file line it starts on (1-based)."""
+
+    text: str
+    first_line: int
+
+
+def split_input(text: str, split: bool = True) -> list[Chunk]:
+    """Split ``text`` on lines that are exactly ``// -----`` (when ``split``)."""
+    if not split:
+        return [Chunk(text, 1)]
+    chunks: list[Chunk] = []
+    lines = text.splitlines(keepends=True)
+    start = 0
+    for i, line in enumerate(lines):
+        if line.strip() == SPLIT_MARKER:
+            chunks.append(Chunk("".join(lines[start:i]), start + 1))
+            start = i + 1
+    chunks.append(Chunk("".join(lines[start:]), start + 1))
+    return chunks
+
+
+def _format_diagnostics(err: ir.MLIRError) -> str:
+    out = []
+    for diag in err.error_diagnostics:
+        out.append(_format_one(diag, "error"))
+        for note in diag.notes:
+            out.append(_format_one(note, "note"))
+    return "\n".join(out) if out else str(err)
+
+
+def _format_one(diag, severity: str) -> str:
+    return f"{location_prefix(diag.location)}: {severity}: {diag.message}"
+
+
+def location_prefix(loc: ir.Location) -> str:
+    """``file:line:col`` for a file location, else the printed location."""
+    text = str(loc)
+    if text.startswith('loc("') and text.endswith(")"):
+        body = text[len('loc("') : -1]
+        name, _, rest = body.partition('"')
+        return f"{name}{rest}"
+    return text
+
+
+def parse_source(
+    text: str, source_name: str = "<stdin>", context: ir.Context | None = None, first_line: int = 1
+) -> ir.Operation:
+    """Parse ``text`` into a ``builtin.module`` operation.
+
+    A single top-level ``builtin.module`` is used as is; anything else is
+    wrapped in an implicit module, as mlir-opt does. ``first_line`` shifts
+    locations so that a split chunk reports lines of the whole file.
+    """
+    padding = "\n" * (first_line - 1)
+    try:
+        op = ir.Operation.parse(padding + text, source_name=source_name, context=context)
+        if op.operation.name == "builtin.module":
+            return op.operation
+    except ir.MLIRError as err:
+        if not any("single top-level operation" in d.message for d in err.error_diagnostics):
+            raise ParseError(_format_diagnostics(err)) from None
+    # Several top-level ops, or one that is not a module: wrap the ops (not the
+    # alias definitions or resource blocks around them) in a module, keeping
+    # every line where it was.
+    lines = (padding + text).split("\n")
+    first, last = _top_level_op_span(lines)
+    if first is not None:
+        _open_module_before(lines, first)
+        lines[last] = lines[last] + "\n}"
+    try:
+        op = ir.Operation.parse("\n".join(lines), source_name=source_name, context=context)
+    except ir.MLIRError as err:
+        raise ParseError(_format_diagnostics(err)) from None
+    return op.operation
+
+
+def _open_module_before(lines: list[str], first: int) -> None:
+    """Open the wrapping module without moving the first op: on the line above
+    when that is blank, a comment, or code without a trailing comment."""
+    if first > 0:
+        above = lines[first - 1]
+        stripped = above.strip()
+        if not stripped or stripped.startswith("//"):
+            lines[first - 1] = "module {" + above
+            return
+        if "//" not in above:
+            lines[first - 1] = above + " module {"
+            return
+    lines[first] = "module {" + lines[first]
+
+
+def _top_level_op_span(lines: list[str]) -> tuple[int | None, int | None]:
+    """First and last line of the top-level ops: lines at nesting depth 0 that
+    start an op, up to the line before a trailing ``{-#`` resource block."""
+    depth = 0
+    first = None
+    last = None
+    for i, line in enumerate(lines):
+        code = line.split("//", 1)[0] if '"' not in line else line
+        stripped = code.strip()
+        if depth == 0 and stripped.startswith("{-#"):
+            break
+        if depth == 0 and stripped and first is None:
+            if stripped[0].isalpha() or stripped[0] in '"%':
+                first = i
+        depth += _depth_change(code)
+        if first is not None and stripped:
+            last = i
+    return first, last
+
+
+def _depth_change(code: str) -> int:
+    delta = 0
+    in_string = False
+    prev = ""
+    for ch in code:
+        if in_string:
+            if ch == '"' and prev != "\\":
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "([{":
+            delta += 1
+        elif ch in ")]}":
+            delta -= 1
+        elif ch == "<":
+            delta += 1
+        elif ch == ">" and prev != "-":
+            delta -= 1
+        prev = ch
+    return delta

@@ -1,0 +1,281 @@
+"""The memplan pass registry, shared by the Python API and the CLI.
+
+Every memplan pass is a Python-defined MLIR pass: ``memplan.passes.<name>(**options)``
+returns a :class:`MemplanPass`, a callable for ``PassManager.add``. Names follow
+MLIR conventions: the pipeline argument is kebab-case and prefixed ``memplan-``;
+the Python name drops the prefix and uses underscores
+(``memplan-buffer-reuse`` -> ``memplan.passes.buffer_reuse``).
+
+Example::
+
+    from mlir import ir, passmanager
+    import memplan.passes
+
+    pm = passmanager.PassManager("builtin.module")
+    pm.add("one-shot-bufferize{bufferize-function-boundaries}")
+    memplan.passes.test_print_graph().add_to(pm)
+    pm.run(module.operation)
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional, Sequence
+
+from mlir import ir
+
+from memplan.ir.parse import location_prefix
+
+# Modules that register passes when imported; loaded on first registry use so
+# that pass modules may import this one freely.
+_PASS_MODULES = (
+    "memplan.debug.print_graph",
+)
+
+
+class PassOptionError(ValueError):
+    """A pass option that does not exist or does not parse."""
+
+
+@dataclass(frozen=True)
+class Option:
+    """A typed pass option, spelled ``{name=value}`` in a pipeline."""
+
+    name: str
+    type: type
+    default: Any
+    help: str
+    choices: Optional[tuple[str, ...]] = None
+
+    @property
+    def py_name(self) -> str:
+        return self.name.replace("-", "_")
+
+    def parse(self, text: Optional[str]) -> Any:
+        """Parse the textual value (``None`` for a bare ``{flag}``)."""
+        if self.type is bool:
+            if text is None or text.lower() in ("true", "1", "on"):
+                return True
+            if text.lower() in ("false", "0", "off"):
+                return False
+            raise PassOptionError(f"option '{self.name}' expects true or false, got '{text}'")
+        if text is None:
+            raise PassOptionError(f"option '{self.name}' needs a value")
+        text = text.strip()
+        if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
+            text = text[1:-1]
+        return self.convert(text)
+
+    def convert(self, value: Any) -> Any:
+        """Check and convert a Python value given to the option."""
+        try:
+            value = self.type(value)
+        except (TypeError, ValueError):
+            raise PassOptionError(
+                f"option '{self.name}' expects {self.type.__name__}, got '{value}'"
+            ) from None
+        if self.choices is not None and value not in self.choices:
+            raise PassOptionError(
+                f"option '{self.name}' must be one of {', '.join(self.choices)}; got '{value}'"
+            )
+        return value
+
+    def format(self, value: Any) -> str:
+        if self.type is bool:
+            return "true" if value else "false"
+        return str(value)
+
+
+@dataclass
+class PassContext:
+    """What a running pass sees: its options, and sinks for diagnostics and statistics."""
+
+    info: "PassInfo"
+    options: dict[str, Any]
+    failed: bool = False
+    statistics: dict[str, tuple[int, str]] = field(default_factory=dict)
+
+    def error(self, where: Any, message: str) -> None:
+        """Emit an MLIR error at an op or location; the pass will fail."""
+        _location(where).emit_error(message)
+        self.failed = True
+
+    def remark(self, where: Any, message: str) -> None:
+        """Print a remark in MLIR's ``file:line:col: remark:`` form to stderr."""
+        print(f"{location_prefix(_location(where))}: remark: {message}", file=sys.stderr)
+
+    def warning(self, where: Any, message: str) -> None:
+        print(f"{location_prefix(_location(where))}: warning: {message}", file=sys.stderr)
+
+    def stat(self, name: str, value: int, description: str) -> None:
+        """Add ``value`` to the statistic ``name``."""
+        old, _ = self.statistics.get(name, (0, description))
+        self.statistics[name] = (old + int(value), description)
+
+
+def _location(where: Any) -> ir.Location:
+    if isinstance(where, ir.Location):
+        return where
+    return where.location
+
+
+RunFn = Callable[[ir.Operation, PassContext], None]
+
+
+@dataclass(frozen=True)
+class PassInfo:
+    """A registered pass: its pipeline argument, documentation and options."""
+
+    argument: str
+    summary: str
+    description: str
+    options: tuple[Option, ...]
+    run: Optional[RunFn] = None
+    #: For a pipeline alias: maps the options to the textual pipeline it stands for.
+    expand: Optional[Callable[[dict[str, Any]], str]] = None
+
+    @property
+    def py_name(self) -> str:
+        return self.argument.removeprefix("memplan-").replace("-", "_")
+
+    def option(self, name: str) -> Option:
+        for opt in self.options:
+            if opt.name == name or opt.py_name == name:
+                return opt
+        raise PassOptionError(f"'{self.argument}' has no option '{name}'")
+
+    def resolve_options(self, given: dict[str, Any]) -> dict[str, Any]:
+        """Defaults overlaid with ``given`` (keys in either spelling), checked."""
+        values = {opt.py_name: opt.default for opt in self.options}
+        for key, value in given.items():
+            opt = self.option(key)
+            values[opt.py_name] = opt.convert(value)
+        return values
+
+
+class MemplanPass:
+    """A configured memplan pass; call it as ``PassManager.add`` expects."""
+
+    def __init__(self, info: PassInfo, options: dict[str, Any]):
+        if info.run is None:
+            raise PassOptionError(f"'{info.argument}' is a pipeline; use run_pipeline")
+        self.info = info
+        self.options = info.resolve_options(options)
+        self.__name__ = info.py_name
+        #: Statistics of the most recent run.
+        self.statistics: dict[str, tuple[int, str]] = {}
+
+    def __call__(self, op: ir.Operation, pass_: Any) -> None:
+        ctx = PassContext(self.info, dict(self.options))
+        self.info.run(op, ctx)
+        self.statistics = ctx.statistics
+        if ctx.failed:
+            pass_.signal_pass_failure()
+
+    def add_to(self, pm: Any) -> None:
+        """Append this pass to a ``mlir.passmanager.PassManager`` on builtin.module."""
+        pm.add(self, self.info.py_name, self.info.argument, self.info.summary)
+
+    def pipeline_text(self) -> str:
+        """The pass as a textual pipeline element with every option spelled out."""
+        opts = " ".join(
+            f"{opt.name}={opt.format(self.options[opt.py_name])}" for opt in self.info.options
+        )
+        return f"{self.info.argument}{{{opts}}}" if opts else self.info.argument
+
+    def __repr__(self) -> str:
+        return f"<MemplanPass {self.pipeline_text()}>"
+
+
+_REGISTRY: dict[str, PassInfo] = {}
+_loaded = False
+
+
+def register_pass(
+    argument: str,
+    summary: str,
+    description: str = "",
+    options: Sequence[Option] = (),
+) -> Callable[[RunFn], RunFn]:
+    """Decorator registering ``run(module_op, ctx)`` as the pass ``argument``."""
+
+    def wrap(run: RunFn) -> RunFn:
+        _add(PassInfo(argument, summary, description, tuple(options), run=run))
+        return run
+
+    return wrap
+
+
+def register_pipeline(
+    argument: str,
+    summary: str,
+    expand: Callable[[dict[str, Any]], str],
+    description: str = "",
+    options: Sequence[Option] = (),
+) -> None:
+    """Register a pipeline alias that expands to textual pipeline elements."""
+    _add(PassInfo(argument, summary, description, tuple(options), expand=expand))
+
+
+def _add(info: PassInfo) -> None:
+    if not info.argument.startswith("memplan-"):
+        raise ValueError(f"memplan pass names start with 'memplan-': {info.argument}")
+    if info.argument in _REGISTRY:
+        raise ValueError(f"pass '{info.argument}' registered twice")
+    _REGISTRY[info.argument] = info
+
+
+def _ensure_loaded() -> None:
+    global _loaded
+    if not _loaded:
+        _loaded = True
+        for name in _PASS_MODULES:
+            importlib.import_module(name)
+
+
+def registered_passes() -> list[PassInfo]:
+    """Every registered pass and pipeline alias, sorted by argument."""
+    _ensure_loaded()
+    return [_REGISTRY[k] for k in sorted(_REGISTRY)]
+
+
+def lookup(argument: str) -> Optional[PassInfo]:
+    """The pass registered as ``argument``, or None."""
+    _ensure_loaded()
+    return _REGISTRY.get(argument)
+
+
+def create(argument: str, **options: Any) -> MemplanPass:
+    """A configured pass by pipeline argument, e.g. ``create("memplan-buffer-reuse")``."""
+    info = lookup(argument)
+    if info is None:
+        raise PassOptionError(f"'{argument}' does not refer to a registered memplan pass")
+    return MemplanPass(info, options)
+
+
+def __getattr__(name: str) -> Callable[..., MemplanPass]:
+    _ensure_loaded()
+    argument = "memplan-" + name.replace("_", "-")
+    info = _REGISTRY.get(argument)
+    if info is None or info.run is None:
+        raise AttributeError(f"memplan.passes has no pass '{name}'")
+
+    def make(**options: Any) -> MemplanPass:
+        return MemplanPass(info, options)
+
+    make.__name__ = name
+    make.__doc__ = f"{info.summary}\n\n{info.description}"
+    return make
+
+
+def describe(info: PassInfo) -> str:
+    """``--list-passes`` text for one pass: summary, then options with defaults."""
+    lines = [f"  {info.argument}  -  {info.summary}"]
+    for opt in info.options:
+        kind = "|".join(opt.choices) if opt.choices else opt.type.__name__
+        lines.append(
+            f"    {opt.name}=<{kind}>  -  {opt.help} (default: {opt.format(opt.default)})"
+        )
+    return "\n".join(lines)

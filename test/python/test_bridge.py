@@ -1,0 +1,130 @@
+"""The IR bridge: graph arrays agree with the IR they came from."""
+
+import numpy as np
+import pytest
+from mlir import ir
+
+from memplan.ir import extract_graph, function_ids, function_name, operation, parse_source
+
+NESTED = """
+func.func @f(%m: memref<8xf32>, %n: index) -> f32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %s = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> f32 {
+    %v = memref.load %m[%i] : memref<8xf32>
+    %a = arith.addf %acc, %v : f32
+    scf.yield %a : f32
+  }
+  %cond = arith.cmpi slt, %n, %c1 : index
+  %r = scf.if %cond -> f32 {
+    scf.yield %s : f32
+  } else {
+    scf.yield %zero : f32
+  }
+  return %r : f32
+}
+func.func @g() {
+  return
+}
+"""
+
+
+def walk(op, out):
+    out.append(op)
+    for region in op.regions:
+        for block in region.blocks:
+            for child in block.operations:
+                walk(child.operation, out)
+    return out
+
+
+def test_preorder_matches_python_walk(ctx):
+    module = parse_source(NESTED, "nested.mlir")
+    graph = extract_graph(module)
+    ops = walk(module, [])
+    assert graph.num_ops == len(ops)
+    for i, op in enumerate(ops):
+        assert graph.names[graph.op_name[i]] == op.name
+        assert operation(graph, i) == op
+        n_operands = graph.operand_begin[i + 1] - graph.operand_begin[i]
+        assert n_operands == len(op.operands)
+        assert graph.num_results[i] == len(op.results)
+
+
+def test_operands_and_uses_are_consistent(ctx):
+    graph = extract_graph(parse_source(NESTED, "nested.mlir"))
+    # Every operand occurrence appears exactly once among the uses of its value.
+    pairs = set()
+    for op in range(graph.num_ops):
+        for k, v in enumerate(graph.operands[graph.operand_begin[op] : graph.operand_begin[op + 1]]):
+            pairs.add((int(v), op, k))
+    uses = set()
+    for v in range(graph.num_values):
+        for u in range(graph.use_begin[v], graph.use_begin[v + 1]):
+            uses.add((v, int(graph.use_op[u]), int(graph.use_operand[u])))
+    assert pairs == uses
+    assert len(uses) == len(graph.operands)
+
+
+def test_subtree_and_dominance(ctx):
+    graph = extract_graph(parse_source(NESTED, "nested.mlir"))
+    name = lambda i: graph.names[graph.op_name[i]]
+    loop = next(i for i in range(graph.num_ops) if name(i) == "scf.for")
+    load = next(i for i in range(graph.num_ops) if name(i) == "memref.load")
+    ret = next(i for i in range(graph.num_ops) if name(i) == "func.return")
+    cond = next(i for i in range(graph.num_ops) if name(i) == "arith.cmpi")
+    assert graph.is_ancestor(loop, load) and not graph.is_ancestor(load, loop)
+    assert graph.op_end[loop] < cond
+    assert graph.happens_before(load, cond) and not graph.happens_before(cond, load)
+    assert not graph.happens_before(loop, load)  # the loop encloses the load
+    assert graph.properly_dominates(loop, ret)
+    c0 = function_ids(graph)[0] + 1
+    assert name(c0) == "arith.constant" and graph.properly_dominates(c0, load)
+    assert not graph.properly_dominates(load, ret)  # nested value does not escape
+    assert graph.ancestor_in_block(graph.op_block[loop], load) == loop
+    # Block argument %i dominates ops in the body only.
+    body = graph.op_block[load]
+    iv = graph.block_arg_begin[body]
+    assert graph.value_dominates(iv, load) and not graph.value_dominates(iv, ret)
+
+
+def test_regions_and_blocks(ctx):
+    graph = extract_graph(parse_source(NESTED, "nested.mlir"))
+    name = lambda i: graph.names[graph.op_name[i]]
+    if_op = next(i for i in range(graph.num_ops) if name(i) == "scf.if")
+    first, last = graph.region_begin[if_op], graph.region_begin[if_op + 1]
+    assert last - first == 2
+    for r in range(first, last):
+        assert graph.region_op[r] == if_op
+        blocks = graph.region_blocks[graph.region_block_begin[r] : graph.region_block_begin[r + 1]]
+        assert len(blocks) == 1 and graph.block_parent_op[blocks[0]] == if_op
+
+
+def test_types_and_functions(ctx):
+    module = parse_source(NESTED, "nested.mlir")
+    graph = extract_graph(module)
+    assert [function_name(graph, f) for f in function_ids(graph)] == ["f", "g"]
+    arg = graph.block_arg_begin[graph.op_block[function_ids(graph)[0] + 1]]
+    info = graph.types[graph.value_type[arg]]
+    assert info.is_memref and info.shape == [8] and info.elem_bits == 32
+    assert info.static_bytes == 32 and info.identity_layout and info.memory_space == 0
+    assert 'nested.mlir' in graph.location(function_ids(graph)[0])
+
+
+def test_arrays_are_read_only_views(ctx):
+    graph = extract_graph(parse_source(NESTED, "nested.mlir"))
+    arr = graph.op_parent
+    assert isinstance(arr, np.ndarray) and arr.dtype == np.int32
+    with pytest.raises(ValueError):
+        arr[0] = 5
+    del graph
+    assert arr[0] == -1  # the view keeps the graph alive
+
+
+def test_extract_single_function(ctx):
+    module = parse_source(NESTED, "nested.mlir")
+    func = module.regions[0].blocks[0].operations[0]
+    graph = extract_graph(func)
+    assert graph.names[graph.op_name[0]] == "func.func"
+    assert graph.op_parent[0] == -1
