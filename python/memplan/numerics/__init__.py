@@ -1,0 +1,33 @@
+"""Numerics checker: does a rewritten program compute the same bits?
+
+* :func:`compare` lowers two versions of a program (tensor or memref level) to
+  the LLVM dialect, JIT-compiles both, runs them on identical random (or
+  given) inputs and compares every result and every memref argument bit for
+  bit.  In poison mode each module also runs twice with different garbage in
+  fresh heap blocks, which exposes reads of uninitialized memory.
+* :func:`measure_heap` reports the exact heap traffic of one run
+  (allocations, frees, bytes, peak live bytes); :func:`execute` runs a
+  program once and returns its outputs as numpy arrays.
+
+The command line front end is ``memplan-check`` (:mod:`memplan.cli.check`).
+"""
+
+from .compare import CompareResult, Mismatch, compare
+from .heap import HeapStats
+from .inputs import DEFAULT_DIM
+from .lowering import LoweringError
+from .execute import execute, measure_heap
+from .runner import Output, RunOutcome
+
+__all__ = [
+    "compare",
+    "measure_heap",
+    "execute",
+    "RunOutcome",
+    "Output",
+    "CompareResult",
+    "Mismatch",
+    "HeapStats",
+    "LoweringError",
+    "DEFAULT_DIM",
+]

@@ -1,0 +1,178 @@
+"""Argument values for the entry function: random or supplied by the caller.
+
+Random values (``numpy.random.default_rng(seed)``):
+
+* floats (f16, bf16, f32, f64, complex): uniform in [-1, 1);
+* signed / signless integers: uniform in [-8, 8); unsigned: [0, 16);
+* ``index`` values: [0, 8) (they tend to be sizes or positions);
+* ``i1``: random booleans.
+
+Dynamic memref sizes come from ``dims`` (default :data:`DEFAULT_DIM` = 7).
+``dims`` maps
+
+* ``(arg_index, dim_index)`` to the size of that one dimension,
+* ``arg_index`` (an ``int``) or its name ``"arg3"`` / ``"%arg3"`` to the size of
+  every dynamic dimension of that argument,
+* ``"*"`` to the size of every other dynamic dimension.
+
+A memref argument is held as a flat *backing* array plus shape, strides and
+offset in elements.  For identity layouts the backing array is exactly the
+row-major data; for a ``strided<...>`` layout with static strides/offset the
+backing array is large enough for them (its gaps get random data as well).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from .signature import Signature, ValueSpec
+
+__all__ = ["ArgValue", "DEFAULT_DIM", "DimsSpec", "make_arguments", "float_to_bf16_bits"]
+
+#: Size of a dynamic dimension that ``dims`` does not mention.
+DEFAULT_DIM = 7
+
+DimsSpec = Mapping[Union[Tuple[int, int], int, str], int]
+
+
+@dataclass
+class ArgValue:
+    """The value of one argument.  ``data`` is a 0-d array for a scalar and
+    the flat backing store for a memref."""
+
+    spec: ValueSpec
+    data: np.ndarray
+    shape: Tuple[int, ...] = ()
+    strides: Tuple[int, ...] = ()
+    offset: int = 0
+
+    def copy(self) -> "ArgValue":
+        """A fresh copy (each run must get its own memory)."""
+        return ArgValue(self.spec, self.data.copy(), self.shape, self.strides, self.offset)
+
+    def view(self) -> np.ndarray:
+        """The memref's elements as an n-d view of the backing store."""
+        if not self.spec.is_memref:
+            return self.data
+        item = self.data.itemsize
+        return np.lib.stride_tricks.as_strided(
+            self.data[self.offset:],
+            shape=self.shape,
+            strides=tuple(s * item for s in self.strides),
+        )
+
+
+def float_to_bf16_bits(values: Any) -> np.ndarray:
+    """Round float values to bfloat16 (nearest even), as uint16 bit patterns."""
+    bits = np.asarray(values, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
+    return rounded.astype(np.uint16)
+
+
+def _random(spec: ValueSpec, shape: Tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+    dtype = spec.dtype
+    if dtype == np.bool_:
+        return rng.integers(0, 2, size=shape).astype(np.bool_)
+    if dtype.kind == "c":
+        parts = rng.uniform(-1.0, 1.0, size=shape + (2,))
+        return (parts[..., 0] + 1j * parts[..., 1]).astype(dtype)
+    if dtype.kind == "f":
+        return rng.uniform(-1.0, 1.0, size=shape).astype(dtype)
+    if spec.element == "bf16":
+        return float_to_bf16_bits(rng.uniform(-1.0, 1.0, size=shape))
+    if dtype.kind == "u":
+        return rng.integers(0, 16, size=shape).astype(dtype)
+    if spec.element == "index":
+        return rng.integers(0, 8, size=shape).astype(dtype)
+    return rng.integers(-8, 8, size=shape).astype(dtype)
+
+
+def _dim_size(dims: Optional[DimsSpec], arg: int, dim: int) -> int:
+    if dims:
+        for key in ((arg, dim), arg, f"arg{arg}", f"%arg{arg}", "*"):
+            if key in dims:
+                return int(dims[key])
+    return DEFAULT_DIM
+
+
+def _layout(spec: ValueSpec, shape: Tuple[int, ...]) -> Tuple[Tuple[int, ...], int, int]:
+    """Strides, offset and backing size (elements) for a memref of ``shape``."""
+    contiguous = []
+    acc = 1
+    for size in reversed(shape):
+        contiguous.append(acc)
+        acc *= max(size, 1)
+    contiguous.reverse()
+    strides = tuple(
+        s if s is not None else c for s, c in zip(spec.strides, contiguous)
+    )
+    offset = spec.offset if spec.offset is not None else 0
+    if any(d == 0 for d in shape):
+        return strides, offset, offset
+    extent = offset + sum((d - 1) * s for d, s in zip(shape, strides)) + 1
+    return strides, offset, extent
+
+
+def _memref_from_array(spec: ValueSpec, index: int, value: Any, rng) -> ArgValue:
+    arr = np.asarray(value)
+    if spec.element == "bf16" and arr.dtype != np.uint16:
+        arr = float_to_bf16_bits(arr)
+    arr = arr.astype(spec.dtype, copy=False)
+    if arr.ndim != spec.rank:
+        raise ValueError(
+            f"argument #{index} ({spec.type_str}): expected rank {spec.rank}, got "
+            f"an array of shape {arr.shape}"
+        )
+    for d, (want, got) in enumerate(zip(spec.shape, arr.shape)):
+        if want is not None and want != got:
+            raise ValueError(
+                f"argument #{index} ({spec.type_str}): dimension {d} must be "
+                f"{want}, got an array of shape {arr.shape}"
+            )
+    shape = tuple(arr.shape)
+    strides, offset, extent = _layout(spec, shape)
+    backing = _random(spec, (extent,), rng)
+    value = ArgValue(spec, backing, shape, strides, offset)
+    value.view()[...] = arr
+    return value
+
+
+def make_arguments(
+    signature: Signature,
+    inputs: Optional[Sequence[Any]] = None,
+    seed: int = 0,
+    dims: Optional[DimsSpec] = None,
+) -> list:
+    """Build one :class:`ArgValue` per entry argument (see module doc)."""
+    rng = np.random.default_rng(seed)
+    if inputs is not None and len(inputs) != len(signature.args):
+        raise ValueError(
+            f"@{signature.name} takes {len(signature.args)} arguments, "
+            f"{len(inputs)} inputs given"
+        )
+    values = []
+    for i, spec in enumerate(signature.args):
+        if inputs is not None:
+            given = inputs[i]
+            if spec.is_memref:
+                values.append(_memref_from_array(spec, i, given, rng))
+            else:
+                if spec.element == "bf16" and not isinstance(given, np.uint16):
+                    data = float_to_bf16_bits(given).reshape(())
+                else:
+                    data = np.asarray(given).astype(spec.dtype).reshape(())
+                values.append(ArgValue(spec, data))
+            continue
+        if spec.is_memref:
+            shape = tuple(
+                s if s is not None else _dim_size(dims, i, d)
+                for d, s in enumerate(spec.shape)
+            )
+            strides, offset, extent = _layout(spec, shape)
+            values.append(ArgValue(spec, _random(spec, (extent,), rng), shape, strides, offset))
+        else:
+            values.append(ArgValue(spec, _random(spec, (), rng).reshape(())))
+    return values

@@ -1,0 +1,153 @@
+"""The entry function's signature as plain Python data.
+
+After bufferization every argument and result of the entry function is either
+a ranked memref or a scalar (integer, index or float).  :class:`ValueSpec`
+records what the runner needs to build ctypes values for it: the numpy dtype,
+the static shape (``None`` for a dynamic size) and, for memrefs, the static
+strides and offset of the layout (``None`` where dynamic).
+"""
+
+from __future__ import annotations
+
+import ctypes
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+import numpy as np
+from mlir import ir
+
+__all__ = ["ValueSpec", "Signature", "value_spec", "entry_signature", "find_func"]
+
+
+@dataclass(frozen=True)
+class ValueSpec:
+    """One argument or result of the entry function.
+
+    ``dtype`` is the numpy dtype used to hold the values (``bf16`` is carried
+    as ``uint16`` bit patterns, ``index`` as ``int64``, ``i1`` as ``bool``).
+    """
+
+    type_str: str
+    is_memref: bool
+    dtype: np.dtype
+    #: The element type as text (the type itself for scalars), e.g. ``"bf16"``.
+    element: str = ""
+    shape: Tuple[Optional[int], ...] = ()
+    strides: Tuple[Optional[int], ...] = ()
+    offset: Optional[int] = 0
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+    @property
+    def is_float(self) -> bool:
+        return self.dtype.kind in "fc" or self.element == "bf16"
+
+    def ctype(self):
+        """The ctypes type of one element (scalars: of the value)."""
+        if self.dtype == np.float16 or self.dtype == np.uint16:
+            return ctypes.c_uint16
+        if self.dtype == np.bool_:
+            return ctypes.c_bool
+        if self.dtype.kind == "c":
+            part = ctypes.c_float if self.dtype.itemsize == 8 else ctypes.c_double
+            return part * 2
+        return np.ctypeslib.as_ctypes_type(self.dtype)
+
+
+@dataclass(frozen=True)
+class Signature:
+    """Arguments and results of the entry function, after bufferization."""
+
+    name: str
+    args: Tuple[ValueSpec, ...]
+    results: Tuple[ValueSpec, ...]
+
+    def __str__(self) -> str:
+        args = ", ".join(a.type_str for a in self.args)
+        res = ", ".join(r.type_str for r in self.results)
+        return f"@{self.name}({args}) -> ({res})"
+
+
+def _element_dtype(t: ir.Type) -> np.dtype:
+    if isinstance(t, ir.IndexType):
+        return np.dtype(np.int64)
+    if isinstance(t, ir.IntegerType):
+        width = t.width
+        if width == 1:
+            return np.dtype(np.bool_)
+        if width not in (8, 16, 32, 64):
+            raise NotImplementedError(f"unsupported integer width in {t}")
+        kind = "u" if t.is_unsigned else "i"
+        return np.dtype(f"{kind}{width // 8}")
+    if isinstance(t, ir.F16Type):
+        return np.dtype(np.float16)
+    if isinstance(t, ir.BF16Type):
+        return np.dtype(np.uint16)
+    if isinstance(t, ir.F32Type):
+        return np.dtype(np.float32)
+    if isinstance(t, ir.F64Type):
+        return np.dtype(np.float64)
+    if isinstance(t, ir.ComplexType):
+        inner = _element_dtype(t.element_type)
+        if inner == np.float32:
+            return np.dtype(np.complex64)
+        if inner == np.float64:
+            return np.dtype(np.complex128)
+    raise NotImplementedError(f"unsupported element type {t}")
+
+
+def _static(v: int) -> Optional[int]:
+    return None if v == ir.ShapedType.get_dynamic_size() else v
+
+
+def value_spec(t: ir.Type) -> ValueSpec:
+    """Describe one (bufferized) argument or result type."""
+    if isinstance(t, ir.MemRefType):
+        strides, offset = t.get_strides_and_offset()
+        dyn = ir.ShapedType.get_dynamic_stride_or_offset()
+        return ValueSpec(
+            type_str=str(t),
+            is_memref=True,
+            dtype=_element_dtype(t.element_type),
+            element=str(t.element_type),
+            shape=tuple(_static(d) for d in t.shape),
+            strides=tuple(None if s == dyn else s for s in strides),
+            offset=None if offset == dyn else offset,
+        )
+    if isinstance(t, (ir.RankedTensorType, ir.UnrankedTensorType)):
+        raise ValueError(f"tensor type {t} left after bufferization")
+    if isinstance(t, ir.UnrankedMemRefType):
+        raise NotImplementedError(f"unranked memref {t} is not supported")
+    return ValueSpec(
+        type_str=str(t), is_memref=False, dtype=_element_dtype(t), element=str(t)
+    )
+
+
+def find_func(module: ir.Module, name: str) -> ir.Operation:
+    """Return the top-level ``func.func`` called ``name`` (KeyError if none)."""
+    names = []
+    for op in module.body.operations:
+        if op.operation.name != "func.func":
+            continue
+        sym = ir.StringAttr(op.operation.attributes["sym_name"]).value
+        if sym == name:
+            return op.operation
+        names.append(sym)
+    raise KeyError(
+        f"no func.func @{name} in module (functions: "
+        + (", ".join("@" + n for n in names) or "none")
+        + ")"
+    )
+
+
+def entry_signature(module: ir.Module, name: str) -> Signature:
+    """Read the signature of ``func.func @name`` in a bufferized module."""
+    func = find_func(module, name)
+    ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
+    return Signature(
+        name=name,
+        args=tuple(value_spec(t) for t in ftype.inputs),
+        results=tuple(value_spec(t) for t in ftype.results),
+    )
