@@ -6,4 +6,5 @@ NB_MODULE(_core, m) {
   m.doc() = "memplan C++ core: IR graph extraction and memory-planning kernels";
   memplan::registerGraphBindings(m);
   memplan::registerPackingBindings(m);
+  memplan::registerLifetimesBindings(m);
 }

@@ -20,7 +20,9 @@ Example::
 from __future__ import annotations
 
 import importlib
+import os
 import sys
+import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence
 
@@ -32,6 +34,10 @@ from memplan.ir.parse import location_prefix
 # that pass modules may import this one freely.
 _PASS_MODULES = (
     "memplan.debug.print_graph",
+    "memplan.inplace.bufferize",
+    "memplan.lifetimes.liveness_pass",
+    "memplan.reuse.reuse_pass",
+    "memplan.transients.passes",
 )
 
 
@@ -169,7 +175,14 @@ class MemplanPass:
 
     def __call__(self, op: ir.Operation, pass_: Any) -> None:
         ctx = PassContext(self.info, dict(self.options))
-        self.info.run(op, ctx)
+        # Builders need a default location; the op's is the natural one.
+        with op.location:
+            try:
+                self.info.run(op, ctx)
+            except Exception as err:  # a bug must not take the process down
+                if os.environ.get("MEMPLAN_DEBUG"):
+                    traceback.print_exc()
+                ctx.error(op, f"{self.info.argument}: internal error: {type(err).__name__}: {err}")
         self.statistics = ctx.statistics
         if ctx.failed:
             pass_.signal_pass_failure()

@@ -7,7 +7,7 @@ arrays; see ``include/memplan/graph.h`` for the layout.
 
 from __future__ import annotations
 
-from typing import Union
+from typing import Callable, Union
 
 from mlir import ir
 
@@ -40,6 +40,20 @@ def operation(graph: Graph, op_id: int) -> ir.Operation:
     return ir.Operation._CAPICreate(graph.op_capsule(op_id))
 
 
+def ir_value(graph: Graph, value: int) -> ir.Value:
+    """The live ``ir.Value`` for a graph value id."""
+    op = int(graph.value_op[value])
+    if op >= 0:
+        return operation(graph, op).results[int(graph.value_index[value])]
+    block = int(graph.value_block[value])
+    region = int(graph.block_region[block])
+    owner = int(graph.block_parent_op[block])
+    region_index = region - int(graph.region_begin[owner])
+    blocks = list(graph.region_blocks[graph.region_block_begin[region] : graph.region_block_begin[region + 1]])
+    ir_block = operation(graph, owner).regions[region_index].blocks[blocks.index(block)]
+    return ir_block.arguments[int(graph.value_index[value])]
+
+
 def function_ids(graph: Graph) -> list[int]:
     """Ids of the ``func.func`` ops directly inside the root op."""
     func = graph.name_id("func.func")
@@ -54,3 +68,20 @@ def function_name(graph: Graph, op_id: int) -> str:
     """Symbol name of a function op (without the ``@``)."""
     attr = graph.attribute(op_id, "sym_name")
     return attr.strip('"') if attr is not None else "<anonymous>"
+
+
+def value_namer(graph: Graph, func_op: int) -> Callable[[int], str]:
+    """SSA names (``%dim``, ``%arg0``) as the printer picks them for values of
+    ``func_op``; ``%v<id>`` where a name cannot be had."""
+    state = ir.AsmState(operation(graph, func_op))
+    cache: dict[int, str] = {}
+
+    def name(v: int) -> str:
+        if v not in cache:
+            try:
+                cache[v] = ir_value(graph, v).get_name(state)
+            except Exception:  # naming is cosmetic; never fail a pass over it
+                cache[v] = f"%v{v}"
+        return cache[v]
+
+    return name

@@ -114,7 +114,7 @@ def _top_level_op_span(lines: list[str]) -> tuple[int | None, int | None]:
     first = None
     last = None
     for i, line in enumerate(lines):
-        code = line.split("//", 1)[0] if '"' not in line else line
+        code = _strip_comment(line)
         stripped = code.strip()
         if depth == 0 and stripped.startswith("{-#"):
             break
@@ -125,6 +125,22 @@ def _top_level_op_span(lines: list[str]) -> tuple[int | None, int | None]:
         if first is not None and stripped:
             last = i
     return first, last
+
+
+def _strip_comment(line: str) -> str:
+    """The line without a ``//`` comment (one inside a string literal stays)."""
+    in_string = False
+    prev = ""
+    for i, ch in enumerate(line):
+        if in_string:
+            if ch == '"' and prev != "\\":
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch == "/" and prev == "/":
+            return line[: i - 1]
+        prev = ch
+    return line
 
 
 def _depth_change(code: str) -> int:

@@ -193,11 +193,11 @@ def _elements(program: LoweredProgram) -> List[str]:
     return [r.element for r in sig.results] + [a.element for a in sig.args if a.is_memref]
 
 
-def _runs(program: LoweredProgram, args, poison: bool, opt_level: int) -> List[RunOutcome]:
+def _runs(program: LoweredProgram, args, poison: bool, opt_level: int, scratch: Sequence[int]) -> List[RunOutcome]:
     exe = Executable(program, opt_level)
     if not poison:
-        return [exe.run(args, None)]
-    return [exe.run(args, byte) for byte in POISON_BYTES]
+        return [exe.run(args, None, scratch)]
+    return [exe.run(args, byte, scratch) for byte in POISON_BYTES]
 
 
 def compare(
@@ -209,6 +209,7 @@ def compare(
     poison: bool = True,
     dims: Optional[DimsSpec] = None,
     opt_level: int = 2,
+    scratch: Sequence[int] = (),
 ) -> CompareResult:
     """Run ``before`` and ``after`` on identical inputs and compare bit for bit.
 
@@ -220,7 +221,9 @@ def compare(
     with ``seed`` and dynamic sizes from ``dims`` (see
     :mod:`memplan.numerics.inputs`; unmentioned dynamic sizes are 7).
     ``poison`` enables the uninitialized-read check described in the module
-    doc (two runs per module instead of one).
+    doc (two runs per module instead of one). ``scratch`` lists memref
+    arguments that are working memory, such as transient storage: they are
+    filled with the poison byte before each run and not compared.
 
     Raises ``KeyError`` when a module has no ``func.func @entry`` and
     ``LoweringError`` / ``mlir.ir.MLIRError`` when one cannot be lowered.
@@ -237,8 +240,8 @@ def compare(
                              signature=str(sig_b), poison=poison, seed=seed)
 
     args = make_arguments(sig_b, inputs, seed, dims)
-    runs_b = _runs(prog_b, args, poison, opt_level)
-    runs_a = _runs(prog_a, args, poison, opt_level)
+    runs_b = _runs(prog_b, args, poison, opt_level, scratch)
+    runs_a = _runs(prog_a, args, poison, opt_level, scratch)
     elements = _elements(prog_b)
 
     mismatch = first_difference(runs_b[0].outputs, runs_a[0].outputs, "value", elements)

@@ -21,17 +21,19 @@ def execute(
     dims: Optional[DimsSpec] = None,
     poison: Optional[int] = POISON_BYTES[0],
     opt_level: int = 2,
+    scratch: Sequence[int] = (),
 ) -> RunOutcome:
     """Lower, JIT and run ``@entry`` once; return its outputs and heap figures.
 
     Inputs are built as in :func:`memplan.numerics.compare`.  The outputs are
     the results, then every memref argument after the call (its whole backing
     store).  ``poison`` is the byte fresh heap blocks are filled with
-    (``None``: zeroed).
+    (``None``: zeroed); memref arguments in ``scratch`` start filled with
+    it as well and are left out of the outputs.
     """
     program = lower(module, entry)
     args = make_arguments(program.signature, inputs, seed, dims)
-    return Executable(program, opt_level).run(args, poison)
+    return Executable(program, opt_level).run(args, poison, scratch)
 
 
 def measure_heap(

@@ -127,15 +127,19 @@ class Executable:
         if sig.results and not self._scalar_return:
             self._result_struct = type("Results", (ctypes.Structure,), {"_fields_": self._fields})
 
-    def run(self, args: Sequence[ArgValue], poison: Optional[int]) -> RunOutcome:
+    def run(self, args: Sequence[ArgValue], poison: Optional[int], scratch: Sequence[int] = ()) -> RunOutcome:
         """Call the entry function once on copies of ``args``.
 
         ``poison`` is the byte new and freed heap blocks are filled with
-        (``None``: zeroed memory).
+        (``None``: zeroed memory). Memref arguments listed in ``scratch`` are
+        working memory (e.g. caller-provided transient storage): they start
+        filled with the poison byte too and are not outputs.
         """
         prog = self.program
         sig = prog.signature
         args = [a.copy() for a in args]
+        for i in scratch:
+            args[i].data.view(np.uint8)[...] = 0 if poison is None else poison
         heap = PoisonHeap(prog.alignment, poison)
         failed: List[int] = []
         assert_cb = _ASSERT_T(failed.append)
@@ -187,7 +191,7 @@ class Executable:
                 data = np.frombuffer(raw, dtype=spec.dtype).reshape(())
                 outputs.append(Output(name, data.copy()))
         for i, arg in enumerate(args):
-            if arg.spec.is_memref:
+            if arg.spec.is_memref and i not in scratch:
                 outputs.append(Output(f"arg #{i} ({arg.spec.type_str})", arg.data, arg.shape))
         stats = heap.finish()
         messages = []

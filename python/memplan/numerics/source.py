@@ -15,7 +15,7 @@ from mlir import ir
 __all__ = ["ModuleSource", "parse_module", "copy_module", "location_text"]
 
 #: What the public functions accept as a program: a module or its text.
-ModuleSource = Union[ir.Module, str]
+ModuleSource = Union[ir.Module, ir.Operation, str]
 
 _MULTIPLE_TOP_LEVEL = "source must contain a single top-level operation"
 
@@ -79,7 +79,7 @@ def parse_module(
 
 
 def copy_module(source: ModuleSource, source_name: str = "") -> ir.Module:
-    """Return a private copy of ``source`` (module or text) safe to mutate.
+    """Return a private copy of ``source`` (module, module op or text) safe to mutate.
 
     Text is parsed into a new context.  A module is printed (with locations,
     in generic form so every op round-trips) and parsed again in the module's
@@ -87,11 +87,17 @@ def copy_module(source: ModuleSource, source_name: str = "") -> ir.Module:
     """
     if isinstance(source, str):
         return parse_module(source, source_name=source_name)
+    if isinstance(source, (ir.Operation, ir.OpView)) and source.operation.name == "builtin.module":
+        # A module op, as memplan.ir.parse_source returns.
+        source = ir.Module.parse(
+            source.operation.get_asm(enable_debug_info=True, print_generic_op_form=True),
+            source.context,
+        )
     if isinstance(source, ir.Module):
         asm = source.operation.get_asm(
             enable_debug_info=True, print_generic_op_form=True
         )
         return ir.Module.parse(asm, source.context)
     raise TypeError(
-        f"expected an mlir.ir.Module or MLIR text, got {type(source).__name__}"
+        f"expected an mlir.ir.Module, a builtin.module op or MLIR text, got {type(source).__name__}"
     )

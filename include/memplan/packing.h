@@ -1,0 +1,89 @@
+//===- packing.h - Offset assignment for buffers with lifetimes --*- C++ -*-===//
+//
+// The memory packer: given buffers with a byte size and a half-open live
+// interval [start, end) over program points, give each an aligned byte offset
+// in one pool so that buffers whose intervals overlap never share a byte, and
+// keep the pool small. This is the offline dynamic-storage-allocation problem
+// (NP-hard), so we run several heuristics and keep the best.
+//
+// A buffer is *active* when its size is > 0 and its interval is non-empty.
+// Only active buffers conflict. Inactive buffers get offset 0; a non-empty
+// buffer with an empty interval still has to fit in the pool, so the pool is
+// never smaller than any buffer.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MEMPLAN_PACKING_H
+#define MEMPLAN_PACKING_H
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace memplan {
+
+/// Buffers as parallel arrays (borrowed, not owned).
+struct BufferSet {
+  const int64_t *start = nullptr;
+  const int64_t *end = nullptr;
+  const int64_t *size = nullptr;
+  size_t count = 0;
+};
+
+/// Two lower bounds on the pool size of any valid packing.
+struct PoolLowerBound {
+  /// max over time of the summed sizes of live buffers (and the largest buffer).
+  int64_t raw = 0;
+  /// Same with sizes rounded up to the alignment, except that the topmost
+  /// buffer needs no padding: max over time of (sum of aligned sizes - largest
+  /// padding). Still a true bound, and never below `raw`.
+  int64_t aligned = 0;
+};
+
+struct Packing {
+  std::vector<int64_t> offsets;
+  int64_t poolSize = 0;  ///< max(offset + size) over all non-empty buffers.
+  std::string algorithm;  ///< The algorithm that produced `offsets`.
+  /// Pool size of each algorithm that was run, in run order.
+  std::vector<std::pair<std::string, int64_t>> perAlgorithm;
+  PoolLowerBound lowerBound;
+};
+
+struct PackingViolation {
+  enum class Kind { Overlap, Misaligned, Negative, OutOfPool };
+  Kind kind;
+  int64_t first;
+  int64_t second;  ///< The other buffer of an Overlap, else -1.
+};
+
+const char *violationKindName(PackingViolation::Kind kind);
+
+/// Names accepted by pack(), "best" last.
+const std::vector<std::string> &packingAlgorithms();
+
+/// Throws std::invalid_argument unless start <= end, size >= 0, alignment is a
+/// power of two in [1, 2^62] and the summed aligned sizes stay below 2^62 (so
+/// no offset arithmetic can overflow).
+void validateBuffers(const BufferSet &buffers, int64_t alignment);
+
+/// Pack with one algorithm, or with all of them for "best" (the smallest pool
+/// wins; ties go to the earlier algorithm). Deterministic. Validates input.
+Packing pack(const BufferSet &buffers, const std::string &algorithm,
+             int64_t alignment);
+
+PoolLowerBound poolLowerBound(const BufferSet &buffers, int64_t alignment);
+
+/// Every pair of active buffers overlapping in both time and bytes, every
+/// misaligned or negative offset of a non-empty buffer, and (when poolSize >=
+/// 0) every buffer reaching past poolSize. Stops after `limit` violations when
+/// limit >= 0. O(n log n + k) for k reported overlaps.
+std::vector<PackingViolation> verifyPacking(const BufferSet &buffers,
+                                            const int64_t *offsets,
+                                            int64_t alignment,
+                                            int64_t poolSize = -1,
+                                            int64_t limit = -1);
+
+}  // namespace memplan
+
+#endif  // MEMPLAN_PACKING_H

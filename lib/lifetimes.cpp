@@ -1,0 +1,300 @@
+//===- lifetimes.cpp - Live intervals of buffers over the graph -----------===//
+//
+// See include/memplan/lifetimes.h. Program points are pre-order op ids, which
+// respect nesting: a region op's subtree is the contiguous range
+// [op, opEnd[op]], and the two branches of an `scf.if` get disjoint ranges.
+//
+//===----------------------------------------------------------------------===//
+
+#include "memplan/lifetimes.h"
+
+#include <algorithm>
+
+namespace memplan {
+namespace {
+
+struct Walker {
+  const Graph &g;
+  const std::vector<int32_t> &roles;
+  std::vector<int32_t> stamp;      // per value: last root index that visited it
+  std::vector<int32_t> blockLast;  // per block: its last op
+  std::vector<int32_t> queue;
+
+  Walker(const Graph &g, const std::vector<int32_t> &roles)
+      : g(g), roles(roles), stamp(g.numValues(), -1), blockLast(g.numBlocks(), -1) {
+    for (int32_t op = 0, e = g.numOps(); op < e; ++op)
+      if (g.opBlock[op] >= 0)
+        blockLast[g.opBlock[op]] = op;
+  }
+
+  int32_t role(int32_t op) const {
+    int32_t name = g.opName[op];
+    return name >= 0 && name < (int32_t)roles.size() ? roles[name] : 0;
+  }
+
+  bool isShaped(int32_t value) const {
+    const TypeInfo &t = g.types[g.valueType[value]];
+    return t.isMemRef() || t.isTensor();
+  }
+
+  void push(int32_t value, int32_t root) {
+    if (value < 0 || value >= g.numValues() || stamp[value] == root)
+      return;
+    stamp[value] = root;
+    queue.push_back(value);
+  }
+
+  int32_t firstBlock(int32_t op, int32_t regionIndex) const {
+    int32_t region = g.regionBegin[op] + regionIndex;
+    if (region >= g.regionBegin[op + 1])
+      return -1;
+    int32_t b = g.regionBlockBegin[region];
+    return b < g.regionBlockBegin[region + 1] ? g.regionBlocks[b] : -1;
+  }
+
+  void pushResult(int32_t op, int32_t index, int32_t root) {
+    if (index >= 0 && index < g.numResults[op])
+      push(g.resultBegin[op] + index, root);
+  }
+
+  void pushBlockArg(int32_t block, int32_t index, int32_t root) {
+    if (block >= 0 && index >= 0 && index < g.blockNumArgs[block])
+      push(g.blockArgBegin[block] + index, root);
+  }
+
+  bool singleBlockRegion(int32_t block) const {
+    int32_t r = g.blockRegion[block];
+    return g.regionBlockBegin[r + 1] - g.regionBlockBegin[r] == 1;
+  }
+};
+
+/// Lift a use at op `u` onto the block of root op `a`: returns the program
+/// range [lo, hi] it keeps the root live over, and whether it left a's block.
+void lift(const Graph &g, int32_t a, int32_t u, int32_t &lo, int32_t &hi, bool &escaped) {
+  int32_t anc = g.ancestorInBlock(g.opBlock[a], u);
+  if (anc >= 0) {
+    lo = a;
+    hi = g.opEnd[anc];
+    escaped = false;
+    return;
+  }
+  escaped = true;
+  if (g.isAncestor(u, a)) {
+    lo = u;
+    hi = g.opEnd[u];
+    return;
+  }
+  // p: lowest common ancestor; prevU / prevA: their ancestors right below p.
+  int32_t prevU = u, p = g.opParent[u];
+  while (p >= 0 && !g.isAncestor(p, a)) {
+    prevU = p;
+    p = g.opParent[p];
+  }
+  if (p < 0) {
+    lo = 0;
+    hi = g.numOps() - 1;
+    return;
+  }
+  int32_t prevA = a, q = g.opParent[a];
+  while (q != p) {
+    prevA = q;
+    q = g.opParent[q];
+  }
+  if (g.opBlock[prevA] == g.opBlock[prevU]) {
+    lo = std::min(prevA, prevU);
+    hi = std::max(g.opEnd[prevA], g.opEnd[prevU]);
+  } else {
+    lo = p;
+    hi = g.opEnd[p];
+  }
+}
+
+}  // namespace
+
+LifetimeTable analyzeLifetimes(const Graph &g, const std::vector<int32_t> &roles,
+                               const int32_t *roots, size_t numRoots) {
+  Walker w(g, roles);
+  LifetimeTable t;
+  t.op.resize(numRoots);
+  t.value.resize(numRoots);
+  t.start.resize(numRoots);
+  t.end.resize(numRoots);
+  t.lastUse.resize(numRoots);
+  t.dealloc.resize(numRoots);
+  t.scope.resize(numRoots);
+  t.reasons.resize(numRoots);
+  t.numUses.resize(numRoots);
+
+  for (size_t i = 0; i < numRoots; ++i) {
+    const int32_t root = static_cast<int32_t>(i);
+    const int32_t v0 = roots[i];
+    const int32_t a = g.valueOp[v0];
+    const int32_t blk = g.opBlock[a];
+    int32_t reasons = 0;
+    auto add = [&](LifetimeReason r) { reasons |= 1 << r; };
+
+    if ((w.role(a) & 0xff) == kRoleAlloca)
+      add(kReasonAlloca);
+    const TypeInfo &type = g.types[g.valueType[v0]];
+    if (type.isMemRef()) {
+      if (!type.identityLayout)
+        add(kReasonLayout);
+      if (type.memorySpace != 0)
+        add(kReasonMemorySpace);
+    }
+
+    // Pooling scope: hoist through sequential region ops up to the function
+    // or the nearest parallel op; every block on the way has to be the only
+    // block of its region (pre-order is program order only there).
+    int32_t scope = -1;
+    for (int32_t b = blk; b >= 0;) {
+      if (!w.singleBlockRegion(b)) {
+        add(kReasonUnstructured);
+        break;
+      }
+      int32_t p = g.blockParentOp[b];
+      int32_t r = w.role(p);
+      if ((r & 0xff) == kRoleFunc || (r & 0xff) == kRoleParallel) {
+        scope = b;
+        break;
+      }
+      if (!(r & kFlagSequential)) {
+        add(kReasonUnknownRegion);
+        break;
+      }
+      b = g.opBlock[p];
+    }
+
+    int32_t lo = a, hi = a, deallocHi = -1, dealloc = -1, uses = 0;
+    w.queue.clear();
+    w.push(v0, root);
+    for (size_t qi = 0; qi < w.queue.size(); ++qi) {
+      const int32_t v = w.queue[qi];
+      for (int32_t ui = g.useBegin[v], ue = g.useBegin[v + 1]; ui < ue; ++ui) {
+        const int32_t u = g.useOp[ui];
+        const int32_t k = g.useOperand[ui];
+        const int32_t r = w.role(u);
+        const int32_t kind = r & 0xff;
+        int32_t ulo, uhi;
+        bool escaped;
+        lift(g, a, u, ulo, uhi, escaped);
+        if (kind == kRoleDealloc) {
+          if (v != v0)
+            add(kReasonDeallocAlias);
+          else if (g.opBlock[u] != blk)
+            add(kReasonDeallocOtherBlock);
+          else if (dealloc >= 0)
+            add(kReasonMultipleDeallocs);
+          else
+            dealloc = u;
+          deallocHi = std::max(deallocHi, uhi);
+          lo = std::min(lo, ulo);
+          continue;
+        }
+        ++uses;
+        lo = std::min(lo, ulo);
+        hi = std::max(hi, uhi);
+        if (escaped)
+          add(kReasonEscapesBlock);
+        // Region ops between the use and the root must let their regions
+        // capture outer buffers.
+        for (int32_t p = g.opParent[u]; p >= 0 && !g.isAncestor(p, a); p = g.opParent[p]) {
+          if (!(w.role(p) & kFlagCaptureOk)) {
+            add(kReasonCaptured);
+            break;
+          }
+        }
+        switch (kind) {
+        case kRoleAlias:
+          for (int32_t j = 0; j < g.numResults[u]; ++j)
+            if (w.isShaped(g.resultBegin[u] + j))
+              w.push(g.resultBegin[u] + j, root);
+          break;
+        case kRoleAccess:
+          break;
+        case kRoleStore:
+          if (k == 0)
+            add(kReasonEscapesStore);
+          break;
+        case kRoleReturn:
+          add(kReasonEscapesReturn);
+          break;
+        case kRoleCall:
+          add(kReasonEscapesCall);
+          break;
+        case kRoleYield: {
+          int32_t p = g.opParent[u];
+          if (p < 0) {
+            add(kReasonUnknownUser);
+            break;
+          }
+          if (g.isAncestor(p, a))
+            add(kReasonEscapesBlock);
+          int32_t pk = w.role(p) & 0xff;
+          if (pk == kRoleFor) {
+            w.pushResult(p, k, root);
+            w.pushBlockArg(g.opBlock[u], k + 1, root);
+          } else if (pk == kRoleWhile) {
+            w.pushBlockArg(w.firstBlock(p, 0), k, root);
+          } else if (pk == kRoleRegion) {
+            w.pushResult(p, k, root);
+          } else {
+            add(kReasonUnknownUser);
+          }
+          break;
+        }
+        case kRoleCondition: {
+          int32_t p = g.opParent[u];
+          if (p < 0 || (w.role(p) & 0xff) != kRoleWhile) {
+            add(kReasonUnknownUser);
+            break;
+          }
+          if (g.isAncestor(p, a))
+            add(kReasonEscapesBlock);
+          if (k >= 1) {
+            w.pushResult(p, k - 1, root);
+            w.pushBlockArg(w.firstBlock(p, 1), k - 1, root);
+          }
+          break;
+        }
+        case kRoleFor:
+          if (k >= 3) {
+            w.pushResult(u, k - 3, root);
+            w.pushBlockArg(w.firstBlock(u, 0), k - 2, root);
+          } else {
+            add(kReasonUnknownUser);
+          }
+          break;
+        case kRoleWhile:
+          w.pushBlockArg(w.firstBlock(u, 0), k, root);
+          break;
+        default:
+          add(kReasonUnknownUser);
+          break;
+        }
+      }
+    }
+    if (dealloc < 0 && !(reasons & ((1 << kReasonDeallocAlias) | (1 << kReasonDeallocOtherBlock))))
+      add(kReasonNoDealloc);
+
+    t.lastUse[i] = hi;
+    if (reasons) {
+      // Not pooled: the buffer holds its memory until it is freed.
+      if (deallocHi >= 0)
+        hi = std::max(hi, deallocHi);
+      else if (blk >= 0)
+        hi = std::max(hi, g.opEnd[w.blockLast[blk]]);
+    }
+    t.op[i] = a;
+    t.value[i] = v0;
+    t.start[i] = lo;
+    t.end[i] = hi + 1;
+    t.dealloc[i] = dealloc;
+    t.scope[i] = scope;
+    t.reasons[i] = reasons;
+    t.numUses[i] = uses;
+  }
+  return t;
+}
+
+}  // namespace memplan

@@ -1,0 +1,114 @@
+//===- packing_bindings.cpp - Python surface of the memory packer ---------===//
+//
+// Inputs arrive as int64 numpy arrays (python/memplan/packing.py converts
+// lists); the packing itself runs without the GIL.
+//
+//===----------------------------------------------------------------------===//
+
+#include "memplan/bindings.h"
+#include "memplan/packing.h"
+
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <stdexcept>
+#include <tuple>
+
+namespace nb = nanobind;
+
+namespace memplan {
+namespace {
+
+using Int64In = nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+using Int64Out = nb::ndarray<nb::numpy, const int64_t, nb::ndim<1>>;
+
+BufferSet bufferSet(const Int64In &starts, const Int64In &ends, const Int64In &sizes) {
+  if (starts.shape(0) != ends.shape(0) || starts.shape(0) != sizes.shape(0))
+    throw std::invalid_argument(
+        "starts, ends and sizes must have the same length, got " +
+        std::to_string(starts.shape(0)) + ", " + std::to_string(ends.shape(0)) +
+        ", " + std::to_string(sizes.shape(0)));
+  return {starts.data(), ends.data(), sizes.data(), starts.shape(0)};
+}
+
+}  // namespace
+
+void registerPackingBindings(nb::module_ &m) {
+  nb::class_<Packing>(m, "PackResult", "Offsets chosen by the memory packer.")
+      .def_prop_ro(
+          "offsets",
+          [](nb::handle self) {
+            const auto &off = nb::cast<const Packing &>(self).offsets;
+            size_t shape[1] = {off.size()};
+            return Int64Out(off.data(), 1, shape, self);
+          },
+          "Byte offset of each buffer (read-only int64 view).")
+      .def_ro("pool_size", &Packing::poolSize)
+      .def_ro("algorithm", &Packing::algorithm)
+      .def_prop_ro("lower_bound", [](const Packing &p) { return p.lowerBound.raw; })
+      .def_prop_ro("lower_bound_aligned",
+                   [](const Packing &p) { return p.lowerBound.aligned; })
+      .def_prop_ro(
+          "per_algorithm",
+          [](const Packing &p) {
+            nb::dict d;
+            for (const auto &[name, pool] : p.perAlgorithm)
+              d[nb::str(name.c_str(), name.size())] = pool;
+            return d;
+          },
+          "Pool size of each algorithm that was run.");
+
+  m.attr("PACKING_ALGORITHMS") = packingAlgorithms();
+
+  m.def(
+      "pack",
+      [](const Int64In &starts, const Int64In &ends, const Int64In &sizes,
+         const std::string &algorithm, int64_t alignment) {
+        BufferSet b = bufferSet(starts, ends, sizes);
+        nb::gil_scoped_release release;
+        return pack(b, algorithm, alignment);
+      },
+      nb::arg("starts"), nb::arg("ends"), nb::arg("sizes"),
+      nb::arg("algorithm") = "best", nb::arg("alignment") = 64,
+      "Assign aligned byte offsets to buffers live over [start, end).");
+
+  m.def(
+      "pool_lower_bound",
+      [](const Int64In &starts, const Int64In &ends, const Int64In &sizes,
+         int64_t alignment) {
+        BufferSet b = bufferSet(starts, ends, sizes);
+        nb::gil_scoped_release release;
+        PoolLowerBound lb = poolLowerBound(b, alignment);
+        return std::make_tuple(lb.raw, lb.aligned);
+      },
+      nb::arg("starts"), nb::arg("ends"), nb::arg("sizes"), nb::arg("alignment") = 64,
+      "(raw, aligned) lower bounds on the pool size.");
+
+  m.def(
+      "verify_packing",
+      [](const Int64In &starts, const Int64In &ends, const Int64In &sizes,
+         const Int64In &offsets, int64_t alignment, int64_t poolSize, int64_t limit) {
+        BufferSet b = bufferSet(starts, ends, sizes);
+        if (offsets.shape(0) != b.count)
+          throw std::invalid_argument("offsets must have one entry per buffer, got " +
+                                      std::to_string(offsets.shape(0)) + " for " +
+                                      std::to_string(b.count));
+        std::vector<PackingViolation> found;
+        {
+          nb::gil_scoped_release release;
+          found = verifyPacking(b, offsets.data(), alignment, poolSize, limit);
+        }
+        std::vector<std::tuple<std::string, int64_t, int64_t>> out;
+        out.reserve(found.size());
+        for (const PackingViolation &v : found)
+          out.emplace_back(violationKindName(v.kind), v.first, v.second);
+        return out;
+      },
+      nb::arg("starts"), nb::arg("ends"), nb::arg("sizes"), nb::arg("offsets"),
+      nb::arg("alignment") = 64, nb::arg("pool_size") = -1, nb::arg("limit") = -1,
+      "Violations as (kind, buffer, other buffer or -1) tuples.");
+}
+
+}  // namespace memplan

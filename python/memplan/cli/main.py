@@ -1,0 +1,55 @@
+"""``memplan``: the memplan command line, one subcommand per tool.
+
+    memplan report FILE [--plot timeline.png] [--function NAME] [--json]
+
+Subcommands live in their own modules, each exposing
+``add_parser(subparsers)`` that registers its parser and sets ``run`` (a
+function of the parsed arguments returning an exit code). To add one (e.g.
+``explain`` or ``transients``), append its module to :data:`SUBCOMMANDS`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Optional, Sequence
+
+#: Modules providing ``add_parser(subparsers)``, in help order.
+SUBCOMMANDS: tuple[str, ...] = (
+    "memplan.lifetimes.cli_report",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``memplan`` parser with every subcommand registered."""
+    parser = argparse.ArgumentParser(prog="memplan", description="memplan memory-planning tools")
+    parser.add_argument("--version", action="store_true", help="print the version and exit")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in SUBCOMMANDS:
+        importlib.import_module(name).add_parser(sub)
+    return parser
+
+
+def run(argv: Optional[Sequence[str]] = None) -> int:
+    """Run ``memplan``; returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.version:
+        import memplan
+
+        print(f"memplan {memplan.__version__}")
+        return 0
+    if not getattr(args, "run", None):
+        parser.print_help(sys.stderr)
+        return 2
+    return int(args.run(args))
+
+
+def main() -> None:
+    """Console-script entry point."""
+    sys.exit(run())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""memplan's in-place analysis (One-Shot-style RaW conflict analysis)."""

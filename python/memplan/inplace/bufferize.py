@@ -1,0 +1,150 @@
+"""``memplan-one-shot-bufferize``: upstream's one-shot-bufferize with memplan's
+in-place analysis.
+
+* With ``test-analysis-only`` the IR is annotated exactly like upstream
+  (``__inplace_operands_attr__``, ``print-conflicts``, ``dump-alias-sets``,
+  ``bufferization.access`` / ``__equivalent_func_args__`` at function
+  boundaries).
+* Otherwise every out-of-place decision is materialized as an explicit copy
+  in tensor IR (``bufferization.alloc_tensor() copy(%t)``, as upstream's
+  TensorCopyInsertion does) and the IR is handed to upstream
+  ``one-shot-bufferize`` with the user's options for the rewrite.
+
+When the analysis meets an op or pattern it does not model, the pass fails
+with a located error in ``test-analysis-only`` mode, and in rewrite mode falls
+back to running upstream's own analysis (with a remark).
+"""
+
+from __future__ import annotations
+
+from mlir import ir, passmanager
+
+from memplan.inplace.analysis import HEURISTICS, AnalysisError, Options
+from memplan.inplace.semantics import Unsupported
+from memplan.passes import Option, PassContext, register_pass
+
+OPTIONS = [
+    Option("bufferize-function-boundaries", bool, False, "bufferize function boundaries (module analysis)"),
+    Option("function-boundary-type-conversion", str, "infer-layout-map",
+           "layout of function boundary memrefs",
+           choices=("infer-layout-map", "identity-layout-map", "fully-dynamic-layout-map")),
+    Option("unknown-type-conversion", str, "fully-dynamic-layout-map",
+           "layout of memrefs at unknown-op boundaries",
+           choices=("identity-layout-map", "fully-dynamic-layout-map")),
+    Option("allow-return-allocs-from-loops", bool, False, "allow loops to yield new allocations"),
+    Option("allow-unknown-ops", bool, False, "treat ops that are not bufferizable as unknown ops"),
+    Option("analysis-heuristic", str, "bottom-up", "analysis order", choices=HEURISTICS),
+    Option("analysis-fuzzer-seed", int, 0, "seed of the fuzzer heuristic"),
+    Option("test-analysis-only", bool, False, "only annotate the IR with the analysis results"),
+    Option("print-conflicts", bool, False, "annotate RaW conflicts (with test-analysis-only)"),
+    Option("dump-alias-sets", bool, False, "annotate alias sets (with test-analysis-only)"),
+    Option("copy-before-write", bool, False, "skip the analysis, copy before every write"),
+    Option("buffer-alignment", int, 64, "alignment of new allocations"),
+    Option("dialect-filter", str, "", "comma-separated dialects to bufferize (default: all)"),
+    Option("no-analysis-func-filter", str, "", "comma-separated functions to skip in the analysis"),
+    Option("check-parallel-regions", bool, True, "privatize buffers written in parallel regions"),
+]
+
+
+def options_from(values: dict) -> Options:
+    heuristic = values["analysis_heuristic"]
+    return Options(
+        bufferize_function_boundaries=values["bufferize_function_boundaries"],
+        allow_unknown_ops=values["allow_unknown_ops"],
+        allow_return_allocs_from_loops=values["allow_return_allocs_from_loops"],
+        analysis_heuristic=heuristic,
+        analysis_fuzzer_seed=values["analysis_fuzzer_seed"],
+        test_analysis_only=values["test_analysis_only"],
+        print_conflicts=values["print_conflicts"],
+        dump_alias_sets=values["dump_alias_sets"],
+        check_parallel_regions=values["check_parallel_regions"],
+        dialect_filter=tuple(x for x in values["dialect_filter"].split(",") if x),
+        no_analysis_func_filter=tuple(x for x in values["no_analysis_func_filter"].split(",") if x),
+    )
+
+
+def upstream_pipeline(values: dict, **override) -> str:
+    """The upstream one-shot-bufferize pass with the user's options."""
+    v = dict(values)
+    v.update(override)
+    parts = []
+    for key in ("bufferize_function_boundaries", "allow_return_allocs_from_loops", "allow_unknown_ops",
+                "test_analysis_only", "print_conflicts", "dump_alias_sets", "copy_before_write",
+                "check_parallel_regions"):
+        parts.append(f"{key.replace('_', '-')}={'true' if v[key] else 'false'}")
+    parts.append(f"function-boundary-type-conversion={v['function_boundary_type_conversion']}")
+    parts.append(f"unknown-type-conversion={v['unknown_type_conversion']}")
+    parts.append(f"buffer-alignment={v['buffer_alignment']}")
+    h = v["analysis_heuristic"]
+    if h == "min-copy-bytes":
+        h = "bottom-up"
+    parts.append(f"analysis-heuristic={h}")
+    if h == "fuzzer":
+        parts.append(f"analysis-fuzzer-seed={v['analysis_fuzzer_seed']}")
+    if v["dialect_filter"]:
+        parts.append(f"dialect-filter={v['dialect_filter']}")
+    if v["no_analysis_func_filter"]:
+        parts.append(f"no-analysis-func-filter={v['no_analysis_func_filter']}")
+    return "builtin.module(one-shot-bufferize{" + " ".join(parts) + "})"
+
+
+def _locate(module: ir.Operation, ma_or_an, op: int):
+    try:
+        return ma_or_an.pyop(op)
+    except Exception:  # pragma: no cover - op id out of range
+        return module
+
+
+def run_upstream(module: ir.Operation, values: dict, **override) -> None:
+    pm = passmanager.PassManager.parse(upstream_pipeline(values, **override), module.context)
+    pm.run(module)
+
+
+@register_pass(
+    "memplan-one-shot-bufferize",
+    "One-Shot Bufferize with memplan's near-linear in-place analysis",
+    "Makes upstream One-Shot Analysis' in-place decisions (identical annotations with "
+    "test-analysis-only); otherwise materializes the copies and lets upstream rewrite.",
+    options=OPTIONS,
+)
+def _run(module: ir.Operation, ctx: PassContext) -> None:
+    from memplan.inplace import rewrite
+    from memplan.inplace.annotate import annotate
+    from memplan.inplace.driver import ModuleAnalysis
+
+    values = ctx.options
+    if values["copy_before_write"]:
+        if values["test_analysis_only"]:
+            ctx.error(module, "copy-before-write cannot be combined with test-analysis-only")
+            return
+        run_upstream(module, values)
+        return
+    opts = options_from(values)
+    ma = ModuleAnalysis(module, opts)
+    try:
+        ma.run()
+    except Unsupported as err:
+        where = _locate(module, ma.an, err.op)
+        if values["test_analysis_only"]:
+            ctx.error(where, f"memplan-one-shot-bufferize: {err.message}")
+            return
+        ctx.remark(where, f"memplan-one-shot-bufferize: {err.message}; falling back to upstream's analysis")
+        run_upstream(module, values)
+        return
+    except AnalysisError as err:
+        ctx.error(ma.an.pyop(err.op), err.message)
+        return
+    an = ma.an
+    ctx.stat("num-tensor-in-place", sum(an.inplace[o] for o in range(len(an.operands))
+                                         if an.decided[o] or an.inplace[o]), "tensor operands in place")
+    if values["test_analysis_only"]:
+        annotate(ma)
+        for op, msg in an.errors:
+            ctx.error(an.pyop(op), msg)
+        return
+    if an.errors:
+        for op, msg in an.errors:
+            ctx.error(an.pyop(op), msg)
+        return
+    rewrite.materialize_and_bufferize(module, ma, values)
+

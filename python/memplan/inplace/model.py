@@ -1,0 +1,503 @@
+"""Per-op bufferization models: upstream's BufferizableOpInterface answers.
+
+Each ``_op_*`` function fills an :class:`OpSem` for one op, following the
+upstream MLIR 22 external models (tensor, linalg, scf, bufferization, arith,
+vector, func). The rules were checked one by one against ``mlir-opt
+--one-shot-bufferize="test-analysis-only print-conflicts"``.
+"""
+
+from __future__ import annotations
+
+from mlir import ir
+
+from memplan.inplace.semantics import (
+    ARITH_BUFFERIZABLE,
+    BUFFERIZABLE_DIALECTS,
+    EQUIV,
+    UNKNOWN,
+    OpSem,
+    Unsupported,
+)
+
+
+def is_allowed(an, op: int) -> bool:
+    """BufferizationOptions::isOpAllowed."""
+    name = an.op_name[op]
+    dialect = name.split(".", 1)[0]
+    if dialect == "func" and not an.opts.bufferize_function_boundaries:
+        return False
+    if an.opts.dialect_filter and dialect not in an.opts.dialect_filter:
+        return False
+    return True
+
+
+def unknown_sem(an, op: int) -> OpSem:
+    s = OpSem(bufferizable=False)
+    targets = [(r, UNKNOWN, False) for r in an.tensor_results(op)]
+    for r in an.regions_of(op):
+        blocks = an.region_blocks_of(r)
+        if blocks:
+            targets += [(a, UNKNOWN, False) for a in an.block_args(blocks[0]) if an.is_tensor[a]]
+    for o in an.tensor_operands(op):
+        s.read[o] = True
+        s.write[o] = True
+        s.alias[o] = list(targets)
+    return s
+
+
+def _has_tensors(an, op: int) -> bool:
+    if an.tensor_operands(op) or an.tensor_results(op):
+        return True
+    for r in an.regions_of(op):
+        for b in an.region_blocks_of(r):
+            if any(an.is_tensor[a] for a in an.block_args(b)):
+                return True
+    return False
+
+
+def describe(an, op: int):
+    """The OpSem of ``op``, or None for ops without bufferization relevance."""
+    name = an.op_name[op]
+    if name == "builtin.module":
+        return None
+    if not an.touches_tensors[op] and (name not in _ALWAYS or not is_allowed(an, op)):
+        if an.region_begin[op + 1] > an.region_begin[op] and name.split(".", 1)[0] in BUFFERIZABLE_DIALECTS \
+                and name not in _ALWAYS and name not in _REGION_OK and not name.startswith("linalg."):
+            raise Unsupported(op, f"memplan's in-place analysis does not model '{name}'")
+        return None
+    if not is_allowed(an, op):
+        return unknown_sem(an, op) if _has_tensors(an, op) else None
+    fn = _MODELS.get(name)
+    if fn is None and name.startswith("linalg.") and _is_structured_linalg(an, op):
+        fn = _op_linalg
+    if fn is not None:
+        return fn(an, op, OpSem())
+    dialect = name.split(".", 1)[0]
+    modeled_dialect = dialect in BUFFERIZABLE_DIALECTS or name in ARITH_BUFFERIZABLE
+    if modeled_dialect:
+        if _has_tensors(an, op) or (an.region_begin[op + 1] > an.region_begin[op]
+                                    and name not in _REGION_OK):
+            raise Unsupported(op, f"memplan's in-place analysis does not model '{name}'")
+        return None
+    if not _has_tensors(an, op):
+        return None
+    if not an.opts.allow_unknown_ops:
+        raise Unsupported(
+            op, f"op '{name}' is not bufferizable; pass allow-unknown-ops to treat it as "
+            "an unknown op (its tensor operands read, written and aliasing every result)")
+    return unknown_sem(an, op)
+
+
+# Ops whose regions matter even without tensors (repetitive / branching).
+_ALWAYS = {"scf.for", "scf.if", "scf.index_switch", "scf.execute_region", "func.func"}
+
+_REGION_OK = {"linalg.yield", "tensor.yield", "scf.yield", "vector.yield"}
+
+
+def _operand(an, op: int, i: int) -> int:
+    return an.ob[op] + i
+
+
+def _set(s: OpSem, o: int, read: bool, write: bool, alias=()) -> None:
+    s.read[o] = read
+    s.write[o] = write
+    s.alias[o] = list(alias)
+
+
+# ----------------------------------------------------------------- tensor
+def _op_alloc_like(an, op, s):
+    """Ops without tensor operands that allocate a new tensor with contents."""
+    for o in an.tensor_operands(op):
+        _set(s, o, True, False)
+    for r in an.tensor_results(op):
+        s.allocation.add(r)
+    return s
+
+
+def _op_empty(an, op, s):
+    for r in an.tensor_results(op):
+        s.allocation.add(r)
+        s.result_write[r] = False
+    return s
+
+
+def _op_view(relation):
+    def fn(an, op, s):
+        res = an.tensor_results(op)
+        for o in an.tensor_operands(op):
+            if o == an.ob[op]:
+                _set(s, o, False, False, [(res[0], relation, True)])
+            else:
+                _set(s, o, True, False)  # e.g. tensor.reshape's shape operand
+        if relation == EQUIV and an.op_name[op] == "tensor.cast":
+            s.is_cast = True
+        return s
+    return fn
+
+
+def _op_extract_slice(an, op, s):
+    src = an.ob[op]
+    _set(s, src, False, False, [(an.rb[op], UNKNOWN, True)])
+    return s
+
+
+def _op_insert_slice(an, op, s):
+    src, dest = an.ob[op], an.ob[op] + 1
+    _set(s, src, True, False)
+    _set(s, dest, _insert_reads_dest(an, op), True, [(an.rb[op], EQUIV, True)])
+    s.subset_insert = (src, dest)
+    return s
+
+
+def _insert_reads_dest(an, op) -> bool:
+    """The destination is not read when the slice overwrites all of it."""
+    key = an.slice_key(op) if an.sem[op] is not None else None
+    if key is None:
+        from memplan.inplace.analysis import _slice_key
+        key = _slice_key(an, op)
+    offsets, sizes, strides = key
+    dest_shape = an.types[an.value_type[an.operands[an.ob[op] + 1]]].shape
+    all_zero = all(k == ("c", 0) for k in offsets)
+    sizes_match = len(sizes) == len(dest_shape) and all(
+        k[0] == "c" and k[1] == d for k, d in zip(sizes, dest_shape))
+    strides_one = all(k == ("c", 1) for k in strides)
+    return not (all_zero and sizes_match and strides_one)
+
+
+def _op_read_only(an, op, s):
+    for o in an.tensor_operands(op):
+        _set(s, o, True, False)
+    return s
+
+
+def _op_no_access(an, op, s):
+    for o in an.tensor_operands(op):
+        _set(s, o, False, False)
+    return s
+
+
+def _op_dps_all_read(an, op, s):
+    """DstBufferizableOpInterfaceExternalModel: every tensor operand read, the
+    init written and equivalent to its tied result."""
+    inits = _dps_inits(an, op)
+    for o in an.tensor_operands(op):
+        if o in inits:
+            _set(s, o, True, True, [(inits[o], EQUIV, True)])
+        else:
+            _set(s, o, True, False)
+    return s
+
+
+def _dps_inits(an, op) -> dict:
+    """Init operand id -> tied result, for ops whose inits are the trailing
+    operands tied to results in order (tensor.insert, vector.transfer_write)."""
+    name = an.op_name[op]
+    if name == "tensor.insert":
+        return {an.ob[op] + 1: an.rb[op]}
+    if name == "vector.transfer_write":
+        return {an.ob[op] + 1: an.rb[op]} if an.nres[op] else {}
+    raise Unsupported(op, f"no destination-style model for '{name}'")
+
+
+# ----------------------------------------------------------------- linalg
+_REDUCING = {
+    "linalg.matmul", "linalg.batch_matmul", "linalg.matvec", "linalg.vecmat", "linalg.dot",
+    "linalg.batch_matvec", "linalg.batch_vecmat", "linalg.reduce", "linalg.batch_reduce_matmul",
+    "linalg.contract", "linalg.mmt4d", "linalg.batch_mmt4d", "linalg.quantized_matmul",
+    "linalg.quantized_batch_matmul", "linalg.matmul_transpose_a", "linalg.matmul_transpose_b",
+    "linalg.batch_matmul_transpose_a", "linalg.batch_matmul_transpose_b",
+}
+_ELEMENTWISE_NAMED = {
+    "linalg.copy", "linalg.map", "linalg.fill", "linalg.add", "linalg.sub", "linalg.mul",
+    "linalg.div", "linalg.div_unsigned", "linalg.max", "linalg.min", "linalg.powf",
+    "linalg.exp", "linalg.log", "linalg.abs", "linalg.ceil", "linalg.floor", "linalg.negf",
+    "linalg.reciprocal", "linalg.round", "linalg.sqrt", "linalg.rsqrt", "linalg.square",
+    "linalg.tanh", "linalg.erf", "linalg.select",
+}
+
+
+def _is_structured_linalg(an, op) -> bool:
+    name = an.op_name[op]
+    if name in ("linalg.yield", "linalg.index", "linalg.pack", "linalg.unpack", "linalg.softmax",
+                "linalg.winograd_filter_transform", "linalg.winograd_input_transform",
+                "linalg.winograd_output_transform"):
+        return False
+    return "operandSegmentSizes" in an.pyop(op).attributes or name in ("linalg.map", "linalg.reduce",
+                                                                      "linalg.transpose", "linalg.broadcast")
+
+
+def _op_linalg(an, op, s):
+    py = an.pyop(op)
+    attrs = py.attributes
+    n = an.ob[op + 1] - an.ob[op]
+    if "operandSegmentSizes" in attrs:
+        seg = list(attrs["operandSegmentSizes"])
+        n_ins, n_outs = seg[0], seg[1]
+    else:
+        n_outs = an.nres[op]
+        n_ins = n - n_outs
+    if n_ins + n_outs != n:
+        raise Unsupported(op, f"unexpected operands of '{an.op_name[op]}'")
+    results = list(an.results(op))
+    if any(an.is_tensor[an.operands[an.ob[op] + n_ins + i]] for i in range(n_outs)) and len(results) != n_outs:
+        raise Unsupported(op, "linalg op with tensor inits but a different number of results")
+    # payloadUsesValueForOperand: the matching body argument has uses.
+    block = an.entry_block(op) if an.region_begin[op + 1] > an.region_begin[op] else -1
+    if block < 0:
+        raise Unsupported(op, "linalg op without a body")
+    args = list(an.block_args(block))
+    for i in range(n):
+        o = an.ob[op] + i
+        v = an.operands[o]
+        if v < 0 or not an.is_tensor[v]:
+            continue
+        used = i < len(args) and an.use_begin[args[i] + 1] > an.use_begin[args[i]]
+        if i >= n_ins:
+            _set(s, o, used, True, [(results[i - n_ins], EQUIV, True)])
+        else:
+            _set(s, o, used, False)
+    s.elementwise = _linalg_elementwise
+    return s
+
+
+def _linalg_elementwise(an, op_operands) -> bool:
+    op = an.opnd_op[op_operands[0]]
+    name = an.op_name[op]
+    s = an.sem[op]
+    cached = getattr(s, "_ew", None)
+    if cached is None:
+        cached = _linalg_maps(an, op)
+        s._ew = cached
+    if cached is False:
+        return False
+    for o in op_operands:
+        if not cached[o - an.ob[op]]:
+            return False
+    return True
+
+
+def _linalg_maps(an, op):
+    """False if some loop is not parallel, else per operand: identity map?"""
+    name = an.op_name[op]
+    attrs = an.pyop(op).attributes
+    n = an.ob[op + 1] - an.ob[op]
+    if name == "linalg.generic":
+        its = str(attrs["iterator_types"])
+        if "reduction" in its or "window" in its:
+            return False
+        maps = [ir.AffineMapAttr(m).value for m in ir.ArrayAttr(attrs["indexing_maps"])]
+        return [m.n_symbols == 0 and m == ir.AffineMap.get_identity(m.n_dims) for m in maps]
+    if name in _REDUCING or name.startswith(("linalg.conv", "linalg.pooling", "linalg.depthwise")):
+        return False
+    if name in ("linalg.transpose", "linalg.broadcast"):
+        # Input map is a permutation / projection; the init map is the identity.
+        return [False] * (n - 1) + [True]
+    if name in _ELEMENTWISE_NAMED and "indexing_maps" not in attrs:
+        return [True] * n
+    raise Unsupported(op, f"element-wise access of '{name}' is not modeled")
+
+
+# ------------------------------------------------------------ bufferization
+def _op_alloc_tensor(an, op, s):
+    py = an.pyop(op)
+    seg = list(py.attributes["operandSegmentSizes"])
+    copy = seg[1] > 0
+    for o in an.tensor_operands(op):
+        _set(s, o, True, False)
+    r = an.rb[op]
+    s.allocation.add(r)
+    s.result_write[r] = copy
+    return s
+
+
+def _op_to_tensor(an, op, s):
+    attrs = an.pyop(op).attributes
+    r = an.rb[op]
+    s.writable[r] = "writable" in attrs
+    s.restrict = "restrict" in attrs
+    return s
+
+
+def _op_materialize(an, op, s):
+    src, dest = an.ob[op], an.ob[op] + 1
+    _set(s, src, True, False)
+    s.must_inplace.add(src)
+    if an.is_tensor[an.operands[dest]]:
+        _set(s, dest, False, True, [(an.rb[op], EQUIV, True)])
+        s.must_inplace.add(dest)
+    s.elementwise = lambda an_, ops: True
+    return s
+
+
+def _op_to_buffer(an, op, s):
+    attrs = an.pyop(op).attributes
+    o = an.ob[op]
+    _set(s, o, True, "read_only" not in attrs)
+    return s
+
+
+# ------------------------------------------------------------------ arith
+def _op_constant(an, op, s):
+    for r in an.tensor_results(op):
+        s.writable[r] = False
+    return s
+
+
+def _op_select(an, op, s):
+    cond = an.ob[op]
+    if an.is_tensor[an.operands[cond]]:
+        raise Unsupported(op, "arith.select with a tensor condition")
+    for o in (an.ob[op] + 1, an.ob[op] + 2):
+        if an.is_tensor[an.operands[o]]:
+            _set(s, o, False, False, [(an.rb[op], EQUIV, False)])
+    return s
+
+
+# -------------------------------------------------------------------- scf
+def _op_scf_yield(an, op, s):
+    parent = an.op_parent[op]
+    pname = an.op_name[parent]
+    for o in an.tensor_operands(op):
+        k = o - an.ob[op]
+        if pname in ("scf.if", "scf.index_switch"):
+            alias = [(an.rb[parent] + k, EQUIV, False)]
+        elif pname == "scf.execute_region":
+            alias = [(an.rb[parent] + k, EQUIV, True)]
+        elif pname == "scf.for":
+            alias = []
+        else:
+            raise Unsupported(op, f"scf.yield inside '{pname}' is not modeled")
+        _set(s, o, True, False, alias)
+        s.must_inplace.add(o)
+    return s
+
+
+def _region_yields(an, op) -> list[int]:
+    yields = []
+    for r in an.regions_of(op):
+        blocks = an.region_blocks_of(r)
+        if len(blocks) > 1:
+            raise Unsupported(op, "multi-block regions are not supported")
+        if blocks:
+            yields.append(an.terminator(blocks[0]))
+    return yields
+
+
+def _op_scf_if(an, op, s):
+    s.region_branch = True
+    yields = _region_yields(an, op)
+    if an.op_name[op] == "scf.if":
+        if an.tensor_results(op) and len(yields) != 2:
+            raise Unsupported(op, "scf.if with tensor results but no else region")
+        order = yields
+    else:
+        # scf.index_switch: regions are (default, case...); upstream lists the
+        # case yields first, then the default yield.
+        order = yields[1:] + yields[:1]
+    for r in an.tensor_results(op):
+        k = r - an.rb[op]
+        s.value_alias_operands[r] = [(an.ob[y] + k, EQUIV, False) for y in order]
+    return s
+
+
+def _op_execute_region(an, op, s):
+    s.region_branch = True
+    yields = _region_yields(an, op)
+    for r in an.tensor_results(op):
+        k = r - an.rb[op]
+        s.value_alias_operands[r] = [(an.ob[y] + k, EQUIV, True) for y in yields]
+    return s
+
+
+def _op_scf_for(an, op, s):
+    s.region_branch = True
+    s.repetitive_regions = (0,)
+    n_ctrl = 3
+    block = an.entry_block(op)
+    yield_op = an.terminator(block)
+    args = list(an.block_args(block))
+    for o in an.tensor_operands(op):
+        k = o - an.ob[op] - n_ctrl
+        if k < 0:
+            continue
+        bbarg = args[1 + k]
+        result = an.rb[op] + k
+        yielded = an.ob[yield_op] + k
+
+        def alias_fn(an_, bbarg=bbarg, result=result, yielded=yielded):
+            rel = EQUIV if an_.equivalent(bbarg, an_.operands[yielded]) else UNKNOWN
+            return [(result, rel, rel == EQUIV)]
+
+        s.read[o] = True  # resolved per function: isValueRead of the iter arg
+        s.write[o] = True
+        s.dyn_alias[o] = alias_fn
+        s.lazy_read[o] = bbarg
+    s.for_yield = yield_op
+    return s
+
+
+# ------------------------------------------------------------------- func
+def _op_func(an, op, s):
+    py = an.pyop(op)
+    attrs = py.attributes
+    block = an.entry_block(op) if an.region_begin[op + 1] > an.region_begin[op] else -1
+    if block >= 0:
+        arg_attrs = ir.ArrayAttr(attrs["arg_attrs"]) if "arg_attrs" in attrs else None
+        for i, a in enumerate(an.block_args(block)):
+            if not an.is_tensor[a]:
+                continue
+            if arg_attrs is not None:
+                d = ir.DictAttr(arg_attrs[i])
+                if "bufferization.writable" in d:
+                    s.writable[a] = ir.BoolAttr(d["bufferization.writable"]).value
+    return s
+
+
+def _op_return(an, op, s):
+    for o in an.tensor_operands(op):
+        _set(s, o, True, False)
+    return s
+
+
+def _op_call(an, op, s):
+    # Filled in by the module driver once the callee is analyzed.
+    s.call = True
+    return s
+
+
+_MODELS = {
+    "tensor.empty": _op_empty,
+    "tensor.extract_slice": _op_extract_slice,
+    "tensor.insert_slice": _op_insert_slice,
+    "tensor.cast": _op_view(EQUIV),
+    "tensor.collapse_shape": _op_view(EQUIV),
+    "tensor.expand_shape": _op_view(EQUIV),
+    "tensor.reshape": _op_view(EQUIV),
+    "tensor.dim": _op_no_access,
+    "tensor.rank": _op_no_access,
+    "tensor.extract": _op_read_only,
+    "tensor.insert": _op_dps_all_read,
+    "tensor.pad": _op_alloc_like,
+    "tensor.generate": _op_alloc_like,
+    "tensor.from_elements": _op_alloc_like,
+    "tensor.splat": _op_alloc_like,
+    "tensor.concat": _op_alloc_like,
+    "tensor.yield": lambda an, op, s: s,
+    "bufferization.alloc_tensor": _op_alloc_tensor,
+    "bufferization.to_tensor": _op_to_tensor,
+    "bufferization.materialize_in_destination": _op_materialize,
+    "bufferization.to_buffer": _op_to_buffer,
+    "arith.constant": _op_constant,
+    "arith.select": _op_select,
+    "arith.index_cast": _op_view(EQUIV),
+    "vector.transfer_read": _op_read_only,
+    "vector.transfer_write": _op_dps_all_read,
+    "scf.yield": _op_scf_yield,
+    "scf.if": _op_scf_if,
+    "scf.index_switch": _op_scf_if,
+    "scf.execute_region": _op_execute_region,
+    "scf.for": _op_scf_for,
+    "func.func": _op_func,
+    "func.return": _op_return,
+    "func.call": _op_call,
+}

@@ -1,0 +1,182 @@
+"""Symbolic byte sizes and offsets over hoistable index values.
+
+A size is a small expression tree: integer constants, SSA leaves (graph value
+ids whose slices are hoistable), sums, products, maxima and align-up. Constant
+subtrees fold as they are built, so a fully static plan becomes one integer.
+The same tree is emitted as ``arith`` ops wherever it is needed: at a function
+entry, in a caller, or in a generated size-query function.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Union
+
+from mlir import ir
+from mlir.dialects import arith
+
+
+@dataclass(frozen=True)
+class Const:
+    value: int
+
+
+@dataclass(frozen=True)
+class Leaf:
+    """An index value of the function, by graph value id (``name`` for printing)."""
+
+    value: int
+    name: str
+
+
+@dataclass(frozen=True)
+class Op:
+    kind: str  # "add", "mul", "max"
+    lhs: "Expr"
+    rhs: "Expr"
+
+
+@dataclass(frozen=True)
+class AlignUp:
+    operand: "Expr"
+    alignment: int
+
+
+Expr = Union[Const, Leaf, Op, AlignUp]
+
+
+def const(v: int) -> Const:
+    return Const(int(v))
+
+
+def add(a: Expr, b: Expr) -> Expr:
+    if isinstance(a, Const) and isinstance(b, Const):
+        return Const(a.value + b.value)
+    if isinstance(a, Const) and a.value == 0:
+        return b
+    if isinstance(b, Const) and b.value == 0:
+        return a
+    return Op("add", a, b)
+
+
+def mul(a: Expr, b: Expr) -> Expr:
+    if isinstance(a, Const) and isinstance(b, Const):
+        return Const(a.value * b.value)
+    if isinstance(a, Const) and a.value == 1:
+        return b
+    if isinstance(b, Const) and b.value == 1:
+        return a
+    return Op("mul", a, b)
+
+
+def maximum(a: Expr, b: Expr) -> Expr:
+    if isinstance(a, Const) and isinstance(b, Const):
+        return Const(max(a.value, b.value))
+    if a == b:
+        return a
+    if isinstance(a, Const) and a.value == 0:
+        return b
+    if isinstance(b, Const) and b.value == 0:
+        return a
+    return Op("max", a, b)
+
+
+def align_up(a: Expr, alignment: int) -> Expr:
+    if alignment <= 1:
+        return a
+    if isinstance(a, Const):
+        return Const(-(-a.value // alignment) * alignment)
+    if isinstance(a, AlignUp) and alignment % a.alignment == 0:
+        return AlignUp(a.operand, alignment)
+    if isinstance(a, AlignUp) and a.alignment % alignment == 0:
+        return a
+    return AlignUp(a, alignment)
+
+
+def leaves(e: Expr) -> list[int]:
+    """Graph value ids the expression reads, in first-use order."""
+    out: list[int] = []
+
+    def walk(x: Expr) -> None:
+        if isinstance(x, Leaf):
+            if x.value not in out:
+                out.append(x.value)
+        elif isinstance(x, Op):
+            walk(x.lhs)
+            walk(x.rhs)
+        elif isinstance(x, AlignUp):
+            walk(x.operand)
+
+    walk(e)
+    return out
+
+
+def to_string(e: Expr) -> str:
+    """Readable form, e.g. ``align(4 * %dim, 64) + 256`` (used in attributes)."""
+    if isinstance(e, Const):
+        return str(e.value)
+    if isinstance(e, Leaf):
+        return e.name
+    if isinstance(e, AlignUp):
+        return f"align({to_string(e.operand)}, {e.alignment})"
+    if e.kind == "max":
+        return f"max({to_string(e.lhs)}, {to_string(e.rhs)})"
+    symbol = {"add": "+", "mul": "*"}[e.kind]
+    lhs, rhs = to_string(e.lhs), to_string(e.rhs)
+    if e.kind == "mul":
+        lhs = f"({lhs})" if isinstance(e.lhs, Op) and e.lhs.kind == "add" else lhs
+        rhs = f"({rhs})" if isinstance(e.rhs, Op) and e.rhs.kind == "add" else rhs
+    return f"{lhs} {symbol} {rhs}"
+
+
+def evaluate(e: Expr, env: Callable[[int], int]) -> int:
+    """Integer value given the leaves' values."""
+    if isinstance(e, Const):
+        return e.value
+    if isinstance(e, Leaf):
+        return env(e.value)
+    if isinstance(e, AlignUp):
+        v = evaluate(e.operand, env)
+        return -(-v // e.alignment) * e.alignment
+    a, b = evaluate(e.lhs, env), evaluate(e.rhs, env)
+    return {"add": a + b, "mul": a * b, "max": max(a, b)}[e.kind]
+
+
+class Emitter:
+    """Emits expressions as ``index`` arith ops at one insertion point.
+
+    ``leaf`` maps a :class:`Leaf` to the ``ir.Value`` to read at that point
+    (typically a clone of the leaf's slice). Subexpressions and constants are
+    emitted once per emitter.
+    """
+
+    def __init__(self, ip: ir.InsertionPoint, loc: ir.Location, leaf: Callable[[Leaf], ir.Value]):
+        self.ip = ip
+        self.loc = loc
+        self.leaf = leaf
+        self.index = ir.IndexType.get()
+        self._memo: dict[Expr, ir.Value] = {}
+
+    def constant(self, value: int) -> ir.Value:
+        return self.emit(Const(value))
+
+    def emit(self, e: Expr) -> ir.Value:
+        if e in self._memo:
+            return self._memo[e]
+        with self.ip, self.loc:
+            if isinstance(e, Const):
+                v = arith.ConstantOp(self.index, e.value).result
+            elif isinstance(e, Leaf):
+                v = self.leaf(e)
+            elif isinstance(e, AlignUp):
+                # (x + a - 1) floordiv a * a, with unsigned ops as sizes are >= 0.
+                x = self.emit(e.operand)
+                bump = arith.AddIOp(x, self.emit(Const(e.alignment - 1))).result
+                a = self.emit(Const(e.alignment))
+                v = arith.MulIOp(arith.DivUIOp(bump, a).result, a).result
+            else:
+                lhs, rhs = self.emit(e.lhs), self.emit(e.rhs)
+                cls = {"add": arith.AddIOp, "mul": arith.MulIOp, "max": arith.MaxUIOp}[e.kind]
+                v = cls(lhs, rhs).result
+        self._memo[e] = v
+        return v

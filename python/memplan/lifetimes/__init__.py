@@ -1,0 +1,24 @@
+"""Buffer lifetimes: live intervals, aliases, eligibility for pooling, reports.
+
+``analyze_function(graph, func_op)`` returns a :class:`FunctionLifetimes` of
+numpy arrays; the ``memplan-buffer-liveness`` pass reports it as statistics,
+text or JSON, and ``memplan report FILE --plot timeline.png`` draws it.
+"""
+
+from memplan.lifetimes.analysis import (
+    Allocation,
+    FunctionLifetimes,
+    LifetimeAnalysis,
+    analyze_function,
+    analyze_module,
+)
+from memplan.lifetimes.reasons import REASONS
+
+__all__ = [
+    "Allocation",
+    "FunctionLifetimes",
+    "LifetimeAnalysis",
+    "REASONS",
+    "analyze_function",
+    "analyze_module",
+]

@@ -1,0 +1,317 @@
+"""Buffer lifetime analysis: live intervals, aliases and pooling eligibility.
+
+:func:`analyze_function` takes an extracted graph and a function op id and
+returns a :class:`FunctionLifetimes` of plain numpy arrays, one entry per
+``memref.alloc`` / ``memref.alloca`` of the function (nested ones included).
+It never touches the IR, so other passes (buffer reuse, transient storage)
+reuse it as is.
+
+Program points are the graph's pre-order op ids. A buffer is live over
+``[start, end)``: from its allocation to one past the last op, lifted to the
+allocation's block, that uses it or any alias of it (views, casts,
+``to_tensor``, values carried through ``scf`` regions). A use inside a region
+keeps the buffer live across the whole region op, so a buffer used in a loop
+is live for the entire loop, and the two branches of an ``scf.if`` have
+disjoint intervals. A buffer that cannot be pooled stays live until its
+dealloc (or the end of its block): that is when its memory really returns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+import numpy as np
+from mlir import ir
+
+from memplan import _core
+from memplan.ir.graph import Graph, extract_graph, function_ids, function_name, operation
+from memplan.lifetimes import reasons as R
+from memplan.lifetimes.roles import role_table
+from memplan.lifetimes.sizes import (
+    dynamic_size_values,
+    element_bytes,
+    hoistable_slice,
+    size_expression,
+)
+
+
+@dataclass(frozen=True)
+class Allocation:
+    """One allocation of a function, as the report shows it."""
+
+    index: int
+    """Row in the :class:`FunctionLifetimes` arrays."""
+    op: int
+    """Graph op id of the ``memref.alloc`` / ``memref.alloca``."""
+    kind: str
+    """``alloc`` or ``alloca``."""
+    name: str
+    """SSA name (``%alloc_0``) or ``%v<id>`` without an AsmState."""
+    location: str
+    """``file:line:col`` of the allocation."""
+    type: str
+    bytes: Optional[int]
+    """Static byte size; None when dynamic."""
+    size: str
+    """Byte size as text: a number, or an expression over the dynamic sizes."""
+    start: int
+    """First live program point, relative to the function op."""
+    end: int
+    """One past the last live program point, relative to the function op."""
+    reason: Optional[str]
+    """Why it is not pooled (the reason that takes precedence); None if eligible."""
+    reasons: tuple[str, ...]
+    """Every reason that applies."""
+
+    @property
+    def eligible(self) -> bool:
+        return self.reason is None
+
+
+@dataclass
+class FunctionLifetimes:
+    """Lifetimes of every allocation of one function, as parallel arrays."""
+
+    graph: Graph
+    func_op: int
+    name: str
+    op: np.ndarray
+    """Op id of each allocation (int32, ascending)."""
+    value: np.ndarray
+    """Its result value id."""
+    start: np.ndarray
+    """Live interval start (global pre-order op id)."""
+    end: np.ndarray
+    """Live interval end, exclusive."""
+    last_use: np.ndarray
+    """Last live op id before any extension to the dealloc."""
+    dealloc: np.ndarray
+    """The ``memref.dealloc`` of the allocation in its block, or -1."""
+    scope: np.ndarray
+    """The block its pool lives in (function entry or parallel body), or -1."""
+    reasons: np.ndarray
+    """Bit mask over :data:`memplan.lifetimes.reasons.REASONS`; 0 = eligible."""
+    bytes: np.ndarray
+    """Static byte size (int64), -1 when dynamic."""
+    is_alloca: np.ndarray
+    dynamic_slices: dict[int, list[int]] = field(default_factory=dict)
+    """For eligible dynamic allocations: the ops to hoist before the pool."""
+
+    @property
+    def num_points(self) -> int:
+        """Program points of the function: its op count."""
+        return int(self.graph.op_end[self.func_op]) - self.func_op + 1
+
+    @property
+    def eligible(self) -> np.ndarray:
+        """Boolean mask of poolable allocations."""
+        return self.reasons == 0
+
+    def __len__(self) -> int:
+        return len(self.op)
+
+    @property
+    def total_alloc_bytes(self) -> int:
+        """Sum of the static sizes of all allocations (allocas included)."""
+        b = self.bytes
+        return int(b[b >= 0].sum())
+
+    @property
+    def peak_live_bytes(self) -> int:
+        """Most bytes of statically sized allocations live at one program point."""
+        return _peak(self.start, self.end, self.bytes)
+
+    @property
+    def eligible_peak_bytes(self) -> int:
+        """Peak live bytes of the poolable static allocations: a pool's lower bound."""
+        m = self.eligible & (self.bytes >= 0)
+        return _peak(self.start[m], self.end[m], self.bytes[m])
+
+    @property
+    def num_dynamic(self) -> int:
+        return int((self.bytes < 0).sum())
+
+    def reason(self, i: int) -> Optional[str]:
+        return R.primary(int(self.reasons[i]))
+
+    def reason_counts(self) -> dict[str, int]:
+        """Rejections per primary reason (each allocation counted once)."""
+        counts: dict[str, int] = {}
+        masks = self.reasons[self.reasons != 0]
+        if masks.size:
+            lowest = masks & -masks
+            for bit_value, n in zip(*np.unique(lowest, return_counts=True)):
+                name = R.REASONS[int(bit_value).bit_length() - 1]
+                counts[name] = int(n)
+        return {r: counts[r] for r in R.REASONS if r in counts}
+
+    def allocations(self, names: bool = True) -> list[Allocation]:
+        """One record per allocation. ``names`` prints SSA names (needs the live IR)."""
+        g = self.graph
+        namer = _value_namer(g, self.func_op) if names else (lambda v: f"%v{v}")
+        alloca_name = g.name_id("memref.alloca")
+        out = []
+        for i in range(len(self.op)):
+            op = int(self.op[i])
+            mask = int(self.reasons[i])
+            b = int(self.bytes[i])
+            out.append(
+                Allocation(
+                    index=i,
+                    op=op,
+                    kind="alloca" if g.op_name[op] == alloca_name else "alloc",
+                    name=namer(int(self.value[i])),
+                    location=_location_text(g.location(op)),
+                    type=g.types[g.value_type[self.value[i]]].text,
+                    bytes=b if b >= 0 else None,
+                    size=size_expression(g, op, namer),
+                    start=int(self.start[i]) - self.func_op,
+                    end=int(self.end[i]) - self.func_op,
+                    reason=R.primary(mask),
+                    reasons=tuple(R.names(mask)),
+                )
+            )
+        return out
+
+
+def peak_live(start: np.ndarray, end: np.ndarray, size: np.ndarray) -> int:
+    """Most bytes live at one point over intervals [start, end) (negative sizes skipped).
+
+    Never below the largest buffer: a buffer with an empty interval still
+    needs its bytes. O(n log n) with numpy.
+    """
+    keep = size >= 0
+    start, end, size = (np.asarray(a)[keep].astype(np.int64) for a in (start, end, size))
+    if not size.size:
+        return 0
+    coords = np.unique(np.concatenate([start, end]))
+    delta = np.zeros(len(coords) + 1, dtype=np.int64)
+    np.add.at(delta, np.searchsorted(coords, start), size)
+    np.add.at(delta, np.searchsorted(coords, end), -size)
+    return int(max(np.cumsum(delta).max(), size.max()))
+
+
+_peak = peak_live
+
+
+def _location_text(text: str) -> str:
+    if text.startswith('loc("') and text.endswith(")"):
+        body = text[len('loc("') : -1]
+        name, _, rest = body.partition('"')
+        return f"{name}{rest}"
+    return text
+
+
+def _value_namer(graph: Graph, func_op: int) -> Callable[[int], str]:
+    """SSA names as the printer would pick them, for values of ``func_op``."""
+    try:
+        state = ir.AsmState(operation(graph, func_op))
+    except Exception:  # pragma: no cover - defensive: printing never blocks a report
+        return lambda v: f"%v{v}"
+
+    def name(v: int) -> str:
+        op = int(graph.value_op[v])
+        try:
+            if op >= 0:
+                return operation(graph, op).results[int(graph.value_index[v])].get_name(state)
+            block = int(graph.value_block[v])
+            parent = int(graph.block_parent_op[block])
+            region = int(graph.block_region[block])
+            first = int(graph.region_block_begin[region])
+            blocks = list(graph.region_blocks[first : graph.region_block_begin[region + 1]])
+            ir_region = operation(graph, parent).regions[region - int(graph.region_begin[parent])]
+            ir_block = list(ir_region.blocks)[blocks.index(block)]
+            return ir_block.arguments[int(graph.value_index[v])].get_name(state)
+        except Exception:  # pragma: no cover
+            pass
+        return f"%v{v}"
+
+    return name
+
+
+class _TypeTables:
+    """Per-type arrays for a graph (types are interned, so these are small)."""
+
+    def __init__(self, graph: Graph):
+        types = graph.types
+        self.static_bytes = np.array([t.static_bytes for t in types], dtype=np.int64)
+        self.elem_ok = np.array([element_bytes(t) > 0 for t in types], dtype=bool)
+
+
+class LifetimeAnalysis:
+    """The analysis of one extracted graph; call :meth:`function` per func op."""
+
+    def __init__(self, graph: Graph):
+        self.graph = graph
+        self.roles = role_table(graph.names)
+        self.types = _TypeTables(graph)
+        self.alloc_names = np.array(
+            [i for i, n in enumerate(graph.names) if n in ("memref.alloc", "memref.alloca")],
+            dtype=np.int32,
+        )
+        self.alloca_name = graph.name_id("memref.alloca")
+
+    def function(self, func_op: int) -> FunctionLifetimes:
+        """Lifetimes of the allocations in ``func_op`` (a ``func.func`` op id)."""
+        g = self.graph
+        lo, hi = func_op, int(g.op_end[func_op]) + 1
+        names = g.op_name[lo:hi]
+        ops = (np.nonzero(np.isin(names, self.alloc_names))[0] + lo).astype(np.int32)
+        roots = np.ascontiguousarray(g.result_begin[ops], dtype=np.int32)
+        t = _core.analyze_lifetimes(g, self.roles, roots)
+        value_types = g.value_type[roots]
+        size = self.types.static_bytes[value_types]
+        reasons = t["reasons"].astype(np.int64)
+        is_alloca = g.op_name[ops] == self.alloca_name
+        bad_elem = ~self.types.elem_ok[value_types] & ~is_alloca
+        reasons[bad_elem] |= R.bit("unsupported-element-type")
+        slices: dict[int, list[int]] = {}
+        for i in np.nonzero((size < 0) & (reasons == 0))[0]:
+            sl = hoistable_slice(g, int(t["scope"][i]), dynamic_size_values(g, int(ops[i])))
+            if sl is None:
+                reasons[i] |= R.bit("dynamic-size-not-hoistable")
+            else:
+                slices[int(i)] = sl
+        end = t["end"]
+        late = (reasons >= R.bit("unsupported-element-type")) & (t["dealloc"] >= 0)
+        if late.any():  # rejected here: live until freed, as the kernel does
+            end = end.copy()
+            end[late] = np.maximum(end[late], t["dealloc"][late] + 1)
+        return FunctionLifetimes(
+            graph=g,
+            func_op=func_op,
+            name=function_name(g, func_op),
+            op=ops,
+            value=roots,
+            start=t["start"],
+            end=end,
+            last_use=t["last_use"],
+            dealloc=t["dealloc"],
+            scope=t["scope"],
+            reasons=reasons,
+            bytes=size,
+            is_alloca=is_alloca,
+            dynamic_slices=slices,
+        )
+
+
+def analyze_function(graph: Graph, func_op: int) -> FunctionLifetimes:
+    """Lifetimes of the allocations of function op ``func_op`` of ``graph``."""
+    return LifetimeAnalysis(graph).function(func_op)
+
+
+def analyze_module(module: ir.Operation | ir.Module) -> list[FunctionLifetimes]:
+    """Extract ``module`` and analyze each of its ``func.func`` ops."""
+    graph = extract_graph(module)
+    analysis = LifetimeAnalysis(graph)
+    return [analysis.function(f) for f in function_ids(graph)]
+
+
+__all__ = [
+    "Allocation",
+    "FunctionLifetimes",
+    "LifetimeAnalysis",
+    "analyze_function",
+    "analyze_module",
+]

@@ -1,0 +1,178 @@
+"""Liveness reports: a text table, a JSON document, and the layout to draw.
+
+The JSON document (``memplan-buffer-liveness{format=json output=FILE}``) is::
+
+    {"version": 1, "alignment": 64, "functions": [
+      {"name": "mlp", "num_points": 25, "peak_live_bytes": 16384,
+       "total_alloc_bytes": 18432, "eligible_peak_bytes": 16384,
+       "pool": {"algorithm": "best-fit", "size": 16384, "lower_bound": 16384},
+       "reasons": {"escapes-return": 1},
+       "allocations": [
+         {"name": "%alloc", "location": "mlp.mlir:6:14", "kind": "alloc",
+          "type": "memref<16x128xf32>", "bytes": 8192, "size": "8192",
+          "start": 2, "end": 14, "eligible": true, "reason": null,
+          "reasons": [], "offset": 0}, ...]}]}
+
+Program points are op ids relative to the function op (the function is 0).
+``offset`` is where a single pool over the function's eligible static
+buffers would place the buffer (``memplan.packing``, default algorithm), so
+``memplan report`` can draw the plan without the IR.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable, Optional
+
+import numpy as np
+
+from memplan import packing
+from memplan.lifetimes.analysis import FunctionLifetimes, peak_live
+
+JSON_VERSION = 1
+
+
+def pool_layout(
+    lt: FunctionLifetimes, algorithm: str = "best", alignment: int = 64
+) -> tuple[dict[int, int], dict[str, Any]]:
+    """Offsets of the eligible static buffers packed into one pool, and its summary."""
+    rows = np.nonzero(lt.eligible & (lt.bytes >= 0))[0]
+    if rows.size == 0:
+        return {}, {"algorithm": algorithm, "size": 0, "lower_bound": 0, "alignment": alignment}
+    res = packing.pack(
+        lt.start[rows].astype(np.int64),
+        lt.end[rows].astype(np.int64),
+        lt.bytes[rows],
+        algorithm=algorithm,
+        alignment=alignment,
+    )
+    offsets = {int(r): int(o) for r, o in zip(rows, res.offsets)}
+    summary = {
+        "algorithm": res.algorithm,
+        "size": int(res.pool_size),
+        "lower_bound": peak_live(lt.start[rows], lt.end[rows], lt.bytes[rows]),
+        "alignment": alignment,
+    }
+    return offsets, summary
+
+
+def function_dict(
+    lt: FunctionLifetimes, names: bool = True, algorithm: str = "best", alignment: int = 64
+) -> dict[str, Any]:
+    """The JSON object of one function."""
+    offsets, pool = pool_layout(lt, algorithm, alignment)
+    allocations = []
+    for a in lt.allocations(names=names):
+        allocations.append(
+            {
+                "name": a.name,
+                "location": a.location,
+                "kind": a.kind,
+                "type": a.type,
+                "bytes": a.bytes,
+                "size": a.size,
+                "start": a.start,
+                "end": a.end,
+                "eligible": a.eligible,
+                "reason": a.reason,
+                "reasons": list(a.reasons),
+                "offset": offsets.get(a.index),
+            }
+        )
+    return {
+        "name": lt.name,
+        "num_points": lt.num_points,
+        "peak_live_bytes": lt.peak_live_bytes,
+        "total_alloc_bytes": lt.total_alloc_bytes,
+        "eligible_peak_bytes": lt.eligible_peak_bytes,
+        "num_allocations": len(lt),
+        "num_eligible": int(lt.eligible.sum()),
+        "num_dynamic": lt.num_dynamic,
+        "pool": pool,
+        "reasons": lt.reason_counts(),
+        "allocations": allocations,
+    }
+
+
+def report_dict(functions: Iterable[FunctionLifetimes], **kwargs: Any) -> dict[str, Any]:
+    """The whole JSON document for a module's functions."""
+    return {"version": JSON_VERSION, "functions": [function_dict(lt, **kwargs) for lt in functions]}
+
+
+def to_json(functions: Iterable[FunctionLifetimes], **kwargs: Any) -> str:
+    return json.dumps(report_dict(functions, **kwargs), indent=1)
+
+
+def format_function(doc: dict[str, Any]) -> str:
+    """Text table of one function's JSON object."""
+    allocs = doc["allocations"]
+    lines = [
+        f"liveness @{doc['name']}: {doc['num_allocations']} allocations, "
+        f"{doc['num_eligible']} eligible, {doc['num_points']} program points",
+        f"  peak_live_bytes = {doc['peak_live_bytes']}",
+        f"  total_alloc_bytes = {doc['total_alloc_bytes']}",
+        f"  eligible_peak_bytes = {doc['eligible_peak_bytes']}",
+    ]
+    pool = doc.get("pool")
+    if pool and pool.get("size"):
+        lines.append(
+            f"  pool = {pool['size']} bytes ({pool['algorithm']}, alignment {pool['alignment']}),"
+            f" lower bound {pool['lower_bound']}"
+        )
+    if allocs:
+        rows = [("name", "bytes", "interval", "status", "location")]
+        for a in allocs:
+            status = "eligible" if a["eligible"] else a["reason"]
+            rows.append(
+                (a["name"], a["size"], f"[{a['start']}, {a['end']})", status, a["location"])
+            )
+        widths = [max(len(r[c]) for r in rows) for c in range(5)]
+        for r in rows:
+            cells = [r[0].ljust(widths[0]), r[1].rjust(widths[1]), r[2].ljust(widths[2]),
+                     r[3].ljust(widths[3]), r[4]]
+            lines.append("  " + "  ".join(cells).rstrip())
+    if doc["reasons"]:
+        lines.append(
+            "  not pooled: " + ", ".join(f"{k}={v}" for k, v in doc["reasons"].items())
+        )
+    return "\n".join(lines)
+
+
+def format_text(doc: dict[str, Any]) -> str:
+    """Text report of a whole JSON document."""
+    return "\n".join(format_function(f) for f in doc["functions"])
+
+
+def load_report(path: str) -> dict[str, Any]:
+    """Read a JSON report written by ``memplan-buffer-liveness{format=json}``."""
+    with open(path) as f:
+        doc = json.load(f)
+    if not isinstance(doc, dict) or doc.get("version") != JSON_VERSION:
+        raise ValueError(f"{path}: not a memplan liveness report (version {JSON_VERSION})")
+    return doc
+
+
+def find_function(doc: dict[str, Any], name: Optional[str]) -> dict[str, Any]:
+    """The function named ``name`` (or the first one) of a report."""
+    funcs = doc["functions"]
+    if not funcs:
+        raise ValueError("the report has no functions")
+    if name is None:
+        return funcs[0]
+    for f in funcs:
+        if f["name"] == name:
+            return f
+    raise ValueError(f"no function '{name}' in the report")
+
+
+__all__ = [
+    "JSON_VERSION",
+    "find_function",
+    "format_function",
+    "format_text",
+    "function_dict",
+    "load_report",
+    "pool_layout",
+    "report_dict",
+    "to_json",
+]

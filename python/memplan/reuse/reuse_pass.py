@@ -1,0 +1,110 @@
+"""``memplan-buffer-reuse``: pack eligible allocations into one pool per scope.
+
+Run it after the deallocation pipeline (``bufferization.dealloc`` lowered to
+``memref.dealloc``), ideally after ``optimize-allocation-liveness``; see the
+``memplan-memory-pipeline`` alias. Allocations the analysis rejects (escaping,
+unknown users, other memory spaces, dynamic sizes it cannot hoist, ...) are
+left exactly as they were and counted per reason.
+"""
+
+from __future__ import annotations
+
+from mlir import ir
+
+from memplan import packing
+from memplan.ir.graph import extract_graph, function_ids, operation
+from memplan.lifetimes.analysis import LifetimeAnalysis
+from memplan.passes import Option, PassContext, register_pass, register_pipeline
+from memplan.reuse.plan import plan_function
+from memplan.reuse.rewrite import apply_plan
+
+
+
+
+def _run_reuse(module: ir.Operation, ctx: PassContext) -> None:
+    alignment = ctx.options["alignment"]
+    if alignment <= 0 or alignment & (alignment - 1):
+        ctx.error(module, f"memplan-buffer-reuse: alignment must be a power of two, got {alignment}")
+        return
+    graph = extract_graph(module)
+    analysis = LifetimeAnalysis(graph)
+    work = []
+    for func in function_ids(graph):
+        lt = analysis.function(func)
+        plans = plan_function(lt, ctx.options["algorithm"], alignment)
+        work.append((lt, plans))
+        pooled = {i for p in plans for i in p.members}
+        for reason, n in lt.reason_counts().items():
+            ctx.stat(f"skipped-{reason}", n, f"Allocations left alone: {reason}")
+        alone = int(lt.eligible.sum()) - len(pooled)
+        if alone:
+            ctx.stat("skipped-alone", alone, "Eligible allocations alone in their scope")
+        if ctx.options["remarks"]:
+            for i in range(len(lt)):
+                reason = lt.reason(i)
+                if reason is not None:
+                    ctx.remark(operation(graph, int(lt.op[i])), f"not pooled: {reason}")
+        for p in plans:
+            before = int(lt.bytes[p.static_members].sum())
+            ctx.stat("pools", 1, "Pools created")
+            ctx.stat("pooled-allocations", len(p.members), "Allocations replaced by pool views")
+            ctx.stat("pooled-dynamic", len(p.dynamic_members), "Pooled allocations with dynamic sizes")
+            ctx.stat("bytes-before", before, "Static bytes of the pooled allocations, one malloc each")
+            ctx.stat("bytes-after", p.static_size, "Static bytes of the pools")
+            ctx.stat("pool-lower-bound", p.lower_bound, "Peak live bytes of the pooled allocations")
+            if ctx.options["remarks"]:
+                ctx.remark(
+                    operation(graph, p.insert_before),
+                    f"pooled {len(p.members)} allocations into {p.static_size} bytes"
+                    f" (lower bound {p.lower_bound}, {p.algorithm})",
+                )
+    # All planning is done before the first change: the graph stays valid.
+    for lt, plans in work:
+        for p in plans:
+            apply_plan(lt, p)
+
+
+register_pass(
+    "memplan-buffer-reuse",
+    "Pack non-overlapping heap allocations into one memref.view pool per scope",
+    "Each eligible memref.alloc becomes memref.view %pool[%offset][sizes] of one "
+    "memref.alloc {alignment = A} : memref<Nxi8> per function (or parallel body); its "
+    "dealloc is removed and the pool is freed after the last use of any view. Offsets "
+    "come from memplan.packing; buffers with dynamic (hoistable) sizes are placed after "
+    "the static region. Ineligible allocations are left unchanged and counted per reason.",
+    options=[
+        Option("algorithm", str, "best", "packing algorithm", choices=("best", "linear-scan", "greedy-by-size", "best-fit")),
+        Option("alignment", int, 64, "byte alignment of the pool and of every offset"),
+        Option("remarks", bool, False, "emit a remark per pool and per allocation left alone"),
+    ],
+)(_run_reuse)
+
+
+def _expand_memory_pipeline(options: dict) -> str:
+    steps = [
+        "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map}",
+        "buffer-deallocation-pipeline",
+        "func.func(optimize-allocation-liveness)",
+    ]
+    if options["promote_to_stack"]:
+        steps.append("func.func(promote-buffers-to-stack)")
+    steps.append(
+        f"memplan-buffer-reuse{{algorithm={options['algorithm']} alignment={options['alignment']}}}"
+    )
+    return ", ".join(steps)
+
+
+register_pipeline(
+    "memplan-memory-pipeline",
+    "Bufferize, insert deallocations, shorten lifetimes, then pool with memplan-buffer-reuse",
+    _expand_memory_pipeline,
+    "Expands to: one-shot-bufferize{bufferize-function-boundaries "
+    "function-boundary-type-conversion=identity-layout-map}, buffer-deallocation-pipeline, "
+    "func.func(optimize-allocation-liveness), [func.func(promote-buffers-to-stack),] "
+    "memplan-buffer-reuse{algorithm alignment}.",
+    options=[
+        Option("algorithm", str, "best", "packing algorithm", choices=("best", "linear-scan", "greedy-by-size", "best-fit")),
+        Option("alignment", int, 64, "byte alignment of the pool and of every offset"),
+        Option("promote-to-stack", bool, False, "run promote-buffers-to-stack before pooling (small buffers become allocas)"),
+    ],
+)

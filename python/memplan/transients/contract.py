@@ -1,0 +1,84 @@
+"""The IR contract: which function argument is the caller's transient storage."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from mlir import ir
+
+from memplan.ir.graph import Graph, function_ids, function_name, operation
+
+ATTR = "memplan.transients"
+
+
+@dataclass(frozen=True)
+class StorageArg:
+    """The storage argument of a function (or why the marking is invalid)."""
+
+    func: int
+    index: Optional[int]  # argument number, None when the function has none
+    error: Optional[str] = None
+
+
+def storage_type() -> ir.Type:
+    """``memref<?xi8>``: the only accepted storage type."""
+    return ir.MemRefType.get([ir.ShapedType.get_dynamic_size()], ir.IntegerType.get_signless(8))
+
+
+def is_public(graph: Graph, func: int) -> bool:
+    vis = graph.attribute(func, "sym_visibility")
+    return vis is None or vis.strip('"') == "public"
+
+
+def marked_arguments(func_op: ir.Operation) -> list[int]:
+    """Indices of the arguments carrying ``memplan.transients``."""
+    if "arg_attrs" not in func_op.attributes:
+        return []
+    marked = []
+    for i, attrs in enumerate(ir.ArrayAttr(func_op.attributes["arg_attrs"])):
+        if ATTR in ir.DictAttr(attrs):
+            marked.append(i)
+    return marked
+
+
+def find_storage(graph: Graph, func: int) -> StorageArg:
+    """The function's storage argument, checked against the contract."""
+    op = operation(graph, func)
+    marked = marked_arguments(op)
+    name = function_name(graph, func)
+    if not marked:
+        return StorageArg(func, None)
+    if len(marked) > 1:
+        args = ", ".join(f"#{i}" for i in marked)
+        return StorageArg(func, None, f"@{name} marks {len(marked)} arguments ({args}) with {ATTR}; expected one")
+    index = marked[0]
+    if not is_public(graph, func):
+        return StorageArg(func, index, f"{ATTR} on private function @{name}: only public functions take caller storage")
+    arg_type = op.regions[0].blocks[0].arguments[index].type
+    if arg_type != storage_type():
+        return StorageArg(func, index, f"transient storage argument #{index} of @{name} must be memref<?xi8>, not {arg_type}")
+    return StorageArg(func, index)
+
+
+def add_storage_argument(func_op: ir.Operation, attribute: bool = True) -> ir.Value:
+    """Append a ``memref<?xi8>`` argument (marked when ``attribute``) to a function."""
+    block = func_op.regions[0].blocks[0]
+    n_args = len(block.arguments)
+    arg = block.add_argument(storage_type(), func_op.location)
+    fn_type = ir.FunctionType(ir.TypeAttr(func_op.attributes["function_type"]).value)
+    new_type = ir.FunctionType.get(list(fn_type.inputs) + [storage_type()], list(fn_type.results))
+    func_op.attributes["function_type"] = ir.TypeAttr.get(new_type)
+    extra = ir.DictAttr.get({ATTR: ir.UnitAttr.get()} if attribute else {})
+    if "arg_attrs" in func_op.attributes or attribute:
+        old = (
+            list(ir.ArrayAttr(func_op.attributes["arg_attrs"]))
+            if "arg_attrs" in func_op.attributes
+            else [ir.DictAttr.get({}) for _ in range(n_args)]
+        )
+        func_op.attributes["arg_attrs"] = ir.ArrayAttr.get(old + [extra])
+    return arg
+
+
+def functions_by_name(graph: Graph) -> dict[str, int]:
+    return {function_name(graph, f): f for f in function_ids(graph)}

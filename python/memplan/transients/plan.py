@@ -1,0 +1,435 @@
+"""The transient storage plan of a module (analysis only; the IR is unchanged).
+
+For every function that takes caller storage, and every function it reaches
+through calls, the plan lists the *items* that live in the storage:
+
+* each transient ``memref.alloc``: one the lifetime analysis of buffer reuse
+  finds poolable (freed in its block, not escaping, identity layout, default
+  memory space), with its live interval;
+* each call to a function that itself needs storage: the callee's whole
+  storage, live at the call.
+
+Item sizes are byte expressions over values hoistable to the function entry
+(:mod:`memplan.ir.slices`); a size that is not hoistable but bounded by the IR
+(``arith.minui %d, %c1024``, a loop bound) is over-allocated to the bound.
+Statically sized items are packed by the buffer-reuse packer; dynamically
+sized ones take slots in a linear scan over their intervals, each slot as large
+as the ``max`` of the sizes that share it, laid out after the static part.
+A callee's size enters its callers' expressions through leaves that carry the
+call path, so ``A -> B -> C`` makes A's size contain B's, which contains C's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+import numpy as np
+
+from memplan import packing
+from memplan.ir import sizeexpr as E
+from memplan.ir.callgraph import CallGraph, build_call_graph
+from memplan.ir.graph import Graph, function_name, value_namer
+from memplan.ir.slices import Blocked, Hoistable, SliceAnalysis
+from memplan.lifetimes import reasons as R
+from memplan.lifetimes.analysis import LifetimeAnalysis
+from memplan.lifetimes.sizes import element_bytes
+from memplan.transients.contract import find_storage
+
+DEFAULT_ALIGNMENT = 64
+
+# Reasons of the lifetime analysis that we handle ourselves: dynamic sizes are
+# hoisted to the function entry here, not to a pool scope.
+_OWN_REASONS = R.bit("dynamic-size-not-hoistable")
+
+
+@dataclass(frozen=True)
+class PathLeaf(E.Leaf):
+    """A leaf computed in a callee: ``path`` lists the call ops from the
+    function that emits the expression down to the one that owns ``value``."""
+
+    path: tuple[int, ...] = ()
+
+
+@dataclass
+class Item:
+    """One thing placed in a function's storage."""
+
+    kind: str  # "alloc" or "call"
+    op: int
+    start: int
+    end: int
+    size: E.Expr
+    bound: Optional[str] = None  # why the size is an upper bound, if it is
+    slot: int = -1
+    offset: E.Expr = field(default_factory=lambda: E.Const(0))
+
+
+@dataclass
+class Diagnostic:
+    op: int
+    message: str
+
+
+@dataclass
+class FunctionPlan:
+    """Where each transient of one function goes, and the bytes it needs."""
+
+    func: int
+    name: str
+    storage_index: Optional[int]  # the marked argument; None: a new one is added
+    items: list[Item] = field(default_factory=list)
+    heap: list[tuple[int, str]] = field(default_factory=list)  # (alloc op, reason)
+    static_bytes: int = 0
+    total: E.Expr = field(default_factory=lambda: E.Const(0))
+
+    @property
+    def needs_storage(self) -> bool:
+        return self.total != E.Const(0)
+
+
+@dataclass
+class ModulePlan:
+    graph: Graph
+    callgraph: CallGraph
+    functions: dict[str, FunctionPlan] = field(default_factory=dict)
+    errors: list[Diagnostic] = field(default_factory=list)
+    remarks: list[Diagnostic] = field(default_factory=list)
+    #: Calls from functions without storage to functions that need it: the
+    #: caller allocates the callee's storage on the heap around the call.
+    heap_calls: list[int] = field(default_factory=list)
+    #: SSA namers per function, for readable size expressions.
+    namers: dict[int, Callable[[int], str]] = field(default_factory=dict)
+
+
+def plan_module(graph: Graph, alignment: int = DEFAULT_ALIGNMENT) -> ModulePlan:
+    """Plan every function reachable from a function with caller storage."""
+    cg = build_call_graph(graph)
+    plan = ModulePlan(graph, cg)
+    roots: list[str] = []
+    for name, f in cg.funcs.items():
+        storage = find_storage(graph, f)
+        if storage.error:
+            plan.errors.append(Diagnostic(f, storage.error))
+        elif storage.index is not None:
+            roots.append(name)
+    reachable = _reachable(cg, roots)
+    for scc in cg.recursive:
+        if reachable & set(scc):
+            cycle = " -> ".join(f"@{n}" for n in scc + [scc[0]])
+            plan.errors.append(
+                Diagnostic(cg.funcs[scc[0]], f"recursive call graph ({cycle}): transient sizes cannot be bounded")
+            )
+    if plan.errors:
+        return plan
+    lifetimes = LifetimeAnalysis(graph)
+    for name in cg.order:
+        if name not in reachable:
+            continue
+        f = cg.funcs[name]
+        if cg.is_declaration(f):
+            continue
+        storage = find_storage(graph, f)
+        fp = FunctionPlan(f, name, storage.index)
+        _collect_allocs(plan, fp, lifetimes, alignment)
+        _collect_calls(plan, fp)
+        _layout(fp, alignment)
+        plan.functions[name] = fp
+    for name, f in cg.funcs.items():
+        if name in reachable:
+            continue
+        for call, callee in cg.calls[f]:
+            if callee in plan.functions and plan.functions[callee].needs_storage:
+                plan.heap_calls.append(call)
+                plan.remarks.append(
+                    Diagnostic(call, f"@{name} has no transient storage: the storage of @{callee} is heap-allocated around this call")
+                )
+    return plan
+
+
+def _reachable(cg: CallGraph, roots: list[str]) -> set[str]:
+    seen = set(roots)
+    work = list(roots)
+    while work:
+        f = cg.funcs[work.pop()]
+        for _, callee in cg.calls[f]:
+            if callee in cg.funcs and callee not in seen:
+                seen.add(callee)
+                work.append(callee)
+    return seen
+
+
+def _collect_allocs(plan: ModulePlan, fp: FunctionPlan, lifetimes: LifetimeAnalysis, alignment: int) -> None:
+    g = plan.graph
+    lt = lifetimes.function(fp.func)
+    entry = int(g.region_blocks[g.region_block_begin[g.region_begin[fp.func]]])
+    slices = SliceAnalysis(g, fp.func)
+    for i in range(len(lt)):
+        op = int(lt.op[i])
+        if lt.is_alloca[i]:
+            continue
+        mask = int(lt.reasons[i]) & ~_OWN_REASONS
+        if mask:
+            reason = R.primary(mask)
+            fp.heap.append((op, reason))
+            plan.remarks.append(Diagnostic(op, f"allocation stays on the heap: {reason}"))
+            continue
+        if int(lt.scope[i]) != entry:
+            fp.heap.append((op, "parallel-region"))
+            plan.remarks.append(
+                Diagnostic(op, "allocation stays on the heap: inside a parallel region, its iterations may overlap")
+            )
+            continue
+        size, bound = _alloc_size(plan, slices, op, alignment)
+        if size is None:
+            continue
+        if bound:
+            plan.remarks.append(Diagnostic(op, f"size over-allocated to its bound: {bound}"))
+        fp.items.append(Item("alloc", op, int(lt.start[i]), int(lt.end[i]), size, bound))
+
+
+def _alloc_size(plan: ModulePlan, slices: SliceAnalysis, op: int, alignment: int):
+    """Byte size of an alloc as an expression, or None after an error."""
+    g = plan.graph
+    value = int(g.result_begin[op])
+    info = g.types[g.value_type[value]]
+    size: E.Expr = E.const(element_bytes(info))
+    for d in info.shape:
+        if d >= 0:
+            size = E.mul(size, E.const(d))
+    notes = []
+    for v in g.operands[g.operand_begin[op] : g.operand_begin[op + 1]]:
+        v = int(v)
+        term, note = _hoisted_or_bounded(plan, slices, v)
+        if term is None:
+            blocked = slices.classify(v)
+            plan.errors.append(
+                Diagnostic(op, f"transient size {blocked.message}; cannot compute it from the function arguments")
+            )
+            return None, None
+        if note:
+            notes.append(note)
+        size = E.mul(size, term)
+    return size, "; ".join(notes) or None
+
+
+def _hoisted_or_bounded(plan: ModulePlan, slices: SliceAnalysis, v: int):
+    """A hoistable leaf for ``v``, or an upper bound, or (None, None)."""
+    r = slices.classify(v)
+    if isinstance(r, Hoistable):
+        return _leaf(plan, v), None
+    bound = _upper_bound(plan, slices, v, depth=0)
+    if bound is None:
+        return None, None
+    return bound, f"{_describe(plan, v)} <= {E.to_string(bound)}"
+
+
+def _upper_bound(plan: ModulePlan, slices: SliceAnalysis, v: int, depth: int) -> Optional[E.Expr]:
+    """An expression >= ``v`` over hoistable values, when the IR states one.
+
+    Handles ``arith.minui``/``minsi`` with a bounded side, non-negative sums and
+    products of bounded values, ``arith.constant``, and ``scf.for`` induction
+    variables (below their upper bound, for a non-negative lower bound).
+    """
+    if depth > 32:
+        return None
+    g = plan.graph
+    if isinstance(slices.classify(v), Hoistable):
+        return _leaf(plan, v)
+    op = int(g.value_op[v])
+    if op < 0:
+        block = int(g.value_block[v])
+        owner = int(g.block_parent_op[block])
+        if g.names[g.op_name[owner]] == "scf.for" and int(g.value_index[v]) == 0:
+            lb, ub = (int(x) for x in g.operands[g.operand_begin[owner] : g.operand_begin[owner] + 2])
+            if _is_const_nonneg(g, lb):
+                return _upper_bound(plan, slices, ub, depth + 1)
+        return None
+    name = g.names[g.op_name[op]]
+    operands = [int(x) for x in g.operands[g.operand_begin[op] : g.operand_begin[op + 1]]]
+    if name in ("arith.minui", "arith.minsi", "index.minu", "index.mins"):
+        bounds = [b for b in (_upper_bound(plan, slices, x, depth + 1) for x in operands) if b is not None]
+        return bounds[0] if bounds else None
+    if name in ("arith.addi", "arith.muli", "arith.maxui", "index.add", "index.mul", "index.maxu"):
+        a, b = (_upper_bound(plan, slices, x, depth + 1) for x in operands)
+        if a is None or b is None:
+            return None
+        if name.endswith(("addi", "add")):
+            return E.add(a, b)
+        if name.endswith(("muli", "mul")):
+            return E.mul(a, b)
+        return E.maximum(a, b)
+    return None
+
+
+def _is_const_nonneg(g: Graph, v: int) -> bool:
+    op = int(g.value_op[v])
+    if op < 0 or g.names[g.op_name[op]] != "arith.constant":
+        return False
+    text = g.attribute(op, "value") or ""
+    try:
+        return int(text.split(":")[0].strip()) >= 0
+    except ValueError:
+        return False
+
+
+def _leaf(plan: ModulePlan, v: int) -> E.Expr:
+    """A constant when ``v`` is an ``arith.constant``, else a leaf."""
+    g = plan.graph
+    op = int(g.value_op[v])
+    if op >= 0 and g.names[g.op_name[op]] == "arith.constant":
+        text = g.attribute(op, "value") or ""
+        try:
+            return E.const(int(text.split(":")[0].strip()))
+        except ValueError:
+            pass
+    return PathLeaf(v, _describe(plan, v), ())
+
+
+def _describe(plan: "ModulePlan", v: int) -> str:
+    """The value's SSA name in its function, for expressions in attributes."""
+    func = function_of(plan.graph, v)
+    if func not in plan.namers:
+        plan.namers[func] = value_namer(plan.graph, func)
+    return plan.namers[func](v)
+
+
+def function_of(g: Graph, v: int) -> int:
+    """The ``func.func`` op that defines value ``v``."""
+    op = int(g.value_op[v])
+    op = op if op >= 0 else int(g.block_parent_op[g.value_block[v]])
+    func = g.name_id("func.func")
+    while op >= 0 and g.op_name[op] != func:
+        op = int(g.op_parent[op])
+    return op
+
+
+def _collect_calls(plan: ModulePlan, fp: FunctionPlan) -> None:
+    g = plan.graph
+    slices = SliceAnalysis(g, fp.func)
+    for call, callee in plan.callgraph.calls[fp.func]:
+        cp = plan.functions.get(callee)
+        if cp is None or not cp.needs_storage:
+            continue
+        size = _through_call(plan, slices, call, cp)
+        if size is None:
+            continue
+        # The callee's storage is live for the call only; nested ops lift to
+        # the enclosing op in the function's block, like allocation uses.
+        anchor = g.ancestor_in_block(_entry_block(g, fp.func), call)
+        fp.items.append(Item("call", call, anchor, int(g.op_end[anchor]) + 1, size))
+
+
+def _entry_block(g: Graph, func: int) -> int:
+    return int(g.region_blocks[g.region_block_begin[g.region_begin[func]]])
+
+
+def _through_call(plan: ModulePlan, slices: SliceAnalysis, call: int, callee: FunctionPlan) -> Optional[E.Expr]:
+    """The callee's total with its leaves seen through ``call``; checks that
+    the call operands those leaves read are hoistable in the caller."""
+    g = plan.graph
+    callee_slices = SliceAnalysis(g, callee.func)
+    first_arg = int(g.block_arg_begin[_entry_block(g, callee.func)])
+    operands = [int(x) for x in g.operands[g.operand_begin[call] : g.operand_begin[call + 1]]]
+    needed: set[int] = set()
+    for leaf in _leaves(callee.total):
+        if leaf.path:
+            # A leaf of a deeper callee: it reads operands of a call inside the
+            # callee, which the callee's own plan already checked hoistable.
+            first = leaf.path[0]
+            for k in _args_read(g, callee_slices, first):
+                needed.add(k)
+            continue
+        r = callee_slices.classify(leaf.value)
+        for arg in r.args:
+            needed.add(arg - first_arg)
+    for k in sorted(needed):
+        if k >= len(operands):
+            continue
+        r = slices.classify(operands[k])
+        if isinstance(r, Blocked):
+            plan.errors.append(
+                Diagnostic(call, f"the transient size of @{callee.name} depends on call operand #{k}, which {r.message}")
+            )
+            return None
+    return seen_through_call(callee.total, call, callee.name)
+
+
+def _args_read(g: Graph, slices: SliceAnalysis, call: int) -> set[int]:
+    """Argument numbers of the function that a nested call's operands read."""
+    first_arg = int(g.block_arg_begin[_entry_block(g, slices.func)])
+    out: set[int] = set()
+    for v in g.operands[g.operand_begin[call] : g.operand_begin[call + 1]]:
+        r = slices.classify(int(v))
+        if isinstance(r, Hoistable):
+            out.update(a - first_arg for a in r.args)
+    return out
+
+
+def _leaves(e: E.Expr) -> list[PathLeaf]:
+    out: list[PathLeaf] = []
+
+    def walk(x: E.Expr) -> None:
+        if isinstance(x, PathLeaf):
+            out.append(x)
+        elif isinstance(x, E.Op):
+            walk(x.lhs)
+            walk(x.rhs)
+        elif isinstance(x, E.AlignUp):
+            walk(x.operand)
+
+    walk(e)
+    return out
+
+
+def seen_through_call(e: E.Expr, call: int, callee: str) -> E.Expr:
+    """A callee's expression ``e`` as seen from the function making ``call``;
+    leaf names gain the callee's name (``@g:%arg0``)."""
+    if isinstance(e, PathLeaf):
+        return PathLeaf(e.value, f"@{callee}:{e.name}", (call,) + e.path)
+    if isinstance(e, E.Op):
+        return E.Op(e.kind, seen_through_call(e.lhs, call, callee), seen_through_call(e.rhs, call, callee))
+    if isinstance(e, E.AlignUp):
+        return E.AlignUp(seen_through_call(e.operand, call, callee), e.alignment)
+    return e
+
+
+def _layout(fp: FunctionPlan, alignment: int) -> None:
+    """Offsets for every item and the function's total."""
+    static = [it for it in fp.items if isinstance(it.size, E.Const)]
+    dynamic = [it for it in fp.items if not isinstance(it.size, E.Const)]
+    if static:
+        result = packing.pack(
+            np.array([it.start for it in static], dtype=np.int64),
+            np.array([it.end for it in static], dtype=np.int64),
+            np.array([it.size.value for it in static], dtype=np.int64),
+            algorithm="best",
+            alignment=alignment,
+        )
+        for it, off in zip(static, result.offsets):
+            it.offset = E.const(int(off))
+        fp.static_bytes = -(-int(result.pool_size) // alignment) * alignment
+    # Dynamic items: linear scan over intervals; a slot is reused once its
+    # last occupant is dead, and grows to the max of its occupants' sizes.
+    slots: list[list[Item]] = []
+    slot_free_at: list[int] = []
+    for it in sorted(dynamic, key=lambda x: (x.start, x.op)):
+        for s, free_at in enumerate(slot_free_at):
+            if free_at <= it.start:
+                slots[s].append(it)
+                slot_free_at[s] = it.end
+                it.slot = s
+                break
+        else:
+            it.slot = len(slots)
+            slots.append([it])
+            slot_free_at.append(it.end)
+    offset: E.Expr = E.const(fp.static_bytes)
+    for members in slots:
+        size = members[0].size
+        for m in members[1:]:
+            size = E.maximum(size, m.size)
+        for m in members:
+            m.offset = offset
+        offset = E.add(offset, E.align_up(size, alignment))
+    fp.total = offset

@@ -1,0 +1,112 @@
+"""Size-query functions: ``@<name>_transient_size`` for each storage function.
+
+After emplacement, each function with caller storage computes its required
+bytes at its entry, in pure ``index`` arithmetic over its arguments, marked
+``memplan.transient_size``. The query is that computation cloned into a new
+public function taking the same arguments minus the storage: no allocation,
+no load of memref contents.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from mlir import ir
+from mlir.dialects import func
+
+from memplan.ir.graph import Graph, function_name, operation
+from memplan.ir.slices import Blocked, SliceAnalysis, clone_slice
+from memplan.transients.contract import find_storage, functions_by_name
+from memplan.transients.emplace import SIZE_MARKER
+
+QUERY_SUFFIX = "_transient_size"
+QUERY_ATTR = "memplan.transient_size_fn"
+CONSTANT_ATTR = "memplan.transient_size"
+
+
+def find_marker(graph: Graph, func_op: int) -> Optional[int]:
+    """The op computing the function's transient size, if emplacement ran."""
+    for op in range(func_op + 1, int(graph.op_end[func_op]) + 1):
+        if graph.names[graph.op_name[op]].startswith("arith.") and graph.attribute(op, SIZE_MARKER) is not None:
+            return op
+    return None
+
+
+def materialize_queries(graph: Graph, errors: list[tuple[int, str]]) -> list[str]:
+    """Create the query functions; returns their names. Problems go to ``errors``."""
+    created = []
+    names = functions_by_name(graph)
+    for name, f in names.items():
+        storage = find_storage(graph, f)
+        if storage.error or storage.index is None:
+            continue
+        marker = find_marker(graph, f)
+        if marker is None:
+            errors.append((f, f"@{name} takes transient storage but has no computed size: run memplan-emplace-transients first"))
+            continue
+        query_name = name + QUERY_SUFFIX
+        if query_name in names:
+            errors.append((f, f"cannot create @{query_name}: the symbol already exists"))
+            continue
+        value = int(graph.result_begin[marker])
+        sl = SliceAnalysis(graph, f).classify(value)
+        if isinstance(sl, Blocked):
+            errors.append((sl.op, f"the transient size of @{name} {sl.message}"))
+            continue
+        func_op = operation(graph, f)
+        entry = func_op.regions[0].blocks[0]
+        fn_type = ir.FunctionType(ir.TypeAttr(func_op.attributes["function_type"]).value)
+        inputs = [t for i, t in enumerate(fn_type.inputs) if i != storage.index]
+        with ir.InsertionPoint.after(func_op), func_op.location:
+            query = func.FuncOp(query_name, (inputs, [ir.IndexType.get()]))
+            block = query.add_entry_block()
+        first_arg = int(graph.block_arg_begin[_entry_block(graph, f)])
+        arg_map = {}
+        for a in sl.args:
+            k = a - first_arg
+            if k == storage.index:
+                errors.append((f, f"the transient size of @{name} depends on the storage itself"))
+                break
+            arg_map[a] = block.arguments[k - (1 if k > storage.index else 0)]
+        else:
+            ip = ir.InsertionPoint(block)
+            size = clone_slice(graph, sl, value, ip, arg_map)
+            if SIZE_MARKER in size.owner.attributes:
+                del size.owner.attributes[SIZE_MARKER]
+            with ip, func_op.location:
+                func.ReturnOp([size])
+            del operation(graph, marker).attributes[SIZE_MARKER]
+            func_op.attributes[QUERY_ATTR] = ir.FlatSymbolRefAttr.get(query_name)
+            created.append(query_name)
+            continue
+        query.operation.erase()
+    return created
+
+
+def _entry_block(graph: Graph, f: int) -> int:
+    return int(graph.region_blocks[graph.region_block_begin[graph.region_begin[f]]])
+
+
+def annotate_constant_sizes(module: ir.Operation) -> int:
+    """Put ``memplan.transient_size = N : index`` on functions whose query folded
+    to a constant; returns how many."""
+    body = module.regions[0].blocks[0]
+    funcs = {ir.StringAttr(op.attributes["sym_name"]).value: op for op in body.operations if op.operation.name == "func.func"}
+    count = 0
+    for op in funcs.values():
+        if QUERY_ATTR not in op.attributes:
+            continue
+        query = funcs.get(ir.FlatSymbolRefAttr(op.attributes[QUERY_ATTR]).value)
+        if query is None:
+            continue
+        ops = list(query.regions[0].blocks[0].operations)
+        ret = ops[-1]
+        if len(ret.operands) != 1:
+            continue
+        owner = ret.operands[0].owner
+        if isinstance(owner, ir.Block) or owner.operation.name != "arith.constant":
+            continue
+        value = ir.IntegerAttr(owner.attributes["value"]).value
+        op.attributes[CONSTANT_ATTR] = ir.IntegerAttr.get(ir.IndexType.get(), value)
+        count += 1
+    return count

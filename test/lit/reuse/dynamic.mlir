@@ -1,0 +1,99 @@
+// RUN: memplan-opt %s --split-input-file --pass-pipeline='builtin.module(memplan-buffer-reuse)' | FileCheck %s
+
+// Dynamic sizes: when every dynamic size is available where the pool is
+// allocated (function arguments, or pure arithmetic on them that can be
+// hoisted), the pool is memref<?xi8>: static buffers first, then each dynamic
+// buffer in a bump layout at an offset computed with index arithmetic.
+
+// %n comes straight from the arguments; the static buffer sits at offset 0 and
+// the dynamic one after it, at align(256, 64) = 256. The pool holds 256 +
+// align(4 * n, 64) bytes.
+
+// CHECK-LABEL: func @dynamic_arg
+//  CHECK-SAME:   (%[[N:.*]]: index, %[[OUT:.*]]: memref<?xf32>)
+//       CHECK:   %[[C256:.*]] = arith.constant 256 : index
+//       CHECK:   %[[C4:.*]] = arith.constant 4 : index
+//       CHECK:   %[[BYTES:.*]] = arith.muli %[[N]], %[[C4]] : index
+//       CHECK:   %[[C63:.*]] = arith.constant 63 : index
+//       CHECK:   %[[BUMP:.*]] = arith.addi %[[BYTES]], %[[C63]] : index
+//       CHECK:   %[[C64:.*]] = arith.constant 64 : index
+//       CHECK:   %[[DIV:.*]] = arith.divui %[[BUMP]], %[[C64]] : index
+//       CHECK:   %[[ALIGNED:.*]] = arith.muli %[[DIV]], %[[C64]] : index
+//       CHECK:   %[[TOTAL:.*]] = arith.addi %[[C256]], %[[ALIGNED]] : index
+//       CHECK:   %[[POOL:.*]] = memref.alloc(%[[TOTAL]]) {alignment = 64 : i64} : memref<?xi8>
+//       CHECK:   %[[C0:.*]] = arith.constant 0 : index
+//       CHECK:   %[[S:.*]] = memref.view %[[POOL]][%[[C0]]][] : memref<?xi8> to memref<64xf32>
+//       CHECK:   %[[D:.*]] = memref.view %[[POOL]][%[[C256]]][%[[N]]] : memref<?xi8> to memref<?xf32>
+//       CHECK:   memref.dealloc %[[POOL]] : memref<?xi8>
+//   CHECK-NOT:   memref.dealloc
+func.func @dynamic_arg(%n: index, %out: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %cst = arith.constant 1.0 : f32
+  %s = memref.alloc() : memref<64xf32>
+  linalg.fill ins(%cst : f32) outs(%s : memref<64xf32>)
+  %d = memref.alloc(%n) : memref<?xf32>
+  %head = memref.subview %s[0] [%n] [1] : memref<64xf32> to memref<?xf32, strided<[1]>>
+  linalg.exp ins(%head : memref<?xf32, strided<[1]>>) outs(%d : memref<?xf32>)
+  %osub = memref.subview %out[0] [%n] [1] : memref<?xf32> to memref<?xf32, strided<[1]>>
+  linalg.negf ins(%d : memref<?xf32>) outs(%osub : memref<?xf32, strided<[1]>>)
+  memref.dealloc %d : memref<?xf32>
+  memref.dealloc %s : memref<64xf32>
+  return
+}
+
+// -----
+
+// The size %m = memref.dim of an argument is computed in the function body
+// after other work; its pure backward slice (the memref.dim) is hoisted above
+// the pool. Two dynamic buffers are bumped one after the other.
+
+// CHECK-LABEL: func @dynamic_slice
+//       CHECK:   %[[M:.*]] = memref.dim %{{.*}}, %{{.*}} : memref<?x?xf32>
+//       CHECK:   %[[POOL:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?xi8>
+//       CHECK:   memref.view %[[POOL]][%{{.*}}][%[[M]], %[[M]]] : memref<?xi8> to memref<?x?xf32>
+//       CHECK:   memref.view %[[POOL]][%{{.*}}][%[[M]], %[[M]]] : memref<?xi8> to memref<?x?xf32>
+//       CHECK:   memref.dealloc %[[POOL]] : memref<?xi8>
+func.func @dynamic_slice(%x: memref<?x?xf32>, %out: memref<?x?xf32>) {
+  %c1 = arith.constant 1 : index
+  %cst = arith.constant 0.0 : f32
+  linalg.fill ins(%cst : f32) outs(%out : memref<?x?xf32>)
+  %m = memref.dim %x, %c1 : memref<?x?xf32>
+  %a = memref.alloc(%m, %m) : memref<?x?xf32>
+  linalg.exp ins(%x : memref<?x?xf32>) outs(%a : memref<?x?xf32>)
+  %b = memref.alloc(%m, %m) : memref<?x?xf32>
+  linalg.add ins(%a, %a : memref<?x?xf32>, memref<?x?xf32>) outs(%b : memref<?x?xf32>)
+  memref.dealloc %a : memref<?x?xf32>
+  memref.copy %b, %out : memref<?x?xf32> to memref<?x?xf32>
+  memref.dealloc %b : memref<?x?xf32>
+  return
+}
+
+// -----
+
+// A size that depends on the loop induction variable is not available before
+// the loop: that buffer stays a plain allocation
+// (dynamic-size-not-hoistable); the static one is alone in its pool scope and
+// is left alone too.
+
+// CHECK-LABEL: func @dynamic_in_loop
+//   CHECK-NOT:   memref.view
+//       CHECK:   scf.for %[[I:.*]] =
+//       CHECK:     %[[D:.*]] = memref.alloc(%[[I]]) : memref<?xf32>
+//       CHECK:     memref.dealloc %[[D]] : memref<?xf32>
+func.func @dynamic_in_loop(%x: memref<16xf32>, %out: memref<16xf32>) {
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %s = memref.alloc() : memref<16xf32>
+  linalg.exp ins(%x : memref<16xf32>) outs(%s : memref<16xf32>)
+  memref.copy %s, %out : memref<16xf32> to memref<16xf32>
+  memref.dealloc %s : memref<16xf32>
+  scf.for %i = %c1 to %c16 step %c1 {
+    %d = memref.alloc(%i) : memref<?xf32>
+    %sub = memref.subview %x[0] [%i] [1] : memref<16xf32> to memref<?xf32, strided<[1]>>
+    linalg.exp ins(%sub : memref<?xf32, strided<[1]>>) outs(%d : memref<?xf32>)
+    %osub = memref.subview %out[0] [%i] [1] : memref<16xf32> to memref<?xf32, strided<[1]>>
+    memref.copy %d, %osub : memref<?xf32> to memref<?xf32, strided<[1]>>
+    memref.dealloc %d : memref<?xf32>
+  }
+  return
+}

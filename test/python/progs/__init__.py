@@ -1,0 +1,1 @@
+"""Test programs for memplan: a seeded generator of bufferized programs."""

@@ -1,0 +1,117 @@
+"""External transient storage: plans, rewrites checked through the ExecutionEngine."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from mlir import ir
+
+import memplan
+from memplan import numerics
+from memplan.ir import extract_graph, parse_source
+from memplan.ir import sizeexpr as E
+from memplan.transients import runtime
+from memplan.transients.emplace import ASSERT_MESSAGE
+from memplan.transients.plan import plan_module
+
+INPUTS = Path(__file__).parent / "inputs" / "transients"
+EXAMPLES = Path(__file__).parents[2] / "examples"
+BUFFERIZE = (
+    "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},"
+    "buffer-deallocation-pipeline"
+)
+
+
+def storage_arg(module, fn="entry") -> int:
+    return runtime.storage_index(ir.Module.parse(str(module)), fn)
+
+
+def emplaced(text: str, name: str, prelude: str = ""):
+    before = parse_source(text, name)
+    if prelude:
+        memplan.run_pipeline(before, f"builtin.module({prelude})")
+    after = parse_source(str(before), name)
+    memplan.run_pipeline(after, "builtin.module(memplan-transients)")
+    return before, after
+
+
+def check_program(before, after, fn, inputs, heap_after_allocs):
+    """Outputs equal bit for bit with poisoned storage of the queried size;
+    the transients make no heap allocation; one byte less trips the assert."""
+    with_storage = runtime.run(after, fn, *inputs)
+    assert not with_storage.failed_asserts
+    index = runtime.storage_index(ir.Module.parse(str(after)), fn)
+    storage = np.zeros(with_storage.storage_bytes, dtype=np.uint8)
+    args = list(inputs[:index]) + [storage] + list(inputs[index:])
+    result = numerics.compare(before, after, fn, inputs=args, scratch=[index])
+    assert result.ok, str(result)
+    assert result.heap_after.allocations == heap_after_allocs
+    assert result.heap_before.allocations > heap_after_allocs
+    small = runtime.run(after, fn, *inputs, storage_bytes=with_storage.storage_bytes - 1)
+    assert any(ASSERT_MESSAGE in m for m in small.failed_asserts)
+    return with_storage
+
+
+def test_bufferized_mlp_example(ctx):
+    text = (EXAMPLES / "mlp.mlir").read_text()
+    before, after = emplaced(text, "mlp.mlir", f"{BUFFERIZE},memplan-add-transient-storage{{func=mlp}}")
+    rng = np.random.default_rng(0)
+    inputs = [
+        rng.uniform(-1, 1, (16, 64)).astype(np.float32),
+        rng.uniform(-1, 1, (64, 128)).astype(np.float32),
+        rng.uniform(-1, 1, (128,)).astype(np.float32),
+        rng.uniform(-1, 1, (128, 32)).astype(np.float32),
+    ]
+    # Only the returned result stays on the heap.
+    run = check_program(before, after, "mlp", inputs, heap_after_allocs=1)
+    # Two 16x128 f32 intermediates live at once: 2 * 8192 bytes.
+    assert run.storage_bytes == 16384
+    assert "memplan.transient_size = 16384 : index" in str(after)
+
+
+def test_control_flow_and_dynamic_sizes(ctx):
+    before, after = emplaced((INPUTS / "control.mlir").read_text(), "control.mlir")
+    for n, cond in [(9, True), (9, False), (1, True), (33, False)]:
+        x = np.linspace(-2, 2, n).astype(np.float32)
+        out = np.zeros(n, dtype=np.float32)
+        run = check_program(before, after, "entry", [x, np.bool_(cond), out], heap_after_allocs=0)
+        # acc, the branch buffer and the loop buffer bounded by n: each 4n
+        # bytes rounded to 64, plus the 32-float buffer in the else branch.
+        slot = -(-4 * n // 64) * 64
+        assert run.storage_bytes == 128 + slot + slot
+
+
+def test_calls_through_two_levels(ctx):
+    before, after = emplaced((INPUTS / "calls.mlir").read_text(), "calls.mlir")
+    x = np.arange(10, dtype=np.float32)
+    out = np.zeros(10, dtype=np.float32)
+    # %b is passed to a call, so it escapes and stays on the heap.
+    check_program(before, after, "entry", [x, out], heap_after_allocs=1)
+
+
+def test_plan_api(ctx):
+    module = parse_source((INPUTS / "control.mlir").read_text(), "control.mlir")
+    plan = plan_module(extract_graph(module))
+    assert not plan.errors
+    fp = plan.functions["entry"]
+    assert fp.storage_index == 3
+    kinds = sorted(isinstance(item.size, E.Const) for item in fp.items)
+    assert kinds == [False, False, False, True]
+    assert any(item.bound for item in fp.items)
+    env = {leaf: 10 for leaf in E.leaves(fp.total)}
+    assert E.evaluate(fp.total, env.__getitem__) == 128 + 64 + 64
+
+
+def test_plan_reports_errors(ctx):
+    module = parse_source(
+        "func.func private @p(%s: memref<?xi8> {memplan.transients}) { return }", "e.mlir"
+    )
+    plan = plan_module(extract_graph(module))
+    assert [d.message for d in plan.errors] == [
+        "memplan.transients on private function @p: only public functions take caller storage"
+    ]
+
+
+def test_run_requires_storage_argument(ctx):
+    with pytest.raises(ValueError, match="no memplan.transients storage"):
+        runtime.storage_index(ir.Module.parse("func.func @f() { return }"), "f")
