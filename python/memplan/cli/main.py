@@ -18,6 +18,8 @@ from typing import Optional, Sequence
 #: Modules providing ``add_parser(subparsers)``, in help order.
 SUBCOMMANDS: tuple[str, ...] = (
     "memplan.lifetimes.cli_report",
+    "memplan.inplace.cli_explain",
+    "memplan.transients.cli_transients",
 )
 
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Optional
 
 from mlir import ir
 
@@ -77,14 +78,16 @@ def parse_source(
     except ir.MLIRError as err:
         if not any("single top-level operation" in d.message for d in err.error_diagnostics):
             raise ParseError(_format_diagnostics(err)) from None
-    # Several top-level ops, or one that is not a module: wrap the ops (not the
-    # alias definitions or resource blocks around them) in a module, keeping
-    # every line where it was.
+    # Several top-level ops, or one that is not a module: wrap the ops in a
+    # module, keeping every op on its line. Alias definitions may sit between
+    # top-level ops but not inside a module: they move, in order, to line 1.
     lines = (padding + text).split("\n")
-    first, last = _top_level_op_span(lines)
+    first, last, aliases = _top_level_layout(lines)
     if first is not None:
         _open_module_before(lines, first)
         lines[last] = lines[last] + "\n}"
+    if aliases:
+        lines[0] = " ".join(aliases) + " " + lines[0]
     try:
         op = ir.Operation.parse("\n".join(lines), source_name=source_name, context=context)
     except ir.MLIRError as err:
@@ -107,24 +110,33 @@ def _open_module_before(lines: list[str], first: int) -> None:
     lines[first] = "module {" + lines[first]
 
 
-def _top_level_op_span(lines: list[str]) -> tuple[int | None, int | None]:
-    """First and last line of the top-level ops: lines at nesting depth 0 that
-    start an op, up to the line before a trailing ``{-#`` resource block."""
+def _top_level_layout(lines: list[str]) -> tuple[Optional[int], Optional[int], list[str]]:
+    """First and last line of the top-level ops (before any trailing ``{-#``
+    resource block), and the top-level alias definitions, which are blanked
+    out of ``lines``."""
     depth = 0
     first = None
     last = None
+    aliases: list[str] = []
+    in_alias = False
     for i, line in enumerate(lines):
         code = _strip_comment(line)
         stripped = code.strip()
-        if depth == 0 and stripped.startswith("{-#"):
-            break
-        if depth == 0 and stripped and first is None:
-            if stripped[0].isalpha() or stripped[0] in '"%':
+        if depth == 0 and not in_alias:
+            if stripped.startswith("{-#"):
+                break
+            if stripped[:1] in ("#", "!"):
+                in_alias = True
+            elif stripped and first is None and (stripped[0].isalpha() or stripped[0] in '"%'):
                 first = i
         depth += _depth_change(code)
-        if first is not None and stripped:
+        if in_alias:
+            aliases.append(stripped)
+            lines[i] = ""
+            in_alias = depth > 0
+        elif first is not None and stripped:
             last = i
-    return first, last
+    return first, last, aliases
 
 
 def _strip_comment(line: str) -> str:
