@@ -31,7 +31,10 @@ Int32Out toArray(std::vector<int32_t> &&v) {
 
 }  // namespace
 
+void registerLifetimesRewriteBindings(nb::module_ &m);
+
 void registerLifetimesBindings(nb::module_ &m) {
+  registerLifetimesRewriteBindings(m);
   m.attr("LIFETIME_NUM_CPP_REASONS") = (int)kNumCppReasons;
   m.def(
       "analyze_lifetimes",

@@ -1,9 +1,14 @@
 //===- packing.cpp - Offset assignment for buffers with lifetimes ---------===//
 //
-// All placement heuristics share one engine: visit the buffers in some order
-// and put each into a gap between the already-placed buffers whose lifetimes
-// overlap its own. What makes that fast is IntervalIndex, which reports exactly
-// those placed buffers in O(log T + k) instead of scanning all of them.
+// Every heuristic here but linear-scan shares one engine (Placer): visit the
+// buffers in some order and put each into a gap between the already-placed
+// buffers whose lifetimes overlap its own. PlacedSet finds those buffers
+// without scanning the others; the orders differ per algorithm. The
+// squeaky-wheel algorithms iterate the engine, and PeakRepair re-runs it on
+// the neighbourhood of the pool's peak.
+//
+// Buffers are renumbered densely (only active ones) and time is compressed to
+// slots between distinct time points, so all structures are plain arrays.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +18,7 @@
 #include <atomic>
 #include <climits>
 #include <exception>
+#include <iterator>
 #include <functional>
 #include <memory>
 #include <numeric>
@@ -227,6 +233,17 @@ Problem makeProblem(const BufferSet &b, int64_t alignment) {
   return pb;
 }
 
+/// Bytes live in each slot.
+std::vector<int64_t> liveBytes(const Problem &pb) {
+  std::vector<int64_t> live(pb.numSlots + 1, 0);
+  for (size_t i = 0; i < pb.count(); ++i) {
+    live[pb.lo[i]] += pb.size[i];
+    live[pb.hi[i]] -= pb.size[i];
+  }
+  std::partial_sum(live.begin(), live.end(), live.begin());
+  return live;
+}
+
 int64_t poolOf(const Problem &pb, const std::vector<int64_t> &off) {
   int64_t pool = pb.minPool;
   for (size_t i = 0; i < pb.count(); ++i)
@@ -243,44 +260,166 @@ enum class Fit {
   Best,   ///< The smallest gap that fits (lowest on ties), else the top.
 };
 
+/// The placed buffers, to find those whose lifetimes overlap a new one's.
+///
+/// Most buffers live a few slots. Those ("short") sit in per-start-slot
+/// buckets with their placement inline; a query scans the buckets of its own
+/// slots and of the kShortSlots before it, which are adjacent in memory. The
+/// others go to an IntervalIndex over blocks of kBlockSlots slots, which keeps
+/// its tree shallow; the few false hits near block edges are filtered out.
+class PlacedSet {
+public:
+  explicit PlacedSet(const Problem &pb) : info_(pb.count()) {
+    const size_t S = pb.numSlots;
+    buckets_.assign(S + 1, {0, 0});
+    for (size_t i = 0; i < pb.count(); ++i) {
+      info_[i] = {pb.lo[i], pb.hi[i], -1, pb.size[i]};
+      if (pb.hi[i] - pb.lo[i] <= kShortSlots) {
+        ++buckets_[pb.lo[i] + 1].begin;
+        continue;
+      }
+      info_[i].longId = int32_t(long_.size());
+      long_.push_back({pb.lo[i], pb.hi[i], 0, 0});
+      blockLo_.push_back(pb.lo[i] / kBlockSlots);
+      blockHi_.push_back((pb.hi[i] - 1) / kBlockSlots + 1);
+    }
+    for (size_t b = 1; b <= S; ++b)
+      buckets_[b].begin += buckets_[b - 1].begin;
+    entries_.resize(buckets_[S].begin);
+    nonEmpty_.assign(S / 64 + 1, 0);
+    longIndex_ = std::make_unique<IntervalIndex>(blockLo_, blockHi_, S / kBlockSlots + 1);
+  }
+
+  int64_t sizeOf(int32_t i) const { return info_[i].size; }
+
+  void clear() {
+    for (Bucket &b : buckets_)
+      b.fill = 0;
+    std::fill(nonEmpty_.begin(), nonEmpty_.end(), 0);
+    longIndex_->clear();
+  }
+
+  /// Buffer i now occupies bytes [off, end).
+  void insert(int32_t i, int64_t off, int64_t end) {
+    const Info &in = info_[i];
+    if (in.longId >= 0) {
+      long_[in.longId].off = off;
+      long_[in.longId].end = end;
+      longIndex_->insert(in.longId);
+      return;
+    }
+    Bucket &b = buckets_[in.lo];
+    entries_[b.begin + b.fill++] = {off, end, in.hi};
+    nonEmpty_[in.lo / 64] |= uint64_t(1) << (in.lo % 64);
+  }
+
+  /// Calls f(off, end) for each placed buffer whose lifetime overlaps i's.
+  template <class F>
+  void forEachOverlap(int32_t i, F &&f) {
+    const int32_t lo = info_[i].lo, hi = info_[i].hi;
+    // Short buffers overlapping [lo, hi) start in (lo - kShortSlots, hi).
+    const int32_t from = std::max(0, lo - kShortSlots + 1);
+    for (int32_t w = from / 64; w <= (hi - 1) / 64; ++w) {
+      uint64_t bits = nonEmpty_[w];
+      if (w == from / 64)
+        bits &= ~uint64_t(0) << (from % 64);
+      if (w == (hi - 1) / 64 && (hi - 1) % 64 != 63)
+        bits &= (uint64_t(1) << ((hi - 1) % 64 + 1)) - 1;
+      for (; bits; bits &= bits - 1) {
+        int32_t b = w * 64 + __builtin_ctzll(bits);
+        const Entry *e = entries_.data() + buckets_[b].begin;
+        for (uint32_t k = 0, n = buckets_[b].fill; k < n; ++k)
+          if (b >= lo || e[k].hi > lo)
+            f(e[k].off, e[k].end);
+      }
+    }
+    longIndex_->forEachOverlap(lo / kBlockSlots, (hi - 1) / kBlockSlots + 1,
+                               [&](int32_t k) {
+                                 const Long &l = long_[k];
+                                 if (l.lo < hi && l.hi > lo)
+                                   f(l.off, l.end);
+                               });
+  }
+
+private:
+  static constexpr int32_t kShortSlots = 16;
+  static constexpr int32_t kBlockSlots = 8;
+
+  struct Info {  // what a query needs of a buffer, in one cache line
+    int32_t lo, hi, longId;  ///< longId: index into long_, or -1 if short.
+    int64_t size;
+  };
+  struct Bucket {  ///< Short buffers starting in one slot: entries_[begin, +fill).
+    uint32_t begin, fill;
+  };
+  struct Entry {
+    int64_t off, end;
+    int32_t hi;
+  };
+  struct Long {
+    int32_t lo, hi;
+    int64_t off, end;
+  };
+
+  std::vector<Info> info_;
+  std::vector<Bucket> buckets_;
+  std::vector<Entry> entries_;
+  std::vector<uint64_t> nonEmpty_;  ///< Bit per bucket, to skip empty ones.
+  std::vector<Long> long_;
+  std::vector<int32_t> blockLo_, blockHi_;
+  std::unique_ptr<IntervalIndex> longIndex_;
+};
+
 /// The placement engine and its scratch space; one per thread.
 class Placer {
 public:
-  explicit Placer(const Problem &pb)
-      : pb_(pb), index_(pb.lo, pb.hi, pb.numSlots), span_(pb.count()) {}
+  explicit Placer(const Problem &pb) : pb_(pb), placed_(pb) {}
 
   /// Places the active buffers one by one in `order`, each into an aligned gap
   /// between the already-placed buffers whose lifetimes overlap its own.
   /// Returns the pool size.
   int64_t place(const std::vector<int32_t> &order, Fit fit, std::vector<int64_t> &off) {
-    index_.clear();
+    clear();
     off.assign(pb_.count(), 0);
-    const int64_t a = pb_.alignment;
     for (int32_t i : order) {
-      busy_.clear();
-      index_.forEachOverlap(pb_.lo[i], pb_.hi[i],
-                            [&](int32_t j) { busy_.push_back(span_[j]); });
-      work_ += kPlaceWork + int64_t(busy_.size());
-      std::sort(busy_.begin(), busy_.end(),
-                [](const auto &x, const auto &y) { return x.first < y.first; });
-      const int64_t need = pb_.size[i];
-      int64_t top = 0, at = -1, atGap = INT64_MAX;
-      for (auto [lo, hi] : busy_) {
-        int64_t cand = alignUp(top, a);
-        int64_t gap = lo - cand;
-        if (gap >= need && gap < atGap) {
-          at = cand;
-          atGap = gap;
-          if (fit == Fit::First)
-            break;
-        }
-        top = std::max(top, hi);
-      }
-      off[i] = at >= 0 ? at : alignUp(top, a);
-      span_[i] = {off[i], off[i] + need};
-      index_.insert(i);
+      off[i] = lowest(i, fit);
+      occupy(i, off[i]);
     }
     return poolOf(pb_, off);
+  }
+
+  /// Forgets every placed buffer.
+  void clear() { placed_.clear(); }
+
+  /// Buffer i is placed at `off`.
+  void occupy(int32_t i, int64_t off) {
+    ++work_;
+    placed_.insert(i, off, off + placed_.sizeOf(i));
+  }
+
+  /// The offset buffer i would take now.
+  int64_t lowest(int32_t i, Fit fit) {
+    busy_.clear();
+    placed_.forEachOverlap(i, [&](int64_t lo, int64_t hi) { busy_.push_back({lo, hi}); });
+    // Sorting dominates with many conflicts: count k (1 + log2(k) / 2), which
+    // radix sorting caps at 5k.
+    const int64_t k = int64_t(busy_.size());
+    work_ += kPlaceWork + k * (1 + std::min(63 - __builtin_clzll(uint64_t(k) | 1), 8) / 2);
+    sortByOffset();
+    const int64_t need = placed_.sizeOf(i), a = pb_.alignment;
+    int64_t top = 0, at = -1, atGap = INT64_MAX;
+    for (auto [lo, hi] : busy_) {
+      int64_t cand = alignUp(top, a);
+      int64_t gap = lo - cand;
+      if (gap >= need && gap < atGap) {
+        at = cand;
+        atGap = gap;
+        if (fit == Fit::First)
+          break;
+      }
+      top = std::max(top, hi);
+    }
+    return at >= 0 ? at : alignUp(top, a);
   }
 
   /// Roughly proportional to the time spent placing so far.
@@ -289,13 +428,48 @@ public:
 private:
   /// Cost of one placement besides its conflicts, in conflicts.
   static constexpr int64_t kPlaceWork = 16;
+  /// Radix sort pays off from this many conflicts on.
+  static constexpr size_t kRadixFrom = 256;
+
+  /// Sorts busy_ by offset. With heavy overlap there are thousands per
+  /// placement: then an LSD radix sort on the offsets (in alignment units,
+  /// 11 bits a pass) beats comparison sorting several times over.
+  void sortByOffset() {
+    if (busy_.size() < kRadixFrom) {
+      std::sort(busy_.begin(), busy_.end(),
+                [](const auto &x, const auto &y) { return x.first < y.first; });
+      return;
+    }
+    const int shift = __builtin_ctzll(uint64_t(pb_.alignment));
+    uint64_t maxKey = 0;
+    for (const auto &b : busy_)
+      maxKey |= uint64_t(b.first) >> shift;
+    scratch_.resize(busy_.size());
+    constexpr int kBits = 11;
+    for (int low = 0; (maxKey >> low) != 0; low += kBits) {
+      size_t count[(1 << kBits) + 1] = {};
+      auto digit = [&](const std::pair<int64_t, int64_t> &b) {
+        return ((uint64_t(b.first) >> shift) >> low) & ((1 << kBits) - 1);
+      };
+      for (const auto &b : busy_)
+        ++count[digit(b) + 1];
+      for (int d = 0; d < (1 << kBits); ++d)
+        count[d + 1] += count[d];
+      for (const auto &b : busy_)
+        scratch_[count[digit(b)]++] = b;
+      busy_.swap(scratch_);
+    }
+  }
 
   const Problem &pb_;
-  IntervalIndex index_;
-  std::vector<std::pair<int64_t, int64_t>> span_;  ///< Placed [offset, end).
-  std::vector<std::pair<int64_t, int64_t>> busy_;
+  PlacedSet placed_;
+  std::vector<std::pair<int64_t, int64_t>> busy_, scratch_;
   int64_t work_ = 0;
 };
+
+//===----------------------------------------------------------------------===//
+// Orders and the algorithms that are one pass
+//===----------------------------------------------------------------------===//
 
 /// Ids 0..m-1 sorted by key(id), ties by id. The keys are computed once, as
 /// sorting with an indirect comparator is cache-hostile.
@@ -331,12 +505,7 @@ std::vector<int32_t> orderByStart(const Problem &pb) {
 /// i.e. it sorts by the best breadth rank over its slots (a range minimum).
 std::vector<int32_t> orderByBreadth(const Problem &pb) {
   const size_t S = pb.numSlots, P = leavesFor(std::max<size_t>(S, 1));
-  std::vector<int64_t> breadth(S + 1, 0);
-  for (size_t i = 0; i < pb.count(); ++i) {
-    breadth[pb.lo[i]] += pb.size[i];
-    breadth[pb.hi[i]] -= pb.size[i];
-  }
-  std::partial_sum(breadth.begin(), breadth.end(), breadth.begin());
+  std::vector<int64_t> breadth = liveBytes(pb);
   std::vector<int32_t> slots(S);
   std::iota(slots.begin(), slots.end(), 0);
   std::sort(slots.begin(), slots.end(), [&](int32_t x, int32_t y) {
@@ -427,127 +596,466 @@ PoolLowerBound lowerBoundOf(const Problem &pb) {
   return lb;
 }
 
+//===----------------------------------------------------------------------===//
+// Improvement: squeaky wheel and peak repair
+//===----------------------------------------------------------------------===//
 
-/// Squeaky-wheel optimization (Joslin & Clements, 1999) over greedy first-fit.
-/// The buffers that end up above the lower bound are the squeaky wheels: they
-/// get placed earlier in the next round, and the best packing seen is kept.
-/// Rounds stop at the bound, after kMaxRounds, or when the work budget is
-/// spent; never on a clock, so the result is deterministic.
+/// The topmost buffer of a packing, and the busiest slot of its lifetime:
+/// where the pool is decided.
+std::pair<int32_t, int32_t> peakOf(const Problem &pb, const std::vector<int64_t> &live,
+                                   const std::vector<int64_t> &off) {
+  size_t j = 0;
+  for (size_t i = 1; i < pb.count(); ++i)
+    if (off[i] + pb.size[i] > off[j] + pb.size[j])
+      j = i;
+  int32_t peak = pb.lo[j];
+  for (int32_t t = pb.lo[j]; t < pb.hi[j]; ++t)
+    if (live[t] > live[peak])
+      peak = t;
+  return {int32_t(j), peak};
+}
+
+/// Local search on a finished packing: re-place the buffers around the
+/// pool's peak, the others staying put as obstacles, and keep the change if
+/// it lowers the pool, or keeps it and lowers the bytes sticking out above the
+/// bound (so that a second peak of the same height does not block progress).
+///
+/// The peak is the busiest slot in the lifetime of the topmost buffer; the
+/// excess over the bound is usually a hole in the stack of buffers live there,
+/// left by a buffer that is not. A move re-places the short-lived buffers near
+/// the peak, first those of the peak stack that sit above a hole (or the
+/// whole stack), then the rest by offset (or by size); over a narrow window,
+/// then a wide one. By offset, a buffer can only go down, as its old spot
+/// stays free. A long-lived buffer on top cannot drop locally (it needs a
+/// hole across its whole life), so then the long-lived buffers of the peak
+/// stack go first in a global round instead.
+class PeakRepair {
+public:
+  PeakRepair(const Problem &pb, Placer &placer, int64_t bound,
+             const std::vector<int64_t> &live)
+      : pb_(pb), placer_(placer), bound_(bound), live_(live), m_(pb.count()),
+        lifetimes_(pb.lo, pb.hi, pb.numSlots), role_(m_, Role::None), promoted_(m_, 0) {
+    for (size_t i = 0; i < m_; ++i)
+      lifetimes_.insert(int32_t(i));
+  }
+
+  /// Improves `off`, produced by the global first-fit `order`, until no move
+  /// helps or the placer's work reaches `budget`. Returns the pool.
+  int64_t run(std::vector<int64_t> &off, std::vector<int32_t> order, int64_t budget) {
+    Score score = scoreOf(off);
+    std::vector<int64_t> trial;
+    while (score.pool > bound_ && placer_.work() < budget) {
+      bool improved = false;
+      auto [j, peak] = peakOf(pb_, live_, off);
+      if (pb_.hi[j] - pb_.lo[j] > kMaxSpan) {
+        std::vector<int32_t> promoted = promote(order, peak);
+        if (promoted.empty())
+          break;
+        placer_.place(promoted, Fit::First, trial);
+        if (accept(trial, off, score))
+          order.swap(promoted);
+        continue;
+      }
+      // Within an alignment unit of the bound only padding is left: the buffer
+      // of the peak stack wasting the most on it should go on top.
+      const bool padding = score.pool - bound_ < pb_.alignment;
+      for (int32_t window : {kWindow, 8 * kWindow}) {
+        for (Move move : {Move::PaddedLast, Move::HolesFirst, Move::StackFirst,
+                          Move::HolesFirstBySize, Move::StackFirstBySize}) {
+          if ((move == Move::PaddedLast) != padding)
+            continue;
+          trial = off;
+          replaceNear(peak, window, move, trial);
+          if ((improved = accept(trial, off, score)))
+            break;
+        }
+        if (improved || placer_.work() >= budget)
+          break;
+      }
+      if (!improved)
+        break;
+    }
+    return score.pool;
+  }
+
+private:
+  /// Buffers within kWindow slots of the peak are re-placed if they live at
+  /// most 4 windows: longer ones drag too many obstacles along.
+  static constexpr int32_t kWindow = 64;
+  static constexpr int32_t kMaxSpan = 4 * kWindow;
+
+  enum class Move { HolesFirst, StackFirst, HolesFirstBySize, StackFirstBySize, PaddedLast };
+
+  struct Score {
+    int64_t pool, excess;
+    bool operator<(const Score &o) const {
+      return pool != o.pool ? pool < o.pool : excess < o.excess;
+    }
+  };
+
+  Score scoreOf(const std::vector<int64_t> &off) const {
+    Score s{poolOf(pb_, off), 0};
+    for (size_t i = 0; i < m_; ++i)  // saturating: many buffers may stick out
+      s.excess = std::min(INT64_MAX - kLimit,
+                          s.excess + std::max<int64_t>(0, off[i] + pb_.size[i] - bound_));
+    return s;
+  }
+
+  bool accept(std::vector<int64_t> &trial, std::vector<int64_t> &off, Score &score) {
+    Score s = scoreOf(trial);
+    if (!(s < score))
+      return false;
+    score = s;
+    off.swap(trial);
+    return true;
+  }
+
+  /// `order` with the long-lived buffers live at `peak` (and those promoted
+  /// before) first; empty if there are no new ones.
+  std::vector<int32_t> promote(const std::vector<int32_t> &order, int32_t peak) {
+    bool fresh = false;
+    for (size_t i = 0; i < m_; ++i)
+      if (pb_.hi[i] - pb_.lo[i] > kMaxSpan && pb_.lo[i] <= peak && peak < pb_.hi[i] &&
+          !promoted_[i])
+        fresh = promoted_[i] = true;
+    if (!fresh)
+      return {};
+    std::vector<int32_t> out;
+    for (int32_t i : order)
+      if (promoted_[i])
+        out.push_back(i);
+    for (int32_t i : order)
+      if (!promoted_[i])
+        out.push_back(i);
+    return out;
+  }
+
+  void replaceNear(int32_t peak, int32_t window, Move move, std::vector<int64_t> &off) {
+    // The region: short-lived buffers near the peak. Obstacles: every other
+    // buffer whose lifetime overlaps one of theirs.
+    region_.clear();
+    int32_t from = std::max(0, peak - window);
+    int32_t to = std::min<int32_t>(int32_t(pb_.numSlots), peak + window + 1);
+    lifetimes_.forEachOverlap(from, to, [&](int32_t i) {
+      if (pb_.hi[i] - pb_.lo[i] <= 4 * window) {
+        region_.push_back(i);
+        role_[i] = Role::Region;
+      }
+    });
+    fixed_.clear();
+    for (int32_t r : region_)
+      lifetimes_.forEachOverlap(pb_.lo[r], pb_.hi[r], [&](int32_t i) {
+        if (role_[i] == Role::None) {
+          role_[i] = Role::Fixed;
+          fixed_.push_back(i);
+        }
+      });
+
+    // Who goes first: walk the peak stack (every buffer live at the peak) up
+    // by offset; region buffers above a hole, or all for StackFirst.
+    stack_.clear();
+    for (const auto *ids : {&region_, &fixed_})
+      for (int32_t i : *ids)
+        if (pb_.lo[i] <= peak && peak < pb_.hi[i])
+          stack_.push_back(i);
+    std::sort(stack_.begin(), stack_.end(),
+              [&](int32_t x, int32_t y) { return off[x] < off[y]; });
+    int64_t top = 0;
+    int32_t padded = -1;
+    auto padding = [&](int32_t i) { return alignUp(pb_.size[i], pb_.alignment) - pb_.size[i]; };
+    for (int32_t i : stack_) {
+      bool wholeStack = move == Move::StackFirst || move == Move::StackFirstBySize;
+      if (move == Move::PaddedLast) {
+        if (role_[i] == Role::Region && (padded < 0 || padding(i) > padding(padded)))
+          padded = i;
+      } else if (role_[i] == Role::Region &&
+                 (wholeStack || off[i] > alignUp(top, pb_.alignment))) {
+        role_[i] = Role::First;
+      }
+      top = std::max(top, off[i] + pb_.size[i]);
+    }
+    if (padded >= 0)
+      role_[padded] = Role::Last;
+    const bool bySize = move == Move::HolesFirstBySize || move == Move::StackFirstBySize;
+    std::sort(region_.begin(), region_.end(), [&](int32_t x, int32_t y) {
+      bool fx = role_[x] == Role::First, fy = role_[y] == Role::First;
+      if (fx != fy)
+        return fx;
+      bool lx = role_[x] == Role::Last, ly = role_[y] == Role::Last;
+      if (lx != ly)
+        return ly;
+      if (bySize && pb_.size[x] != pb_.size[y])
+        return pb_.size[x] > pb_.size[y];
+      return off[x] != off[y] ? off[x] < off[y] : x < y;
+    });
+
+    placer_.clear();
+    for (int32_t i : fixed_)
+      placer_.occupy(i, off[i]);
+    for (int32_t i : region_) {
+      off[i] = placer_.lowest(i, Fit::First);
+      placer_.occupy(i, off[i]);
+    }
+    for (const auto *ids : {&region_, &fixed_})
+      for (int32_t i : *ids)
+        role_[i] = Role::None;
+  }
+
+  enum class Role : uint8_t { None, Region, First, Last, Fixed };
+
+  const Problem &pb_;
+  Placer &placer_;
+  const int64_t bound_;
+  const std::vector<int64_t> &live_;
+  const size_t m_;
+  IntervalIndex lifetimes_;  ///< Every buffer, to find neighbours.
+  std::vector<Role> role_;
+  std::vector<bool> promoted_;
+  std::vector<int32_t> region_, fixed_, stack_;
+};
+
+/// Squeaky-wheel optimization (Joslin & Clements, 1999) over greedy first-fit:
+/// place, find the buffers to blame for the pool exceeding the lower bound
+/// (the squeaky wheels), place them earlier next round, and keep the best
+/// packing seen. Blamed are the buffers reaching above the bound and those
+/// live at the busiest point of the topmost buffer's lifetime: the excess is
+/// usually a hole in that stack, which the buffers above it cannot see.
+///
+/// A round re-places every buffer, which large inputs cannot afford often;
+/// PeakRepair then polishes the best packing locally.
+///
+/// Rounds stop within an alignment unit of the bound, after kStaleRounds
+/// without progress, or when the next round would exceed the work budget;
+/// never on a clock, so the result is deterministic.
+/// A finished packing and the Placer::work() it took.
+struct Seed {
+  std::vector<int64_t> offsets;
+  int64_t work = 0;
+};
+
 enum class Squeak {
-  /// Classic: a priority per buffer, lowered each round in proportion to how
-  /// far the buffer sticks out above the bound. Moves gradually.
+  /// Classic: a priority per buffer, lowered each round in proportion to the
+  /// blame. Moves gradually.
   Blame,
-  /// All squeaky buffers jump to the front, in their current order. Erratic,
-  /// which helps it escape where Blame settles.
+  /// All blamed buffers jump to the front, keeping their order. Erratic, which
+  /// helps where Blame settles.
   ToFront,
 };
 
-constexpr int kMaxRounds = 100;
-constexpr int64_t kSqueakyWork = 6'000'000;
-
-int64_t squeakyWheel(const Problem &pb, Placer &placer, Squeak how,
-                     int64_t bound, std::vector<int64_t> &best) {
-  const size_t m = pb.count();
-  std::vector<int32_t> order = orderBySize(pb);
-  std::vector<double> priority(m);
-  for (size_t r = 0; r < m; ++r)
-    priority[order[r]] = double(r);
-  std::vector<int64_t> off;
-  int64_t bestPool = INT64_MAX;
-  const int64_t budget = placer.work() + kSqueakyWork;
-  for (int round = 0; round < kMaxRounds; ++round) {
-    int64_t pool = placer.place(order, Fit::First, off);
-    if (pool < bestPool) {
-      bestPool = pool;
-      best = off;
-    }
-    if (pool <= bound || placer.work() >= budget)
-      break;
-    auto squeaks = [&](int32_t i) { return off[i] + pb.size[i] > bound; };
-    if (how == Squeak::ToFront) {
-      std::stable_partition(order.begin(), order.end(), squeaks);
-      continue;
-    }
-    const double scale = 0.5 * double(m) / double(pool - bound);
-    for (size_t i = 0; i < m; ++i)
-      if (squeaks(int32_t(i)))
-        priority[i] -= scale * double(off[i] + pb.size[i] - bound);
-    order = sortedIds(m, [&](int32_t i) { return priority[i]; });
+class SqueakyWheel {
+public:
+  /// `greedy`, if given, is the greedy-by-size packing: the first round.
+  SqueakyWheel(const Problem &pb, Placer &placer, Squeak how, int64_t bound,
+               const Seed *greedy)
+      : pb_(pb), placer_(placer), how_(how), bound_(bound), greedy_(greedy),
+        m_(pb.count()), live_(liveBytes(pb)), order_(orderBySize(pb)), priority_(m_) {
+    for (size_t r = 0; r < m_; ++r)
+      priority_[order_[r]] = double(r);
   }
-  return bestPool;
-}
+
+  /// Returns the best pool, its offsets in `best`.
+  int64_t run(std::vector<int64_t> &best) {
+    globalRounds();
+    if (!done(bestPool_)) {
+      PeakRepair repair(pb_, placer_, bound_, live_);
+      bestPool_ = repair.run(best_, bestOrder_, placer_.work() + kRepairWork);
+    }
+    best.swap(best_);
+    return bestPool_;
+  }
+
+private:
+  static constexpr int kMaxRounds = 200;
+  static constexpr int kStaleRounds = 50;
+  /// Work budgets, in Placer::work() units: ~5 global rounds for 100k
+  /// buffers with ~16 conflicts each, hundreds for 1k.
+  static constexpr int64_t kGlobalWork = 36'000'000;
+  static constexpr int64_t kRepairWork = 14'000'000;
+
+  bool done(int64_t pool) const { return pool <= bound_; }
+
+  /// Within an alignment unit of the bound only the padding of the topmost
+  /// buffer can still improve: worth an eighth of the budget at most.
+  int64_t budgetLeft(int64_t start) const {
+    int64_t budget = bestPool_ - bound_ < pb_.alignment ? kGlobalWork / 8 : kGlobalWork;
+    return start + budget - placer_.work();
+  }
+
+  bool record(int64_t pool, const std::vector<int64_t> &off) {
+    if (pool >= bestPool_)
+      return false;
+    bestPool_ = pool;
+    best_ = off;
+    return true;
+  }
+
+  int64_t top(const std::vector<int64_t> &off, size_t i) const {
+    return off[i] + pb_.size[i];
+  }
+
+  /// Moves the buffers to blame for packing `off` (of pool `pool`, with its
+  /// peak in slot `peak`) forward in order_. Only they move, so the new order
+  /// is a merge of the untouched rest with them, not a full sort.
+  void blame(const std::vector<int64_t> &off, int64_t pool, int32_t peak) {
+    // In bytes: how far a buffer reaches above the bound, and at least half
+    // the excess for those in the peak stack.
+    auto bytes = [&](int32_t i) {
+      bool atPeak = pb_.lo[i] <= peak && peak < pb_.hi[i];
+      return std::max<int64_t>(top(off, i) - bound_, atPeak ? (pool - bound_) / 2 : 0);
+    };
+    std::vector<int32_t> blamed, rest;
+    for (int32_t i : order_)
+      (bytes(i) > 0 ? blamed : rest).push_back(i);
+    if (how_ == Squeak::ToFront) {
+      double front = priority_[order_.front()] - double(blamed.size());
+      for (int32_t i : blamed)
+        priority_[i] = front++;
+      order_ = std::move(blamed);
+      order_.insert(order_.end(), rest.begin(), rest.end());
+      return;
+    }
+    const double scale = 0.5 * double(m_) / double(pool - bound_);
+    for (int32_t i : blamed)
+      priority_[i] -= scale * double(bytes(i));
+    auto before = [&](int32_t x, int32_t y) {
+      return priority_[x] != priority_[y] ? priority_[x] < priority_[y] : x < y;
+    };
+    std::sort(blamed.begin(), blamed.end(), before);
+    order_.clear();
+    std::merge(blamed.begin(), blamed.end(), rest.begin(), rest.end(),
+               std::back_inserter(order_), before);
+  }
+
+  void globalRounds() {
+    std::vector<int64_t> off;
+    const int64_t start = placer_.work();
+    int64_t roundWork = greedy_ ? greedy_->work : 0;  // the cost of one round
+    for (int round = 0, stale = 0; round < kMaxRounds; ++round) {
+      int64_t pool;
+      if (round == 0 && greedy_) {  // order_ starts as greedy-by-size
+        off = greedy_->offsets;
+        pool = poolOf(pb_, off);
+      } else {
+        int64_t before = placer_.work();
+        pool = placer_.place(order_, Fit::First, off);
+        roundWork = placer_.work() - before;
+      }
+      if (record(pool, off)) {
+        bestOrder_ = order_;
+        stale = 0;
+      } else {
+        ++stale;
+      }
+      if (done(pool) || stale >= kStaleRounds || roundWork > budgetLeft(start))
+        return;
+      blame(off, pool, peakOf(pb_, live_, off).second);
+    }
+  }
+
+  const Problem &pb_;
+  Placer &placer_;
+  const Squeak how_;
+  const int64_t bound_;
+  const Seed *greedy_;
+  const size_t m_;
+  std::vector<int64_t> live_;     ///< Bytes live in each slot.
+  std::vector<int32_t> order_;    ///< This round's order: by priority_, then id.
+  std::vector<double> priority_;  ///< Lower goes first.
+  std::vector<int64_t> best_;
+  int64_t bestPool_ = INT64_MAX;
+  std::vector<int32_t> bestOrder_;  ///< The global round that found best_.
+};
+
+//===----------------------------------------------------------------------===//
+// The algorithm table and the runner
+//===----------------------------------------------------------------------===//
+
+/// What an algorithm may use besides the problem.
+struct Context {
+  PoolLowerBound lowerBound;
+  /// The greedy-by-size packing, once known (squeaky-wheel starts from it).
+  const Seed *greedy = nullptr;
+};
 
 struct Algorithm {
   const char *name;
   /// Writes offsets of the active buffers, returns the pool size.
-  int64_t (*run)(const Problem &, Placer &, const PoolLowerBound &, std::vector<int64_t> &);
+  int64_t (*run)(const Problem &, Placer &, const Context &, std::vector<int64_t> &);
+  bool improver;  ///< Starts from greedy-by-size when that ran: goes last.
 };
 
 /// All single algorithms, in the order "best" prefers them on ties.
 const std::vector<Algorithm> &algorithms() {
-  using LB = const PoolLowerBound &;
+  using Ctx = const Context &;
   using Off = std::vector<int64_t> &;
   static const std::vector<Algorithm> all = {
       {"greedy-by-size",
-       [](const Problem &pb, Placer &p, LB, Off off) {
+       [](const Problem &pb, Placer &p, Ctx, Off off) {
          return p.place(orderBySize(pb), Fit::First, off);
-       }},
+       },
+       false},
       {"greedy-by-size-best-fit",
-       [](const Problem &pb, Placer &p, LB, Off off) {
+       [](const Problem &pb, Placer &p, Ctx, Off off) {
          return p.place(orderBySize(pb), Fit::Best, off);
-       }},
+       },
+       false},
       {"greedy-by-breadth",
-       [](const Problem &pb, Placer &p, LB, Off off) {
+       [](const Problem &pb, Placer &p, Ctx, Off off) {
          return p.place(orderByBreadth(pb), Fit::Best, off);
-       }},
+       },
+       false},
       {"best-fit",
-       [](const Problem &pb, Placer &p, LB, Off off) {
+       [](const Problem &pb, Placer &p, Ctx, Off off) {
          return p.place(orderByStart(pb), Fit::Best, off);
-       }},
+       },
+       false},
       {"linear-scan",
-       [](const Problem &pb, Placer &, LB, Off off) {
+       [](const Problem &pb, Placer &, Ctx, Off off) {
          linearScan(pb, off);
          return poolOf(pb, off);
-       }},
+       },
+       false},
       {"squeaky-wheel",
-       [](const Problem &pb, Placer &p, LB lb, Off off) {
-         return squeakyWheel(pb, p, Squeak::Blame, lb.aligned, off);
-       }},
+       [](const Problem &pb, Placer &p, Ctx c, Off off) {
+         return SqueakyWheel(pb, p, Squeak::Blame, c.lowerBound.aligned, c.greedy).run(off);
+       },
+       true},
       {"squeaky-wheel-to-front",
-       [](const Problem &pb, Placer &p, LB lb, Off off) {
-         return squeakyWheel(pb, p, Squeak::ToFront, lb.aligned, off);
-       }},
+       [](const Problem &pb, Placer &p, Ctx c, Off off) {
+         return SqueakyWheel(pb, p, Squeak::ToFront, c.lowerBound.aligned, c.greedy).run(off);
+       },
+       true},
   };
   return all;
 }
 
-/// Runs tasks 0..count-1 on up to `threads` threads, each with its own Placer
-/// (built lazily: it is the big allocation). Rethrows the first failure.
-void runTasks(const Problem &pb, size_t count, size_t threads,
+/// Runs tasks 0..count-1 on up to placers.size() threads, thread k using
+/// placers[k] (built on first use: it is the big allocation). Rethrows the
+/// first failure.
+void runTasks(const Problem &pb, size_t count, std::vector<std::unique_ptr<Placer>> &placers,
               const std::function<void(size_t, Placer &)> &task) {
   std::atomic<size_t> next{0};
   std::vector<std::exception_ptr> errors(count);
-  auto worker = [&] {
-    std::unique_ptr<Placer> placer;
+  auto worker = [&](size_t k) {
     for (size_t t; (t = next++) < count;) {
       try {
-        if (!placer)
-          placer = std::make_unique<Placer>(pb);
-        task(t, *placer);
+        if (!placers[k])
+          placers[k] = std::make_unique<Placer>(pb);
+        task(t, *placers[k]);
       } catch (...) {
         errors[t] = std::current_exception();
       }
     }
   };
-  std::vector<std::thread> pool;
+  std::vector<std::thread> threads;
   try {
-    for (size_t k = 1; k < threads; ++k)
-      pool.emplace_back(worker);
+    for (size_t k = 1; k < std::min(placers.size(), count); ++k)
+      threads.emplace_back(worker, k);
   } catch (const std::system_error &) {
     // No more threads to be had: the ones we have (at least this one) suffice.
   }
-  worker();
-  for (std::thread &t : pool)
+  worker(0);
+  for (std::thread &t : threads)
     t.join();
   for (std::exception_ptr &e : errors)
     if (e)
@@ -632,11 +1140,27 @@ Packing pack(const BufferSet &b, const std::string &algorithm, int64_t alignment
   std::vector<int64_t> pools(chosen.size());
   std::vector<std::vector<int64_t>> offsets(chosen.size());
   // Threads only pay off once a placement takes milliseconds.
-  size_t threads = pb.count() < 4096 ? 1 : std::min<size_t>(chosen.size(), 8);
+  size_t threads = pb.count() < 4096 ? 1 : 8;
   threads = std::min<size_t>(threads, std::max(1u, std::thread::hardware_concurrency()));
-  runTasks(pb, chosen.size(), threads, [&](size_t t, Placer &placer) {
-    pools[t] = chosen[t]->run(pb, placer, result.lowerBound, offsets[t]);
-  });
+  std::vector<std::unique_ptr<Placer>> placers(threads);
+  // Improvers go second, from the greedy-by-size result of the first phase.
+  Context context{result.lowerBound};
+  Seed greedy;
+  for (bool improvers : {false, true}) {
+    std::vector<size_t> tasks;
+    for (size_t t = 0; t < chosen.size(); ++t)
+      if (chosen[t]->improver == improvers)
+        tasks.push_back(t);
+    runTasks(pb, tasks.size(), placers, [&](size_t k, Placer &placer) {
+      size_t t = tasks[k];
+      int64_t before = placer.work();
+      pools[t] = chosen[t]->run(pb, placer, context, offsets[t]);
+      if (chosen[t]->name == std::string("greedy-by-size"))
+        greedy = {offsets[t], placer.work() - before};
+    });
+    if (!greedy.offsets.empty() || pb.count() == 0)
+      context.greedy = &greedy;
+  }
 
   size_t win = 0;
   for (size_t t = 0; t < chosen.size(); ++t) {

@@ -12,10 +12,12 @@ from memplan.lifetimes.analysis import (
     analyze_function,
     analyze_module,
 )
+from memplan.lifetimes.branches import BranchGroup
 from memplan.lifetimes.reasons import REASONS
 
 __all__ = [
     "Allocation",
+    "BranchGroup",
     "FunctionLifetimes",
     "LifetimeAnalysis",
     "REASONS",

@@ -27,6 +27,7 @@ from mlir import ir
 from memplan import _core
 from memplan.ir.graph import Graph, extract_graph, function_ids, function_name, operation
 from memplan.lifetimes import reasons as R
+from memplan.lifetimes.branches import BranchGroup, find_branch_groups
 from memplan.lifetimes.roles import role_table
 from memplan.lifetimes.sizes import (
     dynamic_size_values,
@@ -63,6 +64,8 @@ class Allocation:
     """Why it is not pooled (the reason that takes precedence); None if eligible."""
     reasons: tuple[str, ...]
     """Every reason that applies."""
+    group: Optional[int] = None
+    """Index of its branch group in ``FunctionLifetimes.groups``, if any."""
 
     @property
     def eligible(self) -> bool:
@@ -95,8 +98,38 @@ class FunctionLifetimes:
     bytes: np.ndarray
     """Static byte size (int64), -1 when dynamic."""
     is_alloca: np.ndarray
+    """True for ``memref.alloca`` rows."""
     dynamic_slices: dict[int, list[int]] = field(default_factory=dict)
     """For eligible dynamic allocations: the ops to hoist before the pool."""
+    groups: list[BranchGroup] = field(default_factory=list)
+    """Branch groups: allocations of exclusive branches pooled as one buffer."""
+
+    def group_of(self) -> np.ndarray:
+        """Group index of each row, -1 outside any group."""
+        out = np.full(len(self.op), -1, dtype=np.int32)
+        for k, grp in enumerate(self.groups):
+            out[list(grp.rows)] = k
+        return out
+
+    def items(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """What a pool packs for ``rows``: one item per row, except one per branch
+        group (sized by its largest member).
+
+        Returns ``(start, end, bytes, item)`` where the first three describe the
+        items and ``item[j]`` is the item of ``rows[j]``.
+        """
+        rows = np.asarray(rows, dtype=np.int64)
+        if not self.groups:
+            return (self.start[rows].astype(np.int64), self.end[rows].astype(np.int64),
+                    self.bytes[rows].astype(np.int64), np.arange(len(rows)))
+        group = self.group_of()[rows]
+        # Rows outside groups are their own key; a group's key is its first row.
+        first_row = np.array([min(g.rows) for g in self.groups], dtype=np.int64)
+        keys = np.where(group < 0, rows, first_row[np.maximum(group, 0)])
+        uniq, item = np.unique(keys, return_inverse=True)
+        size = np.zeros(len(uniq), dtype=np.int64)
+        np.maximum.at(size, item, self.bytes[rows].astype(np.int64))
+        return self.start[uniq].astype(np.int64), self.end[uniq].astype(np.int64), size, item
 
     @property
     def num_points(self) -> int:
@@ -120,13 +153,14 @@ class FunctionLifetimes:
     @property
     def peak_live_bytes(self) -> int:
         """Most bytes of statically sized allocations live at one program point."""
-        return _peak(self.start, self.end, self.bytes)
+        start, end, size, _ = self.items(np.nonzero(self.bytes >= 0)[0])
+        return _peak(start, end, size)
 
     @property
     def eligible_peak_bytes(self) -> int:
         """Peak live bytes of the poolable static allocations: a pool's lower bound."""
-        m = self.eligible & (self.bytes >= 0)
-        return _peak(self.start[m], self.end[m], self.bytes[m])
+        start, end, size, _ = self.items(np.nonzero(self.eligible & (self.bytes >= 0))[0])
+        return _peak(start, end, size)
 
     @property
     def num_dynamic(self) -> int:
@@ -151,6 +185,7 @@ class FunctionLifetimes:
         g = self.graph
         namer = _value_namer(g, self.func_op) if names else (lambda v: f"%v{v}")
         alloca_name = g.name_id("memref.alloca")
+        group = self.group_of()
         out = []
         for i in range(len(self.op)):
             op = int(self.op[i])
@@ -170,6 +205,7 @@ class FunctionLifetimes:
                     end=int(self.end[i]) - self.func_op,
                     reason=R.primary(mask),
                     reasons=tuple(R.names(mask)),
+                    group=int(group[i]) if group[i] >= 0 else None,
                 )
             )
         return out
@@ -181,15 +217,15 @@ def peak_live(start: np.ndarray, end: np.ndarray, size: np.ndarray) -> int:
     Never below the largest buffer: a buffer with an empty interval still
     needs its bytes. O(n log n) with numpy.
     """
-    keep = size >= 0
+    keep = np.asarray(size) >= 0
     start, end, size = (np.asarray(a)[keep].astype(np.int64) for a in (start, end, size))
     if not size.size:
         return 0
-    coords = np.unique(np.concatenate([start, end]))
-    delta = np.zeros(len(coords) + 1, dtype=np.int64)
-    np.add.at(delta, np.searchsorted(coords, start), size)
-    np.add.at(delta, np.searchsorted(coords, end), -size)
-    return int(max(np.cumsum(delta).max(), size.max()))
+    # Events sorted by point; at one point ends (key 2p) come before starts (2p+1).
+    keys = np.concatenate([2 * end, 2 * start + 1])
+    deltas = np.concatenate([-size, size])
+    order = np.argsort(keys, kind="stable")
+    return int(max(np.cumsum(deltas[order]).max(), size.max()))
 
 
 _peak = peak_live
@@ -273,26 +309,33 @@ class LifetimeAnalysis:
                 reasons[i] |= R.bit("dynamic-size-not-hoistable")
             else:
                 slices[int(i)] = sl
-        end = t["end"]
+        start, end, last_use = t["start"], t["end"], t["last_use"]
         late = (reasons >= R.bit("unsupported-element-type")) & (t["dealloc"] >= 0)
         if late.any():  # rejected here: live until freed, as the kernel does
-            end = end.copy()
             end[late] = np.maximum(end[late], t["dealloc"][late] + 1)
+        groups = find_branch_groups(g, self.roles, ops, reasons, size, t["scope"])
+        for grp in groups:
+            rows = list(grp.rows)
+            reasons[rows] = 0
+            start[rows] = grp.start
+            end[rows] = grp.end
+            last_use[rows] = grp.end - 1
         return FunctionLifetimes(
             graph=g,
             func_op=func_op,
             name=function_name(g, func_op),
             op=ops,
             value=roots,
-            start=t["start"],
+            start=start,
             end=end,
-            last_use=t["last_use"],
+            last_use=last_use,
             dealloc=t["dealloc"],
             scope=t["scope"],
             reasons=reasons,
             bytes=size,
             is_alloca=is_alloca,
             dynamic_slices=slices,
+            groups=groups,
         )
 
 

@@ -79,12 +79,13 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as err:
             print(f"memplan report: {err}", file=sys.stderr)
             return 1
+        from memplan.lifetimes.plot import plot_timeline
+
         try:
-            from memplan.lifetimes.plot import plot_timeline
-        except ImportError:  # pragma: no cover
+            plot_timeline(func, args.plot)
+        except ImportError:  # pragma: no cover - matplotlib is an optional extra
             print("memplan report: --plot needs matplotlib (pip install 'memplan[plot]')",
                   file=sys.stderr)
             return 1
-        plot_timeline(func, args.plot)
         print(f"wrote {args.plot}", file=sys.stderr)
     return 0

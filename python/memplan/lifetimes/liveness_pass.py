@@ -8,6 +8,7 @@ statistics (``memplan-opt --mlir-pass-statistics``).
 
 from __future__ import annotations
 
+import json
 import sys
 
 from mlir import ir
@@ -16,8 +17,6 @@ from memplan.ir.graph import extract_graph, function_ids, operation
 from memplan.lifetimes.analysis import FunctionLifetimes, LifetimeAnalysis
 from memplan.lifetimes.report import format_text, report_dict
 from memplan.passes import Option, PassContext, register_pass
-
-import json
 
 
 def record_statistics(ctx: PassContext, lt: FunctionLifetimes) -> None:

@@ -11,12 +11,14 @@ The JSON document (``memplan-buffer-liveness{format=json output=FILE}``) is::
          {"name": "%alloc", "location": "mlp.mlir:6:14", "kind": "alloc",
           "type": "memref<16x128xf32>", "bytes": 8192, "size": "8192",
           "start": 2, "end": 14, "eligible": true, "reason": null,
-          "reasons": [], "offset": 0}, ...]}]}
+          "reasons": [], "group": null, "offset": 0}, ...]}]}
 
 Program points are op ids relative to the function op (the function is 0).
 ``offset`` is where a single pool over the function's eligible static
 buffers would place the buffer (``memplan.packing``, default algorithm), so
-``memplan report`` can draw the plan without the IR.
+``memplan report`` can draw the plan without the IR. ``group`` numbers the
+branch group (see :mod:`memplan.lifetimes.branches`) a buffer belongs to:
+members of a group share their interval and offset.
 """
 
 from __future__ import annotations
@@ -38,19 +40,16 @@ def pool_layout(
     """Offsets of the eligible static buffers packed into one pool, and its summary."""
     rows = np.nonzero(lt.eligible & (lt.bytes >= 0))[0]
     if rows.size == 0:
-        return {}, {"algorithm": algorithm, "size": 0, "lower_bound": 0, "alignment": alignment}
-    res = packing.pack(
-        lt.start[rows].astype(np.int64),
-        lt.end[rows].astype(np.int64),
-        lt.bytes[rows],
-        algorithm=algorithm,
-        alignment=alignment,
-    )
-    offsets = {int(r): int(o) for r, o in zip(rows, res.offsets)}
+        return {}, {"algorithm": algorithm, "size": 0, "lower_bound": 0,
+                    "lower_bound_aligned": 0, "alignment": alignment}
+    start, end, size, item = lt.items(rows)
+    res = packing.pack(start, end, size, algorithm=algorithm, alignment=alignment)
+    offsets = {int(r): int(o) for r, o in zip(rows, np.asarray(res.offsets)[item])}
     summary = {
         "algorithm": res.algorithm,
         "size": int(res.pool_size),
-        "lower_bound": peak_live(lt.start[rows], lt.end[rows], lt.bytes[rows]),
+        "lower_bound": peak_live(start, end, size),
+        "lower_bound_aligned": int(res.lower_bound_aligned),
         "alignment": alignment,
     }
     return offsets, summary
@@ -76,6 +75,7 @@ def function_dict(
                 "eligible": a.eligible,
                 "reason": a.reason,
                 "reasons": list(a.reasons),
+                "group": a.group,
                 "offset": offsets.get(a.index),
             }
         )
@@ -117,12 +117,14 @@ def format_function(doc: dict[str, Any]) -> str:
     if pool and pool.get("size"):
         lines.append(
             f"  pool = {pool['size']} bytes ({pool['algorithm']}, alignment {pool['alignment']}),"
-            f" lower bound {pool['lower_bound']}"
+            f" lower bound {pool['lower_bound']} (aligned {pool.get('lower_bound_aligned', '?')})"
         )
     if allocs:
         rows = [("name", "bytes", "interval", "status", "location")]
         for a in allocs:
             status = "eligible" if a["eligible"] else a["reason"]
+            if a.get("group") is not None:
+                status += f" (branch group {a['group']})"
             rows.append(
                 (a["name"], a["size"], f"[{a['start']}, {a['end']})", status, a["location"])
             )
@@ -140,7 +142,8 @@ def format_function(doc: dict[str, Any]) -> str:
 
 def format_text(doc: dict[str, Any]) -> str:
     """Text report of a whole JSON document."""
-    return "\n".join(format_function(f) for f in doc["functions"])
+    # Declarations (no body) have nothing to report.
+    return "\n".join(format_function(f) for f in doc["functions"] if f["num_points"] > 1)
 
 
 def load_report(path: str) -> dict[str, Any]:

@@ -34,6 +34,7 @@ ALIAS_OPS: frozenset[str] = frozenset(
         "memref.memory_space_cast",
         "memref.extract_strided_metadata",
         "memref.assume_alignment",
+        "memref.reshape",
         "bufferization.to_tensor",
         "bufferization.to_buffer",
         "arith.select",

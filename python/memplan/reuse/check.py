@@ -5,7 +5,9 @@ of a ``memref.alloc`` of ``i8`` bytes, recomputes the live interval of each
 view (with the lifetime kernel, through all aliases), reads its constant byte
 offset and its static size, and verifies each pool with
 :func:`memplan.packing.verify` (plus bounds against a static pool size).
-Views with a dynamic offset or size are counted in ``unchecked``.
+Views with a dynamic offset or size are counted in ``unchecked``. Views
+yielded out of the exclusive branches of one ``scf.if`` into the same result
+(a branch group) at the same offset count as one buffer.
 """
 
 from __future__ import annotations
@@ -18,7 +20,11 @@ from mlir import ir
 
 from memplan import _core, packing
 from memplan.ir.graph import extract_graph
+from memplan.lifetimes.branches import branch_exit
+from memplan.lifetimes.reasons import bit
 from memplan.lifetimes.roles import role_table
+
+_ESCAPES_BLOCK = bit("escapes-block")
 
 _INT = re.compile(r"^\s*(-?\d+)")
 
@@ -70,9 +76,29 @@ def check_module(module: ir.Operation | ir.Module) -> CheckResult:
         t = _core.analyze_lifetimes(g, roles, roots)
         offsets = np.array([m[1] for m in members], dtype=np.int64)
         sizes = np.array([m[2] for m in members], dtype=np.int64)
+        starts = t["start"].astype(np.int64)
+        ends = t["last_use"].astype(np.int64) + 1
+        # Views yielded out of exclusive branches into one merged result never
+        # exist together: at one offset they are one buffer.
+        keep = np.ones(len(members), dtype=bool)
+        merged: dict[tuple[int, int, int], int] = {}
+        for j, (op, off, size) in enumerate(members):
+            if not int(t["reasons"][j]) & _ESCAPES_BLOCK:
+                continue
+            found_exit = branch_exit(g, roles, op)
+            if found_exit is None:
+                continue
+            key = (found_exit[0], found_exit[1], off)
+            if key in merged:
+                first = merged[key]
+                sizes[first] = max(sizes[first], size)
+                keep[j] = False
+            else:
+                merged[key] = j
+        ops, starts, ends, sizes, offsets = ops[keep], starts[keep], ends[keep], sizes[keep], offsets[keep]
         pool_bytes = g.types[g.value_type[pool]].static_bytes
         found = packing.verify(
-            t["start"].astype(np.int64), t["last_use"].astype(np.int64) + 1, sizes, offsets,
+            starts, ends, sizes, offsets,
             alignment=1, pool_size=pool_bytes if pool_bytes >= 0 else None, limit=100,
         )
         for v in found:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Optional
 
 import numpy as np
 
@@ -43,7 +42,11 @@ class PoolPlan:
     """Bytes of the static region (the packed pool size)."""
     lower_bound: int
     """Peak live bytes of the static members: no pool can be smaller."""
+    lower_bound_aligned: int
+    """Tighter bound that counts the alignment padding of every offset."""
     algorithm: str
+    merged_deallocs: list[int] = field(default_factory=list)
+    """Deallocs of merged branch results (see memplan.lifetimes.branches) to erase."""
     dynamic_members: list[int] = field(default_factory=list)
     """Rows of members with dynamic sizes, in bump order after the static region."""
     hoist: list[int] = field(default_factory=list)
@@ -91,18 +94,19 @@ def plan_function(
                 align = a
         static = group[lt.bytes[group] >= 0]
         dynamic = [int(i) for i in group[lt.bytes[group] < 0]]
+        merged_deallocs: list[int] = []
         if static.size:
-            res = packing.pack(
-                lt.start[static].astype(np.int64),
-                lt.end[static].astype(np.int64),
-                lt.bytes[static],
-                algorithm=algorithm,
-                alignment=align,
-            )
-            offsets, size, alg = np.asarray(res.offsets), int(res.pool_size), res.algorithm
-            bound = peak_live(lt.start[static], lt.end[static], lt.bytes[static])
+            start, end, size_items, item = lt.items(static)
+            res = packing.pack(start, end, size_items, algorithm=algorithm, alignment=align)
+            offsets = np.asarray(res.offsets, dtype=np.int64)[item]
+            size, alg = int(res.pool_size), res.algorithm
+            bound_aligned = int(res.lower_bound_aligned)
+            bound = peak_live(start, end, size_items)
+            if lt.groups:
+                in_plan = set(static.tolist())
+                merged_deallocs = [g_.dealloc for g_ in lt.groups if g_.rows[0] in in_plan]
         else:
-            offsets, size, alg, bound = np.zeros(0, np.int64), 0, algorithm, 0
+            offsets, size, alg, bound, bound_aligned = np.zeros(0, np.int64), 0, algorithm, 0, 0
         hoist: set[int] = set()
         for i in dynamic:
             hoist.update(lt.dynamic_slices.get(i, ()))
@@ -119,7 +123,9 @@ def plan_function(
                 offsets=offsets,
                 static_size=size,
                 lower_bound=bound,
+                lower_bound_aligned=bound_aligned,
                 algorithm=alg,
+                merged_deallocs=merged_deallocs,
                 dynamic_members=dynamic,
                 hoist=sorted(hoist),
                 insert_before=int(first),

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from mlir import ir
 
-from memplan import packing
 from memplan.ir.graph import extract_graph, function_ids, operation
 from memplan.lifetimes.analysis import LifetimeAnalysis
 from memplan.passes import Option, PassContext, register_pass, register_pipeline
 from memplan.reuse.plan import plan_function
 from memplan.reuse.rewrite import apply_plan
 
-
+ALGORITHMS = ("best", "linear-scan", "greedy-by-size", "best-fit")
+"""The ``algorithm`` choices (all from :mod:`memplan.packing`)."""
 
 
 def _run_reuse(module: ir.Operation, ctx: PassContext) -> None:
@@ -42,6 +42,8 @@ def _run_reuse(module: ir.Operation, ctx: PassContext) -> None:
         if ctx.options["remarks"]:
             for i in range(len(lt)):
                 reason = lt.reason(i)
+                if reason is None and i not in pooled:
+                    reason = "alone in its scope"
                 if reason is not None:
                     ctx.remark(operation(graph, int(lt.op[i])), f"not pooled: {reason}")
         for p in plans:
@@ -49,9 +51,19 @@ def _run_reuse(module: ir.Operation, ctx: PassContext) -> None:
             ctx.stat("pools", 1, "Pools created")
             ctx.stat("pooled-allocations", len(p.members), "Allocations replaced by pool views")
             ctx.stat("pooled-dynamic", len(p.dynamic_members), "Pooled allocations with dynamic sizes")
+            ctx.stat(
+                "branch-groups",
+                len(p.merged_deallocs),
+                "scf.if results whose branch buffers share one offset",
+            )
             ctx.stat("bytes-before", before, "Static bytes of the pooled allocations, one malloc each")
             ctx.stat("bytes-after", p.static_size, "Static bytes of the pools")
             ctx.stat("pool-lower-bound", p.lower_bound, "Peak live bytes of the pooled allocations")
+            ctx.stat(
+                "pool-lower-bound-aligned",
+                p.lower_bound_aligned,
+                "Lower bound counting alignment padding",
+            )
             if ctx.options["remarks"]:
                 ctx.remark(
                     operation(graph, p.insert_before),
@@ -73,7 +85,7 @@ register_pass(
     "come from memplan.packing; buffers with dynamic (hoistable) sizes are placed after "
     "the static region. Ineligible allocations are left unchanged and counted per reason.",
     options=[
-        Option("algorithm", str, "best", "packing algorithm", choices=("best", "linear-scan", "greedy-by-size", "best-fit")),
+        Option("algorithm", str, "best", "packing algorithm", choices=ALGORITHMS),
         Option("alignment", int, 64, "byte alignment of the pool and of every offset"),
         Option("remarks", bool, False, "emit a remark per pool and per allocation left alone"),
     ],
@@ -103,7 +115,7 @@ register_pipeline(
     "func.func(optimize-allocation-liveness), [func.func(promote-buffers-to-stack),] "
     "memplan-buffer-reuse{algorithm alignment}.",
     options=[
-        Option("algorithm", str, "best", "packing algorithm", choices=("best", "linear-scan", "greedy-by-size", "best-fit")),
+        Option("algorithm", str, "best", "packing algorithm", choices=ALGORITHMS),
         Option("alignment", int, 64, "byte alignment of the pool and of every offset"),
         Option("promote-to-stack", bool, False, "run promote-buffers-to-stack before pooling (small buffers become allocas)"),
     ],

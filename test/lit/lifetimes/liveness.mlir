@@ -1,4 +1,5 @@
 // RUN: memplan-opt %s --split-input-file --allow-unregistered-dialect --pass-pipeline='builtin.module(memplan-buffer-liveness)' | FileCheck %s
+// RUN: memplan-opt %s --split-input-file --allow-unregistered-dialect --pass-pipeline='builtin.module(memplan-buffer-liveness{format=none remarks})' 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
 
 // memplan-buffer-liveness prints, per function, every allocation with its
 // size, its live interval [start, end) over pre-order program points (the
@@ -89,6 +90,9 @@ func.func @regions(%n: index, %c: i1) {
 //       CHECK:   %alloca          16  [4, 8)    alloca
 //       CHECK:   %alloc_0  4 * %arg0  [5, 6)    eligible
 //       CHECK:   not pooled: alloca=1, unknown-user=1
+// REMARK: liveness.mlir:[[# @LINE + 4]]:8: remark: not poolable: unknown-user
+// REMARK: liveness.mlir:[[# @LINE + 6]]:8: remark: not poolable: alloca
+// REMARK-NOT: remark
 func.func @mixed(%n: index) {
   %a = memref.alloc() : memref<8xf32>
   "test.use"(%a) : (memref<8xf32>) -> ()

@@ -97,3 +97,36 @@ func.func @dynamic_in_loop(%x: memref<16xf32>, %out: memref<16xf32>) {
   }
   return
 }
+
+// -----
+
+// A dynamic buffer inside a loop body whose size is a function argument is
+// hoisted like a static one: its offset is computed once, at the pool.
+
+// CHECK-LABEL: func @dynamic_loop_body
+//  CHECK-SAME:   (%[[N:.*]]: index, %{{.*}}: memref<16xf32>, %{{.*}}: memref<?xf32>)
+//       CHECK:   %[[POOL:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?xi8>
+//       CHECK:   scf.for
+//       CHECK:     memref.view %[[POOL]][%{{.*}}][%[[N]]] : memref<?xi8> to memref<?xf32>
+//       CHECK:     memref.view %[[POOL]][%{{.*}}][] : memref<?xi8> to memref<16xf32>
+//   CHECK-NOT:     memref.dealloc
+//       CHECK:   }
+//  CHECK-NEXT:   memref.dealloc %[[POOL]] : memref<?xi8>
+func.func @dynamic_loop_body(%n: index, %x: memref<16xf32>, %out: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  scf.for %i = %c0 to %c3 step %c1 {
+    %d = memref.alloc(%n) : memref<?xf32>
+    %head = memref.subview %x[0] [%n] [1] : memref<16xf32> to memref<?xf32, strided<[1]>>
+    linalg.exp ins(%head : memref<?xf32, strided<[1]>>) outs(%d : memref<?xf32>)
+    %s = memref.alloc() : memref<16xf32>
+    linalg.negf ins(%x : memref<16xf32>) outs(%s : memref<16xf32>)
+    %shead = memref.subview %s[0] [%n] [1] : memref<16xf32> to memref<?xf32, strided<[1]>>
+    %osub = memref.subview %out[0] [%n] [1] : memref<?xf32> to memref<?xf32, strided<[1]>>
+    linalg.add ins(%d, %shead : memref<?xf32>, memref<?xf32, strided<[1]>>) outs(%osub : memref<?xf32, strided<[1]>>)
+    memref.dealloc %s : memref<16xf32>
+    memref.dealloc %d : memref<?xf32>
+  }
+  return
+}

@@ -2,14 +2,18 @@
 ``one-shot-bufferize`` + ``buffer-deallocation-pipeline``).
 
 ``generate(seed)`` returns MLIR text of ``func.func @main(%x: memref<64xf32>,
-%y: memref<?xf32>, %flag: i1, %out: memref<64xf32>)``: a random sequence of
+%y: memref<?xf32>, %flag: i1, %out: memref<64xf32>) -> memref<16xf32>`` (and
+a callee ``@helper``): a random sequence of
 stages, each allocating a 1-D f32 buffer, filling it completely, and computing
 its prefix from live buffers (elementwise linalg ops on subviews), with
 
 * uses through aliases (subview, cast, expand_shape / collapse_shape),
 * ``scf.for`` loops and ``scf.if`` branches that allocate and free their own
   temporaries and update buffers defined outside,
-* dynamically sized buffers (``memref.dim`` of ``%y``), stack buffers, and
+* ``scf.if`` results: each branch yields a fresh buffer, freed after the merge
+  (branch groups),
+* dynamically sized buffers (``memref.dim`` of ``%y``), stack buffers,
+* buffers that escape (passed to ``func.call``, or returned), and
 * deallocs right after the last use, or at the end of the block.
 
 Every buffer is fully written before it is read, so runs are deterministic
@@ -73,7 +77,7 @@ class Generator:
             blk.items.append((f"{c} = memref.collapse_shape {e} [[0, 1]] : memref<2x{half}xf32>"
                               f" into {buf.type}", {buf.name}))
             src = c
-        elif self.rng.random() < 0.2:
+        elif buf.size is not None and self.rng.random() < 0.2:
             c = self.fresh("cast")
             blk.items.append((f"{c} = memref.cast {src} : {buf.type} to memref<?xf32>", {buf.name}))
             v = self.fresh("pre")
@@ -137,11 +141,17 @@ class Generator:
                 self.loop(blk, pool, depth, targets + [b for b in local if b.kind != "arg"])
             elif depth < self.max_depth and r < 0.3:
                 self.branch(blk, pool, depth, targets + [b for b in local if b.kind != "arg"])
+            elif depth < self.max_depth and r < 0.4:
+                local.append(self.merged(blk, pool, depth))
             else:
                 buf = self.new_buffer(blk, pool)
                 local.append(buf)
                 if targets and self.rng.random() < 0.4:
                     self.compute(blk, self.rng.choice(targets), [buf], accumulate=True)
+                if buf.kind == "alloc" and buf.size == 16 and self.rng.random() < 0.3:
+                    # Escapes into a call: the callee doubles it in place.
+                    blk.items.append((f"func.call @helper({buf.name}) : ({buf.type}) -> ()",
+                                      {buf.name}))
             # Fold a random local into an outer target now and then, and drop
             # buffers from the live set (their last use is then behind us).
             if local and self.rng.random() < 0.35:
@@ -174,6 +184,26 @@ class Generator:
         blk.items.append((f"scf.if %flag {{\n{self.render_block(then)}{blk.indent}}} else {{\n"
                           f"{self.render_block(other)}{blk.indent}}}", used))
 
+    def merged(self, blk: Block, live: list[Buf], depth: int) -> Buf:
+        """``%m = scf.if %flag -> memref<S>`` with a fresh buffer yielded by each
+        branch (a branch group); %m is freed in this block."""
+        size = self.rng.choice(SIZES)
+        result = Buf(self.fresh("m"), size)
+        texts, used = [], set()
+        for _ in range(2):
+            inner = self.region_block(blk.indent + "  ")
+            self.body(inner, live, depth + 1, self.rng.randint(0, 2), [Buf("%out", 64, "arg")])
+            y = Buf(self.fresh("y"), size)
+            inner.items.append((f"{y.name} = memref.alloc() : {y.type}", set()))
+            inner.items.append((f"linalg.fill ins(%half : f32) outs({y.name} : {y.type})", {y.name}))
+            self.compute(inner, y, self.rng.sample(live, k=min(len(live), 2)))
+            texts.append(self.render_block(inner) + f"{inner.indent}scf.yield {y.name} : {y.type}\n")
+            used |= {n for _, u in inner.items for n in u}
+        blk.items.append((f"{result.name} = scf.if %flag -> ({result.type}) {{\n{texts[0]}"
+                          f"{blk.indent}}} else {{\n{texts[1]}{blk.indent}}}", used - {result.name}))
+        blk.owned.append(result)
+        return result
+
     def render_block(self, blk: Block) -> str:
         """Lines with each owned buffer's dealloc after its last use (or at the end)."""
         last: dict[str, int] = {}
@@ -201,8 +231,19 @@ class Generator:
         args = [Buf("%x", 64, "arg"), Buf("%y", None, "arg")]
         out = Buf("%out", 64, "arg")
         self.body(top, args, 0, self.stages, [out])
-        header = (
-            "func.func @main(%x: memref<64xf32>, %y: memref<?xf32>, %flag: i1, %out: memref<64xf32>) {\n"
+        # The returned buffer escapes: it must stay a separate allocation.
+        ret = Buf("%ret", 16)
+        top.items.append((f"{ret.name} = memref.alloc() : {ret.type}", set()))
+        top.items.append((f"linalg.fill ins(%half : f32) outs({ret.name} : {ret.type})", {ret.name}))
+        self.compute(top, ret, [out])
+        helper = (
+            "func.func @helper(%m: memref<16xf32>) {\n"
+            "  linalg.add ins(%m, %m : memref<16xf32>, memref<16xf32>) outs(%m : memref<16xf32>)\n"
+            "  return\n}\n"
+        )
+        header = helper + (
+            "func.func @main(%x: memref<64xf32>, %y: memref<?xf32>, %flag: i1, %out: memref<64xf32>)"
+            " -> memref<16xf32> {\n"
             "  %c0 = arith.constant 0 : index\n"
             "  %c1 = arith.constant 1 : index\n"
             "  %c2 = arith.constant 2 : index\n"
@@ -211,7 +252,7 @@ class Generator:
             "  %half = arith.constant 0.5 : f32\n"
             "  %dimy = memref.dim %y, %c0 : memref<?xf32>\n"
         )
-        return header + self.render_block(top) + "  return\n}\n"
+        return header + self.render_block(top) + "  return %ret : memref<16xf32>\n}\n"
 
 
 def generate(seed: int, stages: int = 10, max_depth: int = 2) -> str:

@@ -1,0 +1,205 @@
+"""Buffers yielded out of mutually exclusive branches, freed after the merge.
+
+After ``buffer-deallocation-pipeline`` an ``scf.if`` with a tensor result
+becomes::
+
+    %r = scf.if %c -> memref<..., strided<...>> {
+      %a = memref.alloc() ...            // then-branch buffer
+      %ca = memref.cast %a ...
+      scf.yield %ca
+    } else {
+      %b = memref.alloc() ...            // else-branch buffer
+      scf.yield %b
+    }
+    ... uses of %r ...
+    %base, ... = memref.extract_strided_metadata %r
+    memref.dealloc %base
+
+``%a`` and ``%b`` escape their blocks, but exactly one of them exists at a
+time, and the merged value is freed once, unconditionally, in the block of
+the ``scf.if``. Such a *branch group* is pooled as one buffer: its members
+share one offset, live from the ``scf.if`` to the last use of ``%r``, and the
+merged dealloc goes away. :func:`find_branch_groups` recognises the pattern
+conservatively (every branch must yield a fresh allocation of its own, the
+merged value must have no unknown user, escape, or second dealloc).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+
+from memplan import _core
+from memplan.ir.graph import Graph
+from memplan.lifetimes import reasons as R
+from memplan.lifetimes import roles as K
+
+
+@dataclass(frozen=True)
+class BranchGroup:
+    """Allocations of the branches of one region op that merge into one result."""
+
+    rows: tuple[int, ...]
+    """Rows (in the FunctionLifetimes arrays) of the member allocations."""
+    region_op: int
+    """The ``scf.if`` / ``scf.index_switch`` / ``scf.execute_region`` op."""
+    result: int
+    """Value id of the merged result."""
+    dealloc: int
+    """The one ``memref.dealloc`` that frees the merged value."""
+    start: int
+    end: int
+    """Live interval of the group: from the region op to the last use of the result."""
+
+
+def closure(graph: Graph, roles: np.ndarray, value: int) -> tuple[set[int], list[tuple[int, int, int]]]:
+    """Alias closure of ``value`` (the flow rules of the C++ kernel).
+
+    Returns the values and every use as ``(value, op, operand)``.
+    """
+    values = {value}
+    stack = [value]
+    uses: list[tuple[int, int, int]] = []
+    names = graph.op_name
+
+    def push(v: int) -> None:
+        if v not in values:
+            values.add(v)
+            stack.append(v)
+
+    def shaped(v: int) -> bool:
+        t = graph.types[graph.value_type[v]]
+        return t.is_memref or t.is_tensor
+
+    def first_block(op: int, region: int) -> int:
+        r = int(graph.region_begin[op]) + region
+        if r >= graph.region_begin[op + 1]:
+            return -1
+        b = int(graph.region_block_begin[r])
+        return int(graph.region_blocks[b]) if b < graph.region_block_begin[r + 1] else -1
+
+    def block_arg(block: int, i: int) -> None:
+        if block >= 0 and 0 <= i < graph.block_num_args[block]:
+            push(int(graph.block_arg_begin[block]) + i)
+
+    def result(op: int, i: int) -> None:
+        if 0 <= i < graph.num_results[op]:
+            push(int(graph.result_begin[op]) + i)
+
+    while stack:
+        v = stack.pop()
+        for u in range(int(graph.use_begin[v]), int(graph.use_begin[v + 1])):
+            op, k = int(graph.use_op[u]), int(graph.use_operand[u])
+            uses.append((v, op, k))
+            kind = int(roles[names[op]]) & 0xFF
+            if kind == K.ALIAS:
+                for j in range(int(graph.num_results[op])):
+                    rv = int(graph.result_begin[op]) + j
+                    if shaped(rv):
+                        push(rv)
+            elif kind == K.YIELD:
+                p = int(graph.op_parent[op])
+                pk = int(roles[names[p]]) & 0xFF
+                if pk == K.FOR:
+                    result(p, k)
+                    block_arg(int(graph.op_block[op]), k + 1)
+                elif pk == K.WHILE:
+                    block_arg(first_block(p, 0), k)
+                elif pk == K.REGION:
+                    result(p, k)
+            elif kind == K.CONDITION and k >= 1:
+                p = int(graph.op_parent[op])
+                result(p, k - 1)
+                block_arg(first_block(p, 1), k - 1)
+            elif kind == K.FOR and k >= 3:
+                result(op, k - 3)
+                block_arg(first_block(op, 0), k - 2)
+            elif kind == K.WHILE:
+                block_arg(first_block(op, 0), k)
+    return values, uses
+
+
+_MERGE_OPS = ("scf.if", "scf.index_switch", "scf.execute_region")
+_CANDIDATE = R.bit("escapes-block") | R.bit("dealloc-through-alias") | R.bit("no-dealloc")
+
+
+def branch_exit(graph: Graph, roles: np.ndarray, op: int) -> Optional[tuple[int, int, set[int], list]]:
+    """(region op, result index, closure, uses) if ``op``'s buffer leaves its
+    block only through its block's terminator, into a merge op."""
+    block = int(graph.op_block[op])
+    parent = int(graph.block_parent_op[block])
+    if graph.names[graph.op_name[parent]] not in _MERGE_OPS:
+        return None
+    values, uses = closure(graph, roles, int(graph.result_begin[op]))
+    yield_name = graph.name_id("scf.yield")
+    exits = {
+        (u_op, k)
+        for _, u_op, k in uses
+        if graph.op_name[u_op] == yield_name and graph.is_ancestor(int(graph.op_parent[u_op]), op)
+    }
+    if len(exits) != 1:
+        return None
+    ((y, k),) = exits
+    if int(graph.op_block[y]) != block or int(graph.op_parent[y]) != parent:
+        return None
+    return parent, k, values, uses
+
+
+def find_branch_groups(
+    graph: Graph,
+    roles: np.ndarray,
+    ops: np.ndarray,
+    reasons: np.ndarray,
+    sizes: np.ndarray,
+    scopes: np.ndarray,
+) -> list[BranchGroup]:
+    """Branch groups among the allocations ``ops`` (rows of a FunctionLifetimes)."""
+    dealloc_name = graph.name_id("memref.dealloc")
+    rows = np.nonzero(((reasons & ~_CANDIDATE) == 0) & ((reasons & R.bit("escapes-block")) != 0)
+                      & (sizes >= 0) & (scopes >= 0))[0]
+    by_exit: dict[tuple[int, int], list[tuple[int, set[int], list]]] = {}
+    for row in rows:
+        found = branch_exit(graph, roles, int(ops[row]))
+        if found is not None:
+            parent, k, values, uses = found
+            by_exit.setdefault((parent, k), []).append((int(row), values, uses))
+    groups = []
+    for (parent, k), members in by_exit.items():
+        n_regions = int(graph.region_begin[parent + 1] - graph.region_begin[parent])
+        blocks = {int(graph.op_block[ops[row]]) for row, _, _ in members}
+        if len(members) != n_regions or len(blocks) != n_regions:
+            continue  # some branch yields something else (an argument, a view, ...)
+        result = int(graph.result_begin[parent]) + k
+        t = _core.analyze_lifetimes(graph, roles, np.array([result], dtype=np.int32))
+        # Freed directly or through an alias (the merged type usually has a
+        # dynamic strided layout: that is fine); nothing else.
+        if int(t["reasons"][0]) & ~(R.bit("non-identity-layout") | R.bit("dealloc-through-alias")):
+            continue  # the merged value escapes, has unknown users, or is not freed once
+        r_values, r_uses = closure(graph, roles, result)
+        frees = [op for v, op, _ in r_uses if graph.op_name[op] == dealloc_name]
+        if len(frees) != 1 or int(graph.op_block[frees[0]]) != int(graph.op_block[parent]):
+            continue
+        ok = True
+        for _, values, uses in members:
+            # Inside its branch a member is never freed; outside it is the merged value.
+            if any(graph.op_name[op] == dealloc_name and v not in r_values for v, op, _ in uses):
+                ok = False
+        if not ok or len({int(scopes[row]) for row, _, _ in members}) != 1:
+            continue
+        end = max(int(graph.op_end[parent]), int(t["last_use"][0])) + 1
+        groups.append(
+            BranchGroup(
+                rows=tuple(sorted(row for row, _, _ in members)),
+                region_op=parent,
+                result=result,
+                dealloc=int(frees[0]),
+                start=parent,
+                end=end,
+            )
+        )
+    return groups
+
+
+__all__ = ["BranchGroup", "branch_exit", "closure", "find_branch_groups"]

@@ -1,0 +1,120 @@
+// RUN: memplan-opt %s --split-input-file --pass-pipeline='builtin.module(memplan-buffer-reuse{remarks})' 2>/dev/null | FileCheck %s
+// RUN: memplan-opt %s --split-input-file --pass-pipeline='builtin.module(memplan-buffer-reuse{remarks})' 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
+
+// Branch groups: buffers yielded out of the exclusive branches of an scf.if
+// into one result, which is freed once after the merge, are pooled as one
+// buffer. The members share an offset, live from the scf.if to the last use of
+// the result, and the merged dealloc is removed.
+
+// The shape buffer-deallocation-pipeline produces: the result has a dynamic
+// strided layout and is freed through the base buffer of
+// extract_strided_metadata. %tmp, which dies inside the then-branch, gets
+// other bytes than the group.
+
+// CHECK-LABEL: func @merged
+//       CHECK:   %[[POOL:.*]] = memref.alloc() {alignment = 64 : i64} : memref<512xi8>
+//   CHECK-DAG:   %[[C0:.*]] = arith.constant 0 : index
+//   CHECK-DAG:   %[[C256:.*]] = arith.constant 256 : index
+//       CHECK:   %[[R:.*]] = scf.if
+//       CHECK:     %[[TMP:.*]] = memref.view %[[POOL]][%[[C256]]][] : memref<512xi8> to memref<64xf32>
+//       CHECK:     %[[A:.*]] = memref.view %[[POOL]][%[[C0]]][] : memref<512xi8> to memref<64xf32>
+//       CHECK:     memref.cast %[[A]]
+//       CHECK:   } else {
+//       CHECK:     %[[B:.*]] = memref.view %[[POOL]][%[[C0]]][] : memref<512xi8> to memref<64xf32>
+//       CHECK:     memref.cast %[[B]]
+//       CHECK:   }
+//       CHECK:   memref.copy %[[R]], %{{.*}}
+//       CHECK:   memref.extract_strided_metadata %[[R]]
+//  CHECK-NEXT:   memref.dealloc %[[POOL]] : memref<512xi8>
+//  CHECK-NEXT:   return
+func.func @merged(%c: i1, %x: memref<64xf32>, %out: memref<64xf32>) {
+  %r = scf.if %c -> (memref<64xf32, strided<[?], offset: ?>>) {
+    %tmp = memref.alloc() : memref<64xf32>
+    linalg.exp ins(%x : memref<64xf32>) outs(%tmp : memref<64xf32>)
+    %a = memref.alloc() : memref<64xf32>
+    linalg.add ins(%tmp, %x : memref<64xf32>, memref<64xf32>) outs(%a : memref<64xf32>)
+    memref.dealloc %tmp : memref<64xf32>
+    %ca = memref.cast %a : memref<64xf32> to memref<64xf32, strided<[?], offset: ?>>
+    scf.yield %ca : memref<64xf32, strided<[?], offset: ?>>
+  } else {
+    %b = memref.alloc() : memref<64xf32>
+    linalg.negf ins(%x : memref<64xf32>) outs(%b : memref<64xf32>)
+    %cb = memref.cast %b : memref<64xf32> to memref<64xf32, strided<[?], offset: ?>>
+    scf.yield %cb : memref<64xf32, strided<[?], offset: ?>>
+  }
+  memref.copy %r, %out : memref<64xf32, strided<[?], offset: ?>> to memref<64xf32>
+  %base, %off, %size, %stride = memref.extract_strided_metadata %r : memref<64xf32, strided<[?], offset: ?>> -> memref<f32>, index, index, index
+  memref.dealloc %base : memref<f32>
+  return
+}
+
+// -----
+
+// Members of different sizes share one offset; the group takes the larger
+// size. The merged value is freed directly.
+
+// CHECK-LABEL: func @sizes
+//       CHECK:   %[[POOL:.*]] = memref.alloc() {alignment = 64 : i64} : memref<256xi8>
+//       CHECK:   memref.view %[[POOL]][%[[C0:.*]]][] : memref<256xi8> to memref<64xf32>
+//       CHECK:   memref.view %[[POOL]][%[[C0]]][] : memref<256xi8> to memref<16x4xf32>
+//       CHECK:   memref.dealloc %[[POOL]]
+//   CHECK-NOT:   memref.dealloc
+func.func @sizes(%c: i1, %x: memref<64xf32>, %out: memref<64xf32>) {
+  %r = scf.if %c -> (memref<64xf32>) {
+    %a = memref.alloc() : memref<64xf32>
+    linalg.exp ins(%x : memref<64xf32>) outs(%a : memref<64xf32>)
+    scf.yield %a : memref<64xf32>
+  } else {
+    %b = memref.alloc() : memref<16x4xf32>
+    %e = memref.expand_shape %x [[0, 1]] output_shape [16, 4] : memref<64xf32> into memref<16x4xf32>
+    linalg.negf ins(%e : memref<16x4xf32>) outs(%b : memref<16x4xf32>)
+    %cb = memref.collapse_shape %b [[0, 1]] : memref<16x4xf32> into memref<64xf32>
+    scf.yield %cb : memref<64xf32>
+  }
+  memref.copy %r, %out : memref<64xf32> to memref<64xf32>
+  memref.dealloc %r : memref<64xf32>
+  return
+}
+
+// -----
+
+// When a branch yields something that is not its own fresh allocation (here
+// an argument), the merged value cannot simply be freed: the group is not
+// formed and the branch allocation escapes its block.
+
+// CHECK-LABEL: func @not_a_group
+//   CHECK-NOT:   memref.view
+// REMARK: branches.mlir:[[# @LINE + 3]]:10: remark: not pooled: escapes-block
+func.func @not_a_group(%c: i1, %x: memref<64xf32>, %out: memref<64xf32>) {
+  %r = scf.if %c -> (memref<64xf32>) {
+    %a = memref.alloc() : memref<64xf32>
+    linalg.exp ins(%x : memref<64xf32>) outs(%a : memref<64xf32>)
+    scf.yield %a : memref<64xf32>
+  } else {
+    scf.yield %x : memref<64xf32>
+  }
+  memref.copy %r, %out : memref<64xf32> to memref<64xf32>
+  %ok = memref.alloc() : memref<64xf32>
+  memref.dealloc %ok : memref<64xf32>
+  return
+}
+
+// -----
+
+// A merged value that escapes (returned) keeps its branch buffers apart.
+
+// CHECK-LABEL: func @merged_escapes
+//   CHECK-NOT:   memref.view
+// REMARK: branches.mlir:[[# @LINE + 3]]:10: remark: not pooled: escapes-return
+func.func @merged_escapes(%c: i1, %x: memref<64xf32>) -> memref<64xf32> {
+  %r = scf.if %c -> (memref<64xf32>) {
+    %a = memref.alloc() : memref<64xf32>
+    linalg.exp ins(%x : memref<64xf32>) outs(%a : memref<64xf32>)
+    scf.yield %a : memref<64xf32>
+  } else {
+    %b = memref.alloc() : memref<64xf32>
+    linalg.negf ins(%x : memref<64xf32>) outs(%b : memref<64xf32>)
+    scf.yield %b : memref<64xf32>
+  }
+  return %r : memref<64xf32>
+}
