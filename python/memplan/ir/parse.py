@@ -51,13 +51,14 @@ def _format_one(diag, severity: str) -> str:
     return f"{location_prefix(diag.location)}: {severity}: {diag.message}"
 
 
-def location_prefix(loc: ir.Location) -> str:
-    """``file:line:col`` for a file location, else the printed location."""
+def location_prefix(loc) -> str:
+    """``file:line:col`` for a file location (an ``ir.Location`` or its printed
+    ``loc("file":line:col)`` form); any other location as printed."""
     text = str(loc)
     if text.startswith('loc("') and text.endswith(")"):
-        body = text[len('loc("') : -1]
-        name, _, rest = body.partition('"')
-        return f"{name}{rest}"
+        name, sep, pos = text[len('loc("') : -1].partition('":')
+        if sep:
+            return f"{name}:{pos}"
     return text
 
 

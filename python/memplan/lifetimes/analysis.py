@@ -25,7 +25,8 @@ import numpy as np
 from mlir import ir
 
 from memplan import _core
-from memplan.ir.graph import Graph, extract_graph, function_ids, function_name, operation
+from memplan.ir.graph import Graph, extract_graph, function_ids, function_name, operation, value_namer
+from memplan.ir.parse import location_prefix
 from memplan.lifetimes import reasons as R
 from memplan.lifetimes.branches import BranchGroup, find_branch_groups
 from memplan.lifetimes.roles import role_table
@@ -183,7 +184,7 @@ class FunctionLifetimes:
     def allocations(self, names: bool = True) -> list[Allocation]:
         """One record per allocation. ``names`` prints SSA names (needs the live IR)."""
         g = self.graph
-        namer = _value_namer(g, self.func_op) if names else (lambda v: f"%v{v}")
+        namer = value_namer(g, self.func_op) if names else (lambda v: f"%v{v}")
         alloca_name = g.name_id("memref.alloca")
         group = self.group_of()
         out = []
@@ -197,7 +198,7 @@ class FunctionLifetimes:
                     op=op,
                     kind="alloca" if g.op_name[op] == alloca_name else "alloc",
                     name=namer(int(self.value[i])),
-                    location=_location_text(g.location(op)),
+                    location=location_prefix(g.location(op)),
                     type=g.types[g.value_type[self.value[i]]].text,
                     bytes=b if b >= 0 else None,
                     size=size_expression(g, op, namer),
@@ -229,41 +230,6 @@ def peak_live(start: np.ndarray, end: np.ndarray, size: np.ndarray) -> int:
 
 
 _peak = peak_live
-
-
-def _location_text(text: str) -> str:
-    if text.startswith('loc("') and text.endswith(")"):
-        body = text[len('loc("') : -1]
-        name, _, rest = body.partition('"')
-        return f"{name}{rest}"
-    return text
-
-
-def _value_namer(graph: Graph, func_op: int) -> Callable[[int], str]:
-    """SSA names as the printer would pick them, for values of ``func_op``."""
-    try:
-        state = ir.AsmState(operation(graph, func_op))
-    except Exception:  # pragma: no cover - defensive: printing never blocks a report
-        return lambda v: f"%v{v}"
-
-    def name(v: int) -> str:
-        op = int(graph.value_op[v])
-        try:
-            if op >= 0:
-                return operation(graph, op).results[int(graph.value_index[v])].get_name(state)
-            block = int(graph.value_block[v])
-            parent = int(graph.block_parent_op[block])
-            region = int(graph.block_region[block])
-            first = int(graph.region_block_begin[region])
-            blocks = list(graph.region_blocks[first : graph.region_block_begin[region + 1]])
-            ir_region = operation(graph, parent).regions[region - int(graph.region_begin[parent])]
-            ir_block = list(ir_region.blocks)[blocks.index(block)]
-            return ir_block.arguments[int(graph.value_index[v])].get_name(state)
-        except Exception:  # pragma: no cover
-            pass
-        return f"%v{v}"
-
-    return name
 
 
 class _TypeTables:

@@ -16,14 +16,9 @@ from typing import Callable, Optional
 
 from memplan import _core
 from memplan.ir.graph import Graph
+from memplan.ir.slices import is_pure
 
 _POOLABLE_ELEMENT = re.compile(r"^(index|[su]?i\d+|f\d+\w*|bf16)$")
-
-#: Pure ops whose results may be computed earlier in the same block.
-PURE_PREFIXES: tuple[str, ...] = ("arith.", "index.")
-PURE_OPS: frozenset[str] = frozenset(
-    {"affine.apply", "affine.min", "affine.max", "memref.dim", "tensor.dim", "memref.rank"}
-)
 
 
 def element_type_text(type_text: str) -> str:
@@ -86,10 +81,6 @@ def dynamic_size_values(graph: Graph, alloc_op: int) -> list[int]:
     return [int(v) for v in graph.operands[begin : begin + count]]
 
 
-def _is_pure(name: str) -> bool:
-    return name.startswith(PURE_PREFIXES) or name in PURE_OPS
-
-
 def hoistable_slice(graph: Graph, scope_block: int, values: list[int]) -> Optional[list[int]]:
     """Ops (ascending ids) computing ``values`` to place before a pool in ``scope_block``.
 
@@ -117,7 +108,7 @@ def hoistable_slice(graph: Graph, scope_block: int, values: list[int]) -> Option
             return None
         if not graph.is_ancestor(scope_op, op):
             continue  # defined outside the scope op: dominates it
-        if graph.op_block[op] != scope_block or not _is_pure(names[graph.op_name[op]]):
+        if graph.op_block[op] != scope_block or not is_pure(names[graph.op_name[op]]):
             return None
         if graph.region_begin[op + 1] != graph.region_begin[op]:
             return None

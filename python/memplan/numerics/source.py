@@ -12,6 +12,8 @@ from typing import Optional, Union
 
 from mlir import ir
 
+from memplan.ir.parse import location_prefix
+
 __all__ = ["ModuleSource", "parse_module", "copy_module", "location_text"]
 
 #: What the public functions accept as a program: a module or its text.
@@ -20,14 +22,8 @@ ModuleSource = Union[ir.Module, ir.Operation, str]
 _MULTIPLE_TOP_LEVEL = "source must contain a single top-level operation"
 
 
-def location_text(location) -> str:
-    """``loc("file.mlir":3:7)`` -> ``file.mlir:3:7``; other locations as printed."""
-    loc = str(location)
-    if loc.startswith('loc("') and loc.endswith(")"):
-        name, sep, pos = loc[5:-1].partition('":')
-        if sep:
-            return f"{name}:{pos}"
-    return loc
+#: ``loc("file.mlir":3:7)`` -> ``file.mlir:3:7`` (one implementation, in the IR bridge).
+location_text = location_prefix
 
 
 def _wrap_in_module(op: ir.Operation) -> ir.Module:
