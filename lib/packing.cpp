@@ -685,6 +685,8 @@ private:
   static constexpr int32_t kMaxSpan = 4 * kWindow;
 
   enum class Move { HolesFirst, StackFirst, HolesFirstBySize, StackFirstBySize, PaddedLast };
+  /// What a buffer is to the move being built.
+  enum class Role : uint8_t { None, Region, First, Last, Fixed };
 
   struct Score {
     int64_t pool, excess;
@@ -801,8 +803,6 @@ private:
         role_[i] = Role::None;
   }
 
-  enum class Role : uint8_t { None, Region, First, Last, Fixed };
-
   const Problem &pb_;
   Placer &placer_;
   const int64_t bound_;
@@ -812,6 +812,22 @@ private:
   std::vector<Role> role_;
   std::vector<bool> promoted_;
   std::vector<int32_t> region_, fixed_, stack_;
+};
+
+/// A finished packing and the Placer::work() it took.
+struct Seed {
+  std::vector<int64_t> offsets;
+  int64_t work = 0;
+};
+
+/// How blamed buffers move forward.
+enum class Squeak {
+  /// Classic: a priority per buffer, lowered each round in proportion to the
+  /// blame. Moves gradually.
+  Blame,
+  /// All blamed buffers jump to the front, keeping their order. Erratic, which
+  /// helps where Blame settles.
+  ToFront,
 };
 
 /// Squeaky-wheel optimization (Joslin & Clements, 1999) over greedy first-fit:
@@ -824,24 +840,10 @@ private:
 /// A round re-places every buffer, which large inputs cannot afford often;
 /// PeakRepair then polishes the best packing locally.
 ///
-/// Rounds stop within an alignment unit of the bound, after kStaleRounds
-/// without progress, or when the next round would exceed the work budget;
-/// never on a clock, so the result is deterministic.
-/// A finished packing and the Placer::work() it took.
-struct Seed {
-  std::vector<int64_t> offsets;
-  int64_t work = 0;
-};
-
-enum class Squeak {
-  /// Classic: a priority per buffer, lowered each round in proportion to the
-  /// blame. Moves gradually.
-  Blame,
-  /// All blamed buffers jump to the front, keeping their order. Erratic, which
-  /// helps where Blame settles.
-  ToFront,
-};
-
+/// Rounds stop at the bound, after kStaleRounds without progress, or when the
+/// next round would exceed the work budget (an eighth of it once within an
+/// alignment unit of the bound); never on a clock, so the result is
+/// deterministic.
 class SqueakyWheel {
 public:
   /// `greedy`, if given, is the greedy-by-size packing: the first round.

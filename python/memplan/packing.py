@@ -6,22 +6,33 @@ intervals overlap; conflicting buffers must not share a byte of the pool. A
 buffer with size 0 or an empty interval conflicts with nothing and gets offset
 0 (the pool is still at least as large as every buffer).
 
-Algorithms (all run in C++, near O(n log n) on typical lifetimes):
+Algorithms (all in C++; the greedy ones are near O(n log n) when lifetimes are
+short, more as buffers overlap more):
 
 ``greedy-by-size``
-    Largest buffer first, each at the lowest aligned gap left by the placed
-    buffers it conflicts with.
+    Largest buffer first (ties: longer-lived first), each at the lowest
+    aligned gap left by the already-placed buffers it conflicts with.
 ``greedy-by-size-best-fit``
     Same order, but the tightest gap that fits (TFLite's greedy by size).
 ``greedy-by-breadth``
     Program points from the busiest down, their unplaced live buffers from
     largest down, tightest gap (TFLite's greedy by breadth).
 ``best-fit``
-    Program order, tightest gap: what an online best-fit allocator would do.
+    Program order, tightest gap: what an online best-fit allocator does.
 ``linear-scan``
-    Program order, whole-slot reuse (the MLIR buffer-reuse RFC baseline).
+    Program order, whole-slot reuse: a buffer takes the smallest free slot
+    that fits, else grows the largest free one, else opens a new slot (the
+    baseline of the MLIR buffer-reuse RFC).
+``squeaky-wheel``
+    Repeated greedy-by-size where the buffers to blame for exceeding the
+    lower bound (those sticking out, and the stack at the peak) move earlier
+    each round, then a local repair around the peak. Work-budgeted, so
+    deterministic.
+``squeaky-wheel-to-front``
+    The same, moving the blamed buffers straight to the front.
 ``best``
-    All of the above; the smallest pool wins, ties to the earlier one above.
+    All of the above (several threads for large inputs); the smallest pool
+    wins, ties to the earlier one above.
 """
 
 from __future__ import annotations
