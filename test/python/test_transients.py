@@ -115,3 +115,56 @@ def test_plan_reports_errors(ctx):
 def test_run_requires_storage_argument(ctx):
     with pytest.raises(ValueError, match="no memplan.transients storage"):
         runtime.storage_index(ir.Module.parse("func.func @f() { return }"), "f")
+
+
+# --- every runnable lit case, checked through the ExecutionEngine -----------
+
+from progs.litcases import lit_cases, parse_text, rewrite  # noqa: E402
+from memplan.numerics.signature import entry_signature  # noqa: E402
+
+_STORAGE_FUNC = __import__("re").compile(r"^\s*func\.func\s+@(\w+)\(.*\{memplan\.transients\}", __import__("re").M)
+
+
+def _storage_cases():
+    out = []
+    for case in lit_cases("transients/annotate.mlir", "transients/emplace.mlir", "transients/calls.mlir"):
+        if not case.runnable:
+            continue
+        for fn in _STORAGE_FUNC.findall(case.text):
+            out.append(pytest.param(case, fn, id=f"{case}:{fn}"))
+    return out
+
+
+def _inputs(module_text: str, fn: str, storage: int, rng) -> list:
+    sig = entry_signature(ir.Module.parse(module_text), fn)
+    values = []
+    for i, spec in enumerate(sig.args):
+        if i == storage:
+            continue
+        if spec.is_memref:
+            shape = tuple(s if s is not None else 9 for s in spec.shape)
+            values.append(rng.uniform(-1, 1, shape).astype(spec.dtype))
+        elif spec.dtype == np.bool_:
+            values.append(np.bool_(rng.integers(0, 2)))
+        else:
+            values.append(spec.dtype.type(rng.integers(1, 9)))
+    return values
+
+
+@pytest.mark.parametrize("case, fn", _storage_cases())
+def test_lit_case_numerics(case, fn):
+    with ir.Context():
+        before = parse_text(case.text)
+        after = rewrite(case.text, "builtin.module(memplan-transients)", allow_unregistered=False)
+        index = runtime.storage_index(ir.Module.parse(after), fn)
+        for seed in (0, 1):
+            inputs = _inputs(after, fn, index, np.random.default_rng(seed))
+            needed = runtime.required_bytes(after, fn, inputs)
+            storage = np.zeros(needed, dtype=np.uint8)
+            args = list(inputs[:index]) + [storage] + list(inputs[index:])
+            result = numerics.compare(before, after, fn, inputs=args, scratch=[index])
+            assert result.ok, f"{case} @{fn}: {result}"
+            assert result.heap_after.allocations <= result.heap_before.allocations
+            if needed:
+                small = runtime.run(after, fn, *inputs, storage_bytes=needed - 1)
+                assert any(ASSERT_MESSAGE in m for m in small.failed_asserts)

@@ -4,9 +4,11 @@
 
 // CHECK-LABEL: func.func @single
 // CHECK-SAME:    memplan.transient_storage = {argument = 1 : i64, size = "256"}
-// CHECK:         memref.alloc() {memplan.transient = {interval = array<i64: 1, 3>, offset = "0", scope = @single, size = "256", slot = -1 : i64}}
+// CHECK:         memref.alloc() {memplan.transient = {interval = array<i64: 1, 6>, offset = "0", scope = @single, size = "256", slot = -1 : i64}}
 func.func @single(%out: memref<64xf32>, %storage: memref<?xi8> {memplan.transients}) {
   %buf = memref.alloc() : memref<64xf32>
+  %one = arith.constant 1.0 : f32
+  linalg.fill ins(%one : f32) outs(%buf : memref<64xf32>)
   memref.copy %buf, %out : memref<64xf32> to memref<64xf32>
   memref.dealloc %buf : memref<64xf32>
   return

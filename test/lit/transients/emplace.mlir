@@ -98,5 +98,7 @@ func.func @empty(%storage: memref<?xi8> {memplan.transients}) {
 // CHECK:         return %[[R]]
 func.func @result_stays(%storage: memref<?xi8> {memplan.transients}) -> memref<8xf32> {
   %r = memref.alloc() : memref<8xf32>
+  %one = arith.constant 1.0 : f32
+  linalg.fill ins(%one : f32) outs(%r : memref<8xf32>)
   return %r : memref<8xf32>
 }
