@@ -27,10 +27,7 @@ from memplan.lifetimes.analysis import LifetimeAnalysis  # noqa: E402
 from memplan.transients import runtime  # noqa: E402
 from workloads import WORKLOADS  # noqa: E402
 
-BUFFERIZE = (
-    "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},"
-    "buffer-deallocation-pipeline,func.func(optimize-allocation-liveness)"
-)
+from memplan.pipeline import UPSTREAM_BUFFERIZATION as BUFFERIZE  # noqa: E402
 
 
 def measure(name: str, run: bool) -> dict:

@@ -17,6 +17,14 @@ from mlir import ir, passmanager
 from memplan import passes as registry
 
 
+#: Upstream bufferization as memplan's memory passes expect it: identity-layout
+#: function boundaries, explicit deallocations, lifetimes shortened.
+UPSTREAM_BUFFERIZATION = (
+    "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},"
+    "buffer-deallocation-pipeline,func.func(optimize-allocation-liveness)"
+)
+
+
 class PipelineError(ValueError):
     """A pipeline that does not parse or names an unknown pass or option."""
 

@@ -16,10 +16,7 @@ from memplan.transients.plan import plan_module
 
 INPUTS = Path(__file__).parent / "inputs" / "transients"
 EXAMPLES = Path(__file__).parents[2] / "examples"
-BUFFERIZE = (
-    "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},"
-    "buffer-deallocation-pipeline"
-)
+from memplan.pipeline import UPSTREAM_BUFFERIZATION as BUFFERIZE
 
 
 def storage_arg(module, fn="entry") -> int:

@@ -12,11 +12,9 @@ import argparse
 import json
 import sys
 
-PREPARE = (
-    "builtin.module(one-shot-bufferize{bufferize-function-boundaries "
-    "function-boundary-type-conversion=identity-layout-map}, buffer-deallocation-pipeline, "
-    "func.func(optimize-allocation-liveness))"
-)
+from memplan.pipeline import UPSTREAM_BUFFERIZATION
+
+PREPARE = f"builtin.module({UPSTREAM_BUFFERIZATION})"
 
 
 def add_parser(subparsers: "argparse._SubParsersAction") -> None:

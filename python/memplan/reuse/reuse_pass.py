@@ -14,6 +14,7 @@ from mlir import ir
 from memplan.ir.graph import extract_graph, function_ids, operation
 from memplan.lifetimes.analysis import LifetimeAnalysis
 from memplan.passes import Option, PassContext, register_pass, register_pipeline
+from memplan.pipeline import UPSTREAM_BUFFERIZATION
 from memplan.reuse.plan import plan_function
 from memplan.reuse.rewrite import apply_plan
 
@@ -93,11 +94,7 @@ register_pass(
 
 
 def _expand_memory_pipeline(options: dict) -> str:
-    steps = [
-        "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map}",
-        "buffer-deallocation-pipeline",
-        "func.func(optimize-allocation-liveness)",
-    ]
+    steps = [UPSTREAM_BUFFERIZATION]
     if options["promote_to_stack"]:
         steps.append("func.func(promote-buffers-to-stack)")
     steps.append(

@@ -24,10 +24,7 @@ from memplan.numerics.signature import entry_signature
 from memplan.transients.contract import marked_arguments
 from memplan.transients.queries import CONSTANT_ATTR, QUERY_SUFFIX
 
-BUFFERIZE = (
-    "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},"
-    "buffer-deallocation-pipeline,func.func(optimize-allocation-liveness)"
-)
+from memplan.pipeline import UPSTREAM_BUFFERIZATION as BUFFERIZE
 
 
 def _value(text: str) -> tuple[int, int]:
