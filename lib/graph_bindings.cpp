@@ -63,7 +63,8 @@ void registerGraphBindings(nb::module_ &m) {
     return view(nb::cast<const Graph &>(self).field, self);                    \
   })
 
-  nb::class_<Graph>(m, "Graph", "Compact pre-order array form of an MLIR op tree.")
+  nb::class_<Graph>(m, "Graph", "Compact pre-order array form of an MLIR op tree.",
+                    nb::dynamic_attr())
       .def_prop_ro("num_ops", &Graph::numOps)
       .def_prop_ro("num_values", &Graph::numValues)
       .def_prop_ro("num_blocks", &Graph::numBlocks)

@@ -128,3 +128,15 @@ def test_extract_single_function(ctx):
     graph = extract_graph(func)
     assert graph.names[graph.op_name[0]] == "func.func"
     assert graph.op_parent[0] == -1
+
+
+def test_graph_keeps_its_ir_alive(ctx):
+    import gc
+
+    text = "func.func @kept() {\n  return\n}"
+    graph = extract_graph(parse_source(text, "kept.mlir"))  # no other reference
+    gc.collect()
+    others = [parse_source(text.replace("@kept", f"@other{i}"), "o.mlir") for i in range(20)]
+    assert [function_name(graph, f) for f in function_ids(graph)] == ["kept"]
+    assert operation(graph, 1).name == "func.func"
+    del others

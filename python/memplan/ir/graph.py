@@ -28,8 +28,14 @@ def _as_operation(op: OpLike) -> ir.Operation:
 
 
 def extract_graph(op: OpLike) -> Graph:
-    """Extract the graph of ``op`` (a module, a function, any op) and its regions."""
-    return _core.extract_graph(_as_operation(op)._CAPIPtr)
+    """Extract the graph of ``op`` (a module, a function, any op) and its regions.
+
+    The graph keeps ``op`` alive: its tables point at the IR it came from.
+    """
+    operation_ = _as_operation(op)
+    graph = _core.extract_graph(operation_._CAPIPtr)
+    graph._source = op  # the op (or module) owning the IR the graph points into
+    return graph
 
 
 def operation(graph: Graph, op_id: int) -> ir.Operation:
