@@ -165,3 +165,24 @@ def test_lit_case_numerics(case, fn):
             if needed:
                 small = runtime.run(after, fn, *inputs, storage_bytes=needed - 1)
                 assert any(ASSERT_MESSAGE in m for m in small.failed_asserts)
+
+
+@pytest.mark.parametrize("size, aborts", [(2048, False), (2047, True)])
+def test_size_assert_aborts_in_plain_lowering(tmp_path, size, aborts):
+    """Without memplan's assert hooks the cf.assert aborts the process when the
+    storage is one byte short (so it runs in a subprocess)."""
+    import subprocess
+    import sys
+
+    text = (Path(__file__).parents[1] / "lit" / "transients" / "emplace.mlir").read_text()
+    chunk = text[text.index("func.func @static_pair") :]
+    src = tmp_path / "static_pair.mlir"
+    src.write_text(chunk[: chunk.index("\n}\n") + 3])
+    script = Path(__file__).parent / "helpers" / "run_static_pair.py"
+    r = subprocess.run([sys.executable, str(script), str(src), str(size)], capture_output=True, text=True)
+    if aborts:
+        assert r.returncode != 0
+        assert ASSERT_MESSAGE in r.stdout + r.stderr
+    else:
+        assert r.returncode == 0, r.stderr
+        assert "returned [1. 1. 1.]" in r.stdout
