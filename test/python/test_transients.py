@@ -175,7 +175,7 @@ def test_size_assert_aborts_in_plain_lowering(tmp_path, size, aborts):
     import sys
 
     text = (Path(__file__).parents[1] / "lit" / "transients" / "emplace.mlir").read_text()
-    chunk = text[text.index("func.func @static_pair") :]
+    chunk = text[text.index("\nfunc.func @static_pair") + 1 :]
     src = tmp_path / "static_pair.mlir"
     src.write_text(chunk[: chunk.index("\n}\n") + 3])
     script = Path(__file__).parent / "helpers" / "run_static_pair.py"
