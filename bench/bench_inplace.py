@@ -101,3 +101,15 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def run_cases() -> list[tuple]:
+    """(name, make_input, memplan argv, upstream argv) for bench/run.py."""
+    pipeline = f"--pass-pipeline=builtin.module(memplan-one-shot-bufferize{{{OPTIONS}}})"
+    out = []
+    for name, n in (("shared-read chain", 4000), ("insert_slice chain", 1000)):
+        out.append((f"in-place analysis: {name} {n // 1000}k, test-analysis-only",
+                    (lambda f=CASES[name], n=n: f(n)),
+                    [MEMPLAN_OPT, "{input}", pipeline],
+                    [MLIR_OPT, "{input}", f"--one-shot-bufferize={OPTIONS}"]))
+    return out

@@ -57,6 +57,8 @@ CASES: list[Case] = [
         *_bufferize_pair("builtin.module(one-shot-bufferize{bufferize-function-boundaries})"),
     ),
 ]
+CASES += [Case(*c) for c in __import__("bench_inplace").run_cases()]  # in-place analysis
+CASES.append(Case(*__import__("bench_reuse").run_case((MEMPLAN_OPT, MLIR_OPT))))  # buffer reuse
 
 
 def time_command(argv: list[str], repeat: int) -> float:

@@ -16,17 +16,15 @@ Everything the analysis does not model exactly raises
 
 from __future__ import annotations
 
-import itertools
-from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from dataclasses import dataclass
+from typing import Callable, Optional
 
 import numpy as np
 from mlir import ir
 
 from memplan.ir.graph import extract_graph, operation
+from memplan.inplace.incremental import VERIFY, Index
 from memplan.inplace.semantics import (
-    ARITH_BUFFERIZABLE,
-    BUFFERIZABLE_DIALECTS,
     EQUIV,
     UNKNOWN,
     OpSem,
@@ -54,6 +52,8 @@ class Options:
     no_analysis_func_filter: tuple = ()
     #: Record every conflict found (for the explanation API), not just decide.
     record: bool = True
+    #: Check only the new (read, write) pairs of a decision (see incremental.py).
+    incremental: bool = True
 
 
 @dataclass
@@ -200,6 +200,7 @@ class Analysis:
         self.func_state: dict[int, dict] = {}  # func op -> boundary facts
         self.symbol_funcs: dict[str, int] = {}
         self.has_parallel = False
+        self.index = None  # incremental.Index during a scope's decisions
         self._py_ops: dict[int, ir.Operation] = {}
 
     # ------------------------------------------------------------------ IR
@@ -530,6 +531,9 @@ class Analysis:
         return self.equiv.find(a) == self.equiv.find(b)
 
     def is_equivalent_subset(self, insert_op: int, candidate: int) -> bool:
+        if self.op_name[insert_op] == "bufferization.materialize_in_destination":
+            # The "subset" is the whole destination: any equivalent value.
+            return self.equivalent(candidate, self.operands[self.sem[insert_op].subset_insert[1]])
         eop = self.value_op[candidate]
         if eop < 0 or self.op_name[eop] != "tensor.extract_slice":
             return False
@@ -618,6 +622,38 @@ class Analysis:
         writes_operand = not consistency_only and self.write(o)
         if not writes_operand and not self._has_inplace_writes([v] + aliases):
             return False  # no writes at all: no RaW conflict is possible
+        if self.index is not None and not consistency_only and not (
+                self.opts.check_parallel_regions and self.has_parallel):
+            fast = self._incremental_raw(o, v, aliases, writes_operand)
+            if not VERIFY:
+                return fast
+            saved = self.opts.print_conflicts, self.opts.record
+            self.opts.print_conflicts, self.opts.record = False, False
+            try:
+                slow = self._full_raw(o, v, aliases, writes_operand)
+            finally:
+                self.opts.print_conflicts, self.opts.record = saved
+            if slow != fast:
+                raise AssertionError(f"incremental check disagrees on operand {o}: {fast} vs {slow}")
+            return fast
+        return self._full_raw(o, v, aliases, writes_operand)
+
+    def _incremental_raw(self, o: int, v: int, aliases: list[int], writes_operand: bool) -> bool:
+        find = self.alias.find
+        roots: list[int] = []
+        for x in [v] + aliases:
+            rt = find(x)
+            if rt not in roots:
+                roots.append(rt)
+        if len(roots) == 1 and not writes_operand:
+            return False
+        hit = self.index.check(o, roots, o if writes_operand else None)
+        if hit is None:
+            return False
+        self._report_conflict(o, *hit)
+        return True
+
+    def _full_raw(self, o: int, v: int, aliases: list[int], writes_operand: bool) -> bool:
         reads: dict = {}
         writes: dict = {}
         self._aliasing_reads(reads, v)
@@ -639,43 +675,57 @@ class Analysis:
                     if self.parallel_region(self.value_region(d)) != wr:
                         return True
         for r in reads:
-            rop = opnd_op[r]
             defs = self.definitions(r)
             if not defs:
                 continue
             for w in writes:
-                wop = opnd_op[w]
-                if self.can_use_dominance(r, w, defs):
-                    if self.happens_before(rop, wop):
-                        continue
-                    if r == w:
-                        continue
-                    if self.mutually_exclusive(rop, wop):
-                        continue
-                    if rop == wop:
-                        s = self.sem[rop]
-                        if s.bufferizable and s.elementwise is not None and s.elementwise(self, (r, w)):
-                            if self.equivalent_in_chain(r, self.operands[w]) or \
-                                    self.equivalent_in_chain(w, self.operands[r]):
-                                continue
-                if self.non_conflicting_subsets(r, w):
-                    continue
-                for d in defs:
-                    dop = self.value_op[d]
-                    if dop >= 0:
-                        if self.happens_before(wop, dop):
-                            continue
-                        if self.is_proper_ancestor(dop, wop):
-                            continue
-                    else:
-                        if self.ancestor_in_block(self.value_block[d], wop) < 0:
-                            continue
-                    al = self.aliasing_values(w)
-                    if len(al) == 1 and al[0][0] == d:
-                        continue
+                d = self.pair_conflict(r, w, defs)
+                if d is not None:
                     self._report_conflict(decided, r, w, d)
                     return True
         return False
+
+    def pair_conflict(self, r: int, w: int, defs: list[int]):
+        """The definition through which write ``w`` conflicts with read ``r``
+        (upstream's inner loop of hasReadAfterWriteInterference), or None."""
+        opnd_op = self.opnd_op
+        rop, wop = opnd_op[r], opnd_op[w]
+        if self.can_use_dominance(r, w, defs):
+            if self.happens_before(rop, wop):
+                return None
+            if r == w:
+                return None
+            if self.mutually_exclusive(rop, wop):
+                return None
+            if rop == wop:
+                s = self.sem[rop]
+                if s.bufferizable and s.elementwise is not None and s.elementwise(self, (r, w)):
+                    if self.equivalent_in_chain(r, self.operands[w]) or \
+                            self.equivalent_in_chain(w, self.operands[r]):
+                        return None
+        # The definition loop runs before the (costlier) subset check: both
+        # only rule conflicts out, so the order changes nothing but cost; the
+        # definition reported is the first one that is not ruled out, as
+        # upstream's.
+        found = None
+        for d in defs:
+            dop = self.value_op[d]
+            if dop >= 0:
+                if self.happens_before(wop, dop):
+                    continue
+                if self.is_proper_ancestor(dop, wop):
+                    continue
+            else:
+                if self.ancestor_in_block(self.value_block[d], wop) < 0:
+                    continue
+            al = self.aliasing_values(w)
+            if len(al) == 1 and al[0][0] == d:
+                continue
+            found = d
+            break
+        if found is None or self.non_conflicting_subsets(r, w):
+            return None
+        return found
 
     def _report_conflict(self, decided: int, r: int, w: int, d: int) -> None:
         if self.opts.record:
@@ -729,7 +779,10 @@ class Analysis:
         self.inplace[o] = 1
         v = self.operands[o]
         if self.write(o):
-            self.n_inplace_writes[self.alias.find(v)] += 1
+            root = self.alias.find(v)
+            self.n_inplace_writes[root] += 1
+            if self.index is not None:
+                self.index.add_write(root, o)
         for (a, _, _) in self.aliasing_values(o):
             self.union_alias(a, v)
 
@@ -738,6 +791,8 @@ class Analysis:
         if gone >= 0:
             self.n_inplace_writes[root] += self.n_inplace_writes[gone]
             self.n_nonwritable[root] += self.n_nonwritable[gone]
+            if self.index is not None:
+                self.index.merge(root, gone)
 
     def analyze_operand(self, o: int) -> None:
         conflict = self.would_write_nonwritable(o) or self.would_create_raw(o)

@@ -40,7 +40,7 @@ OPTIONS = [
     Option("dump-alias-sets", bool, False, "annotate alias sets (with test-analysis-only)"),
     Option("copy-before-write", bool, False, "skip the analysis, copy before every write"),
     Option("buffer-alignment", int, 64, "alignment of new allocations"),
-    Option("dialect-filter", str, "", "comma-separated dialects to bufferize (default: all)"),
+    Option("dialect-filter", str, "", "comma-separated dialects to bufferize; empty: all"),
     Option("no-analysis-func-filter", str, "", "comma-separated functions to skip in the analysis"),
     Option("check-parallel-regions", bool, True, "privatize buffers written in parallel regions"),
 ]
@@ -100,6 +100,22 @@ def run_upstream(module: ir.Operation, values: dict, **override) -> None:
     pm.run(module)
 
 
+class UpstreamFailed(Exception):
+    """Upstream's rewrite failed; its diagnostics are in ``err``."""
+
+    def __init__(self, err: ir.MLIRError):
+        super().__init__(str(err))
+        self.err = err
+
+
+def _report_upstream(ctx: PassContext, module: ir.Operation, err: ir.MLIRError) -> None:
+    diags = list(err.error_diagnostics)
+    if not diags:
+        ctx.error(module, str(err))
+    for d in diags:
+        ctx.error(d.location, d.message)
+
+
 @register_pass(
     "memplan-one-shot-bufferize",
     "One-Shot Bufferize with memplan's near-linear in-place analysis",
@@ -108,6 +124,13 @@ def run_upstream(module: ir.Operation, values: dict, **override) -> None:
     options=OPTIONS,
 )
 def _run(module: ir.Operation, ctx: PassContext) -> None:
+    try:
+        _run_checked(module, ctx)
+    except ir.MLIRError as err:
+        _report_upstream(ctx, module, err)
+
+
+def _run_checked(module: ir.Operation, ctx: PassContext) -> None:
     from memplan.inplace import rewrite
     from memplan.inplace.annotate import annotate
     from memplan.inplace.driver import ModuleAnalysis
@@ -122,7 +145,12 @@ def _run(module: ir.Operation, ctx: PassContext) -> None:
     opts = options_from(values)
     ma = ModuleAnalysis(module, opts)
     try:
-        ma.run()
+        if opts.analysis_heuristic == "min-copy-bytes":
+            from memplan.inplace.explain import run_heuristic
+
+            ma = run_heuristic(module, opts)
+        else:
+            ma.run()
     except Unsupported as err:
         where = _locate(module, ma.an, err.op)
         if values["test_analysis_only"]:
@@ -146,5 +174,9 @@ def _run(module: ir.Operation, ctx: PassContext) -> None:
         for op, msg in an.errors:
             ctx.error(an.pyop(op), msg)
         return
-    rewrite.materialize_and_bufferize(module, ma, values)
+    if rewrite.materialize_and_bufferize(module, ma, values):
+        ctx.stat("copies-materialized", 1, "modules rewritten with memplan's copies")
+    else:
+        ctx.stat("upstream-reanalysis-fallback", 1,
+                 "modules where upstream's re-analysis would differ: upstream analyzed them")
 

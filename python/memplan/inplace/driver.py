@@ -8,11 +8,11 @@ from typing import Optional
 from mlir import ir
 
 from memplan.inplace.analysis import (
-    _COUNTERS,
     Analysis,
     AnalysisError,
     Options,
 )
+from memplan.inplace.incremental import Index
 from memplan.inplace.model import describe, is_allowed
 from memplan.inplace.semantics import EQUIV, UNKNOWN, Unsupported
 
@@ -168,9 +168,7 @@ class ModuleAnalysis:
             self.analyze_scope(0)
             return
         ordered, remaining = self.order_functions()
-        if remaining:
-            raise Unsupported(remaining[0], "recursive call graphs are not supported by memplan's analysis")
-        for f in ordered:
+        for f in ordered + remaining:
             if not is_allowed(an, f):
                 continue
             # Calls to already analyzed callees get their boundary facts.
@@ -179,6 +177,10 @@ class ModuleAnalysis:
                     self._set_call(op, self.func_facts.get(self.callee(op)))
             self.scopes.append(f)
             self.analyze_scope(f)
+            if f in remaining:
+                # Functions that call each other circularly: bodies analyzed,
+                # boundaries not (calls into them stay conservative), as upstream.
+                continue
             self.func_facts[f] = self.boundary_facts(f)
 
     def analyze_scope(self, root: int) -> None:
@@ -196,10 +198,24 @@ class ModuleAnalysis:
         an._read_cache.clear()
         self.check_assumptions(root, post)
         order = self.analysis_order(root, post)
-        for op in order:
-            an.analyze_single_op(op)
+        an.index = Index(an, self.scope_values(root)) if self.opts.incremental else None
+        try:
+            for op in order:
+                an.analyze_single_op(op)
+        finally:
+            an.index = None
         self.equivalence_analysis(post)
         self.verify(post)
+
+    def scope_values(self, root: int) -> list[int]:
+        an = self.an
+        vals = []
+        for op in range(root, an.op_end[root] + 1):
+            vals.extend(v for v in an.tensor_results(op))
+            for r in an.regions_of(op):
+                for b in an.region_blocks_of(r):
+                    vals.extend(a for a in an.block_args(b) if an.is_tensor[a])
+        return vals
 
     def analysis_order(self, root: int, post: list[int]) -> list[int]:
         an = self.an
@@ -263,10 +279,32 @@ class ModuleAnalysis:
                     if an.is_tensor[x] and an.value_op[x] >= 0:
                         work.append(x)
         result = list(traversed)
-        for op in reversed(post):
+        for op in self._post_order_reversed_children(root):
             if op not in traversed and self._tensor_semantics(op):
                 result.append(op)
         return result
+
+    def _post_order_reversed_children(self, root: int) -> list[int]:
+        """walk<PostOrder, ReverseIterator>: nested ops first (regions,
+        blocks and ops visited back to front), then the op itself."""
+        an = self.an
+        children: dict[int, list[int]] = {}
+        for op in range(root + 1, an.op_end[root] + 1):
+            children.setdefault(an.op_block[op], []).append(op)
+        out: list[int] = []
+        stack = [(root, False)]
+        while stack:
+            op, expanded = stack.pop()
+            if expanded:
+                out.append(op)
+                continue
+            stack.append((op, True))
+            # Push in forward order so that pops visit back to front.
+            for r in an.regions_of(op):
+                for b in an.region_blocks_of(r):
+                    for child in children.get(b, ()):
+                        stack.append((child, False))
+        return out
 
     def _is_region_terminator(self, op: int) -> bool:
         return self.an.op_name[op] in ("scf.yield", "func.return", "linalg.yield", "tensor.yield",
@@ -322,6 +360,9 @@ class ModuleAnalysis:
         if self.opts.allow_return_allocs_from_loops:
             return
         for op in post:
+            if an.op_name[op] == "scf.while":
+                self._verify_while(op)
+                continue
             if an.op_name[op] != "scf.for":
                 continue
             s = an.sem[op]
@@ -334,6 +375,19 @@ class ModuleAnalysis:
                     an.errors.append((s.for_yield, f"Yield operand #{k} is not equivalent to the "
                                                    "corresponding iter bbArg"))
                     break
+
+    def _verify_while(self, op: int) -> None:
+        an = self.an
+        cond, yld, bargs, aargs = an.sem[op].while_terms
+        for term, args, what in ((cond, bargs, "Condition arg"), (yld, aargs, "Yield operand")):
+            first = an.ob[term] + (1 if term == cond else 0)
+            for k, o in enumerate(range(first, an.ob[term + 1])):
+                v = an.operands[o]
+                if not an.is_tensor[v]:
+                    continue
+                if k >= len(args) or not an.equivalent(v, args[k]):
+                    an.errors.append((term, f"{what} #{k} is not equivalent to the corresponding iter bbArg"))
+                    return
 
     # ---------------------------------------------------- function facts
     def boundary_facts(self, f: int) -> dict:

@@ -68,12 +68,15 @@ def describe(an, op: int):
     if not is_allowed(an, op):
         return unknown_sem(an, op) if _has_tensors(an, op) else None
     fn = _MODELS.get(name)
-    if fn is None and name.startswith("linalg.") and _is_structured_linalg(an, op):
+    if name in UPSTREAM_UNKNOWN:
+        fn = None  # not bufferizable upstream either: an unknown op
+    elif fn is None and name.startswith("linalg.") and _is_structured_linalg(an, op):
         fn = _op_linalg
     if fn is not None:
         return fn(an, op, OpSem())
     dialect = name.split(".", 1)[0]
-    modeled_dialect = dialect in BUFFERIZABLE_DIALECTS or name in ARITH_BUFFERIZABLE
+    modeled_dialect = (dialect in BUFFERIZABLE_DIALECTS or name in ARITH_BUFFERIZABLE) \
+        and name not in UPSTREAM_UNKNOWN
     if modeled_dialect:
         if _has_tensors(an, op) or (an.region_begin[op + 1] > an.region_begin[op]
                                     and name not in _REGION_OK):
@@ -88,10 +91,14 @@ def describe(an, op: int):
     return unknown_sem(an, op)
 
 
-# Ops whose regions matter even without tensors (repetitive / branching).
-_ALWAYS = {"scf.for", "scf.if", "scf.index_switch", "scf.execute_region", "func.func"}
+# Ops of bufferizable dialects that upstream (MLIR 22) does not bufferize:
+# unknown ops there too (checked with mlir-opt: their results are not writable).
+UPSTREAM_UNKNOWN = {"linalg.pack", "linalg.unpack", "tensor.bitcast"}
 
-_REGION_OK = {"linalg.yield", "tensor.yield", "scf.yield", "vector.yield"}
+# Ops whose regions matter even without tensors (repetitive / branching).
+_ALWAYS = {"scf.for", "scf.while", "scf.forall", "scf.if", "scf.index_switch", "scf.execute_region", "func.func"}
+
+_REGION_OK = {"linalg.yield", "tensor.yield", "scf.yield", "vector.yield", "scf.condition", "scf.forall.in_parallel"}
 
 
 def _operand(an, op: int, i: int) -> int:
@@ -260,6 +267,14 @@ def _op_linalg(an, op, s):
     return s
 
 
+def _op_softmax(an, op, s):
+    """linalg.softmax: input read, output written (not read), tied result."""
+    src, dest = an.ob[op], an.ob[op] + 1
+    _set(s, src, True, False)
+    _set(s, dest, False, True, [(an.rb[op], EQUIV, True)])
+    return s
+
+
 def _linalg_elementwise(an, op_operands) -> bool:
     op = an.opnd_op[op_operands[0]]
     name = an.op_name[op]
@@ -325,6 +340,7 @@ def _op_materialize(an, op, s):
     if an.is_tensor[an.operands[dest]]:
         _set(s, dest, False, True, [(an.rb[op], EQUIV, True)])
         s.must_inplace.add(dest)
+        s.subset_insert = (src, dest)  # SubsetInsertionOpInterface
     s.elementwise = lambda an_, ops: True
     return s
 
@@ -359,11 +375,13 @@ def _op_scf_yield(an, op, s):
     pname = an.op_name[parent]
     for o in an.tensor_operands(op):
         k = o - an.ob[op]
-        if pname in ("scf.if", "scf.index_switch"):
+        if pname == "scf.if":
             alias = [(an.rb[parent] + k, EQUIV, False)]
+        elif pname == "scf.index_switch":
+            alias = []  # upstream's scf.yield model only aliases if/execute_region
         elif pname == "scf.execute_region":
             alias = [(an.rb[parent] + k, EQUIV, True)]
-        elif pname == "scf.for":
+        elif pname in ("scf.for", "scf.while"):
             alias = []
         else:
             raise Unsupported(op, f"scf.yield inside '{pname}' is not modeled")
@@ -436,6 +454,79 @@ def _op_scf_for(an, op, s):
     return s
 
 
+def _op_scf_while(an, op, s):
+    s.region_branch = True
+    s.repetitive_regions = (0, 1)
+    before = an.entry_block(op, 0)
+    after = an.entry_block(op, 1)
+    cond = an.terminator(before)
+    yld = an.terminator(after)
+    bargs = list(an.block_args(before))
+    aargs = list(an.block_args(after))
+    nres = an.nres[op]
+    for o in an.tensor_operands(op):
+        k = o - an.ob[op]
+        s.read[o] = True
+        s.write[o] = True
+        if k >= nres or an.value_type[an.operands[o]] != an.value_type[an.rb[op] + k]:
+            s.alias[o] = []
+            continue
+        result = an.rb[op] + k
+
+        def alias_fn(an_, k=k, result=result):
+            rel = UNKNOWN
+            if k < len(bargs) and an_.value_type[bargs[k]] == an_.value_type[result]:
+                c_opnd = an_.operands[an_.ob[cond] + 1 + k]
+                eq_cond = an_.equivalent(bargs[k], c_opnd)
+                eq_yield = k < len(aargs) and an_.equivalent(aargs[k], an_.operands[an_.ob[yld] + k])
+                if eq_cond and eq_yield:
+                    rel = EQUIV
+            return [(result, rel, rel == EQUIV)]
+
+        s.dyn_alias[o] = alias_fn
+    s.while_terms = (cond, yld, bargs, aargs)
+    return s
+
+
+def _op_scf_forall(an, op, s):
+    s.region_branch = True
+    s.repetitive_regions = (0,)
+    s.parallel_regions = (0,)
+    attrs = an.pyop(op).attributes
+    seg = list(attrs["operandSegmentSizes"])  # dyn lbs, ubs, steps, outputs
+    n_ctrl = seg[0] + seg[1] + seg[2]
+    block = an.entry_block(op)
+    args = list(an.block_args(block))
+    n_iv = len(args) - seg[3]
+    for o in an.tensor_operands(op):
+        k = o - an.ob[op] - n_ctrl
+        if k < 0:
+            raise Unsupported(op, "tensor loop bound in scf.forall")
+        bbarg = args[n_iv + k]
+        s.read[o] = True  # upstream: shared_outs are always considered read
+        s.write[o] = True
+        s.alias[o] = [(an.rb[op] + k, EQUIV, True)]
+    return s
+
+
+def _op_parallel_insert_slice(an, op, s):
+    # The destination (a shared_outs block argument) is written, and upstream
+    # reports it as aliasing that block argument itself, so a write through it
+    # never conflicts with that definition. Checked against mlir-opt.
+    src, dest = an.ob[op], an.ob[op] + 1
+    _set(s, src, True, False)
+    _set(s, dest, False, True, [(an.operands[dest], EQUIV, True)])
+    s.subset_insert = (src, dest)
+    return s
+
+
+def _op_scf_condition(an, op, s):
+    for o in an.tensor_operands(op):
+        _set(s, o, True, False)
+        s.must_inplace.add(o)
+    return s
+
+
 # ------------------------------------------------------------------- func
 def _op_func(an, op, s):
     py = an.pyop(op)
@@ -467,6 +558,7 @@ def _op_call(an, op, s):
 
 _MODELS = {
     "tensor.empty": _op_empty,
+    "linalg.softmax": _op_softmax,
     "tensor.extract_slice": _op_extract_slice,
     "tensor.insert_slice": _op_insert_slice,
     "tensor.cast": _op_view(EQUIV),
@@ -497,6 +589,11 @@ _MODELS = {
     "scf.index_switch": _op_scf_if,
     "scf.execute_region": _op_execute_region,
     "scf.for": _op_scf_for,
+    "scf.while": _op_scf_while,
+    "scf.condition": _op_scf_condition,
+    "scf.forall": _op_scf_forall,
+    "scf.forall.in_parallel": lambda an, op, s: s,
+    "tensor.parallel_insert_slice": _op_parallel_insert_slice,
     "func.func": _op_func,
     "func.return": _op_return,
     "func.call": _op_call,

@@ -72,17 +72,20 @@ def parse_source(
     locations so that a split chunk reports lines of the whole file.
     """
     padding = "\n" * (first_line - 1)
-    try:
-        op = ir.Operation.parse(padding + text, source_name=source_name, context=context)
-        if op.operation.name == "builtin.module":
-            return op.operation
-    except ir.MLIRError as err:
-        if not any("single top-level operation" in d.message for d in err.error_diagnostics):
-            raise ParseError(_format_diagnostics(err)) from None
-    # Several top-level ops, or one that is not a module: wrap the ops in a
-    # module, keeping every op on its line. Alias definitions may sit between
-    # top-level ops but not inside a module: they move, in order, to line 1.
     lines = (padding + text).split("\n")
+    first, last, aliases = _top_level_layout(list(lines))
+    if first is not None and lines[first].lstrip().startswith(("module", '"builtin.module"')):
+        # Most likely one explicit module: parse as is, and wrap only if not.
+        try:
+            op = ir.Operation.parse(padding + text, source_name=source_name, context=context)
+            if op.operation.name == "builtin.module":
+                return op.operation
+        except ir.MLIRError as err:
+            if not any("single top-level operation" in d.message for d in err.error_diagnostics):
+                raise ParseError(_format_diagnostics(err)) from None
+    # Top-level ops without a module: wrap them in one, keeping every op on its
+    # line. Alias definitions may sit between top-level ops but not inside a
+    # module: they move, in order, to line 1.
     first, last, aliases = _top_level_layout(lines)
     if first is not None:
         _open_module_before(lines, first)

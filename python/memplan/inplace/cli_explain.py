@@ -1,0 +1,68 @@
+"""``memplan explain FILE``: why each copy of One-Shot Bufferize is needed.
+
+For every tensor operand that bufferizes out of place, prints the op and its
+location, the bytes the copy costs, and the three locations that force it:
+the definition, the conflicting write and the read (or the non-writable
+buffer). ``--json`` prints the full analysis (decisions, alias and
+equivalence sets, conflicts) instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("explain", help="explain the copies of One-Shot Bufferize",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("file", help="MLIR input file (- for stdin)")
+    p.add_argument("--json", action="store_true", help="print the whole analysis as JSON")
+    p.add_argument("--no-function-boundaries", action="store_true",
+                   help="analyze function bodies only (default: bufferize-function-boundaries)")
+    p.add_argument("--heuristic", default="bottom-up",
+                   choices=("bottom-up", "top-down", "bottom-up-from-terminators", "min-copy-bytes"))
+    p.add_argument("--allow-unknown-ops", action="store_true")
+    p.add_argument("--allow-return-allocs-from-loops", action="store_true")
+    p.add_argument("--function", help="only this function")
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    from mlir import ir
+
+    from memplan.inplace.explain import InplaceAnalysisError, analyze
+    from memplan.ir.parse import ParseError, parse_source
+
+    name = "<stdin>" if args.file == "-" else args.file
+    try:
+        text = sys.stdin.read() if args.file == "-" else open(args.file).read()
+    except OSError as err:
+        print(f"memplan explain: cannot read '{args.file}': {err.strerror}", file=sys.stderr)
+        return 1
+    with ir.Context() as ctx:
+        ctx.allow_unregistered_dialects = True
+        try:
+            module = parse_source(text, name, ctx)
+        except ParseError as err:
+            print(err, file=sys.stderr)
+            return 1
+        target = module
+        if args.function:
+            target = None
+            for op in module.regions[0].blocks[0].operations:
+                if op.operation.name == "func.func" and \
+                        ir.StringAttr(op.operation.attributes["sym_name"]).value == args.function:
+                    target = op.operation
+            if target is None:
+                print(f"memplan explain: no function @{args.function}", file=sys.stderr)
+                return 1
+        try:
+            result = analyze(target, bufferize_function_boundaries=not args.no_function_boundaries,
+                             analysis_heuristic=args.heuristic, allow_unknown_ops=args.allow_unknown_ops,
+                             allow_return_allocs_from_loops=args.allow_return_allocs_from_loops)
+        except InplaceAnalysisError as err:
+            print(f"memplan explain: {err}", file=sys.stderr)
+            return 1
+        sys.stdout.write(result.to_json() + "\n" if args.json else result.explain_text())
+    return 0

@@ -1,0 +1,229 @@
+"""memplan-one-shot-bufferize and the in-place explanation API.
+
+The differential tests run upstream ``mlir-opt --one-shot-bufferize`` (the
+oracle) and memplan's pass on the same input and require byte-identical
+annotated IR.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from mlir import ir
+
+import memplan
+from memplan.inplace import analyze
+from memplan.inplace.randprog import random_program
+from memplan.ir.parse import parse_source
+
+MLIR_OPT = os.path.join(list(importlib.util.find_spec("mlir").submodule_search_locations)[0], "bin", "mlir-opt")
+
+
+def upstream(text: str, options: str) -> tuple[int, str]:
+    p = subprocess.run([MLIR_OPT, "-", f"--one-shot-bufferize={options}"], input=text,
+                       capture_output=True, text=True)
+    return p.returncode, p.stdout
+
+
+def ours(text: str, options: str) -> tuple[int, str]:
+    with ir.Context() as ctx:
+        ctx.allow_unregistered_dialects = True
+        module = parse_source(text, "<stdin>", ctx)
+        try:
+            memplan.run_pipeline(module, f"builtin.module(memplan-one-shot-bufferize{{{options}}})")
+        except ir.MLIRError:
+            return 1, ""
+        return 0, str(module) + "\n"
+
+
+OPTION_SETS = [
+    "bufferize-function-boundaries test-analysis-only allow-return-allocs-from-loops",
+    "bufferize-function-boundaries test-analysis-only",
+    "test-analysis-only allow-return-allocs-from-loops dump-alias-sets",
+    "bufferize-function-boundaries test-analysis-only allow-return-allocs-from-loops analysis-heuristic=top-down",
+    "bufferize-function-boundaries test-analysis-only allow-return-allocs-from-loops "
+    "analysis-heuristic=bottom-up-from-terminators dump-alias-sets",
+    "bufferize-function-boundaries test-analysis-only allow-return-allocs-from-loops "
+    "analysis-heuristic=fuzzer analysis-fuzzer-seed=11",
+]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_programs_match_upstream(seed):
+    text = random_program(seed, n_ops=14)
+    options = OPTION_SETS[seed % len(OPTION_SETS)]
+    rc_up, out_up = upstream(text, options)
+    rc_us, out_us = ours(text, options)
+    assert rc_us == rc_up
+    if rc_up == 0:
+        assert out_us == out_up
+
+
+def test_random_programs_without_calls_and_loops():
+    for seed in range(100, 110):
+        text = random_program(seed, n_ops=20, loops=False, calls=False)
+        options = "test-analysis-only dump-alias-sets"
+        assert ours(text, options) == upstream(text, options)
+
+
+def test_incremental_check_agrees_with_full_check(monkeypatch):
+    """The incremental pair check (only new pairs) against upstream's full one."""
+    from memplan.inplace import analysis
+
+    monkeypatch.setattr(analysis, "VERIFY", True)
+    for seed in range(200, 215):
+        text = random_program(seed, n_ops=18)
+        opts = "bufferize-function-boundaries test-analysis-only allow-return-allocs-from-loops"
+        assert ours(text, opts) == upstream(text, opts)
+
+
+SIMPLE = """
+func.func @f(%A: tensor<8xf32>, %B: tensor<8xf32> {bufferization.writable = false}, %i: index)
+    -> (tensor<8xf32>, tensor<8xf32>, f32) {
+  %c = arith.constant 0.0 : f32
+  %r = linalg.fill ins(%c : f32) outs(%A : tensor<8xf32>) -> tensor<8xf32>
+  %x = tensor.extract %A[%i] : tensor<8xf32>
+  %r2 = linalg.fill ins(%c : f32) outs(%B : tensor<8xf32>) -> tensor<8xf32>
+  return %r, %r2, %x : tensor<8xf32>, tensor<8xf32>, f32
+}
+"""
+
+
+def test_analyze_api(ctx):
+    module = parse_source(SIMPLE, "simple.mlir")
+    before = str(module)
+    result = analyze(module, bufferize_function_boundaries=True)
+    assert str(module) == before  # the IR is not touched
+    copies = result.copies
+    assert [(c.op, c.operand) for c in copies] == [("linalg.fill", 1), ("linalg.fill", 1)]
+    raw, ro = copies
+    assert raw.conflict is not None
+    assert raw.conflict.definition.name == "%arg0"
+    assert raw.conflict.write.location == "simple.mlir:5:8"
+    assert raw.conflict.read.op == "tensor.extract"
+    assert raw.conflict.read.location == "simple.mlir:6:8"
+    assert raw.copy_bytes == 32
+    assert ro.conflict is None and [v.name for v in ro.non_writable] == ["%arg1"]
+    data = json.loads(result.to_json())
+    assert len(data["operands"]) == len(result.operands)
+    assert data["alias_sets"] and data["equivalence_sets"]
+    text = result.explain_text()
+    assert "conflicting write: simple.mlir:5:8" in text and "read:              simple.mlir:6:8" in text
+
+
+def test_analyze_one_function(ctx):
+    module = parse_source(SIMPLE + SIMPLE.replace("@f", "@g"), "two.mlir")
+    g = [op for op in module.regions[0].blocks[0].operations
+         if ir.StringAttr(op.operation.attributes["sym_name"]).value == "g"][0]
+    result = analyze(g.operation, bufferize_function_boundaries=True)
+    assert {d.function for d in result.operands} == {"g"}
+
+
+def test_unknown_op_is_a_located_error(tmp_path):
+    src = tmp_path / "u.mlir"
+    src.write_text('func.func @u(%t: tensor<4xf32>) -> tensor<4xf32> {\n'
+                   '  %0 = "test.foo"(%t) : (tensor<4xf32>) -> tensor<4xf32>\n'
+                   '  return %0 : tensor<4xf32>\n}\n')
+    opt = os.path.join(os.path.dirname(sys.executable), "memplan-opt")
+    p = subprocess.run([opt, str(src), "--allow-unregistered-dialect",
+                        "--pass-pipeline=builtin.module(memplan-one-shot-bufferize{test-analysis-only})"],
+                       capture_output=True, text=True)
+    assert p.returncode == 1
+    assert f"{src}:2:8: error:" in p.stderr and "'test.foo'" in p.stderr and "allow-unknown-ops" in p.stderr
+    p = subprocess.run([opt, str(src), "--allow-unregistered-dialect",
+                        "--pass-pipeline=builtin.module(memplan-one-shot-bufferize"
+                        "{test-analysis-only allow-unknown-ops})"], capture_output=True, text=True)
+    assert p.returncode == 0
+    up = subprocess.run([MLIR_OPT, str(src), "--allow-unregistered-dialect",
+                         "--one-shot-bufferize=test-analysis-only allow-unknown-ops"],
+                        capture_output=True, text=True)
+    assert p.stdout == up.stdout
+
+
+def test_min_copy_bytes_never_worse_than_bottom_up(ctx):
+    from memplan.inplace.explain import copy_cost, run_heuristic, _options
+
+    for seed in range(20):
+        module = parse_source(random_program(seed, n_ops=14, loops=False), "r.mlir")
+        base = run_heuristic(module, _options({"bufferize_function_boundaries": True}))
+        best = run_heuristic(module, _options({"bufferize_function_boundaries": True,
+                                               "analysis_heuristic": "min-copy-bytes"}))
+        assert copy_cost(best) <= copy_cost(base)
+
+
+def test_explain_cli(tmp_path):
+    src = tmp_path / "s.mlir"
+    src.write_text(SIMPLE)
+    exe = os.path.join(os.path.dirname(sys.executable), "memplan")
+    p = subprocess.run([exe, "explain", str(src)], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert "definition:" in p.stdout and "conflicting write:" in p.stdout and "read:" in p.stdout
+    assert "not writable:" in p.stdout
+    p = subprocess.run([exe, "explain", str(src), "--json"], capture_output=True, text=True)
+    assert json.loads(p.stdout)["operands"]
+
+
+@pytest.mark.parametrize("seed", range(0, 60, 2))
+def test_random_loops_while_forall_match_upstream(seed):
+    text = random_program(1000 + seed, n_ops=14, extra=("while", "forall", "materialize"))
+    options = OPTION_SETS[(seed // 2) % len(OPTION_SETS)]
+    assert ours(text, options) == upstream(text, options)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_rewrite_mode_memref_ir_matches_upstream(seed):
+    """Without test-analysis-only the bufferized memref IR (allocations,
+    copies, everything) is identical to upstream's own run."""
+    text = random_program(2000 + seed, n_ops=12, extra=("while", "forall"))
+    options = "bufferize-function-boundaries allow-return-allocs-from-loops"
+    assert ours(text, options) == upstream(text, options)
+
+
+NUMERIC = """
+#id = affine_map<(d0) -> (d0)>
+func.func @main(%a: tensor<16xf32>, %b: tensor<16xf32>) -> (tensor<16xf32>, tensor<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %f = arith.constant 3.0 : f32
+  %s = tensor.extract_slice %a[4] [8] [1] : tensor<16xf32> to tensor<8xf32>
+  %x = tensor.extract %a[%c0] : tensor<16xf32>
+  %w = linalg.fill ins(%x : f32) outs(%s : tensor<8xf32>) -> tensor<8xf32>
+  %i = tensor.insert_slice %w into %a[4] [8] [1] : tensor<8xf32> into tensor<16xf32>
+  %g = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%i, %a : tensor<16xf32>, tensor<16xf32>) outs(%b : tensor<16xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %t = arith.addf %p, %q : f32
+    linalg.yield %t : f32
+  } -> tensor<16xf32>
+  %k = tensor.insert %f into %a[%c0] : tensor<16xf32>
+  return %g, %k : tensor<16xf32>, tensor<16xf32>
+}
+"""
+
+
+def test_rewrite_mode_numerics_identical():
+    from memplan.numerics import compare
+
+    opts = "bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map"
+    rc1, mine = ours(NUMERIC, opts)
+    rc2, theirs = upstream(NUMERIC, opts)
+    assert rc1 == rc2 == 0 and mine == theirs
+    result = compare(theirs, mine, "main")
+    assert result.ok, str(result)
+
+
+def test_analyze_errors_are_located(ctx):
+    from memplan.inplace import InplaceAnalysisError
+
+    ctx.allow_unregistered_dialects = True
+    module = parse_source('func.func @u(%t: tensor<4xf32>) -> tensor<4xf32> {\n'
+                          '  %0 = "test.foo"(%t) : (tensor<4xf32>) -> tensor<4xf32>\n'
+                          '  return %0 : tensor<4xf32>\n}\n', "u.mlir")
+    with pytest.raises(InplaceAnalysisError, match=r"^u.mlir:2:8: op 'test.foo' is not bufferizable"):
+        analyze(module)
+    result = analyze(module, allow_unknown_ops=True, bufferize_function_boundaries=True)
+    assert [c.op for c in result.copies] == ["test.foo"]
