@@ -70,6 +70,11 @@ def function_ids(graph: Graph) -> list[int]:
     return [i for i in range(graph.num_ops) if names[i] == func and parents[i] == 0]
 
 
+def entry_block(graph: Graph, op_id: int) -> int:
+    """Block id of the first block of the op's first region (a function's entry)."""
+    return int(graph.region_blocks[graph.region_block_begin[graph.region_begin[op_id]]])
+
+
 def function_name(graph: Graph, op_id: int) -> str:
     """Symbol name of a function op (without the ``@``)."""
     attr = graph.attribute(op_id, "sym_name")

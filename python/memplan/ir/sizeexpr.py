@@ -93,14 +93,14 @@ def align_up(a: Expr, alignment: int) -> Expr:
     return AlignUp(a, alignment)
 
 
-def leaves(e: Expr) -> list[int]:
-    """Graph value ids the expression reads, in first-use order."""
-    out: list[int] = []
+def leaf_nodes(e: Expr) -> list[Leaf]:
+    """The distinct leaves of the expression, in first-use order."""
+    out: list[Leaf] = []
 
     def walk(x: Expr) -> None:
         if isinstance(x, Leaf):
-            if x.value not in out:
-                out.append(x.value)
+            if x not in out:
+                out.append(x)
         elif isinstance(x, Op):
             walk(x.lhs)
             walk(x.rhs)
@@ -108,6 +108,15 @@ def leaves(e: Expr) -> list[int]:
             walk(x.operand)
 
     walk(e)
+    return out
+
+
+def leaves(e: Expr) -> list[int]:
+    """Graph value ids the expression reads, in first-use order."""
+    out: list[int] = []
+    for leaf in leaf_nodes(e):
+        if leaf.value not in out:
+            out.append(leaf.value)
     return out
 
 

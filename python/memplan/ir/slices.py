@@ -16,7 +16,7 @@ from typing import Optional, Union
 
 from mlir import ir
 
-from memplan.ir.graph import Graph, ir_value, operation  # noqa: F401 (ir_value re-exported)
+from memplan.ir.graph import Graph, entry_block, ir_value, operation  # noqa: F401 (ir_value re-exported)
 
 # Ops with no memory effects whose results depend only on their operands.
 _PURE_PREFIXES = ("arith.", "index.")
@@ -69,8 +69,7 @@ class SliceAnalysis:
     def __init__(self, graph: Graph, func: int):
         self.graph = graph
         self.func = func
-        first = graph.region_begin[func]
-        self.entry_block = int(graph.region_blocks[graph.region_block_begin[first]])
+        self.entry_block = entry_block(graph, func)
         self._memo: dict[int, SliceResult] = {}
 
     def classify(self, value: int) -> SliceResult:

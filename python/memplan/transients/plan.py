@@ -29,7 +29,7 @@ import numpy as np
 from memplan import packing
 from memplan.ir import sizeexpr as E
 from memplan.ir.callgraph import CallGraph, build_call_graph
-from memplan.ir.graph import Graph, function_name, value_namer
+from memplan.ir.graph import Graph, entry_block, value_namer
 from memplan.ir.slices import Blocked, Hoistable, SliceAnalysis
 from memplan.lifetimes import reasons as R
 from memplan.lifetimes.analysis import LifetimeAnalysis
@@ -162,7 +162,7 @@ def _reachable(cg: CallGraph, roots: list[str]) -> set[str]:
 def _collect_allocs(plan: ModulePlan, fp: FunctionPlan, lifetimes: LifetimeAnalysis, alignment: int) -> None:
     g = plan.graph
     lt = lifetimes.function(fp.func)
-    entry = int(g.region_blocks[g.region_block_begin[g.region_begin[fp.func]]])
+    entry = entry_block(g, fp.func)
     slices = SliceAnalysis(g, fp.func)
     for i in range(len(lt)):
         op = int(lt.op[i])
@@ -316,12 +316,8 @@ def _collect_calls(plan: ModulePlan, fp: FunctionPlan) -> None:
             continue
         # The callee's storage is live for the call only; nested ops lift to
         # the enclosing op in the function's block, like allocation uses.
-        anchor = g.ancestor_in_block(_entry_block(g, fp.func), call)
+        anchor = g.ancestor_in_block(entry_block(g, fp.func), call)
         fp.items.append(Item("call", call, anchor, int(g.op_end[anchor]) + 1, size))
-
-
-def _entry_block(g: Graph, func: int) -> int:
-    return int(g.region_blocks[g.region_block_begin[g.region_begin[func]]])
 
 
 def _through_call(plan: ModulePlan, slices: SliceAnalysis, call: int, callee: FunctionPlan) -> Optional[E.Expr]:
@@ -329,10 +325,10 @@ def _through_call(plan: ModulePlan, slices: SliceAnalysis, call: int, callee: Fu
     the call operands those leaves read are hoistable in the caller."""
     g = plan.graph
     callee_slices = SliceAnalysis(g, callee.func)
-    first_arg = int(g.block_arg_begin[_entry_block(g, callee.func)])
+    first_arg = int(g.block_arg_begin[entry_block(g, callee.func)])
     operands = [int(x) for x in g.operands[g.operand_begin[call] : g.operand_begin[call + 1]]]
     needed: set[int] = set()
-    for leaf in _leaves(callee.total):
+    for leaf in E.leaf_nodes(callee.total):
         if leaf.path:
             # A leaf of a deeper callee: it reads operands of a call inside the
             # callee, which the callee's own plan already checked hoistable.
@@ -357,28 +353,12 @@ def _through_call(plan: ModulePlan, slices: SliceAnalysis, call: int, callee: Fu
 
 def _args_read(g: Graph, slices: SliceAnalysis, call: int) -> set[int]:
     """Argument numbers of the function that a nested call's operands read."""
-    first_arg = int(g.block_arg_begin[_entry_block(g, slices.func)])
+    first_arg = int(g.block_arg_begin[entry_block(g, slices.func)])
     out: set[int] = set()
     for v in g.operands[g.operand_begin[call] : g.operand_begin[call + 1]]:
         r = slices.classify(int(v))
         if isinstance(r, Hoistable):
             out.update(a - first_arg for a in r.args)
-    return out
-
-
-def _leaves(e: E.Expr) -> list[PathLeaf]:
-    out: list[PathLeaf] = []
-
-    def walk(x: E.Expr) -> None:
-        if isinstance(x, PathLeaf):
-            out.append(x)
-        elif isinstance(x, E.Op):
-            walk(x.lhs)
-            walk(x.rhs)
-        elif isinstance(x, E.AlignUp):
-            walk(x.operand)
-
-    walk(e)
     return out
 
 

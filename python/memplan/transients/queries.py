@@ -14,7 +14,7 @@ from typing import Optional
 from mlir import ir
 from mlir.dialects import func
 
-from memplan.ir.graph import Graph, function_name, operation
+from memplan.ir.graph import Graph, entry_block, operation
 from memplan.ir.slices import Blocked, SliceAnalysis, clone_slice
 from memplan.transients.contract import find_storage, functions_by_name
 from memplan.transients.emplace import SIZE_MARKER
@@ -60,7 +60,7 @@ def materialize_queries(graph: Graph, errors: list[tuple[int, str]]) -> list[str
         with ir.InsertionPoint.after(func_op), func_op.location:
             query = func.FuncOp(query_name, (inputs, [ir.IndexType.get()]))
             block = query.add_entry_block()
-        first_arg = int(graph.block_arg_begin[_entry_block(graph, f)])
+        first_arg = int(graph.block_arg_begin[entry_block(graph, f)])
         arg_map = {}
         for a in sl.args:
             k = a - first_arg
@@ -81,10 +81,6 @@ def materialize_queries(graph: Graph, errors: list[tuple[int, str]]) -> list[str
             continue
         query.operation.erase()
     return created
-
-
-def _entry_block(graph: Graph, f: int) -> int:
-    return int(graph.region_blocks[graph.region_block_begin[graph.region_begin[f]]])
 
 
 def annotate_constant_sizes(module: ir.Operation) -> int:
