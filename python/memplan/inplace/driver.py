@@ -13,7 +13,7 @@ from memplan.inplace.analysis import (
     Options,
 )
 from memplan.inplace.incremental import Index
-from memplan.inplace.model import describe, is_allowed
+from memplan.inplace.model import describe, has_tensors, is_allowed
 from memplan.inplace.semantics import EQUIV, UNKNOWN, Unsupported
 
 
@@ -246,13 +246,7 @@ class ModuleAnalysis:
         an = self.an
         if an.op_name[op] == "func.func" and an.sem[op] is not None and an.sem[op].bufferizable:
             return self._tensor_signature(op)
-        if an.tensor_operands(op) or an.tensor_results(op):
-            return True
-        for r in an.regions_of(op):
-            for b in an.region_blocks_of(r):
-                if any(an.is_tensor[a] for a in an.block_args(b)):
-                    return True
-        return False
+        return has_tensors(an, op)
 
     def _from_terminators(self, root: int, post: list[int]) -> list[int]:
         an = self.an

@@ -45,7 +45,8 @@ def unknown_sem(an, op: int) -> OpSem:
     return s
 
 
-def _has_tensors(an, op: int) -> bool:
+def has_tensors(an, op: int) -> bool:
+    """The op has tensor operands, results or block arguments."""
     if an.tensor_operands(op) or an.tensor_results(op):
         return True
     for r in an.regions_of(op):
@@ -66,7 +67,7 @@ def describe(an, op: int):
             raise Unsupported(op, f"memplan's in-place analysis does not model '{name}'")
         return None
     if not is_allowed(an, op):
-        return unknown_sem(an, op) if _has_tensors(an, op) else None
+        return unknown_sem(an, op) if has_tensors(an, op) else None
     fn = _MODELS.get(name)
     if name in UPSTREAM_UNKNOWN:
         fn = None  # not bufferizable upstream either: an unknown op
@@ -78,11 +79,11 @@ def describe(an, op: int):
     modeled_dialect = (dialect in BUFFERIZABLE_DIALECTS or name in ARITH_BUFFERIZABLE) \
         and name not in UPSTREAM_UNKNOWN
     if modeled_dialect:
-        if _has_tensors(an, op) or (an.region_begin[op + 1] > an.region_begin[op]
+        if has_tensors(an, op) or (an.region_begin[op + 1] > an.region_begin[op]
                                     and name not in _REGION_OK):
             raise Unsupported(op, f"memplan's in-place analysis does not model '{name}'")
         return None
-    if not _has_tensors(an, op):
+    if not has_tensors(an, op):
         return None
     if not an.opts.allow_unknown_ops:
         raise Unsupported(
