@@ -70,3 +70,9 @@ def test_pass_failure_exit_1_keeps_old_output(tmp_path: Path):
     assert r.returncode == 1
     assert f"{src}:2:8: error: op was not bufferized" in r.stderr
     assert out.read_text() == "previous"
+
+
+def test_empty_input_is_an_empty_module():
+    r = opt("-", stdin="// nothing here\n")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "module {\n}"

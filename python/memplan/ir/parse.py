@@ -90,6 +90,9 @@ def parse_source(
     if first is not None:
         _open_module_before(lines, first)
         lines[last] = lines[last] + "\n}"
+    else:  # no ops at all: an empty module, as mlir-opt prints
+        lines[0] = "module {" + lines[0]
+        lines[-1] = lines[-1] + "\n}"
     if aliases:
         lines[0] = " ".join(aliases) + " " + lines[0]
     try:
