@@ -1,22 +1,46 @@
 """In-place analysis benchmark: memplan-one-shot-bufferize vs upstream
-one-shot-bufferize, both with ``test-analysis-only``, end to end (process
-start, parse, analysis, annotation, print), on the two shapes that make
-upstream One-Shot Analysis super-linear.
+one-shot-bufferize, both with ``bufferize-function-boundaries
+test-analysis-only``, end to end (process start, parse, analysis, annotation,
+print), each pair in the same run, outputs diffed where upstream finishes.
 
-    python bench/bench_inplace.py [--sizes 1000,4000,20000] [--timeout 120] [--check]
+    python bench/bench_inplace.py                # compare + scaling (full)
+    python bench/bench_inplace.py --quick        # small sizes, < 2 minutes
+    python bench/bench_inplace.py --sections compare --cases "shared-read chain,insert_slice chain" \\
+        --sizes 1000,4000,20000 --timeout 120 --check   # the original benchmark
 
-``--check`` also diffs the two outputs (they must be identical).
+Sections:
+
+* ``compare``: every case in ``--cases`` at every N in ``--sizes``, memplan
+  vs upstream. Cases: ``shared-read chain`` and ``insert_slice chain`` (the
+  shapes that make upstream One-Shot Analysis super-linear), ``plain chain``
+  (``generators.elementwise_chain``, no shared read) and ``tiled loop nest``
+  (N two-level ``scf.for`` nests over 16x16 tiles carrying the tensor in
+  ``iter_args``: ``extract_slice`` two tiles, a ``linalg.generic``,
+  ``insert_slice`` back; chained).
+* ``scaling``: memplan alone up to ~100k ops on the two generic chains
+  (``--scaling-sizes`` generics, 4 ops each), with time/op and
+  time/(n log2 n) normalized to the first row (raw, and with memplan-opt's
+  start-up on an empty module subtracted); upstream where it finishes.
+
+Upstream runs are bounded by ``--timeout``; once upstream times out on a case,
+larger N of that case skip upstream. ``--check`` exits non-zero if any pair of
+outputs differs or a run fails.
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib.util
+import math
 import os
 import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from generators import elementwise_chain  # noqa: E402
 
 
 def _tool(package: str, name: str) -> str:
@@ -27,6 +51,8 @@ def _tool(package: str, name: str) -> str:
 MLIR_OPT = _tool("mlir", "mlir-opt")
 MEMPLAN_OPT = os.path.join(os.path.dirname(sys.executable), "memplan-opt")
 OPTIONS = "bufferize-function-boundaries test-analysis-only"
+MEMPLAN_ARGS = [f"--pass-pipeline=builtin.module(memplan-one-shot-bufferize{{{OPTIONS}}})"]
+UPSTREAM_ARGS = [f"--one-shot-bufferize={OPTIONS}"]
 
 
 def shared_read_chain(n: int, size: int = 64) -> str:
@@ -61,42 +87,198 @@ def insert_slice_chain(n: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-CASES = {"shared-read chain": shared_read_chain, "insert_slice chain": insert_slice_chain}
+def plain_chain(n: int) -> str:
+    """N linalg.generic in a chain (no shared read): ``generators.elementwise_chain``."""
+    return elementwise_chain(n, shared_read=False)
 
 
-def run(argv: list[str], timeout: float) -> tuple[float, bytes]:
+def tiled_loop_nest(n: int, tiles: int = 4, size: int = 16) -> str:
+    """N tiled two-level scf.for nests, chained through their results.
+
+    Each nest walks a (tiles*size)^2 tensor in size x size tiles; the tensor is
+    carried in ``iter_args`` of both loops; the body extracts the input tile
+    and the accumulator tile, adds them with a ``linalg.generic`` into the
+    accumulator tile and inserts it back (10 ops per nest).
+    """
+    T = f"tensor<{tiles * size}x{tiles * size}xf32>"
+    t = f"tensor<{size}x{size}xf32>"
+    lines = ["#id = affine_map<(d0, d1) -> (d0, d1)>", "module {",
+             f"func.func @tiled(%arg0: {T}, %init: {T}) -> {T} {{",
+             "  %c0 = arith.constant 0 : index",
+             f"  %cs = arith.constant {size} : index",
+             f"  %cn = arith.constant {tiles * size} : index"]
+    prev = "%init"
+    for k in range(n):
+        lines += [
+            f"  %r{k} = scf.for %i = %c0 to %cn step %cs iter_args(%acc = {prev}) -> ({T}) {{",
+            f"    %in = scf.for %j = %c0 to %cn step %cs iter_args(%acc2 = %acc) -> ({T}) {{",
+            f"      %x = tensor.extract_slice %arg0[%i, %j] [{size}, {size}] [1, 1] : {T} to {t}",
+            f"      %o = tensor.extract_slice %acc2[%i, %j] [{size}, {size}] [1, 1] : {T} to {t}",
+            f"      %g = linalg.generic {{indexing_maps = [#id, #id], iterator_types = [\"parallel\", \"parallel\"]}}"
+            f" ins(%x : {t}) outs(%o : {t}) {{",
+            "      ^bb0(%a: f32, %b: f32):",
+            "        %s = arith.addf %a, %b : f32",
+            "        linalg.yield %s : f32",
+            f"      }} -> {t}",
+            f"      %u = tensor.insert_slice %g into %acc2[%i, %j] [{size}, {size}] [1, 1] : {t} into {T}",
+            f"      scf.yield %u : {T}",
+            "    }",
+            f"    scf.yield %in : {T}",
+            "  }",
+        ]
+        prev = f"%r{k}"
+    lines += [f"  return {prev} : {T}", "}", "}"]
+    return "\n".join(lines) + "\n"
+
+
+# name -> (generator, total op count as a function of N, including module/func/return)
+CASES = {
+    "shared-read chain": (shared_read_chain, lambda n: 4 * n + 3),
+    "insert_slice chain": (insert_slice_chain, lambda n: n + 3),
+    "plain chain": (plain_chain, lambda n: 4 * n + 3),
+    "tiled loop nest": (tiled_loop_nest, lambda n: 10 * n + 6),
+}
+SCALING_CASES = ("shared-read chain", "plain chain")
+
+FULL = dict(sizes="1000,4000,20000", scaling_sizes="250,1000,4000,16000,25000", timeout=60.0)
+QUICK = dict(sizes="1000", scaling_sizes="250,1000,4000", timeout=15.0)
+
+INF = float("inf")
+
+
+def run(argv: list[str], timeout: float) -> tuple[float, bytes | None]:
+    """Wall time and stdout; (inf, None) on timeout, (nan, None) on failure."""
     t0 = time.perf_counter()
     try:
-        out = subprocess.run(argv, check=True, stdout=subprocess.PIPE, timeout=timeout).stdout
+        out = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
     except subprocess.TimeoutExpired:
-        return float("inf"), b""
-    return time.perf_counter() - t0, out
+        return INF, None
+    dt = time.perf_counter() - t0
+    if out.returncode != 0:
+        sys.stderr.write(f"FAILED ({out.returncode}): {' '.join(argv)}\n{out.stderr.decode()[-2000:]}\n")
+        return math.nan, None
+    return dt, out.stdout
+
+
+def fmt_time(t: float, timeout: float, skipped: bool = False) -> str:
+    if skipped:
+        return "skipped"
+    if t == INF:
+        return f"> {timeout:.0f}"
+    if math.isnan(t):
+        return "FAILED"
+    return f"{t:.2f}"
+
+
+class Runner:
+    def __init__(self, tmp: str, args: argparse.Namespace):
+        self.tmp, self.args = tmp, args
+        self.upstream_timed_out: set[str] = set()
+        self.differ: list[str] = []
+
+    def pair(self, name: str, n: int, upstream: bool = True):
+        """Run both tools on CASES[name](n): (memplan s, upstream s, identical, upstream skipped)."""
+        path = os.path.join(self.tmp, "in.mlir")
+        with open(path, "w") as f:
+            f.write(CASES[name][0](n))
+        ours, out1 = run([MEMPLAN_OPT, path, *MEMPLAN_ARGS], self.args.memplan_timeout)
+        skipped = not upstream or name in self.upstream_timed_out
+        theirs, out2 = (math.nan, None) if skipped else run([MLIR_OPT, path, *UPSTREAM_ARGS], self.args.timeout)
+        if theirs == INF:
+            self.upstream_timed_out.add(name)
+        if math.isnan(ours) or (not skipped and math.isnan(theirs)):
+            same = "FAILED"
+            self.differ.append(f"{name} N={n} (a run failed)")
+        elif out1 is None or out2 is None:
+            same = "-"
+        elif out1 == out2:
+            same = "yes"
+        else:
+            same = "NO"
+            self.differ.append(f"{name} N={n}")
+            diff = difflib.unified_diff(out2.decode().splitlines(), out1.decode().splitlines(),
+                                        "upstream", "memplan", lineterm="", n=1)
+            sys.stderr.write(f"outputs differ: {name} N={n}\n" + "\n".join(list(diff)[:40]) + "\n")
+        return ours, theirs, same, skipped
+
+
+def section_compare(r: Runner, cases: list[str], sizes: list[int]) -> None:
+    a = r.args
+    print(f"\n### memplan vs upstream, end to end (upstream timeout {a.timeout:.0f} s)\n")
+    print("| case | N | ops | memplan (s) | upstream (s) | upstream / memplan | identical |")
+    print("|---|---:|---:|---:|---:|---:|---|")
+    for name in cases:
+        for n in sizes:
+            ours, theirs, same, skipped = r.pair(name, n)
+            if skipped or math.isnan(theirs) or math.isnan(ours) or ours == INF:
+                ratio = "-"
+            elif theirs == INF:
+                ratio = f"> {a.timeout / ours:.1f}x"
+            else:
+                ratio = f"{theirs / ours:.2f}x"
+            print(f"| {name} | {n} | {CASES[name][1](n)} | {fmt_time(ours, a.memplan_timeout)} "
+                  f"| {fmt_time(theirs, a.timeout, skipped)} | {ratio} | {same} |", flush=True)
+
+
+def section_scaling(r: Runner, cases: list[str], sizes: list[int]) -> None:
+    a = r.args
+    empty = os.path.join(r.tmp, "empty.mlir")
+    with open(empty, "w") as f:
+        f.write("module {\n}\n")
+    t0 = min(run([MEMPLAN_OPT, empty, *MEMPLAN_ARGS], a.memplan_timeout)[0] for _ in range(3))
+    print(f"\n### memplan scaling (n = ops; t0 = memplan-opt start-up on an empty module = {t0:.2f} s; "
+          f"upstream timeout {a.timeout:.0f} s)\n")
+    print("| case | N generics | n (ops) | memplan (s) | us/op | t/(n log2 n), norm. | (t-t0)/(n log2 n), norm. "
+          "| upstream (s) | identical |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---|")
+    for name in cases:
+        base = base0 = None
+        for n in sizes:
+            ops = CASES[name][1](n)
+            ours, theirs, same, skipped = r.pair(name, n, upstream=not a.no_upstream_scaling)
+            nlogn = ops * math.log2(ops)
+            if math.isfinite(ours):
+                k, k0 = ours / nlogn, max(ours - t0, 0.0) / nlogn
+                base = base or k
+                base0 = base0 or k0
+                cols = f"{ours:.2f} | {ours / ops * 1e6:.1f} | {k / base:.2f} | {k0 / base0 if base0 else math.nan:.2f}"
+            else:
+                cols = f"{fmt_time(ours, a.memplan_timeout)} | - | - | -"
+            print(f"| {name} | {n} | {ops} | {cols} | {fmt_time(theirs, a.timeout, skipped)} | {same} |", flush=True)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--sizes", default="1000,4000,20000")
-    ap.add_argument("--cases", default=",".join(CASES))
-    ap.add_argument("--timeout", type=float, default=120.0, help="per-run limit for upstream (s)")
-    ap.add_argument("--check", action="store_true", help="require identical outputs")
+    ap.add_argument("--quick", action="store_true", help=f"small sizes and timeout: {QUICK}")
+    ap.add_argument("--sections", default="compare,scaling", help="comma list of: compare, scaling")
+    ap.add_argument("--cases", default=",".join(CASES), help="cases of the compare section")
+    ap.add_argument("--sizes", help=f"N of the compare section (default {FULL['sizes']})")
+    ap.add_argument("--scaling-cases", default=",".join(SCALING_CASES))
+    ap.add_argument("--scaling-sizes", help=f"N generics of the scaling section (default {FULL['scaling_sizes']})")
+    ap.add_argument("--timeout", type=float, help=f"per-run limit for upstream, s (default {FULL['timeout']:.0f})")
+    ap.add_argument("--memplan-timeout", type=float, default=600.0, help="per-run limit for memplan (s)")
+    ap.add_argument("--no-upstream-scaling", action="store_true", help="scaling section: memplan only")
+    ap.add_argument("--check", action="store_true", help="exit non-zero if any outputs differ")
     args = ap.parse_args()
-    sizes = [int(x) for x in args.sizes.split(",")]
-    print("| case | N | memplan (s) | upstream (s) | upstream / memplan | identical |")
-    print("|---|---:|---:|---:|---:|---|")
+    preset = QUICK if args.quick else FULL
+    args.sizes = args.sizes or preset["sizes"]
+    args.scaling_sizes = args.scaling_sizes or preset["scaling_sizes"]
+    args.timeout = args.timeout or preset["timeout"]
+    for c in args.cases.split(",") + args.scaling_cases.split(","):
+        if c not in CASES:
+            ap.error(f"unknown case {c!r}; known: {', '.join(CASES)}")
+    start = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
-        for name in args.cases.split(","):
-            for n in sizes:
-                path = os.path.join(tmp, "in.mlir")
-                with open(path, "w") as f:
-                    f.write(CASES[name](n))
-                ours, out1 = run([MEMPLAN_OPT, path, f"--pass-pipeline=builtin.module(memplan-one-shot-bufferize{{{OPTIONS}}})"], 3600)
-                theirs, out2 = run([MLIR_OPT, path, f"--one-shot-bufferize={OPTIONS}"], args.timeout)
-                same = "-" if theirs == float("inf") else ("yes" if out1 == out2 else "NO")
-                up = f"> {args.timeout:.0f}" if theirs == float("inf") else f"{theirs:.2f}"
-                ratio = f"> {args.timeout / ours:.1f}x" if theirs == float("inf") else f"{theirs / ours:.1f}x"
-                print(f"| {name} | {n} | {ours:.2f} | {up} | {ratio} | {same} |", flush=True)
-                if args.check and same == "NO":
-                    sys.exit(f"outputs differ: {name} N={n}")
+        r = Runner(tmp, args)
+        sections = args.sections.split(",")
+        if "compare" in sections:
+            section_compare(r, args.cases.split(","), [int(x) for x in args.sizes.split(",")])
+        if "scaling" in sections:
+            r.upstream_timed_out.clear()
+            section_scaling(r, args.scaling_cases.split(","), [int(x) for x in args.scaling_sizes.split(",")])
+    print(f"\ntotal {time.perf_counter() - start:.0f} s; outputs differ or runs failed: {', '.join(r.differ) or 'none'}")
+    if args.check and r.differ:
+        sys.exit(1)
 
 
 if __name__ == "__main__":
@@ -109,7 +291,7 @@ def run_cases() -> list[tuple]:
     out = []
     for name, n in (("shared-read chain", 4000), ("insert_slice chain", 1000)):
         out.append((f"in-place analysis: {name} {n // 1000}k, test-analysis-only",
-                    (lambda f=CASES[name], n=n: f(n)),
+                    (lambda f=CASES[name][0], n=n: f(n)),
                     [MEMPLAN_OPT, "{input}", pipeline],
                     [MLIR_OPT, "{input}", f"--one-shot-bufferize={OPTIONS}"]))
     return out

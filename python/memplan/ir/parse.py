@@ -120,30 +120,55 @@ def _open_module_before(lines: list[str], first: int) -> None:
 def _top_level_layout(lines: list[str]) -> tuple[Optional[int], Optional[int], list[str]]:
     """First and last line of the top-level ops (before any trailing ``{-#``
     resource block), and the top-level alias definitions, which are blanked
-    out of ``lines``."""
+    out of ``lines``.
+
+    Bracket depth is tracked character by character only up to the first op,
+    and past it only when some later line could start an alias definition:
+    on big inputs the scan must stay cheap next to MLIR's own parser.
+    """
+    first, aliases, stop = _scan(lines, 0, len(lines), until_first_op=True)
+    if first is None:
+        return None, None, aliases
+    if any(line.lstrip()[:1] in ("#", "!") for line in lines[first + 1 :]):
+        _, later, stop = _scan(lines, first, len(lines), until_first_op=False)
+        aliases += later
+    else:
+        stop = next(
+            (i for i in range(len(lines) - 1, first, -1) if lines[i].lstrip().startswith("{-#")),
+            len(lines),
+        )
+    last = first
+    for i in range(stop - 1, first, -1):
+        stripped = lines[i].strip()
+        if stripped and not stripped.startswith("//"):
+            last = i
+            break
+    return first, last, aliases
+
+
+def _scan(lines: list[str], begin: int, end: int, until_first_op: bool):
+    """Walk lines at top-level depth from ``begin``: returns the first op line
+    (when ``until_first_op``), the alias definitions met (blanked out of
+    ``lines``), and the line of a ``{-#`` resource block (or ``end``)."""
     depth = 0
-    first = None
-    last = None
     aliases: list[str] = []
     in_alias = False
-    for i, line in enumerate(lines):
-        code = _strip_comment(line)
+    for i in range(begin, end):
+        code = _strip_comment(lines[i])
         stripped = code.strip()
         if depth == 0 and not in_alias:
             if stripped.startswith("{-#"):
-                break
+                return None, aliases, i
             if stripped[:1] in ("#", "!"):
                 in_alias = True
-            elif stripped and first is None and (stripped[0].isalpha() or stripped[0] in '"%'):
-                first = i
+            elif until_first_op and stripped and (stripped[0].isalpha() or stripped[0] in '"%'):
+                return i, aliases, end
         depth += _depth_change(code)
         if in_alias:
             aliases.append(stripped)
             lines[i] = ""
             in_alias = depth > 0
-        elif first is not None and stripped:
-            last = i
-    return first, last, aliases
+    return None, aliases, end
 
 
 def _strip_comment(line: str) -> str:
