@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import importlib.util
 import math
 import os
 import subprocess
@@ -41,15 +40,9 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from generators import elementwise_chain  # noqa: E402
+from tools import MEMPLAN_OPT, MLIR_OPT  # noqa: E402
 
 
-def _tool(package: str, name: str) -> str:
-    spec = importlib.util.find_spec(package)
-    return os.path.join(list(spec.submodule_search_locations)[0], "bin", name)
-
-
-MLIR_OPT = _tool("mlir", "mlir-opt")
-MEMPLAN_OPT = os.path.join(os.path.dirname(sys.executable), "memplan-opt")
 OPTIONS = "bufferize-function-boundaries test-analysis-only"
 MEMPLAN_ARGS = [f"--pass-pipeline=builtin.module(memplan-one-shot-bufferize{{{OPTIONS}}})"]
 UPSTREAM_ARGS = [f"--one-shot-bufferize={OPTIONS}"]

@@ -12,7 +12,6 @@ process start-up and parsing for both tools.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import subprocess
 import sys
@@ -23,15 +22,9 @@ from typing import Callable
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from generators import elementwise_chain  # noqa: E402
+from tools import MEMPLAN_OPT, MLIR_OPT  # noqa: E402
 
 
-def _tool(package: str, name: str) -> str:
-    spec = importlib.util.find_spec(package)
-    return os.path.join(list(spec.submodule_search_locations)[0], "bin", name)
-
-
-MLIR_OPT = _tool("mlir", "mlir-opt")
-MEMPLAN_OPT = os.path.join(os.path.dirname(sys.executable), "memplan-opt")
 
 
 @dataclass(frozen=True)

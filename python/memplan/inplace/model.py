@@ -545,12 +545,6 @@ def _op_func(an, op, s):
     return s
 
 
-def _op_return(an, op, s):
-    for o in an.tensor_operands(op):
-        _set(s, o, True, False)
-    return s
-
-
 def _op_call(an, op, s):
     # Filled in by the module driver once the callee is analyzed.
     s.call = True
@@ -596,6 +590,6 @@ _MODELS = {
     "scf.forall.in_parallel": lambda an, op, s: s,
     "tensor.parallel_insert_slice": _op_parallel_insert_slice,
     "func.func": _op_func,
-    "func.return": _op_return,
+    "func.return": _op_read_only,
     "func.call": _op_call,
 }

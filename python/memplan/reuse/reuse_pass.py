@@ -77,6 +77,10 @@ def _run_reuse(module: ir.Operation, ctx: PassContext) -> None:
             apply_plan(lt, p)
 
 
+# Shared by the pass and the pipeline alias that forwards them.
+_ALGORITHM = Option("algorithm", str, "best", "packing algorithm", choices=ALGORITHMS)
+_ALIGNMENT = Option("alignment", int, 64, "byte alignment of the pool and of every offset")
+
 register_pass(
     "memplan-buffer-reuse",
     "Pack non-overlapping heap allocations into one memref.view pool per scope",
@@ -86,8 +90,8 @@ register_pass(
     "come from memplan.packing; buffers with dynamic (hoistable) sizes are placed after "
     "the static region. Ineligible allocations are left unchanged and counted per reason.",
     options=[
-        Option("algorithm", str, "best", "packing algorithm", choices=ALGORITHMS),
-        Option("alignment", int, 64, "byte alignment of the pool and of every offset"),
+        _ALGORITHM,
+        _ALIGNMENT,
         Option("remarks", bool, False, "emit a remark per pool and per allocation left alone"),
     ],
 )(_run_reuse)
@@ -107,13 +111,11 @@ register_pipeline(
     "memplan-memory-pipeline",
     "Bufferize, insert deallocations, shorten lifetimes, then pool with memplan-buffer-reuse",
     _expand_memory_pipeline,
-    "Expands to: one-shot-bufferize{bufferize-function-boundaries "
-    "function-boundary-type-conversion=identity-layout-map}, buffer-deallocation-pipeline, "
-    "func.func(optimize-allocation-liveness), [func.func(promote-buffers-to-stack),] "
+    f"Expands to: {UPSTREAM_BUFFERIZATION}, [func.func(promote-buffers-to-stack),] "
     "memplan-buffer-reuse{algorithm alignment}.",
     options=[
-        Option("algorithm", str, "best", "packing algorithm", choices=ALGORITHMS),
-        Option("alignment", int, 64, "byte alignment of the pool and of every offset"),
+        _ALGORITHM,
+        _ALIGNMENT,
         Option("promote-to-stack", bool, False, "run promote-buffers-to-stack before pooling (small buffers become allocas)"),
     ],
 )

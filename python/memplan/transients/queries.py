@@ -25,9 +25,12 @@ CONSTANT_ATTR = "memplan.transient_size"
 
 
 def find_marker(graph: Graph, func_op: int) -> Optional[int]:
-    """The op computing the function's transient size, if emplacement ran."""
+    """The op computing the function's transient size, if emplacement ran
+    (emplacement puts it directly in the entry block)."""
     for op in range(func_op + 1, int(graph.op_end[func_op]) + 1):
-        if graph.names[graph.op_name[op]].startswith("arith.") and graph.attribute(op, SIZE_MARKER) is not None:
+        if graph.op_parent[op] != func_op or not graph.names[graph.op_name[op]].startswith("arith."):
+            continue
+        if graph.attribute(op, SIZE_MARKER) is not None:
             return op
     return None
 
