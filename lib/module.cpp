@@ -7,4 +7,5 @@ NB_MODULE(_core, m) {
   memplan::registerGraphBindings(m);
   memplan::registerPackingBindings(m);
   memplan::registerLifetimesBindings(m);
+  memplan::registerInplaceBindings(m);
 }

@@ -13,6 +13,7 @@ namespace memplan {
 void registerGraphBindings(nanobind::module_ &m);
 void registerPackingBindings(nanobind::module_ &m);
 void registerLifetimesBindings(nanobind::module_ &m);
+void registerInplaceBindings(nanobind::module_ &m);
 }  // namespace memplan
 
 #endif  // MEMPLAN_BINDINGS_H

@@ -43,6 +43,10 @@ OPTIONS = [
     Option("dialect-filter", str, "", "comma-separated dialects to bufferize; empty: all"),
     Option("no-analysis-func-filter", str, "", "comma-separated functions to skip in the analysis"),
     Option("check-parallel-regions", bool, True, "privatize buffers written in parallel regions"),
+    Option("analysis-engine", str, "auto",
+           "memplan: C++ core when it models the input (auto), always (cpp: error where it "
+           "declines) or the Python reference (python)",
+           choices=("auto", "cpp", "python")),
 ]
 
 
@@ -130,6 +134,31 @@ def _run(module: ir.Operation, ctx: PassContext) -> None:
         _report_upstream(ctx, module, err)
 
 
+def _run_fast(module: ir.Operation, ctx: PassContext, opts: Options, engine: str) -> bool:
+    """test-analysis-only through the C++ core; False when the Python
+    reference has to run instead (engine=python, or the core declined)."""
+    from memplan.inplace import fast
+
+    if engine == "python":
+        return False
+    reason = fast.unsupported_options(opts)
+    if reason is None:
+        fa = fast.analyze(module, opts)
+        if fa.ok:
+            ctx.stat("num-tensor-in-place", fa.num_inplace(), "tensor operands in place")
+            ctx.stat("cpp-core", 1, "modules analyzed by the C++ core")
+            fast.annotate(fa, opts)
+            return True
+        where, reason = fa.decline_location(module), fa.result.decline_reason
+    else:
+        where = module
+    if engine == "cpp":
+        ctx.error(where, f"memplan-one-shot-bufferize: the C++ core does not handle this input: {reason}")
+        return True
+    ctx.stat("python-reference", 1, "modules the C++ core declined (Python analysis ran)")
+    return False
+
+
 def _run_checked(module: ir.Operation, ctx: PassContext) -> None:
     from memplan.inplace import rewrite
     from memplan.inplace.annotate import annotate
@@ -143,6 +172,8 @@ def _run_checked(module: ir.Operation, ctx: PassContext) -> None:
         run_upstream(module, values)
         return
     opts = options_from(values)
+    if values["test_analysis_only"] and _run_fast(module, ctx, opts, values["analysis_engine"]):
+        return
     ma = ModuleAnalysis(module, opts)
     try:
         if opts.analysis_heuristic == "min-copy-bytes":

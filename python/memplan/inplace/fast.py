@@ -1,0 +1,98 @@
+"""The C++ in-place core (``lib/inplace_*.cpp``) behind the Python API.
+
+The core makes the same decisions as the Python reference analysis
+(:mod:`memplan.inplace.analysis`) for the ops and options it models, and
+*declines* everything else, naming the op and the reason; the caller then
+runs the Python analysis. The reference stays the single source of truth for
+error messages, the explanation API and the debugging options
+(``print-conflicts``, ``dump-alias-sets``), which need its full state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from mlir import ir
+
+from memplan import _core
+from memplan.inplace.analysis import Options
+from memplan.ir.graph import extract_graph, operation
+
+_HEURISTICS = {"bottom-up": 0, "top-down": 1, "fuzzer": 2}
+
+ENGINES = ("auto", "cpp", "python")
+
+
+def unsupported_options(opts: Options) -> Optional[str]:
+    """Why the C++ core cannot take these options, or None if it can."""
+    if opts.analysis_heuristic not in _HEURISTICS:
+        return f"analysis-heuristic={opts.analysis_heuristic}"
+    if opts.print_conflicts:
+        return "print-conflicts"
+    if opts.dump_alias_sets:
+        return "dump-alias-sets"
+    if opts.dialect_filter:
+        return "dialect-filter"
+    if opts.no_analysis_func_filter:
+        return "no-analysis-func-filter"
+    return None
+
+
+@dataclass
+class FastAnalysis:
+    """The core's answer for one module."""
+
+    graph: _core.Graph
+    result: _core.InplaceResult
+
+    @property
+    def ok(self) -> bool:
+        return self.result.ok
+
+    def decline_location(self, module: ir.Operation):
+        """The op the core declined at (the module when unknown)."""
+        op = self.result.decline_op
+        if 0 <= op < self.graph.num_ops:
+            return operation(self.graph, op)
+        return module
+
+    def num_inplace(self) -> int:
+        """Tensor operands decided in place (or forced in place)."""
+        return int(self.result.inplace.sum())
+
+
+def analyze(module: ir.Operation, opts: Options) -> FastAnalysis:
+    """Run the C++ core on ``module`` (the options must be supported)."""
+    reason = unsupported_options(opts)
+    if reason is not None:
+        raise ValueError(f"the C++ in-place core does not support {reason}")
+    graph = extract_graph(module)
+    result = _core.inplace_analyze(
+        graph,
+        function_boundaries=opts.bufferize_function_boundaries,
+        allow_unknown_ops=opts.allow_unknown_ops,
+        allow_return_allocs_from_loops=opts.allow_return_allocs_from_loops,
+        heuristic=_HEURISTICS[opts.analysis_heuristic],
+        seed=opts.analysis_fuzzer_seed & 0xFFFFFFFF,
+    )
+    return FastAnalysis(graph, result)
+
+
+def annotate(fa: FastAnalysis, opts: Options) -> None:
+    """Annotate like upstream's test-analysis-only: operand decisions, then
+    ``__equivalent_func_args__`` and ``bufferization.access`` at function
+    boundaries."""
+    from memplan.inplace.annotate import _set_arg_access
+
+    _core.inplace_annotate_operands(fa.graph, fa.result)
+    if not opts.bufferize_function_boundaries:
+        return
+    i64 = ir.IntegerType.get_signless(64)
+    g = fa.graph
+    for facts in fa.result.facts:
+        for ret, per in facts.equiv_annot.items():
+            n = int(g.operand_begin[ret + 1] - g.operand_begin[ret])
+            operation(g, ret).attributes["__equivalent_func_args__"] = ir.ArrayAttr.get(
+                [ir.IntegerAttr.get(i64, per.get(i, -1)) for i in range(n)])
+        _set_arg_access(operation(g, facts.func), dict(facts.access))

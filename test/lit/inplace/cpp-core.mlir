@@ -1,0 +1,102 @@
+// RUN: mlir-opt %s --split-input-file -one-shot-bufferize="bufferize-function-boundaries test-analysis-only" > %t.up
+// RUN: memplan-opt %s --split-input-file --pass-pipeline='builtin.module(memplan-one-shot-bufferize{bufferize-function-boundaries test-analysis-only analysis-engine=cpp})' | diff - %t.up
+// RUN: mlir-opt %s --split-input-file -one-shot-bufferize="test-analysis-only analysis-heuristic=top-down" > %t.up
+// RUN: memplan-opt %s --split-input-file --pass-pipeline='builtin.module(memplan-one-shot-bufferize{test-analysis-only analysis-heuristic=top-down analysis-engine=cpp})' | diff - %t.up
+// RUN: mlir-opt %s --split-input-file -one-shot-bufferize="bufferize-function-boundaries test-analysis-only analysis-heuristic=fuzzer analysis-fuzzer-seed=7" > %t.up
+// RUN: memplan-opt %s --split-input-file --pass-pipeline='builtin.module(memplan-one-shot-bufferize{bufferize-function-boundaries test-analysis-only analysis-heuristic=fuzzer analysis-fuzzer-seed=7 analysis-engine=cpp})' | diff - %t.up
+// RUN: memplan-opt %s --split-input-file --pass-pipeline='builtin.module(memplan-one-shot-bufferize{bufferize-function-boundaries test-analysis-only analysis-engine=cpp})' | FileCheck %s
+
+// The C++ core (analysis-engine=cpp) on its own: each split must be taken by
+// the core (cpp fails where it declines) and match upstream byte for byte
+// under three analysis orders.
+
+// CHECK-LABEL: func @shared_read
+func.func @shared_read(%arg: tensor<8xf32>) -> tensor<8xf32> {
+  %e = tensor.empty() : tensor<8xf32>
+  // CHECK: linalg.generic
+  // CHECK-SAME: __inplace_operands_attr__ = ["true", "true", "true"]
+  %a = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%arg, %arg : tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  // The second write into %arg would clobber what the first generic reads
+  // later on: out of place.
+  // CHECK: linalg.generic
+  // CHECK-SAME: __inplace_operands_attr__ = ["true", "false"]
+  %b = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%a : tensor<8xf32>) outs(%arg : tensor<8xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  } -> tensor<8xf32>
+  %c = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%b, %arg : tensor<8xf32>, tensor<8xf32>) outs(%a : tensor<8xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.mulf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  return %c : tensor<8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @insert_slice_chain
+func.func @insert_slice_chain(%t: tensor<4x4xf32>, %s: tensor<1x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>) {
+  // CHECK: tensor.insert_slice
+  // CHECK-SAME: __inplace_operands_attr__ = ["true", "false"]
+  %0 = tensor.insert_slice %s into %t[0, 0] [1, 4] [1, 1] : tensor<1x4xf32> into tensor<4x4xf32>
+  // CHECK: tensor.insert_slice
+  // CHECK-SAME: __inplace_operands_attr__ = ["true", "true"]
+  %1 = tensor.insert_slice %s into %0[1, 0] [1, 4] [1, 1] : tensor<1x4xf32> into tensor<4x4xf32>
+  return %1, %t : tensor<4x4xf32>, tensor<4x4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @tiled_loop
+func.func @tiled_loop(%t: tensor<32xf32>, %f: f32) -> tensor<32xf32> {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %c32 = arith.constant 32 : index
+  // CHECK: scf.for
+  %r = scf.for %i = %c0 to %c32 step %c8 iter_args(%acc = %t) -> (tensor<32xf32>) {
+    // CHECK: tensor.extract_slice
+    // CHECK-SAME: __inplace_operands_attr__ = ["true", "none"]
+    %tile = tensor.extract_slice %acc[%i] [8] [1] : tensor<32xf32> to tensor<8xf32>
+    %filled = linalg.fill ins(%f : f32) outs(%tile : tensor<8xf32>) -> tensor<8xf32>
+    // CHECK: tensor.insert_slice
+    // CHECK-SAME: __inplace_operands_attr__ = ["true", "true", "none"]
+    %ins = tensor.insert_slice %filled into %acc[%i] [8] [1] : tensor<8xf32> into tensor<32xf32>
+    scf.yield %ins : tensor<32xf32>
+  }
+  return %r : tensor<32xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @callee
+func.func @callee(%t: tensor<8xf32>, %f: f32) -> tensor<8xf32> {
+  %c0 = arith.constant 0 : index
+  %w = tensor.insert %f into %t[%c0] : tensor<8xf32>
+  return %w : tensor<8xf32>
+}
+// CHECK-LABEL: func @caller
+func.func @caller(%t: tensor<8xf32> {bufferization.writable = false}, %f: f32, %b: i1) -> (tensor<8xf32>, f32) {
+  %c1 = arith.constant 1 : index
+  // Writing into a read-only argument: out of place.
+  // CHECK: call @callee
+  // CHECK-SAME: __inplace_operands_attr__ = ["false", "none"]
+  %r = func.call @callee(%t, %f) : (tensor<8xf32>, f32) -> tensor<8xf32>
+  %e = tensor.empty() : tensor<8xf32>
+  // CHECK: arith.select
+  %s = arith.select %b, %r, %e : tensor<8xf32>
+  %x = tensor.extract %t[%c1] : tensor<8xf32>
+  %y = scf.if %b -> (tensor<8xf32>) {
+    scf.yield %s : tensor<8xf32>
+  } else {
+    %g = tensor.insert %f into %s[%c1] : tensor<8xf32>
+    scf.yield %g : tensor<8xf32>
+  }
+  return %y, %x : tensor<8xf32>, f32
+}
