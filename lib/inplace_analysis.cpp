@@ -1164,9 +1164,13 @@ struct Driver {
     an.clearReadCache();
     checkAssumptions(post);
     std::vector<int32_t> order;
-    for (int32_t op : post)
-      if (tensorSemantics(op))
-        order.push_back(op);
+    if (s.opts.heuristic == kFromTerminators) {
+      order = fromTerminators(root, post);
+    } else {
+      for (int32_t op : post)
+        if (tensorSemantics(op))
+          order.push_back(op);
+    }
     if (s.opts.heuristic == kBottomUp) {
       std::reverse(order.begin(), order.end());
     } else if (s.opts.heuristic == kFuzzer) {
@@ -1203,6 +1207,71 @@ struct Driver {
     an.elig.clear();
     equivalenceAnalysis(post);
     verify(post);
+  }
+
+  static bool isRegionTerminator(const std::string &n) {
+    return n == "scf.yield" || n == "func.return" || n == "linalg.yield" || n == "tensor.yield" ||
+           n == "scf.condition" || n == "scf.in_parallel" || n == "vector.yield";
+  }
+
+  /// bottom-up-from-terminators: the use-def chains of region terminators,
+  /// walked backwards, first; then every other op in reversed post-order.
+  std::vector<int32_t> fromTerminators(int32_t root, const std::vector<int32_t> &post) {
+    std::vector<int32_t> result;
+    std::unordered_set<int32_t> traversed;
+    auto visit = [&](int32_t op) {
+      if (!traversed.insert(op).second)
+        return false;
+      result.push_back(op);
+      return true;
+    };
+    for (int32_t term : post) {
+      if (!isRegionTerminator(s.name(term)) || !visit(term))
+        continue;
+      std::vector<int32_t> work;
+      for (int32_t o = g.operandBegin[term]; o < g.operandBegin[term + 1]; ++o) {
+        int32_t v = g.operands[o];
+        if (v >= 0 && s.isTensor[v] && g.valueOp[v] >= 0)
+          work.push_back(v);
+      }
+      while (!work.empty()) {
+        int32_t v = work.back();
+        work.pop_back();
+        int32_t d = g.valueOp[v];
+        if (!visit(d))
+          continue;
+        if (an.ancestorInBlock(g.opBlock[term], d) < 0)
+          continue;
+        for (const OpAlias &a : an.aliasingOpOperands(v)) {
+          int32_t x = g.operands[a.operand];
+          if (x >= 0 && s.isTensor[x] && g.valueOp[x] >= 0)
+            work.push_back(x);
+        }
+      }
+    }
+    // walk<PostOrder, ReverseIterator>: nested ops first, back to front.
+    std::unordered_map<int32_t, std::vector<int32_t>> children;
+    for (int32_t op = root + 1; op <= g.opEnd[root]; ++op)
+      children[g.opBlock[op]].push_back(op);
+    std::vector<std::pair<int32_t, bool>> stack{{root, false}};
+    while (!stack.empty()) {
+      auto [op, expanded] = stack.back();
+      stack.pop_back();
+      if (expanded) {
+        if (!traversed.count(op) && tensorSemantics(op))
+          result.push_back(op);
+        continue;
+      }
+      stack.push_back({op, true});
+      for (int32_t r = g.regionBegin[op]; r < g.regionBegin[op + 1]; ++r)
+        for (int32_t i = g.regionBlockBegin[r]; i < g.regionBlockBegin[r + 1]; ++i) {
+          auto it = children.find(g.regionBlocks[i]);
+          if (it != children.end())
+            for (int32_t child : it->second)
+              stack.push_back({child, false});
+        }
+    }
+    return result;
   }
 
   void checkAssumptions(const std::vector<int32_t> &post) {

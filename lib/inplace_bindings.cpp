@@ -59,7 +59,7 @@ void registerInplaceBindings(nb::module_ &m) {
       },
       nb::arg("graph"), nb::arg("function_boundaries"), nb::arg("allow_unknown_ops"),
       nb::arg("allow_return_allocs_from_loops"), nb::arg("heuristic"), nb::arg("seed"),
-      "One-Shot in-place analysis of the graph's module (0 bottom-up, 1 top-down, 2 fuzzer).");
+      "One-Shot in-place analysis of the graph's module (0 bottom-up, 1 top-down, 2 fuzzer, 3 bottom-up-from-terminators).");
   m.def("inplace_annotate_operands", &inplace::annotateOperands, nb::arg("graph"), nb::arg("result"),
         "Set __inplace_operands_attr__ on the ops of the analyzed scopes.");
 }

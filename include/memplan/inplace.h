@@ -38,7 +38,7 @@ struct OpAlias {
   bool definite;
 };
 
-enum Heuristic : int { kBottomUp = 0, kTopDown = 1, kFuzzer = 2 };
+enum Heuristic : int { kBottomUp = 0, kTopDown = 1, kFuzzer = 2, kFromTerminators = 3 };
 
 struct Options {
   bool functionBoundaries = false;

@@ -29,6 +29,7 @@ CORE_OPTION_SETS = [
     "bufferize-function-boundaries test-analysis-only allow-return-allocs-from-loops analysis-heuristic=top-down",
     "bufferize-function-boundaries test-analysis-only allow-unknown-ops analysis-heuristic=fuzzer "
     "analysis-fuzzer-seed=11",
+    "bufferize-function-boundaries test-analysis-only analysis-heuristic=bottom-up-from-terminators",
 ]
 
 
@@ -79,7 +80,7 @@ def test_core_matches_reference_on_lit_corpus():
     taken = 0
     for path in sorted(glob.glob(os.path.join(LIT_INPLACE, "*.mlir"))):
         for chunk in split_input(open(path).read(), True):
-            for options in CORE_OPTION_SETS[1:4]:
+            for options in CORE_OPTION_SETS[1:4] + CORE_OPTION_SETS[5:]:
                 try:
                     taken += compare(chunk.text, options)
                 except ir.MLIRError:
@@ -124,5 +125,5 @@ def test_core_rejects_options_it_leaves_to_the_reference():
         module = parse_source("func.func @f() { return }", "f.mlir")
         with pytest.raises(ValueError, match="print-conflicts"):
             fast.analyze(module.operation, Options(print_conflicts=True))
-    assert fast.unsupported_options(Options(analysis_heuristic="bottom-up-from-terminators"))
+    assert fast.unsupported_options(Options(analysis_heuristic="min-copy-bytes"))
     assert fast.unsupported_options(Options()) is None

@@ -19,7 +19,7 @@ from memplan import _core
 from memplan.inplace.analysis import Options
 from memplan.ir.graph import extract_graph, operation
 
-_HEURISTICS = {"bottom-up": 0, "top-down": 1, "fuzzer": 2}
+_HEURISTICS = {"bottom-up": 0, "top-down": 1, "fuzzer": 2, "bottom-up-from-terminators": 3}
 
 ENGINES = ("auto", "cpp", "python")
 
