@@ -17,6 +17,10 @@ Sections:
   (N two-level ``scf.for`` nests over 16x16 tiles carrying the tensor in
   ``iter_args``: ``extract_slice`` two tiles, a ``linalg.generic``,
   ``insert_slice`` back; chained).
+* ``inprocess``: the same pairs inside one Python process each (what a user
+  of memplan's Python pass pipelines sees): parse, pass, print, timed apart,
+  for memplan's pass and upstream's ``one-shot-bufferize`` run through the
+  same bindings; interpreter start-up and imports excluded.
 * ``scaling``: memplan alone up to ~100k ops on the two generic chains
   (``--scaling-sizes`` generics, 4 ops each), with time/op and
   time/(n log2 n) normalized to the first row (raw, and with memplan-opt's
@@ -213,6 +217,82 @@ def section_compare(r: Runner, cases: list[str], sizes: list[int]) -> None:
                   f"| {fmt_time(theirs, a.timeout, skipped)} | {ratio} | {same} |", flush=True)
 
 
+def _worker(tool: str, path: str, options: str) -> None:
+    """Child of section_inprocess: time one tool in this process, print JSON."""
+    import hashlib
+    import json
+
+    from mlir import ir, passmanager
+
+    import memplan
+    from memplan.ir.parse import parse_source
+
+    text = open(path).read()
+    with ir.Context() as ctx:
+        t0 = time.perf_counter()
+        if tool == "memplan":
+            module = parse_source(text, path, ctx)
+        else:
+            module = ir.Module.parse(text)
+        t1 = time.perf_counter()
+        if tool == "memplan":
+            memplan.run_pipeline(module, f"builtin.module(memplan-one-shot-bufferize{{{options}}})")
+        else:
+            passmanager.PassManager.parse(f"builtin.module(one-shot-bufferize{{{options}}})").run(module.operation)
+        t2 = time.perf_counter()
+        out = str(module)
+        t3 = time.perf_counter()
+    print(json.dumps({"parse": t1 - t0, "pass": t2 - t1, "print": t3 - t2,
+                      "sha": hashlib.sha1(out.encode()).hexdigest()}))
+
+
+def _in_process(tool: str, path: str, timeout: float):
+    import json
+
+    argv = [sys.executable, os.path.abspath(__file__), "--worker", tool, path]
+    t, out = run(argv, timeout)
+    if out is None:
+        return t, None
+    return t, json.loads(out)
+
+
+def section_inprocess(r: Runner, cases: list[str], sizes: list[int]) -> None:
+    a = r.args
+    print(f"\n### memplan vs upstream inside one Python process (parse + pass + print; upstream timeout "
+          f"{a.timeout:.0f} s)\n")
+    print("| case | N | ops | memplan total (s) | memplan pass (s) | upstream total (s) | upstream pass (s) "
+          "| total ratio | pass ratio | identical |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    timed_out: set[str] = set()
+    for name in cases:
+        for n in sizes:
+            path = os.path.join(r.tmp, "in.mlir")
+            with open(path, "w") as f:
+                f.write(CASES[name][0](n))
+            _, ours = _in_process("memplan", path, a.memplan_timeout)
+            if name in timed_out:
+                t_up, theirs = math.nan, None
+            else:
+                t_up, theirs = _in_process("upstream", path, a.timeout)
+                if t_up == INF:
+                    timed_out.add(name)
+            if ours is None:
+                r.differ.append(f"in-process {name} N={n} (memplan failed)")
+                continue
+            mt = ours["parse"] + ours["pass"] + ours["print"]
+            cells = [f"{mt:.2f}", f"{ours['pass']:.2f}"]
+            if theirs is None:
+                cells += [fmt_time(t_up, a.timeout, skipped=math.isnan(t_up)), "-", "-", "-", "-"]
+            else:
+                ut = theirs["parse"] + theirs["pass"] + theirs["print"]
+                same = "yes" if theirs["sha"] == ours["sha"] else "NO"
+                if same == "NO":
+                    r.differ.append(f"in-process {name} N={n}")
+                cells += [f"{ut:.2f}", f"{theirs['pass']:.2f}", f"{ut / mt:.2f}x",
+                          f"{theirs['pass'] / ours['pass']:.2f}x", same]
+            print(f"| {name} | {n} | {CASES[name][1](n)} | " + " | ".join(cells) + " |", flush=True)
+
+
 def section_scaling(r: Runner, cases: list[str], sizes: list[int]) -> None:
     a = r.args
     empty = os.path.join(r.tmp, "empty.mlir")
@@ -241,9 +321,13 @@ def section_scaling(r: Runner, cases: list[str], sizes: list[int]) -> None:
 
 
 def main() -> None:
+    if len(sys.argv) == 4 and sys.argv[1] == "--worker":
+        _worker(sys.argv[2], sys.argv[3], OPTIONS)
+        return
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help=f"small sizes and timeout: {QUICK}")
-    ap.add_argument("--sections", default="compare,scaling", help="comma list of: compare, scaling")
+    ap.add_argument("--sections", default="compare,inprocess,scaling",
+                    help="comma list of: compare, inprocess, scaling")
     ap.add_argument("--cases", default=",".join(CASES), help="cases of the compare section")
     ap.add_argument("--sizes", help=f"N of the compare section (default {FULL['sizes']})")
     ap.add_argument("--scaling-cases", default=",".join(SCALING_CASES))
@@ -266,6 +350,8 @@ def main() -> None:
         sections = args.sections.split(",")
         if "compare" in sections:
             section_compare(r, args.cases.split(","), [int(x) for x in args.sizes.split(",")])
+        if "inprocess" in sections:
+            section_inprocess(r, args.cases.split(","), [int(x) for x in args.sizes.split(",")])
         if "scaling" in sections:
             r.upstream_timed_out.clear()
             section_scaling(r, args.scaling_cases.split(","), [int(x) for x in args.scaling_sizes.split(",")])

@@ -204,11 +204,12 @@ struct Analysis {
   bool equivalent(int32_t a, int32_t b) { return equivUF.find(a) == equivUF.find(b); }
 
   const std::vector<Alias> &aliasingValues(int32_t o) {
-    int32_t f = s.forAlias[o];
+    int32_t f = s.loopAlias[o];
     if (f >= 0) {
-      const ForAlias &fa = s.fors[f];
-      uint8_t rel = equivalent(fa.bbarg, g.operands[fa.yielded]) ? kEquiv : kUnknown;
-      s.alias[o].assign(1, {fa.result, rel, rel == kEquiv});
+      const LoopAlias &la = s.loops[f];
+      bool eq = !la.never && equivalent(la.a1, g.operands[la.o1]) &&
+                (la.a2 < 0 || equivalent(la.a2, g.operands[la.o2]));
+      s.alias[o].assign(1, {la.result, eq ? kEquiv : kUnknown, eq});
     }
     return s.alias[o];
   }
@@ -399,6 +400,18 @@ struct Analysis {
     return -1;
   }
 
+  int32_t parallelRegion(int32_t r) const {
+    while (r >= 0) {
+      int32_t op = g.regionOp[r];
+      const Sem &m = s.sem[op];
+      int32_t k = r - g.regionBegin[op];
+      if (m.present && m.bufferizable && k < 8 && (m.parallel >> k) & 1)
+        return r;
+      r = opRegion(op);
+    }
+    return -1;
+  }
+
   bool mutuallyExclusive(int32_t a, int32_t b) const {
     int32_t p = g.opParent[a];
     while (p >= 0) {
@@ -560,7 +573,7 @@ struct Analysis {
     bool writesOperand = !consistencyOnly && write(o);
     if (!writesOperand && !hasInplaceWrites(vals))
       return false;
-    if (indexOn && !consistencyOnly)
+    if (indexOn && !consistencyOnly && !(s.opts.checkParallelRegions && s.hasParallel))
       return incrementalRaw(o, vals, writesOperand);
     return fullRaw(o, vals, writesOperand);
   }
@@ -593,6 +606,15 @@ struct Analysis {
     reads.erase(std::unique(reads.begin(), reads.end()), reads.end());
     std::sort(writes.begin(), writes.end());
     writes.erase(std::unique(writes.begin(), writes.end()), writes.end());
+    if (s.opts.checkParallelRegions && !reads.empty() && s.hasParallel) {
+      // A write in a parallel region to a buffer defined outside of it.
+      for (int32_t w : writes) {
+        int32_t wr = parallelRegion(opRegion(s.opndOp[w]));
+        for (int32_t d : findInChain(w, [&](int32_t x) { return resultBufferizesToWrite(x); }, ChainOpts()))
+          if (parallelRegion(valueRegion(d)) != wr)
+            return true;
+      }
+    }
     for (int32_t r : reads) {
       const std::vector<int32_t> &defs = definitions(r);
       if (defs.empty())
@@ -1331,6 +1353,10 @@ struct Driver {
     if (s.opts.allowReturnAllocsFromLoops)
       return;
     for (int32_t op : post) {
+      if (s.name(op) == "scf.while") {
+        verifyWhile(op);
+        continue;
+      }
       if (s.name(op) != "scf.for")
         continue;
       for (const int32_t *o = s.tbegin(op); o != s.tend(op); ++o) {
@@ -1338,6 +1364,25 @@ struct Driver {
           continue;
         if (an.aliasingValues(*o).at(0).rel != kEquiv)
           decline(op, "yield operand not equivalent to its iter bbArg");
+      }
+    }
+  }
+
+  void verifyWhile(int32_t op) {
+    const Sem &m = s.sem[op];
+    int32_t before = s.entryBlock(op, 0), after = s.entryBlock(op, 1);
+    struct Term {
+      int32_t term, first, argBegin, nargs;
+    } terms[2] = {{m.whileCond, g.operandBegin[m.whileCond] + 1, g.blockArgBegin[before], g.blockNumArgs[before]},
+                  {m.whileYield, g.operandBegin[m.whileYield], g.blockArgBegin[after], g.blockNumArgs[after]}};
+    for (const Term &t : terms) {
+      for (int32_t o = t.first; o < g.operandBegin[t.term + 1]; ++o) {
+        int32_t v = g.operands[o];
+        if (!s.isTensor[v])
+          continue;
+        int32_t k = o - t.first;
+        if (k >= t.nargs || !an.equivalent(v, t.argBegin + k))
+          decline(op, "scf.while operand not equivalent to its iter bbArg");
       }
     }
   }

@@ -48,17 +48,19 @@ void registerInplaceBindings(nb::module_ &m) {
   m.def(
       "inplace_analyze",
       [](const Graph &g, bool functionBoundaries, bool allowUnknownOps, bool allowReturnAllocsFromLoops,
-         int heuristic, uint32_t seed) {
+         int heuristic, uint32_t seed, bool checkParallelRegions) {
         inplace::Options o;
         o.functionBoundaries = functionBoundaries;
         o.allowUnknownOps = allowUnknownOps;
         o.allowReturnAllocsFromLoops = allowReturnAllocsFromLoops;
         o.heuristic = heuristic;
         o.fuzzerSeed = seed;
+        o.checkParallelRegions = checkParallelRegions;
         return inplace::analyze(g, o);
       },
       nb::arg("graph"), nb::arg("function_boundaries"), nb::arg("allow_unknown_ops"),
       nb::arg("allow_return_allocs_from_loops"), nb::arg("heuristic"), nb::arg("seed"),
+      nb::arg("check_parallel_regions") = true,
       "One-Shot in-place analysis of the graph's module (0 bottom-up, 1 top-down, 2 fuzzer, 3 bottom-up-from-terminators).");
   m.def("inplace_annotate_operands", &inplace::annotateOperands, nb::arg("graph"), nb::arg("result"),
         "Set __inplace_operands_attr__ on the ops of the analyzed scopes.");

@@ -122,7 +122,7 @@ State::State(const Graph &graph, const Options &o) : g(graph), opts(o) {
   wr.assign(noperands, 0);
   mustInplace.assign(noperands, 0);
   alias.resize(noperands);
-  forAlias.assign(noperands, -1);
+  loopAlias.assign(noperands, -1);
   lazyRead.assign(noperands, -1);
   resultWrite.assign(nvalues, -1);
   writable.assign(nvalues, -1);
@@ -511,7 +511,7 @@ void State::describe(int32_t op) {
         alias[o].push_back({g.resultBegin[parent] + k, kEquiv, false});
       else if (pn == "scf.execute_region")
         alias[o].push_back({g.resultBegin[parent] + k, kEquiv, true});
-      else if (pn != "scf.index_switch" && pn != "scf.for")
+      else if (pn != "scf.index_switch" && pn != "scf.for" && pn != "scf.while")
         decline(op, "scf.yield inside '" + pn + "' is not modeled by the C++ core");
       mustInplace[o] = 1;
     }
@@ -559,8 +559,8 @@ void State::describe(int32_t op) {
       rd[o] = 1;
       wr[o] = 1;
       alias[o].assign(1, {rb + k, kUnknown, false});
-      forAlias[o] = static_cast<int32_t>(fors.size());
-      fors.push_back({arg0 + 1 + k, rb + k, g.operandBegin[yieldOp] + k});
+      loopAlias[o] = static_cast<int32_t>(loops.size());
+      loops.push_back({rb + k, arg0 + 1 + k, g.operandBegin[yieldOp] + k});
       lazyRead[o] = arg0 + 1 + k;
     }
     m.forYield = yieldOp;
@@ -589,9 +589,71 @@ void State::describe(int32_t op) {
   } else if (startsWith(n, "linalg.") && structuredLinalg(*this, op)) {
     linalgModel(*this, op);
     return;
-  } else if (n == "scf.while" || n == "scf.condition" || n == "scf.forall" ||
-             n == "scf.forall.in_parallel" || n == "tensor.parallel_insert_slice") {
-    decline(op, "'" + n + "' is left to the Python analysis");
+  } else if (n == "scf.while") {
+    m.regionBranch = true;
+    m.repetitive = 3;
+    int32_t before = entryBlock(op, 0), after = entryBlock(op, 1);
+    if (before < 0 || after < 0)
+      decline(op, "scf.while without both regions");
+    int32_t cond = terminator(before), yld = terminator(after);
+    m.whileCond = cond;
+    m.whileYield = yld;
+    int32_t nb = g.blockNumArgs[before], na = g.blockNumArgs[after];
+    int32_t b0 = g.blockArgBegin[before], a0 = g.blockArgBegin[after];
+    for (int32_t o : tensorOps()) {
+      int32_t k = o - ob;
+      rd[o] = 1;
+      wr[o] = 1;
+      alias[o].clear();
+      if (k >= g.numResults[op] || g.valueType[g.operands[o]] != g.valueType[rb + k])
+        continue;
+      LoopAlias la{rb + k, -1, -1};
+      int32_t condOpnd = g.operandBegin[cond] + 1 + k;
+      if (k < nb && g.valueType[b0 + k] == g.valueType[rb + k] && condOpnd < g.operandBegin[cond + 1] &&
+          k < na && g.operandBegin[yld] + k < g.operandBegin[yld + 1]) {
+        la.a1 = b0 + k;
+        la.o1 = condOpnd;
+        la.a2 = a0 + k;
+        la.o2 = g.operandBegin[yld] + k;
+      } else {
+        la.never = true;
+      }
+      alias[o].assign(1, {rb + k, kUnknown, false});
+      loopAlias[o] = static_cast<int32_t>(loops.size());
+      loops.push_back(la);
+    }
+    return;
+  } else if (n == "scf.condition") {
+    for (int32_t o : tensorOps()) {
+      set(o, true, false);
+      mustInplace[o] = 1;
+    }
+    return;
+  } else if (n == "scf.forall") {
+    m.regionBranch = true;
+    m.repetitive = 1;
+    m.parallel = 1;
+    hasParallel = true;
+    std::vector<int64_t> seg = denseInts(attr(mo, "operandSegmentSizes"));
+    if (seg.size() != 4)
+      decline(op, "unexpected operands of 'scf.forall'");
+    int32_t nCtrl = static_cast<int32_t>(seg[0] + seg[1] + seg[2]);
+    for (int32_t o : tensorOps()) {
+      int32_t k = o - ob - nCtrl;
+      if (k < 0)
+        decline(op, "tensor loop bound in scf.forall");
+      set(o, true, true, {rb + k, kEquiv, true});
+    }
+    return;
+  } else if (n == "scf.forall.in_parallel") {
+    return;
+  } else if (n == "tensor.parallel_insert_slice") {
+    // The destination (a shared_outs bbArg) aliases itself, as upstream reports.
+    set(ob, true, false);
+    set(ob + 1, false, true, {g.operands[ob + 1], kEquiv, true});
+    m.subsetSrc = ob;
+    m.subsetDest = ob + 1;
+    return;
   }
   m = Sem();
   bool modeledDialect =

@@ -75,9 +75,11 @@ struct Sem {
   bool call = false;
   bool restrict_ = true;
   uint8_t repetitive = 0;  ///< Bit mask over region indices.
+  uint8_t parallel = 0;    ///< Bit mask over region indices.
   uint8_t elementwise = kNotElementwise;
   int32_t subsetSrc = -1, subsetDest = -1;
   int32_t forYield = -1;
+  int32_t whileCond = -1, whileYield = -1;  ///< scf.while terminators.
   // Lazily computed caches.
   int8_t ewState = -1;  ///< -1 unknown, 0 not element-wise, 1 per-operand list.
   std::vector<uint8_t> ewIdentity;
@@ -85,14 +87,21 @@ struct Sem {
   SliceKey sliceKey;
 };
 
-/// scf.for iter operand: its alias depends on the equivalence of bbArg and yield.
-struct ForAlias {
-  int32_t bbarg, result, yielded;
+/// A loop's init operand aliases its result; the relation is equivalence
+/// only while the loop carries the buffer through unchanged: bbArg `a1`
+/// equivalent to operand `o1` (the yielded value) and, for scf.while, `a2`
+/// to `o2` as well. `never`: the relation is always unknown.
+struct LoopAlias {
+  int32_t result;
+  int32_t a1, o1;
+  int32_t a2 = -1, o2 = -1;
+  bool never = false;
 };
 
 struct State {
   const Graph &g;
   Options opts;
+  bool hasParallel = false;  ///< Some op has a parallel region (scf.forall).
   int32_t nops, nvalues, noperands;
   std::vector<std::string> opNames;  // by op id (copied for speed)
   std::vector<uint8_t> isTensor;     // per value
@@ -105,8 +114,8 @@ struct State {
   std::vector<Sem> sem;
   std::vector<uint8_t> rd, wr, mustInplace;    // per operand
   std::vector<std::vector<Alias>> alias;       // per operand
-  std::vector<int32_t> forAlias;               // per operand: index into fors, or -1
-  std::vector<ForAlias> fors;
+  std::vector<int32_t> loopAlias;              // per operand: index into loops, or -1
+  std::vector<LoopAlias> loops;
   std::vector<int32_t> lazyRead;               // per operand: bbArg, or -1
   std::vector<int8_t> resultWrite;             // per value: -1 default
   std::vector<int8_t> writable;                // per value: -1 default (true)

@@ -44,6 +44,7 @@ struct Options {
   bool functionBoundaries = false;
   bool allowUnknownOps = false;
   bool allowReturnAllocsFromLoops = false;
+  bool checkParallelRegions = true;
   int heuristic = kBottomUp;
   uint32_t fuzzerSeed = 0;
 };

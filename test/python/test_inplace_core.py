@@ -58,19 +58,20 @@ def compare(text: str, options: str) -> bool:
 def test_core_matches_reference_on_random_programs(chunk):
     taken = total = 0
     for seed in range(chunk * 20, chunk * 20 + 20):
-        extra = ("materialize",) if seed % 3 == 0 else ()
+        extra = ("while", "forall", "materialize") if seed % 2 else ()
         text = random_program(5000 + seed, n_ops=12 + seed % 16, extra=extra)
         for options in CORE_OPTION_SETS:
             total += 1
             taken += compare(text, options)
     # The core declines only what the reference rejects too (RaW conflicts
-    # that cannot be avoided, loops yielding non-equivalent values).
+    # that cannot be avoided, loops yielding non-equivalent values): random
+    # programs hit those often.
     assert taken >= total // 3
 
 
 def test_core_declines_only_inputs_the_reference_rejects():
     for seed in range(30):
-        text = random_program(7000 + seed, n_ops=16)
+        text = random_program(7000 + seed, n_ops=16, extra=("while", "forall") if seed % 2 else ())
         for options in CORE_OPTION_SETS[:3]:
             if run(text, options + " analysis-engine=cpp")[0] != 0:
                 assert run(text, options + " analysis-engine=python")[0] != 0

@@ -75,6 +75,7 @@ def analyze(module: ir.Operation, opts: Options) -> FastAnalysis:
         allow_return_allocs_from_loops=opts.allow_return_allocs_from_loops,
         heuristic=_HEURISTICS[opts.analysis_heuristic],
         seed=opts.analysis_fuzzer_seed & 0xFFFFFFFF,
+        check_parallel_regions=opts.check_parallel_regions,
     )
     return FastAnalysis(graph, result)
 

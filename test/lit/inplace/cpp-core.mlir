@@ -102,3 +102,49 @@ func.func @caller(%t: tensor<8xf32> {bufferization.writable = false}, %f: f32, %
   }
   return %y, %x : tensor<8xf32>, f32
 }
+
+// -----
+
+// CHECK-LABEL: func @while_loop
+func.func @while_loop(%t: tensor<8xf32>, %f: f32) -> tensor<8xf32> {
+  // The loop carries %t's buffer through: in place.
+  // CHECK: scf.while
+  // CHECK: scf.condition
+  // CHECK: tensor.insert
+  // CHECK-SAME: __inplace_operands_attr__ = ["none", "true", "none"]
+  // CHECK: } attributes {__inplace_operands_attr__ = ["true"]}
+  %r = scf.while (%a = %t) : (tensor<8xf32>) -> tensor<8xf32> {
+    %c0 = arith.constant 0 : index
+    %x = tensor.extract %a[%c0] : tensor<8xf32>
+    %cond = arith.cmpf olt, %x, %f : f32
+    scf.condition(%cond) %a : tensor<8xf32>
+  } do {
+  ^bb0(%b: tensor<8xf32>):
+    %c0 = arith.constant 0 : index
+    %w = tensor.insert %f into %b[%c0] : tensor<8xf32>
+    scf.yield %w : tensor<8xf32>
+  }
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @forall_tiles
+func.func @forall_tiles(%t: tensor<32xf32>, %f: f32) -> (tensor<32xf32>, f32) {
+  %c0 = arith.constant 0 : index
+  // %t is read after the loop: the shared output is copied.
+  // CHECK: scf.forall
+  %r = scf.forall (%i) in (4) shared_outs(%o = %t) -> (tensor<32xf32>) {
+    %off = affine.apply affine_map<(d0) -> (d0 * 8)>(%i)
+    %tile = tensor.extract_slice %o[%off] [8] [1] : tensor<32xf32> to tensor<8xf32>
+    %filled = linalg.fill ins(%f : f32) outs(%tile : tensor<8xf32>) -> tensor<8xf32>
+    scf.forall.in_parallel {
+      // CHECK: tensor.parallel_insert_slice
+      // CHECK-SAME: __inplace_operands_attr__ = ["true", "true", "none"]
+      tensor.parallel_insert_slice %filled into %o[%off] [8] [1] : tensor<8xf32> into tensor<32xf32>
+    }
+  // CHECK: } {__inplace_operands_attr__ = ["false"]}
+  }
+  %x = tensor.extract %t[%c0] : tensor<32xf32>
+  return %r, %x : tensor<32xf32>, f32
+}
