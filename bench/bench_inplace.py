@@ -228,7 +228,15 @@ def _worker(tool: str, path: str, options: str) -> None:
     from memplan.ir.parse import parse_source
 
     text = open(path).read()
+    warm = "func.func @w(%t: tensor<4xf32>) -> tensor<4xf32> { return %t : tensor<4xf32> }"
     with ir.Context() as ctx:
+        # Warm up (imports, pass registration) as a long-running process would be.
+        if tool == "memplan":
+            memplan.run_pipeline(parse_source(warm, "warm.mlir", ctx),
+                                 f"builtin.module(memplan-one-shot-bufferize{{{options}}})")
+        else:
+            passmanager.PassManager.parse(f"builtin.module(one-shot-bufferize{{{options}}})").run(
+                ir.Module.parse(warm).operation)
         t0 = time.perf_counter()
         if tool == "memplan":
             module = parse_source(text, path, ctx)

@@ -183,7 +183,7 @@ struct Analysis {
       return false;
     if (bb == a)
       return true;
-    if (g.blockParentOp[blk] == 0 && s.name(0) == "builtin.module")
+    if (g.blockParentOp[blk] == 0 && s.rootIsModule)
       return true;  // graph region: no SSA dominance
     return a < bb;
   }
@@ -272,7 +272,7 @@ struct Analysis {
       if (!visited.insert(o))
         continue;
       if (aliasOnly(o))
-        for (const Alias &a : std::vector<Alias>(aliasingValues(o)))
+        for (const Alias &a : aliasingValues(o))
           for (int32_t u = g.useBegin[a.value]; u < g.useBegin[a.value + 1]; ++u)
             work.push_back(s.useOpnd[u]);
       if (s.rd[o]) {
@@ -419,8 +419,7 @@ struct Analysis {
       if (m.present && m.regionBranch && isProperAncestor(p, b)) {
         if (regionIndexContaining(p, a) == regionIndexContaining(p, b))
           return false;
-        const std::string &n = s.name(p);
-        return n == "scf.if" || n == "scf.index_switch";
+        return s.is(p, s.idScfIf) || s.is(p, s.idIndexSwitch);
       }
       p = g.opParent[p];
     }
@@ -459,10 +458,10 @@ struct Analysis {
   // ------------------------------------------------------------- subsets
   bool isEquivalentSubset(int32_t insertOp, int32_t candidate) {
     const Sem &m = s.sem[insertOp];
-    if (s.name(insertOp) == "bufferization.materialize_in_destination")
+    if (s.is(insertOp, s.idMaterialize))
       return equivalent(candidate, g.operands[m.subsetDest]);
     int32_t eop = g.valueOp[candidate];
-    if (eop < 0 || s.name(eop) != "tensor.extract_slice")
+    if (eop < 0 || !s.is(eop, s.idExtractSlice))
       return false;
     int32_t src = g.operands[g.operandBegin[eop]];
     int32_t dest = g.operands[m.subsetDest];
@@ -534,7 +533,7 @@ struct Analysis {
           continue;
         }
         if (!s.wr[o]) {
-          for (const Alias &al : std::vector<Alias>(aliasingValues(o)))
+          for (const Alias &al : aliasingValues(o))
             if (isValueRead(al.value)) {
               res.push_back(o);
               break;
@@ -734,7 +733,7 @@ struct Analysis {
       if (s.rd[o]) {
         out.push_back(o);
       } else if (!s.wr[o]) {
-        for (const Alias &al : std::vector<Alias>(aliasingValues(o)))
+        for (const Alias &al : aliasingValues(o))
           if (isValueRead(al.value)) {
             out.push_back(o);
             break;
@@ -827,10 +826,8 @@ struct Analysis {
     elig.clear();
     for (int32_t v : values) {
       int32_t root = aliasUF.find(v);
-      SetData &d = getSet(root);
       for (int32_t r : valueReads(v))
         addRead(sets[root], r);
-      (void)d;
       for (int32_t u = g.useBegin[v]; u < g.useBegin[v + 1]; ++u) {
         int32_t o = s.useOpnd[u];
         if (inplace[o] && s.wr[o])
@@ -1074,7 +1071,7 @@ struct Driver {
       if (s.isTensor[v] && !an.isWritable(v))
         an.nNonwritable[v] = 1;
     for (int32_t op = 1; op < s.nops; ++op) {
-      if (s.name(op) != "func.func")
+      if (!s.is(op, s.idFuncFunc))
         continue;
       if (g.opParent[op] != 0)
         decline(op, "func.func nested below the module is not supported");
@@ -1105,7 +1102,7 @@ struct Driver {
     for (int32_t f : funcs) {
       std::unordered_set<int32_t> seen;
       for (int32_t op = f; op <= g.opEnd[f]; ++op) {
-        if (s.name(op) != "func.call")
+        if (!s.is(op, s.idFuncCall))
           continue;
         int32_t c = callee(op);
         if (!tensorSignature(c))
@@ -1154,7 +1151,7 @@ struct Driver {
     std::unordered_set<int32_t> rem(remaining.begin(), remaining.end());
     for (int32_t f : all) {
       for (int32_t op = f; op <= g.opEnd[f]; ++op) {
-        if (s.name(op) == "func.call" && s.sem[op].present && s.sem[op].bufferizable) {
+        if (s.is(op, s.idFuncCall) && s.sem[op].present && s.sem[op].bufferizable) {
           auto it = factsOf.find(callee(op));
           setCall(op, it == factsOf.end() ? nullptr : &facts[it->second]);
         }
@@ -1169,7 +1166,7 @@ struct Driver {
   }
 
   bool tensorSemantics(int32_t op) {
-    if (s.name(op) == "func.func" && s.sem[op].present && s.sem[op].bufferizable)
+    if (s.is(op, s.idFuncFunc) && s.sem[op].present && s.sem[op].bufferizable)
       return tensorSignature(op);
     return s.hasTensors(op);
   }
@@ -1301,7 +1298,7 @@ struct Driver {
       const Sem &m = s.sem[op];
       if (!m.present || !m.bufferizable)
         continue;
-      if (s.name(op) == "bufferization.to_tensor" && !m.restrict_ &&
+      if (s.is(op, s.idToTensor) && !m.restrict_ &&
           s.hasUses(g.resultBegin[op]))
         decline(op, "to_tensor without restrict");
       for (const int32_t *o = s.tbegin(op); o != s.tend(op); ++o) {
@@ -1353,11 +1350,11 @@ struct Driver {
     if (s.opts.allowReturnAllocsFromLoops)
       return;
     for (int32_t op : post) {
-      if (s.name(op) == "scf.while") {
+      if (s.is(op, s.idScfWhile)) {
         verifyWhile(op);
         continue;
       }
-      if (s.name(op) != "scf.for")
+      if (!s.is(op, s.idScfFor))
         continue;
       for (const int32_t *o = s.tbegin(op); o != s.tend(op); ++o) {
         if (*o - g.operandBegin[op] < 3)
@@ -1417,7 +1414,7 @@ struct Driver {
     } else {
       std::vector<int32_t> returns;
       for (int32_t op = f; op <= g.opEnd[f]; ++op)
-        if (s.name(op) == "func.return")
+        if (s.is(op, s.idFuncReturn))
           returns.push_back(op);
       if (returns.empty())
         decline(f, "func.func without func.return");

@@ -88,9 +88,17 @@ State::State(const Graph &graph, const Options &o) : g(graph), opts(o) {
   nops = g.numOps();
   nvalues = g.numValues();
   noperands = static_cast<int32_t>(g.operands.size());
-  opNames.resize(nops);
-  for (int32_t i = 0; i < nops; ++i)
-    opNames[i] = g.names[g.opName[i]];
+  rootIsModule = nops > 0 && name(0) == "builtin.module";
+  idExtractSlice = g.nameId("tensor.extract_slice");
+  idMaterialize = g.nameId("bufferization.materialize_in_destination");
+  idScfIf = g.nameId("scf.if");
+  idIndexSwitch = g.nameId("scf.index_switch");
+  idScfFor = g.nameId("scf.for");
+  idScfWhile = g.nameId("scf.while");
+  idFuncCall = g.nameId("func.call");
+  idFuncFunc = g.nameId("func.func");
+  idFuncReturn = g.nameId("func.return");
+  idToTensor = g.nameId("bufferization.to_tensor");
   isTensor.resize(nvalues);
   for (int32_t v = 0; v < nvalues; ++v)
     isTensor[v] = g.types[g.valueType[v]].isTensor();

@@ -103,7 +103,10 @@ struct State {
   Options opts;
   bool hasParallel = false;  ///< Some op has a parallel region (scf.forall).
   int32_t nops, nvalues, noperands;
-  std::vector<std::string> opNames;  // by op id (copied for speed)
+  bool rootIsModule = false;
+  // Name ids of the ops the analysis asks about by name (-1: not in the module).
+  int32_t idExtractSlice, idMaterialize, idScfIf, idIndexSwitch, idScfFor, idScfWhile, idFuncCall,
+      idFuncFunc, idFuncReturn, idToTensor;
   std::vector<uint8_t> isTensor;     // per value
   std::vector<int32_t> opndOp;       // operand -> owner op
   std::vector<int32_t> useOpnd;      // uses as operand ids
@@ -126,7 +129,8 @@ struct State {
 
   // IR helpers.
   MlirOperation mop(int32_t op) const { return MlirOperation{g.opPtr[op]}; }
-  const std::string &name(int32_t op) const { return opNames[op]; }
+  const std::string &name(int32_t op) const { return g.names[g.opName[op]]; }
+  bool is(int32_t op, int32_t nameId) const { return g.opName[op] == nameId; }
   bool hasRegions(int32_t op) const { return g.regionBegin[op + 1] > g.regionBegin[op]; }
   int32_t entryBlock(int32_t op, int32_t region = 0) const;
   int32_t terminator(int32_t block) const;
