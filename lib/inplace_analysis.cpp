@@ -388,29 +388,22 @@ struct Analysis {
   }
 
   // ------------------------------------------------------------- regions
-  int32_t repetitiveRegionFrom(int32_t r) const {
+  /// The innermost region enclosing (or being) `r` that a bufferizable op
+  /// marks in `mask` (repetitive or parallel regions), or -1.
+  int32_t enclosingMarkedRegion(int32_t r, uint8_t Sem::*mask) const {
     while (r >= 0) {
       int32_t op = g.regionOp[r];
       const Sem &m = s.sem[op];
       int32_t k = r - g.regionBegin[op];
-      if (m.present && m.bufferizable && k < 8 && (m.repetitive >> k) & 1)
+      if (m.present && m.bufferizable && k < 8 && (m.*mask >> k) & 1)
         return r;
       r = opRegion(op);
     }
     return -1;
   }
+  int32_t repetitiveRegionFrom(int32_t r) const { return enclosingMarkedRegion(r, &Sem::repetitive); }
+  int32_t parallelRegion(int32_t r) const { return enclosingMarkedRegion(r, &Sem::parallel); }
 
-  int32_t parallelRegion(int32_t r) const {
-    while (r >= 0) {
-      int32_t op = g.regionOp[r];
-      const Sem &m = s.sem[op];
-      int32_t k = r - g.regionBegin[op];
-      if (m.present && m.bufferizable && k < 8 && (m.parallel >> k) & 1)
-        return r;
-      r = opRegion(op);
-    }
-    return -1;
-  }
 
   bool mutuallyExclusive(int32_t a, int32_t b) const {
     int32_t p = g.opParent[a];
