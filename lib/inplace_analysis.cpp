@@ -1377,6 +1377,97 @@ struct Driver {
     }
   }
 
+  // ------------------------------------------------------- copy planning
+  /// gatherUndefinedTensorUses: a bufferizable op's result with no
+  /// definitions in its reverse use-def chain.
+  bool undefinedContents(int32_t v) {
+    int32_t op = g.valueOp[v];
+    if (op < 0 || !s.sem[op].present || !s.sem[op].bufferizable)
+      return false;
+    if (!s.hasUses(v))
+      return false;
+    return an.definitions(s.useOpnd[g.useBegin[v]]).empty();
+  }
+
+  bool canOmitCopy(int32_t o) {
+    if (undefinedContents(g.operands[o]))
+      return true;
+    if (s.wr[o] && !s.rd[o])
+      return true;
+    if (!s.rd[o]) {
+      for (const Alias &a : an.aliasingValues(o))
+        if (an.isValueRead(a.value))
+          return false;
+      return true;
+    }
+    return false;
+  }
+
+  bool regionProperlyEncloses(int32_t outer, int32_t inner) const {
+    for (int32_t r = inner; r >= 0;) {
+      r = an.opRegion(g.regionOp[r]);
+      if (r == outer)
+        return true;
+    }
+    return false;
+  }
+
+  /// scf.for's resolveConflicts: a yielded value aliasing a buffer from
+  /// outside the loop (other than its iter_arg) gets a fresh allocation.
+  void forYieldCopies(int32_t op, std::vector<std::array<int32_t, 4>> &out) {
+    int32_t block = s.entryBlock(op);
+    int32_t y = s.terminator(block);
+    int32_t region = g.blockRegion[block];
+    for (int32_t o = g.operandBegin[y]; o < g.operandBegin[y + 1]; ++o) {
+      int32_t k = o - g.operandBegin[y];
+      if (!s.isTensor[g.operands[g.operandBegin[op] + 3 + k]])
+        continue;
+      int32_t iterArg = g.blockArgBegin[block] + 1 + k;
+      bool ok = true;
+      for (int32_t m = an.aliasUF.find(g.operands[o]); m != -1; m = an.aliasUF.next[m]) {
+        if (m == iterArg)
+          continue;
+        int32_t mr = an.valueRegion(m);
+        if (g.valueOp[m] < 0) {
+          if (!regionProperlyEncloses(region, mr))
+            ok = false;
+        } else if (!(mr == region || regionProperlyEncloses(region, mr))) {
+          ok = false;
+        }
+      }
+      if (!ok)
+        out.push_back({2, y, k, 1});
+    }
+  }
+
+  std::vector<std::array<int32_t, 4>> planCopies() {
+    std::vector<std::array<int32_t, 4>> out;
+    for (int32_t scope : scopes) {
+      for (int32_t op : postOrder(scope)) {
+        const Sem &m = s.sem[op];
+        if (!m.present || !m.bufferizable)
+          continue;
+        for (const int32_t *po = s.tbegin(op); po != s.tend(op); ++po) {
+          int32_t o = *po;
+          if (an.inplace[o])
+            continue;
+          if (g.types[g.valueType[g.operands[o]]].kind != TypeKind::RankedTensor)
+            decline(op, "copying of unranked tensors is not implemented");
+          const std::vector<Alias> &aliases = an.aliasingValues(o);
+          int32_t copy = canOmitCopy(o) ? 0 : 1;
+          if (aliases.size() == 1 && g.valueOp[aliases[0].value] >= 0 && !s.wr[o] &&
+              an.aliasingOpOperands(aliases[0].value).size() == 1)
+            out.push_back({1, op, aliases[0].value, copy});
+          else
+            out.push_back({0, op, o - g.operandBegin[op], copy});
+        }
+        if (s.is(op, s.idScfFor))
+          forYieldCopies(op, out);
+      }
+    }
+    return out;
+  }
+
   bool isValueWritten(int32_t v) {
     for (int32_t m = an.aliasUF.find(v); m != -1; m = an.aliasUF.next[m])
       for (int32_t u = g.useBegin[m]; u < g.useBegin[m + 1]; ++u) {
@@ -1495,6 +1586,8 @@ Result analyze(const Graph &g, const Options &opts) {
     State st(g, opts);
     Driver d(st);
     d.run();
+    if (opts.planCopies)
+      res.copies = d.planCopies();
     res.ok = true;
     res.inplace = std::move(d.an.inplace);
     res.decided = std::move(d.an.decided);
@@ -1509,6 +1602,16 @@ Result analyze(const Graph &g, const Options &opts) {
     res.decline = {-1, std::string("internal: ") + e.what()};
   }
   return res;
+}
+
+bool allInPlace(const Graph &g, const Result &r) {
+  for (int32_t scope : r.scopes)
+    for (int32_t o = g.operandBegin[scope]; o < g.operandBegin[g.opEnd[scope] + 1]; ++o) {
+      int32_t v = g.operands[o];
+      if (v >= 0 && g.types[g.valueType[v]].isTensor() && !r.inplace[o])
+        return false;
+    }
+  return true;
 }
 
 void annotateOperands(const Graph &g, const Result &r) {

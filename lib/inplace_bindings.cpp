@@ -44,11 +44,12 @@ void registerInplaceBindings(nb::module_ &m) {
       .def_prop_ro("decided", [](nb::handle self) { return view(nb::cast<const Result &>(self).decided, self); })
       .def_ro("scopes", &Result::scopes)
       .def_ro("facts", &Result::facts)
-      .def_ro("conflicts", &Result::conflicts);
+      .def_ro("conflicts", &Result::conflicts)
+      .def_ro("copies", &Result::copies);
   m.def(
       "inplace_analyze",
       [](const Graph &g, bool functionBoundaries, bool allowUnknownOps, bool allowReturnAllocsFromLoops,
-         int heuristic, uint32_t seed, bool checkParallelRegions) {
+         int heuristic, uint32_t seed, bool checkParallelRegions, bool planCopies) {
         inplace::Options o;
         o.functionBoundaries = functionBoundaries;
         o.allowUnknownOps = allowUnknownOps;
@@ -56,12 +57,15 @@ void registerInplaceBindings(nb::module_ &m) {
         o.heuristic = heuristic;
         o.fuzzerSeed = seed;
         o.checkParallelRegions = checkParallelRegions;
+        o.planCopies = planCopies;
         return inplace::analyze(g, o);
       },
       nb::arg("graph"), nb::arg("function_boundaries"), nb::arg("allow_unknown_ops"),
       nb::arg("allow_return_allocs_from_loops"), nb::arg("heuristic"), nb::arg("seed"),
-      nb::arg("check_parallel_regions") = true,
+      nb::arg("check_parallel_regions") = true, nb::arg("plan_copies") = false,
       "One-Shot in-place analysis of the graph's module (0 bottom-up, 1 top-down, 2 fuzzer, 3 bottom-up-from-terminators).");
+  m.def("inplace_all_in_place", &inplace::allInPlace, nb::arg("graph"), nb::arg("result"),
+        "True if every tensor operand of the analyzed scopes is in place.");
   m.def("inplace_annotate_operands", &inplace::annotateOperands, nb::arg("graph"), nb::arg("result"),
         "Set __inplace_operands_attr__ on the ops of the analyzed scopes.");
 }

@@ -45,6 +45,8 @@ struct Options {
   bool allowUnknownOps = false;
   bool allowReturnAllocsFromLoops = false;
   bool checkParallelRegions = true;
+  /// Also plan the tensor copies that materialize the out-of-place decisions.
+  bool planCopies = false;
   int heuristic = kBottomUp;
   uint32_t fuzzerSeed = 0;
 };
@@ -76,10 +78,18 @@ struct Result {
   std::vector<FuncFacts> facts;  ///< In analysis order.
   /// Conflicts found, (decided operand, read, write, definition).
   std::vector<std::array<int32_t, 4>> conflicts;
+  /// With planCopies: (kind, op, what, copy) per tensor copy, as upstream's
+  /// TensorCopyInsertion would insert them. kind 0: copy operand #what of
+  /// op; 1: copy result value `what` after op; 2: copy operand #what of the
+  /// scf.yield `op`. copy 0: allocation only (contents never read).
+  std::vector<std::array<int32_t, 4>> copies;
 };
 
 /// Runs the analysis over the module the graph was extracted from.
 Result analyze(const Graph &g, const Options &opts);
+
+/// Every tensor operand of the analyzed scopes is in place.
+bool allInPlace(const Graph &g, const Result &r);
 
 /// Sets `__inplace_operands_attr__` on every op of the analyzed scopes that has
 /// tensor operands, as upstream's test-analysis-only does.

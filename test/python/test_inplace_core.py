@@ -128,3 +128,55 @@ def test_core_rejects_options_it_leaves_to_the_reference():
             fast.analyze(module.operation, Options(print_conflicts=True))
     assert fast.unsupported_options(Options(analysis_heuristic="min-copy-bytes"))
     assert fast.unsupported_options(Options()) is None
+
+
+REWRITE_OPTION_SETS = [
+    "bufferize-function-boundaries",
+    "bufferize-function-boundaries allow-return-allocs-from-loops",
+    "allow-return-allocs-from-loops analysis-heuristic=top-down",
+]
+
+
+def test_core_rewrite_mode_matches_reference():
+    """Rewrite mode with the core's decisions and copy plan gives the same
+    memref IR as with the Python reference's (which equals upstream's, see
+    test_inplace.py)."""
+    taken = total = 0
+    for seed in range(40):
+        text = random_program(9000 + seed, n_ops=14, extra=("while", "forall") if seed % 3 == 0 else ())
+        for options in REWRITE_OPTION_SETS:
+            total += 1
+            taken += compare(text, options)
+    assert taken >= total // 3
+
+
+def test_core_rewrite_mode_on_lit_corpus():
+    taken = 0
+    for path in sorted(glob.glob(os.path.join(LIT_INPLACE, "*.mlir"))):
+        for chunk in split_input(open(path).read(), True):
+            try:
+                taken += compare(chunk.text, "bufferize-function-boundaries")
+            except ir.MLIRError:
+                continue
+    assert taken >= 50
+
+
+def test_core_rewrite_mode_statistics(tmp_path):
+    import subprocess
+    import sys
+
+    src = tmp_path / "chain.mlir"
+    src.write_text(_shared_read_chain(30))
+    exe = os.path.join(os.path.dirname(sys.executable), "memplan-opt")
+    p = subprocess.run([exe, str(src), "--mlir-pass-statistics", "--pass-pipeline="
+                        "builtin.module(memplan-one-shot-bufferize{bufferize-function-boundaries})"],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert "(S) 1 cpp-core" in p.stderr and "(S) 1 copies-materialized" in p.stderr
+    import importlib.util
+
+    mlir_opt = os.path.join(list(importlib.util.find_spec("mlir").submodule_search_locations)[0], "bin", "mlir-opt")
+    up = subprocess.run([mlir_opt, str(src), "--one-shot-bufferize=bufferize-function-boundaries"],
+                        capture_output=True, text=True)
+    assert up.returncode == 0 and p.stdout == up.stdout
+

@@ -159,6 +159,33 @@ def _run_fast(module: ir.Operation, ctx: PassContext, opts: Options, engine: str
     return False
 
 
+def _rewrite_fast(module: ir.Operation, ctx: PassContext, opts: Options, values: dict) -> bool:
+    """Rewrite mode with the C++ core's decisions and copy plan; False when
+    the Python reference has to run instead."""
+    from memplan.inplace import fast, rewrite
+
+    engine = values["analysis_engine"]
+    if engine == "python":
+        return False
+    reason = fast.unsupported_options(opts)
+    if reason is None:
+        done = rewrite.fast_materialize_and_bufferize(module, opts, values)
+        if done is not None:
+            ctx.stat("cpp-core", 1, "modules analyzed by the C++ core")
+            if done:
+                ctx.stat("copies-materialized", 1, "modules rewritten with memplan's copies")
+            else:
+                ctx.stat("upstream-reanalysis-fallback", 1,
+                         "modules where upstream's re-analysis would differ: upstream analyzed them")
+            return True
+        reason = "the C++ core declined the module"
+    if engine == "cpp":
+        ctx.error(module, f"memplan-one-shot-bufferize: the C++ core does not handle this input: {reason}")
+        return True
+    ctx.stat("python-reference", 1, "modules the C++ core declined (Python analysis ran)")
+    return False
+
+
 def _run_checked(module: ir.Operation, ctx: PassContext) -> None:
     from memplan.inplace import rewrite
     from memplan.inplace.annotate import annotate
@@ -173,6 +200,8 @@ def _run_checked(module: ir.Operation, ctx: PassContext) -> None:
         return
     opts = options_from(values)
     if values["test_analysis_only"] and _run_fast(module, ctx, opts, values["analysis_engine"]):
+        return
+    if not values["test_analysis_only"] and _rewrite_fast(module, ctx, opts, values):
         return
     ma = ModuleAnalysis(module, opts)
     try:

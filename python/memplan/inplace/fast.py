@@ -57,13 +57,25 @@ class FastAnalysis:
             return operation(self.graph, op)
         return module
 
+    def all_in_place(self) -> bool:
+        """Every tensor operand of the analyzed scopes is in place."""
+        return _core.inplace_all_in_place(self.graph, self.result)
+
+    def copy_actions(self) -> list[tuple]:
+        """The planned copies as :func:`memplan.inplace.rewrite.plan_copies`
+        returns them: (kind, op id, operand index or value id, copy?)."""
+        kinds = ("operand", "result", "yield")
+        return [(kinds[k], op, what, bool(copy)) for (k, op, what, copy) in self.result.copies]
+
     def num_inplace(self) -> int:
         """Tensor operands decided in place (or forced in place)."""
         return int(self.result.inplace.sum())
 
 
-def analyze(module: ir.Operation, opts: Options) -> FastAnalysis:
-    """Run the C++ core on ``module`` (the options must be supported)."""
+def analyze(module: ir.Operation, opts: Options, plan_copies: bool = False) -> FastAnalysis:
+    """Run the C++ core on ``module`` (the options must be supported).
+    ``plan_copies`` also plans the tensor copies of the out-of-place
+    decisions (``FastAnalysis.copy_actions``)."""
     reason = unsupported_options(opts)
     if reason is not None:
         raise ValueError(f"the C++ in-place core does not support {reason}")
@@ -76,6 +88,7 @@ def analyze(module: ir.Operation, opts: Options) -> FastAnalysis:
         heuristic=_HEURISTICS[opts.analysis_heuristic],
         seed=opts.analysis_fuzzer_seed & 0xFFFFFFFF,
         check_parallel_regions=opts.check_parallel_regions,
+        plan_copies=plan_copies,
     )
     return FastAnalysis(graph, result)
 

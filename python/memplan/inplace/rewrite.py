@@ -136,14 +136,21 @@ def _region_properly_encloses(an, outer: int, inner: int) -> bool:
 
 
 def materialize_copies(ma) -> int:
-    """Insert the copies into the IR; returns how many were inserted."""
+    """Insert the copies of a finished Python analysis into the IR; returns
+    how many were inserted."""
     an = ma.an
-    actions = plan_copies(ma)
+    return materialize_actions(plan_copies(ma), an.pyop, an.value_index)
+
+
+def materialize_actions(actions: list[tuple], pyop, value_index) -> int:
+    """Insert planned copies (see :func:`plan_copies`) into the IR the op ids
+    refer to; ``pyop(op)`` gives the live op, ``value_index[v]`` the result
+    number of a value id."""
     resolved = []
     for kind, op, what, copy in actions:
-        py = an.pyop(op)
+        py = pyop(op)
         if kind == "result":
-            resolved.append((kind, py, py.results[an.value_index[what]], copy))
+            resolved.append((kind, py, py.results[int(value_index[what])], copy))
         else:
             resolved.append((kind, py, what, copy))
     after_points: dict = {}
@@ -196,6 +203,47 @@ def copies_are_final(module: ir.Operation, opts) -> bool:
         return not an.errors
     finally:
         trial.erase()
+
+
+def fast_materialize_and_bufferize(module: ir.Operation, opts, values: dict):
+    """Rewrite mode through the C++ core: its decisions and copy plan, the
+    same clone check as :func:`materialize_and_bufferize`, then upstream's
+    rewrite. Returns None (IR untouched) when the core declines, else as
+    :func:`materialize_and_bufferize`."""
+    from memplan.inplace import fast
+    from memplan.inplace.bufferize import run_upstream
+    from memplan.ir.graph import extract_graph, operation
+
+    fa = fast.analyze(module, opts, plan_copies=True)
+    if not fa.ok:
+        return None
+    actions = fa.copy_actions()
+
+    def ops_of(graph):
+        cache: dict = {}  # one Python op per id: insertion points are keyed by op
+        return lambda op: cache.get(op) or cache.setdefault(op, operation(graph, op))
+
+    trial = module.clone()
+    try:
+        tg = extract_graph(trial)
+        try:
+            materialize_actions(actions, ops_of(tg), tg.value_index)
+            final = True
+        except NotExact:
+            final = False
+        if final:
+            check = fast.analyze(trial, opts)
+            final = check.all_in_place() if check.ok else None
+    finally:
+        trial.erase()
+    if final is None:
+        final = copies_are_final(module, opts)  # the core declined the copied IR
+    if not final:
+        run_upstream(module, values)
+        return False
+    materialize_actions(actions, ops_of(fa.graph), fa.graph.value_index)
+    run_upstream(module, values)
+    return True
 
 
 def materialize_and_bufferize(module: ir.Operation, ma, values: dict, ctx=None) -> bool:
