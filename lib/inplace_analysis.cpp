@@ -1047,8 +1047,14 @@ struct Driver {
         continue;
       const std::vector<int32_t> &rets = it->second;
       bool equiv = false;
-      if (rets.size() == 1)
-        equiv = f->equivalent.count(rets[0]) != 0;
+      if (rets.size() == 1) {
+        auto eq = f->equivalent.find(rets[0]);
+        equiv = eq != f->equivalent.end();
+        // Upstream asserts ("inconsistent analysis state"): the only result
+        // aliasing this operand is equivalent to another argument.
+        if (equiv && eq->second != k)
+          decline(call, "the callee's result aliases one argument but is equivalent to another");
+      }
       for (int32_t ri : rets)
         s.alias[o].push_back({g.resultBegin[call] + ri, equiv ? kEquiv : kUnknown, equiv});
     }
@@ -1223,7 +1229,8 @@ struct Driver {
 
   static bool isRegionTerminator(const std::string &n) {
     return n == "scf.yield" || n == "func.return" || n == "linalg.yield" || n == "tensor.yield" ||
-           n == "scf.condition" || n == "scf.in_parallel" || n == "vector.yield";
+           n == "scf.condition" || n == "scf.in_parallel" || n == "vector.yield" || n == "scf.reduce" ||
+           n == "affine.yield";
   }
 
   /// bottom-up-from-terminators: the use-def chains of region terminators,

@@ -495,6 +495,9 @@ void State::describe(int32_t op) {
     }
     m.elementwise = kAlways;
     return;
+  } else if (n == "bufferization.dealloc_tensor") {
+    set(ob, false, false);
+    return;
   } else if (n == "bufferization.to_buffer") {
     set(ob, true, !hasAttr(mo, "read_only"));
     return;

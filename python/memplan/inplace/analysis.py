@@ -201,6 +201,16 @@ class Analysis:
         self.symbol_funcs: dict[str, int] = {}
         self.has_parallel = False
         self.index = None  # incremental.Index during a scope's decisions
+        #: values whose result_bufferizes_to_write is being computed; a set
+        #: only when the module has multi-block regions (see there)
+        self.rbw_active: Optional[set] = None
+        # Unstructured control flow (filled lazily, multi-block regions only).
+        self._block_term: Optional[list[int]] = None
+        self._py_block_ids: dict[int, dict] = {}
+        self._block_succs: dict[int, list[int]] = {}
+        self._dom_trees: dict[int, tuple] = {}
+        #: function-like op -> named in no-analysis-func-filter?
+        self.filtered_funcs: dict[int, bool] = {}
         self._py_ops: dict[int, ir.Operation] = {}
 
     # ------------------------------------------------------------------ IR
@@ -284,6 +294,8 @@ class Analysis:
             return False
         bb = self.ancestor_in_block(blk, b)
         if bb < 0:
+            if self.is_multi_block(self.block_region[blk]):
+                return self._cfg_properly_dominates(blk, b)
             return False
         if bb == a:
             return True
@@ -356,10 +368,25 @@ class Analysis:
         def inside(x: int) -> bool:
             return self.is_ancestor(op, self.owner(x)) and self.result_bufferizes_to_write(x)
 
-        for (o, _, _) in aliases:
-            if self.find_in_chain(o, inside, include_leaves=False):
-                return True
-        return False
+        active = self.rbw_active
+        if active is not None:
+            # Only with unstructured control flow can the reverse use-def
+            # chain of a result loop back to the result itself (through block
+            # arguments); upstream then recurses until its stack overflows.
+            if v in active:
+                raise AnalysisError(op, f"'{self.op_name[op]}' op: upstream One-Shot Analysis recurses "
+                                        "without end (stack overflow) asking whether this result "
+                                        "bufferizes to a memory write: its reverse use-def chain loops "
+                                        "back to it through block arguments")
+            active.add(v)
+        try:
+            for (o, _, _) in aliases:
+                if self.find_in_chain(o, inside, include_leaves=False):
+                    return True
+            return False
+        finally:
+            if active is not None:
+                active.discard(v)
 
     def is_writable(self, v: int) -> bool:
         s = self.sem[self.owner(v)]
@@ -495,7 +522,7 @@ class Analysis:
                     if ra == rb:
                         return False
                     name = self.op_name[p]
-                    if name in ("scf.if", "scf.index_switch"):
+                    if name in ("scf.if", "scf.index_switch", "affine.if"):
                         return True
                     return False
             p = self.op_parent[p]
@@ -523,6 +550,166 @@ class Analysis:
                     raise Unsupported(rop, "unexpected repetitive region nesting")
                 r_read = nxt
             if self.is_ancestor(self.region_op[r_read], self.opnd_op[w]):
+                return False
+        region = self.op_region(rop)
+        if region >= 0 and self.is_multi_block(region):
+            return self._can_use_dominance_blocks(rop, self.opnd_op[w], defs)
+        return True
+
+    # ------------------------------------------- unstructured control flow
+    def is_multi_block(self, r: int) -> bool:
+        return self.region_block_begin[r + 1] - self.region_block_begin[r] > 1
+
+    def block_terminator(self, block: int) -> int:
+        """Last op of ``block`` (-1 if empty), from a table built once."""
+        term = self._block_term
+        if term is None:
+            term = [-1] * len(self.block_region)
+            ob = self.op_block
+            for op in range(self.num_ops):
+                if ob[op] >= 0:
+                    term[ob[op]] = op
+            self._block_term = term
+        return term[block]
+
+    def block_of_py(self, r: int, pyblock) -> int:
+        """Graph block id of a Python ``ir.Block`` of region ``r``."""
+        cache = self._py_block_ids
+        ids = cache.get(r)
+        if ids is None:
+            owner = self.region_op[r]
+            region = self.pyop(owner).regions[r - self.region_begin[owner]]
+            ids = {b: i for b, i in zip(region.blocks, self.region_blocks_of(r))}
+            cache[r] = ids
+        return ids[pyblock]
+
+    def block_successors(self, block: int) -> list[int]:
+        """Successor blocks of ``block`` (its terminator's successors, in order)."""
+        cache = self._block_succs
+        succs = cache.get(block)
+        if succs is None:
+            term = self.block_terminator(block)
+            r = self.block_region[block]
+            succs = [] if term < 0 else [self.block_of_py(r, b) for b in self.pyop(term).successors]
+            cache[block] = succs
+        return succs
+
+    def block_predecessor_blocks(self, block: int) -> list[int]:
+        """Predecessor blocks in upstream's use-list order (``Block::getUsers``),
+        one entry per successor use (a cond_br to the block twice: twice)."""
+        r = self.block_region[block]
+        owner = self.region_op[r]
+        region = self.pyop(owner).regions[r - self.region_begin[owner]]
+        pyblock = list(region.blocks)[self.region_blocks_of(r).index(block)]
+        return [self.block_of_py(r, p) for p in pyblock.predecessors]
+
+    def _dom_tree(self, r: int):
+        """Immediate dominators of the blocks of region ``r`` reachable from
+        its entry (Cooper, Harvey, Kennedy), as {block: idom}, and the blocks'
+        reverse post-order numbers."""
+        cache = self._dom_trees
+        t = cache.get(r)
+        if t is not None:
+            return t
+        entry = self.region_blocks_of(r)[0]
+        order, seen = [], {entry}
+        stack = [(entry, iter(self.block_successors(entry)))]
+        while stack:
+            b, it = stack[-1]
+            nxt = next(it, None)
+            if nxt is None:
+                stack.pop()
+                order.append(b)
+            elif nxt not in seen:
+                seen.add(nxt)
+                stack.append((nxt, iter(self.block_successors(nxt))))
+        order.reverse()
+        rpo = {b: i for i, b in enumerate(order)}
+        preds: dict[int, list[int]] = {b: [] for b in order}
+        for b in order:
+            for sb in self.block_successors(b):
+                preds[sb].append(b)
+        idom = {entry: entry}
+        changed = True
+        while changed:
+            changed = False
+            for b in order[1:]:
+                new = None
+                for p in preds[b]:
+                    if p not in idom:
+                        continue
+                    if new is None:
+                        new = p
+                        continue
+                    x, y = p, new
+                    while x != y:
+                        while rpo[x] > rpo[y]:
+                            x = idom[x]
+                        while rpo[y] > rpo[x]:
+                            y = idom[y]
+                    new = x
+                if idom.get(b) != new:
+                    idom[b] = new
+                    changed = True
+        t = cache[r] = (idom, rpo)
+        return t
+
+    def block_properly_dominates(self, a: int, b: int) -> bool:
+        """DominanceInfo::properlyDominates for two blocks of one region (as
+        LLVM's DomTree: an unreachable block is dominated by every block)."""
+        if a == b:
+            return False
+        idom, _ = self._dom_tree(self.block_region[a])
+        if b not in idom:
+            return True
+        if a not in idom:
+            return False
+        entry = self.region_blocks_of(self.block_region[a])[0]
+        while b != entry:
+            b = idom[b]
+            if b == a:
+                return True
+        return False
+
+    def _cfg_properly_dominates(self, blk: int, b: int) -> bool:
+        """An op of block ``blk`` (of a multi-block region) properly dominates
+        op ``b`` of another block: ``b``'s ancestor in that region sits in a
+        block that ``blk`` properly dominates."""
+        r = self.block_region[blk]
+        p = b
+        while p >= 0 and self.op_region(p) != r:
+            p = self.op_parent[p]
+        if p < 0:
+            return False
+        return self.block_properly_dominates(blk, self.op_block[p])
+
+    def cfg_reachable(self, src: int, dst: int, avoid: int) -> bool:
+        """Upstream's isReachable(from, to, {except}): a path of at least one
+        edge from ``src`` to ``dst`` that does not enter ``avoid``."""
+        visited = set()
+        work = list(self.block_successors(src))
+        while work:
+            nxt = work.pop()
+            if nxt == avoid:
+                continue
+            if nxt == dst:
+                return True
+            if nxt in visited:
+                continue
+            visited.add(nxt)
+            work.extend(self.block_successors(nxt))
+        return False
+
+    def _can_use_dominance_blocks(self, rop: int, wop: int, defs: list[int]) -> bool:
+        """canUseOpDominanceDueToBlocks: no dominance argument when READ and
+        WRITE lie on a CFG cycle (of their common region) avoiding DEF's block."""
+        if self.op_region(rop) != self.op_region(wop):
+            return True
+        rb, wb = self.op_block[rop], self.op_block[wop]
+        for d in defs:
+            dop = self.value_op[d]
+            db = self.op_block[dop] if dop >= 0 else self.value_block[d]
+            if self.cfg_reachable(rb, wb, db) and self.cfg_reachable(wb, rb, db):
                 return False
         return True
 

@@ -13,7 +13,7 @@ from memplan.inplace.analysis import (
     Options,
 )
 from memplan.inplace.incremental import Index
-from memplan.inplace.model import describe, has_tensors, is_allowed
+from memplan.inplace.model import describe, has_tensors, in_filtered_function, is_allowed
 from memplan.inplace.semantics import EQUIV, UNKNOWN, Unsupported
 
 
@@ -58,17 +58,21 @@ class ModuleAnalysis:
     def setup(self) -> None:
         an = self.an
         options = self.opts
-        if options.no_analysis_func_filter:
-            raise Unsupported(0, "no-analysis-func-filter is not supported by memplan's analysis")
+        if options.no_analysis_func_filter and not options.bufferize_function_boundaries:
+            # Upstream's pass rejects this combination before any analysis.
+            raise AnalysisError(0, "Invalid option: 'no-analysis-func-filter' requires "
+                                   "'bufferize-function-boundaries'")
         for op in range(an.num_ops):
+            self._check_regions(op)
             an.sem[op] = describe(an, op)
+        if any(an.is_multi_block(r) for r in range(len(an.region_op))):
+            an.rbw_active = set()
+        if options.no_analysis_func_filter and not options.test_analysis_only:
+            self._check_filtered_calls()
         for op in range(an.num_ops):
             s = an.sem[op]
             if s is not None and s.parallel_regions:
                 an.has_parallel = True
-            for r in an.regions_of(op):
-                if len(an.region_blocks_of(r)) > 1:
-                    raise Unsupported(op, "unstructured control flow (multi-block region) is not supported")
         # Alias sets start as singletons; count non-writable members.
         for v in range(an.nvalues):
             if an.is_tensor[v] and not an.is_writable(v):
@@ -94,6 +98,37 @@ class ModuleAnalysis:
             for o in an.tensor_operands(op):
                 if o in s.must_inplace:
                     an.bufferize_inplace(o)
+
+    def _check_regions(self, op: int) -> None:
+        """Unstructured control flow (multi-block regions) is modeled in
+        func.func bodies only: cf.br / cf.cond_br forwarding tensors to block
+        arguments, CFG dominance and upstream's rule that op order proves
+        nothing for a read and a write on a CFG cycle."""
+        an = self.an
+        name = an.op_name[op]
+        if name == "func.func":
+            return
+        for r in an.regions_of(op):
+            if an.is_multi_block(r):
+                if self.opts.no_analysis_func_filter and in_filtered_function(an, op):
+                    return  # never analyzed
+                raise Unsupported(op, f"unstructured control flow (a multi-block region) in '{name}' "
+                                      "is not modeled; memplan models multi-block regions only in "
+                                      "func.func bodies")
+
+    def _check_filtered_calls(self) -> None:
+        """Upstream's rewrite (MLIR 22) bufferizes the functions named in
+        no-analysis-func-filter with copy-before-write and a plain
+        AnalysisState, which its func.call model casts to a
+        OneShotAnalysisState: undefined behavior, in practice a segfault, as
+        soon as such a function calls with tensor operands. Fail cleanly
+        instead of handing the module to upstream."""
+        an = self.an
+        for op in range(an.num_ops):
+            if an.op_name[op] == "func.call" and an.tensor_operands(op) and in_filtered_function(an, op):
+                raise AnalysisError(op, "memplan-one-shot-bufferize: a func.call with tensor operands in a "
+                                        "function named in no-analysis-func-filter crashes upstream's "
+                                        "rewrite (MLIR 22); only test-analysis-only supports it")
 
     # ---------------------------------------------------------- calls
     def callee(self, call: int) -> int:
@@ -122,6 +157,16 @@ class ModuleAnalysis:
             if len(rets) == 1:
                 e = facts["equivalent"].get(rets[0])
                 equiv = e
+                if e is not None and e != k:
+                    # Upstream asserts here (CallOpInterface::getAliasingValues,
+                    # "inconsistent analysis state"): the only result aliasing
+                    # this operand is equivalent to another argument. With
+                    # unstructured control flow or arith.select a returned
+                    # argument can alias a second one.
+                    raise AnalysisError(call, f"'func.call' op operand #{k}: the callee's result "
+                                              f"#{rets[0]} aliases argument #{k} but is equivalent to "
+                                              f"argument #{e}; upstream One-Shot Analysis aborts here "
+                                              "(assertion: inconsistent analysis state)")
             s.alias[o] = [(an.rb[call] + ri, EQUIV if equiv is not None else UNKNOWN, equiv is not None)
                           for ri in rets]
 
@@ -205,7 +250,25 @@ class ModuleAnalysis:
         finally:
             an.index = None
         self.equivalence_analysis(post)
+        if an.rbw_active is not None:
+            self.gather_undefined_tensor_uses(post)
         self.verify(post)
+
+    def gather_undefined_tensor_uses(self, post: list[int]) -> None:
+        """OneShotAnalysisState::gatherUndefinedTensorUses: the definitions of
+        every tensor result of a bufferizable op. memplan needs no result
+        of it; it runs (with unstructured control flow only) for the queries
+        on which upstream recurses without end (see result_bufferizes_to_write)."""
+        an = self.an
+        for op in post:
+            s = an.sem[op]
+            if s is None or not s.bufferizable:
+                continue
+            for r in an.tensor_results(op):
+                if an.result_bufferizes_to_write(r):
+                    continue
+                for (o, _, _) in an.aliasing_opoperands(r):
+                    an.definitions(o)
 
     def scope_values(self, root: int) -> list[int]:
         an = self.an
@@ -266,7 +329,7 @@ class ModuleAnalysis:
                 if d in traversed:
                     continue
                 traversed[d] = None
-                if an.ancestor_in_block(an.op_block[term], d) < 0:
+                if not self._in_region(region, d):
                     continue
                 for (o, _, _) in an.aliasing_opoperands(v):
                     x = an.operands[o]
@@ -277,6 +340,15 @@ class ModuleAnalysis:
             if op not in traversed and self._tensor_semantics(op):
                 result.append(op)
         return result
+
+    def _in_region(self, region: int, op: int) -> bool:
+        """Region::findAncestorOpInRegion(op) != nullptr."""
+        an = self.an
+        while op >= 0:
+            if an.op_region(op) == region:
+                return True
+            op = an.op_parent[op]
+        return False
 
     def _post_order_reversed_children(self, root: int) -> list[int]:
         """walk<PostOrder, ReverseIterator>: nested ops first (regions,
@@ -301,8 +373,12 @@ class ModuleAnalysis:
         return out
 
     def _is_region_terminator(self, op: int) -> bool:
+        # RegionBranchTerminatorOpInterface; of the unknown region ops, scf.reduce
+        # and affine.yield are such terminators, scf.reduce.return is not
+        # (checked with mlir-opt).
         return self.an.op_name[op] in ("scf.yield", "func.return", "linalg.yield", "tensor.yield",
-                                       "scf.condition", "scf.in_parallel", "vector.yield")
+                                       "scf.condition", "scf.in_parallel", "vector.yield",
+                                       "scf.reduce", "affine.yield")
 
     def check_assumptions(self, root: int, post: list[int]) -> None:
         an = self.an

@@ -28,7 +28,36 @@ def is_allowed(an, op: int) -> bool:
         return False
     if an.opts.dialect_filter and dialect not in an.opts.dialect_filter:
         return False
+    if an.opts.no_analysis_func_filter and in_filtered_function(an, op):
+        return False
     return True
+
+
+# Ops implementing FunctionOpInterface (upstream's no-analysis-func-filter
+# matches the nearest one enclosing an op, or the op itself, by symbol name).
+FUNCTION_LIKE = {
+    "func.func", "gpu.func", "llvm.func", "spirv.func", "ml_program.func", "ml_program.subgraph",
+    "async.func", "emitc.func", "transform.named_sequence",
+}
+
+
+def in_filtered_function(an, op: int) -> bool:
+    """The op, or the function-like op closest around it, is named in
+    ``no-analysis-func-filter`` (upstream denies such ops: they are not
+    analyzed, and calls into such functions stay conservative)."""
+    names = an.opts.no_analysis_func_filter
+    cache = an.filtered_funcs
+    p = op
+    while p >= 0 and an.op_name[p] not in FUNCTION_LIKE:
+        p = an.op_parent[p]
+    if p < 0:
+        return False
+    hit = cache.get(p)
+    if hit is None:
+        attrs = an.pyop(p).attributes
+        hit = "sym_name" in attrs and ir.StringAttr(attrs["sym_name"]).value in names
+        cache[p] = hit
+    return hit
 
 
 def unknown_sem(an, op: int) -> OpSem:
@@ -61,6 +90,18 @@ def describe(an, op: int):
     name = an.op_name[op]
     if name == "builtin.module":
         return None
+    if an.opts.no_analysis_func_filter and in_filtered_function(an, op):
+        # Denied by no-analysis-func-filter: never analyzed, whatever it is.
+        return unknown_sem(an, op) if has_tensors(an, op) else None
+    if name in UNKNOWN_REGION_OPS:
+        return _unknown_region_op(an, op)
+    if name in _EXCLUSIVE_REGIONS and not is_allowed(an, op):
+        # Denied by dialect-filter: an unknown op, but its regions stay
+        # mutually exclusive (insideMutuallyExclusiveRegions asks the
+        # RegionBranchOpInterface, not the bufferization model).
+        s = unknown_sem(an, op) if has_tensors(an, op) else OpSem(bufferizable=False)
+        s.region_branch = True
+        return s
     if not an.touches_tensors[op] and (name not in _ALWAYS or not is_allowed(an, op)):
         if an.region_begin[op + 1] > an.region_begin[op] and name.split(".", 1)[0] in BUFFERIZABLE_DIALECTS \
                 and name not in _ALWAYS and name not in _REGION_OK and not name.startswith("linalg."):
@@ -94,7 +135,39 @@ def describe(an, op: int):
 
 # Ops of bufferizable dialects that upstream (MLIR 22) does not bufferize:
 # unknown ops there too (checked with mlir-opt: their results are not writable).
-UPSTREAM_UNKNOWN = {"linalg.pack", "linalg.unpack", "tensor.bitcast"}
+UPSTREAM_UNKNOWN = {"linalg.pack", "linalg.unpack", "tensor.bitcast", "scf.reduce.return", "affine.yield"}
+
+# Registered region ops of bufferizable dialects without a BufferizableOpInterface
+# model upstream (MLIR 22): unknown ops whose bodies are still analyzed, as
+# straight-line code -- their regions are neither repetitive nor parallel for
+# the analysis (e.g. an scf.parallel body is not privatized and a read before a
+# write in it is no conflict; checked with mlir-opt). The value says whether
+# the op is a RegionBranchOpInterface with mutually exclusive regions (upstream's
+# insideMutuallyExclusiveRegions does not ask for bufferizability).
+UNKNOWN_REGION_OPS = {
+    "scf.parallel": False,
+    "scf.reduce": False,
+    "affine.for": False,
+    "affine.parallel": False,
+    "affine.if": True,
+}
+
+
+def _unknown_region_op(an, op: int):
+    name = an.op_name[op]
+    exclusive = UNKNOWN_REGION_OPS[name]
+    if not has_tensors(an, op):
+        return OpSem(bufferizable=False, region_branch=True) if exclusive else None
+    if not an.opts.allow_unknown_ops and is_allowed(an, op):
+        raise Unsupported(
+            op, f"op '{name}' is not bufferizable upstream; pass allow-unknown-ops to treat it as "
+            "an unknown op (its tensor operands read, written and aliasing every result)")
+    s = unknown_sem(an, op)
+    s.region_branch = exclusive
+    return s
+
+# RegionBranchOpInterface ops with mutually exclusive regions.
+_EXCLUSIVE_REGIONS = {"scf.if", "scf.index_switch"}
 
 # Ops whose regions matter even without tensors (repetitive / branching).
 _ALWAYS = {"scf.for", "scf.while", "scf.forall", "scf.if", "scf.index_switch", "scf.execute_region", "func.func"}
@@ -542,6 +615,66 @@ def _op_func(an, op, s):
                 d = ir.DictAttr(arg_attrs[i])
                 if "bufferization.writable" in d:
                     s.writable[a] = ir.BoolAttr(d["bufferization.writable"]).value
+        if an.is_multi_block(an.region_begin[op]):
+            _func_block_args_alias(an, op, s)
+    return s
+
+
+def _func_block_args_alias(an, op, s):
+    """Non-entry block arguments of a func.func body alias (EQUIV, maybe) the
+    operands that the branches into their block forward
+    (OpWithUnstructuredControlFlowBufferizableOpInterfaceExternalModel), in
+    upstream's order (the block's use list)."""
+    r = an.region_begin[op]
+    for b in an.region_blocks_of(r)[1:]:
+        args = [a for a in an.block_args(b) if an.is_tensor[a]]
+        if not args:
+            continue
+        callers = []
+        for pred in an.block_predecessor_blocks(b):
+            term = an.block_terminator(pred)
+            succs = an.block_successors(pred)
+            callers.append(_forwarded_begin(an, term, succs.index(b)))
+        for a in args:
+            k = an.value_index[a]
+            s.value_alias_operands[a] = [(begin + k, EQUIV, False) for begin in callers]
+
+
+def _forwarded_begin(an, op, succ_index: int) -> int:
+    """Operand id of the first operand that ``op`` forwards to successor
+    ``succ_index`` (BranchOpInterface::getSuccessorOperands)."""
+    name = an.op_name[op]
+    if name == "cf.br":
+        return an.ob[op]
+    if name == "cf.cond_br":
+        seg = list(an.pyop(op).attributes["operandSegmentSizes"])
+        return an.ob[op] + 1 + (seg[1] if succ_index == 1 else 0)
+    if not an.pyop(op).context.is_registered_operation(name):
+        # Not a BranchOpInterface op: upstream's rewrite asserts on it
+        # ("expected that all callers implement BranchOpInterface"), so no
+        # fallback to upstream either.
+        from memplan.inplace.analysis import AnalysisError
+
+        raise AnalysisError(op, f"memplan-one-shot-bufferize: '{name}' forwarding tensors to a block "
+                                "(unstructured control flow) is not modeled: it is not a branch op "
+                                "(BranchOpInterface), which upstream's bufferization asserts on")
+    raise Unsupported(op, f"'{name}' forwarding tensors to a block (unstructured control flow) "
+                          "is not modeled; memplan models cf.br and cf.cond_br")
+
+
+def _op_branch(an, op, s):
+    """cf.br / cf.cond_br (upstream's BranchLikeOpInterface): forwarded operands
+    neither read nor written, each aliasing (EQUIV, maybe) the block argument
+    of every successor it is forwarded to."""
+    succs = an.block_successors(an.op_block[op])
+    ranges = []
+    for i, b in enumerate(succs):
+        begin = _forwarded_begin(an, op, i)
+        ranges.append((begin, begin + an.block_nargs[b], b))
+    for o in an.tensor_operands(op):
+        alias = [(an.block_arg_begin[b] + (o - begin), EQUIV, False)
+                 for (begin, end, b) in ranges if begin <= o < end]
+        _set(s, o, False, False, alias)
     return s
 
 
@@ -592,4 +725,7 @@ _MODELS = {
     "func.func": _op_func,
     "func.return": _op_read_only,
     "func.call": _op_call,
+    "bufferization.dealloc_tensor": _op_no_access,
+    "cf.br": _op_branch,
+    "cf.cond_br": _op_branch,
 }

@@ -1,0 +1,27 @@
+// RUN: not mlir-opt %s -one-shot-bufferize="test-analysis-only no-analysis-func-filter=skipped" 2>&1 | FileCheck %s --check-prefix=OPTION
+// RUN: not memplan-opt %s --pass-pipeline='builtin.module(memplan-one-shot-bufferize{test-analysis-only no-analysis-func-filter=skipped})' 2>&1 | FileCheck %s --check-prefix=OPTION
+// RUN: not memplan-opt %s --pass-pipeline='builtin.module(memplan-one-shot-bufferize{no-analysis-func-filter=skipped})' 2>&1 | FileCheck %s --check-prefix=OPTION
+// RUN: not memplan-opt %s --pass-pipeline='builtin.module(memplan-one-shot-bufferize{bufferize-function-boundaries no-analysis-func-filter=skipped})' 2>&1 | FileCheck %s --check-prefix=CALL
+// RUN: mlir-opt %s -one-shot-bufferize="bufferize-function-boundaries test-analysis-only no-analysis-func-filter=skipped" > %t.up
+// RUN: memplan-opt %s --pass-pipeline='builtin.module(memplan-one-shot-bufferize{bufferize-function-boundaries test-analysis-only no-analysis-func-filter=skipped})' | diff - %t.up
+
+// no-analysis-func-filter needs bufferize-function-boundaries: upstream
+// rejects the option before any analysis; memplan with the same message
+// (located at the module).
+// OPTION: error: Invalid option: 'no-analysis-func-filter' requires 'bufferize-function-boundaries'
+
+// In rewrite mode upstream bufferizes a skipped function with a plain
+// AnalysisState that its func.call model casts to a OneShotAnalysisState: a
+// call with tensor operands in a skipped function crashes mlir-opt
+// (segfault). memplan refuses with a located error instead; with
+// test-analysis-only the module is analyzed exactly like upstream.
+
+func.func @callee(%t: tensor<4xf32>) -> tensor<4xf32> {
+  return %t : tensor<4xf32>
+}
+
+func.func @skipped(%t: tensor<4xf32>) -> tensor<4xf32> {
+  // CALL: no-analysis-func-filter-errors.mlir:[[@LINE+1]]:8: error: memplan-one-shot-bufferize: a func.call with tensor operands in a function named in no-analysis-func-filter crashes upstream's rewrite (MLIR 22); only test-analysis-only supports it
+  %r = call @callee(%t) : (tensor<4xf32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
