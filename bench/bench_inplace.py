@@ -17,6 +17,8 @@ Sections:
   (N two-level ``scf.for`` nests over 16x16 tiles carrying the tensor in
   ``iter_args``: ``extract_slice`` two tiles, a ``linalg.generic``,
   ``insert_slice`` back; chained).
+* ``rewrite``: the same pairs without ``test-analysis-only`` (full
+  bufferization to memref IR; memplan's copies, then upstream's rewrite).
 * ``inprocess``: the same pairs inside one Python process each (what a user
   of memplan's Python pass pipelines sees): parse, pass, print, timed apart,
   for memplan's pass and upstream's ``one-shot-bufferize`` run through the
@@ -50,6 +52,10 @@ from tools import MEMPLAN_OPT, MLIR_OPT  # noqa: E402
 OPTIONS = "bufferize-function-boundaries test-analysis-only"
 MEMPLAN_ARGS = [f"--pass-pipeline=builtin.module(memplan-one-shot-bufferize{{{OPTIONS}}})"]
 UPSTREAM_ARGS = [f"--one-shot-bufferize={OPTIONS}"]
+# Rewrite mode: full bufferization to memref IR.
+REWRITE_OPTIONS = "bufferize-function-boundaries"
+REWRITE_ARGS = ([f"--pass-pipeline=builtin.module(memplan-one-shot-bufferize{{{REWRITE_OPTIONS}}})"],
+                [f"--one-shot-bufferize={REWRITE_OPTIONS}"])
 
 
 def shared_read_chain(n: int, size: int = 64) -> str:
@@ -173,14 +179,14 @@ class Runner:
         self.upstream_timed_out: set[str] = set()
         self.differ: list[str] = []
 
-    def pair(self, name: str, n: int, upstream: bool = True):
+    def pair(self, name: str, n: int, upstream: bool = True, args=(MEMPLAN_ARGS, UPSTREAM_ARGS)):
         """Run both tools on CASES[name](n): (memplan s, upstream s, identical, upstream skipped)."""
         path = os.path.join(self.tmp, "in.mlir")
         with open(path, "w") as f:
             f.write(CASES[name][0](n))
-        ours, out1 = run([MEMPLAN_OPT, path, *MEMPLAN_ARGS], self.args.memplan_timeout)
+        ours, out1 = run([MEMPLAN_OPT, path, *args[0]], self.args.memplan_timeout)
         skipped = not upstream or name in self.upstream_timed_out
-        theirs, out2 = (math.nan, None) if skipped else run([MLIR_OPT, path, *UPSTREAM_ARGS], self.args.timeout)
+        theirs, out2 = (math.nan, None) if skipped else run([MLIR_OPT, path, *args[1]], self.args.timeout)
         if theirs == INF:
             self.upstream_timed_out.add(name)
         if math.isnan(ours) or (not skipped and math.isnan(theirs)):
@@ -199,14 +205,16 @@ class Runner:
         return ours, theirs, same, skipped
 
 
-def section_compare(r: Runner, cases: list[str], sizes: list[int]) -> None:
+def section_compare(r: Runner, cases: list[str], sizes: list[int], rewrite: bool = False) -> None:
     a = r.args
-    print(f"\n### memplan vs upstream, end to end (upstream timeout {a.timeout:.0f} s)\n")
+    what = "rewrite mode (bufferize-function-boundaries, memref IR)" if rewrite else "end to end"
+    print(f"\n### memplan vs upstream, {what} (upstream timeout {a.timeout:.0f} s)\n")
     print("| case | N | ops | memplan (s) | upstream (s) | upstream / memplan | identical |")
     print("|---|---:|---:|---:|---:|---:|---|")
     for name in cases:
         for n in sizes:
-            ours, theirs, same, skipped = r.pair(name, n)
+            ours, theirs, same, skipped = r.pair(name, n, args=REWRITE_ARGS if rewrite else
+                                                 (MEMPLAN_ARGS, UPSTREAM_ARGS))
             if skipped or math.isnan(theirs) or math.isnan(ours) or ours == INF:
                 ratio = "-"
             elif theirs == INF:
@@ -335,7 +343,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help=f"small sizes and timeout: {QUICK}")
     ap.add_argument("--sections", default="compare,inprocess,scaling",
-                    help="comma list of: compare, inprocess, scaling")
+                    help="comma list of: compare, rewrite, inprocess, scaling")
     ap.add_argument("--cases", default=",".join(CASES), help="cases of the compare section")
     ap.add_argument("--sizes", help=f"N of the compare section (default {FULL['sizes']})")
     ap.add_argument("--scaling-cases", default=",".join(SCALING_CASES))
@@ -358,6 +366,9 @@ def main() -> None:
         sections = args.sections.split(",")
         if "compare" in sections:
             section_compare(r, args.cases.split(","), [int(x) for x in args.sizes.split(",")])
+        if "rewrite" in sections:
+            r.upstream_timed_out.clear()
+            section_compare(r, args.cases.split(","), [int(x) for x in args.sizes.split(",")], rewrite=True)
         if "inprocess" in sections:
             section_inprocess(r, args.cases.split(","), [int(x) for x in args.sizes.split(",")])
         if "scaling" in sections:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 from typing import Optional, Sequence
 
 from mlir import ir
@@ -102,8 +101,12 @@ def _print_statistics(passes: Sequence[registry.MemplanPass]) -> None:
             print(f"  (S) {value} {name} - {desc}", file=sys.stderr)
 
 
-def run(argv: Optional[Sequence[str]] = None) -> int:
-    """Run memplan-opt; returns the exit code."""
+def run(argv: Optional[Sequence[str]] = None, *, keep_alive: Optional[list] = None) -> int:
+    """Run memplan-opt; returns the exit code.
+
+    The context and modules are appended to ``keep_alive`` when given, so that
+    they outlive the call (see :func:`main`).
+    """
     args = _arg_parser().parse_args(argv)
     if args.version:
         print(version())
@@ -121,11 +124,13 @@ def run(argv: Optional[Sequence[str]] = None) -> int:
 
     context = ir.Context()
     context.allow_unregistered_dialects = args.allow_unregistered_dialect
-    outputs: list[str] = []
+    if keep_alive is not None:
+        keep_alive.append(context)
+    outputs: list[bytes] = []
     failed = False
     with context:
         try:
-            build_pass_manager(args.pipeline, context)
+            spare = build_pass_manager(args.pipeline, context)
         except PipelineError as err:
             print(f"memplan-opt: {err}", file=sys.stderr)
             return 2
@@ -136,8 +141,13 @@ def run(argv: Optional[Sequence[str]] = None) -> int:
                 print(err, file=sys.stderr)
                 failed = True
                 continue
+            if keep_alive is not None:
+                keep_alive.append(module)
             # A fresh pass manager per chunk keeps each chunk's statistics apart.
-            pm, memplan_passes = build_pass_manager(args.pipeline, context)
+            if spare is not None:  # the one built to check the pipeline
+                (pm, memplan_passes), spare = spare, None
+            else:
+                pm, memplan_passes = build_pass_manager(args.pipeline, context)
             try:
                 pm.run(module)
             except ir.MLIRError as err:
@@ -146,28 +156,53 @@ def run(argv: Optional[Sequence[str]] = None) -> int:
                 continue
             if args.mlir_pass_statistics and memplan_passes:
                 _print_statistics(memplan_passes)
-            outputs.append(str(module))
+            # The text as UTF-8 bytes, as mlir-opt writes it. The IR is verified
+            # (after parsing, and by the pass manager after each pass), so the
+            # printer need not verify it again before printing.
+            outputs.append(module.get_asm(binary=True, assume_verified=True))
 
     # mlir-opt ends each module with an empty line, then the split marker.
-    result = "// -----\n".join(o + ("\n" if o.endswith("\n") else "\n\n") for o in outputs)
+    result = b"// -----\n".join(o + (b"\n" if o.endswith(b"\n") else b"\n\n") for o in outputs)
     if args.output == "-":
-        sys.stdout.write(result)
+        _write_stdout(result)
     elif not failed:
         _write_atomically(args.output, result)
     return 1 if failed else 0
 
 
-def _write_atomically(path: str, text: str) -> None:
+def _write_stdout(data: bytes) -> None:
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:  # a text-only stream (e.g. io.StringIO)
+        sys.stdout.write(data.decode())
+        return
+    sys.stdout.flush()
+    buffer.write(data)
+    buffer.flush()
+
+
+def _write_atomically(path: str, data: bytes) -> None:
+    import tempfile
+
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=".memplan-opt-")
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
     os.replace(tmp, path)
 
 
 def main() -> None:
     """Console-script entry point."""
-    sys.exit(run())
+    keep_alive: list = []
+    code = run(keep_alive=keep_alive)
+    # Leave without freeing the IR or finalizing the interpreter, which on
+    # big inputs costs a sizeable part of a whole run; only the standard
+    # streams have anything pending.
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BaseException:  # e.g. a closed pipe: exit the usual way, which reports it
+        sys.exit(code)
+    os._exit(code)
 
 
 if __name__ == "__main__":

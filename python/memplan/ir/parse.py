@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Optional
 
@@ -71,13 +72,14 @@ def parse_source(
     wrapped in an implicit module, as mlir-opt does. ``first_line`` shifts
     locations so that a split chunk reports lines of the whole file.
     """
-    padding = "\n" * (first_line - 1)
-    lines = (padding + text).split("\n")
-    first, last, aliases = _top_level_layout(list(lines))
-    if first is not None and lines[first].lstrip().startswith(("module", '"builtin.module"')):
+    source = "\n" * (first_line - 1) + text
+    # The lines up to the first op (alias definitions there blanked out and
+    # collected), and the rest of the text, still in one piece.
+    head, rest, first, aliases = _scan_head(source, first_line - 1)
+    if first is not None and head[first].lstrip().startswith(("module", '"builtin.module"')):
         # Most likely one explicit module: parse as is, and wrap only if not.
         try:
-            op = ir.Operation.parse(padding + text, source_name=source_name, context=context)
+            op = ir.Operation.parse(source, source_name=source_name, context=context)
             if op.operation.name == "builtin.module":
                 return op.operation
         except ir.MLIRError as err:
@@ -86,20 +88,66 @@ def parse_source(
     # Top-level ops without a module: wrap them in one, keeping every op on its
     # line. Alias definitions may sit between top-level ops but not inside a
     # module: they move, in order, to line 1.
-    first, last, aliases = _top_level_layout(lines)
-    if first is not None:
-        _open_module_before(lines, first)
-        lines[last] = lines[last] + "\n}"
-    else:  # no ops at all: an empty module, as mlir-opt prints
-        lines[0] = "module {" + lines[0]
-        lines[-1] = lines[-1] + "\n}"
+    mark = None
+    if first is not None and rest is not None:
+        mark = _LINE_START_MARK.search(rest)
+    if rest is not None and (mark is None or mark.group(1) is not None):
+        # No alias definition follows the first op before the end or a
+        # resource block: the rest of the text stays in one piece but for the
+        # module's closing brace. (Cutting big inputs into lines, let alone
+        # tracking bracket depth through them as _rest_of_layout does, would
+        # cost a sizeable fraction of MLIR's own parse.)
+        stop = len(rest) + 1 if mark is None else mark.start() + 1
+        rest = _close_module_in(rest, head, first, stop)
+        _open_module_before(head, first)
+        lines = head
+    else:
+        lines = head if rest is None else head + rest[1:].split("\n")
+        if first is not None:
+            last, later = _rest_of_layout(lines, first)
+            aliases += later
+            _open_module_before(lines, first)
+            lines[last] = lines[last] + "\n}"
+        else:  # no ops at all: an empty module, as mlir-opt prints
+            lines[0] = "module {" + lines[0]
+            lines[-1] = lines[-1] + "\n}"
+        rest = None
     if aliases:
         lines[0] = " ".join(aliases) + " " + lines[0]
+    wrapped = "\n".join(lines) if rest is None else "\n".join(lines) + rest
     try:
-        op = ir.Operation.parse("\n".join(lines), source_name=source_name, context=context)
+        op = ir.Operation.parse(wrapped, source_name=source_name, context=context)
     except ir.MLIRError as err:
         raise ParseError(_format_diagnostics(err)) from None
     return op.operation
+
+
+def _scan_head(source: str, padding: int) -> tuple[list[str], Optional[str], Optional[int], list[str]]:
+    """Split ``source`` into lines only as far as the scan for the first op
+    needs: returns those lines (through the first op's, with the alias
+    definitions met blanked out), the rest of the text from the newline that
+    ends them (``None`` when all of it was split), the first op's line (or
+    ``None``) and the alias definitions.
+
+    On big inputs the first op comes early, so most of the text is never cut
+    into lines; ``padding`` (the blank lines a split chunk starts with) only
+    sets where to start looking.
+    """
+    count = padding + 64
+    while True:
+        parts = source.split("\n", count)
+        whole = len(parts) <= count
+        lines = parts[:count]  # a copy: ``parts`` keeps the lines as written
+        first, aliases, stop = _scan(lines, 0, len(lines), until_first_op=True)
+        if first is not None:
+            # Keep the lines through the first op's; the rest from its newline.
+            offset = sum(map(len, parts[: first + 1])) + first
+            return lines[: first + 1], (source[offset:] if offset < len(source) else None), first, aliases
+        if whole:
+            return lines, None, None, aliases
+        if stop < len(lines):  # a resource block ends the ops: no op at all
+            return lines + parts[count].split("\n"), None, None, aliases
+        count *= 4
 
 
 def _open_module_before(lines: list[str], first: int) -> None:
@@ -117,33 +165,43 @@ def _open_module_before(lines: list[str], first: int) -> None:
     lines[first] = "module {" + lines[first]
 
 
-def _top_level_layout(lines: list[str]) -> tuple[Optional[int], Optional[int], list[str]]:
-    """First and last line of the top-level ops (before any trailing ``{-#``
-    resource block), and the top-level alias definitions, which are blanked
-    out of ``lines``.
+#: A line that starts a resource block (``{-#``, group 1) or could start an
+#: alias definition (``#name =`` / ``!name =``; not the ``#-}`` that ends a
+#: resource block), with its leading newline: a literal first character keeps
+#: the search fast.
+_LINE_START_MARK = re.compile(r"\n[^\S\n]*(?:(\{-#)|!|#(?!-}))")
 
-    Bracket depth is tracked character by character only up to the first op,
-    and past it only when some later line could start an alias definition:
-    on big inputs the scan must stay cheap next to MLIR's own parser.
-    """
-    first, aliases, stop = _scan(lines, 0, len(lines), until_first_op=True)
-    if first is None:
-        return None, None, aliases
-    if any(line.lstrip()[:1] in ("#", "!") for line in lines[first + 1 :]):
-        _, later, stop = _scan(lines, first, len(lines), until_first_op=False)
-        aliases += later
-    else:
-        stop = next(
-            (i for i in range(len(lines) - 1, first, -1) if lines[i].lstrip().startswith("{-#")),
-            len(lines),
-        )
+
+def _close_module_in(rest: str, head: list[str], first: int, stop: int) -> str:
+    """Close the wrapping module after the last top-level op, when no alias
+    definition follows the first op (line ``first``, the last of ``head``)
+    before offset ``stop`` of ``rest``, the text after that line from its
+    newline: where a resource block starts, or ``len(rest) + 1``. The closing
+    brace goes on a line of its own below the last line of code before
+    ``stop``."""
+    end = stop - 1  # past the last character of the line above ``stop``
+    while end > 0:
+        start = rest.rfind("\n", 0, end) + 1
+        stripped = rest[start:end].strip()
+        if stripped and not stripped.startswith("//"):
+            return rest[:end] + "\n}" + rest[end:]
+        end = start - 1
+    head[first] = head[first] + "\n}"
+    return rest
+
+
+def _rest_of_layout(lines: list[str], first: int) -> tuple[int, list[str]]:
+    """Past the first top-level op (line ``first``): the last line of the
+    top-level ops (before any trailing ``{-#`` resource block), and the alias
+    definitions met, which are blanked out of ``lines``."""
+    _, aliases, stop = _scan(lines, first, len(lines), until_first_op=False)
     last = first
     for i in range(stop - 1, first, -1):
         stripped = lines[i].strip()
         if stripped and not stripped.startswith("//"):
             last = i
             break
-    return first, last, aliases
+    return last, aliases
 
 
 def _scan(lines: list[str], begin: int, end: int, until_first_op: bool):
