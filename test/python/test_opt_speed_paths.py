@@ -140,3 +140,27 @@ def test_big_input_matches_mlir_opt(tmp_path):
     r = _memplan_opt(str(src), "-o", str(out))
     assert r.returncode == 0, r.stderr
     assert out.read_bytes() == _mlir_opt(src)
+
+
+def test_comparison_operators_in_aliases_are_not_brackets(tmp_path):
+    """``>=`` in an affine set (and an alias after the first op, which takes
+    the line-by-line path) must not unbalance the alias scan."""
+    src = tmp_path / "set.mlir"
+    src.write_text(
+        "#set = affine_set<(d0) : (d0 >= 0, -d0 + 10 >= 0)>\n"
+        "func.func @f(%i: index, %m: memref<4xf32>, %x: f32) {\n"
+        "  affine.if #set(%i) {\n"
+        "    affine.store %x, %m[0] : memref<4xf32>\n"
+        "  }\n"
+        "  return\n"
+        "}\n"
+        "#set1 = affine_set<(d0) : (d0 - 2 >= 0)>\n"
+        "func.func @g(%i: index, %m: memref<4xf32>, %x: f32) {\n"
+        "  affine.if #set1(%i) {\n"
+        "    affine.store %x, %m[1] : memref<4xf32>\n"
+        "  }\n"
+        "  return\n"
+        "}\n")
+    p = _memplan_opt(str(src))
+    assert p.returncode == 0, p.stderr.decode()
+    assert p.stdout == _mlir_opt(src)

@@ -246,10 +246,13 @@ def _strip_comment(line: str) -> str:
 
 
 def _depth_change(code: str) -> int:
+    """Bracket depth change over ``code``; ``->``, ``>=`` and ``<=`` (arrows,
+    affine set constraints) are not brackets."""
     delta = 0
     in_string = False
     prev = ""
-    for ch in code:
+    n = len(code)
+    for i, ch in enumerate(code):
         if in_string:
             if ch == '"' and prev != "\\":
                 in_string = False
@@ -260,8 +263,10 @@ def _depth_change(code: str) -> int:
         elif ch in ")]}":
             delta -= 1
         elif ch == "<":
-            delta += 1
+            if i + 1 >= n or code[i + 1] != "=":
+                delta += 1
         elif ch == ">" and prev != "-":
-            delta -= 1
+            if i + 1 >= n or code[i + 1] != "=":
+                delta -= 1
         prev = ch
     return delta
