@@ -76,3 +76,18 @@ def test_empty_input_is_an_empty_module():
     r = opt("-", stdin="// nothing here\n")
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "module {\n}"
+
+
+def test_verifier_errors_in_nested_modules_are_reported_not_fatal(tmp_path: Path):
+    """Two isolated-from-above ops failing verification: with MLIR's
+    multithreaded verifier the bindings' error capture ran on worker threads
+    and aborted the process now and then; every run must report and exit 1."""
+    src = tmp_path / "nested.mlir"
+    src.write_text("func.func @f() {\n  return\n}\n"
+                   "module attributes {x = 1} {\n  func.func @g() {\n    return\n  }\n}\n"
+                   "{-#\n  dialect_resources: {\n    builtin: {\n    }\n  }\n#-}\n"
+                   "module {\n}\n")
+    for _ in range(10):
+        p = opt(str(src))
+        assert p.returncode == 1, p.stderr
+        assert "can only contain attributes with dialect-prefixed names" in p.stderr

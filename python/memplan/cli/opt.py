@@ -124,6 +124,10 @@ def run(argv: Optional[Sequence[str]] = None, *, keep_alive: Optional[list] = No
 
     context = ir.Context()
     context.allow_unregistered_dialects = args.allow_unregistered_dialect
+    # The bindings' error capture is not thread-safe: a diagnostic emitted on
+    # a verifier worker thread (e.g. two nested modules failing to verify)
+    # aborts the process. Single-threaded, every diagnostic is reported.
+    context.enable_multithreading(False)
     if keep_alive is not None:
         keep_alive.append(context)
     outputs: list[bytes] = []
