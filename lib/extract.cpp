@@ -263,4 +263,14 @@ std::string opAttribute(void *opPtr, const std::string &name, bool &found) {
   return out;
 }
 
+std::string printOperation(MlirOperation op, bool assumeVerified) {
+  std::string text;
+  MlirOpPrintingFlags flags = mlirOpPrintingFlagsCreate();
+  if (assumeVerified)
+    mlirOpPrintingFlagsAssumeVerified(flags);
+  mlirOperationPrintWithFlags(op, flags, appendToString, &text);
+  mlirOpPrintingFlagsDestroy(flags);
+  return text;
+}
+
 }  // namespace memplan

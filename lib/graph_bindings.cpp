@@ -9,6 +9,8 @@
 #include "memplan/extract.h"
 #include "memplan/graph.h"
 
+#include "mlir-c/IR.h"
+
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
@@ -130,6 +132,20 @@ void registerGraphBindings(nb::module_ &m) {
           "Capsule for `mlir.ir.Operation._CAPICreate`.");
 #undef MEMPLAN_ARRAY
 
+  m.def(
+      "print_asm",
+      [](nb::handle capsule, bool assumeVerified) {
+        MlirOperation op{capsulePointer(capsule)};
+        std::string text;
+        {
+          nb::gil_scoped_release release;
+          text = printOperation(op, assumeVerified);
+        }
+        return nb::bytes(text.data(), text.size());
+      },
+      nb::arg("op_capsule"), nb::arg("assume_verified") = false,
+      "The op printed with MLIR's default flags, as UTF-8 bytes (one buffer, "
+      "not a Python callback per printed piece).");
   m.def(
       "extract_graph",
       [](nb::handle capsule) { return extractGraph(capsulePointer(capsule)); },

@@ -9,6 +9,8 @@
 
 #include "memplan/graph.h"
 
+#include "mlir-c/IR.h"
+
 #include <string>
 
 namespace memplan {
@@ -18,6 +20,9 @@ Graph extractGraph(void *opPtr);
 
 /// Printed location of the op (e.g. `loc("f.mlir":3:5)`).
 std::string opLocation(void *opPtr);
+
+/// The op printed with default flags (optionally without verifying it first).
+std::string printOperation(MlirOperation op, bool assumeVerified);
 
 /// Printed attribute `name` of the op, or empty when absent; `found` tells.
 std::string opAttribute(void *opPtr, const std::string &name, bool &found);

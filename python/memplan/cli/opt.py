@@ -19,6 +19,7 @@ from typing import Optional, Sequence
 from mlir import ir
 
 import memplan
+from memplan import _core
 from memplan import passes as registry
 from memplan.ir.parse import ParseError, location_prefix, parse_source, split_input
 from memplan.pipeline import PipelineError, build_pass_manager
@@ -163,7 +164,7 @@ def run(argv: Optional[Sequence[str]] = None, *, keep_alive: Optional[list] = No
             # The text as UTF-8 bytes, as mlir-opt writes it. The IR is verified
             # (after parsing, and by the pass manager after each pass), so the
             # printer need not verify it again before printing.
-            outputs.append(module.get_asm(binary=True, assume_verified=True))
+            outputs.append(_core.print_asm(module._CAPIPtr, assume_verified=True))
 
     # mlir-opt ends each module with an empty line, then the split marker.
     result = b"// -----\n".join(o + (b"\n" if o.endswith(b"\n") else b"\n\n") for o in outputs)
