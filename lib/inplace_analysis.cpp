@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <random>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -1475,6 +1476,34 @@ struct Driver {
     return out;
   }
 
+  /// Bytes and number of the copies that copy contents; unknown ops' copies
+  /// count as copies of their operand (explain.copy_cost).
+  std::pair<int64_t, int64_t> copyCost() {
+    constexpr int64_t kDynamicCost = int64_t(1) << 40;
+    int64_t bytes = 0, count = 0;
+    for (int32_t scope : scopes)
+      for (int32_t op = scope; op <= g.opEnd[scope]; ++op)
+        for (const int32_t *po = s.tbegin(op); po != s.tend(op); ++po) {
+          int32_t o = *po;
+          if (an.inplace[o])
+            continue;
+          int32_t target = g.operands[o];
+          const Sem &m = s.sem[op];
+          if (m.present && m.bufferizable) {
+            const std::vector<Alias> &aliases = an.aliasingValues(o);
+            if (aliases.size() == 1 && g.valueOp[aliases[0].value] >= 0 && !s.wr[o] &&
+                an.aliasingOpOperands(aliases[0].value).size() == 1)
+              target = aliases[0].value;
+            if (canOmitCopy(o))
+              continue;
+          }
+          int64_t b = g.types[g.valueType[target]].staticBytes();
+          bytes += b < 0 ? kDynamicCost : b;
+          count += 1;
+        }
+    return {bytes, count};
+  }
+
   bool isValueWritten(int32_t v) {
     for (int32_t m = an.aliasUF.find(v); m != -1; m = an.aliasUF.next[m])
       for (int32_t u = g.useBegin[m]; u < g.useBegin[m + 1]; ++u) {
@@ -1593,8 +1622,10 @@ Result analyze(const Graph &g, const Options &opts) {
     State st(g, opts);
     Driver d(st);
     d.run();
-    if (opts.planCopies)
+    if (opts.planCopies) {
       res.copies = d.planCopies();
+      std::tie(res.copyBytes, res.copyCount) = d.copyCost();
+    }
     res.ok = true;
     res.inplace = std::move(d.an.inplace);
     res.decided = std::move(d.an.decided);

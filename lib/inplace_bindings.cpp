@@ -45,7 +45,9 @@ void registerInplaceBindings(nb::module_ &m) {
       .def_ro("scopes", &Result::scopes)
       .def_ro("facts", &Result::facts)
       .def_ro("conflicts", &Result::conflicts)
-      .def_ro("copies", &Result::copies);
+      .def_ro("copies", &Result::copies)
+      .def_ro("copy_bytes", &Result::copyBytes)
+      .def_ro("copy_count", &Result::copyCount);
   m.def(
       "inplace_analyze",
       [](const Graph &g, bool functionBoundaries, bool allowUnknownOps, bool allowReturnAllocsFromLoops,

@@ -83,6 +83,9 @@ struct Result {
   /// op; 1: copy result value `what` after op; 2: copy operand #what of the
   /// scf.yield `op`. copy 0: allocation only (contents never read).
   std::vector<std::array<int32_t, 4>> copies;
+  /// With planCopies: bytes the out-of-place decisions copy (a dynamic size
+  /// counts 2^40) and how many copy contents, for min-copy-bytes.
+  int64_t copyBytes = -1, copyCount = -1;
 };
 
 /// Runs the analysis over the module the graph was extracted from.

@@ -159,6 +159,22 @@ def _run_fast(module: ir.Operation, ctx: PassContext, opts: Options, engine: str
     return False
 
 
+def _report_costs(ctx: PassContext, costs: list, chosen: Options) -> None:
+    """min-copy-bytes: bytes and copies of every analysis order tried, and
+    which one was kept."""
+    from memplan.inplace.explain import MIN_COPY_BYTES_ORDERS
+
+    key = (chosen.analysis_heuristic, chosen.analysis_fuzzer_seed)
+    if key in MIN_COPY_BYTES_ORDERS:
+        ctx.stat("min-copy-bytes-choice", MIN_COPY_BYTES_ORDERS.index(key),
+                 "order kept (0 bottom-up, 1 top-down, 2 bottom-up-from-terminators, 3-5 fuzzer seeds 1-3)")
+    for name, nbytes, ncopies in costs:
+        if nbytes is None:
+            continue  # that order's analysis failed
+        ctx.stat(f"copy-bytes-{name}", nbytes, f"bytes copied with analysis-heuristic={name}")
+        ctx.stat(f"copies-{name}", ncopies, f"copies with analysis-heuristic={name}")
+
+
 def _rewrite_fast(module: ir.Operation, ctx: PassContext, opts: Options, values: dict) -> bool:
     """Rewrite mode with the C++ core's decisions and copy plan; False when
     the Python reference has to run instead."""
@@ -199,6 +215,13 @@ def _run_checked(module: ir.Operation, ctx: PassContext) -> None:
         run_upstream(module, values)
         return
     opts = options_from(values)
+    if opts.analysis_heuristic == "min-copy-bytes" and values["analysis_engine"] != "python":
+        from memplan.inplace import fast
+
+        chosen = fast.choose_min_copy_bytes(module, opts)
+        if chosen is not None:
+            opts, costs = chosen
+            _report_costs(ctx, costs, opts)
     if values["test_analysis_only"] and _run_fast(module, ctx, opts, values["analysis_engine"]):
         return
     if not values["test_analysis_only"] and _rewrite_fast(module, ctx, opts, values):
@@ -209,6 +232,7 @@ def _run_checked(module: ir.Operation, ctx: PassContext) -> None:
             from memplan.inplace.explain import run_heuristic
 
             ma = run_heuristic(module, opts)
+            _report_costs(ctx, ma.heuristic_costs, ma.opts)
         else:
             ma.run()
     except Unsupported as err:

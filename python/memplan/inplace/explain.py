@@ -96,6 +96,8 @@ class AnalysisResult:
     alias_sets: list[list[ValueInfo]]
     equivalence_sets: list[list[ValueInfo]]
     heuristic: str
+    #: min-copy-bytes: (order, bytes copied, copies) per analysis order tried.
+    heuristic_costs: list = field(default_factory=list)
 
     @property
     def copies(self) -> list[OperandDecision]:
@@ -118,6 +120,7 @@ class AnalysisResult:
             "alias_sets": [[asdict(v) for v in s] for s in self.alias_sets],
             "equivalence_sets": [[asdict(v) for v in s] for s in self.equivalence_sets],
             "copy_bytes": self.copy_bytes,
+            "heuristic_costs": [{"order": h, "copy_bytes": b, "copies": c} for (h, b, c) in self.heuristic_costs],
         }
 
     def to_json(self, indent: Optional[int] = 2) -> str:
@@ -150,37 +153,67 @@ def _options(kwargs: dict):
     return opts
 
 
+#: The analysis orders min-copy-bytes tries, bottom-up first (it wins ties).
+MIN_COPY_BYTES_ORDERS = (("bottom-up", 0), ("top-down", 0), ("bottom-up-from-terminators", 0),
+                         ("fuzzer", 1), ("fuzzer", 2), ("fuzzer", 3))
+
+
+def order_name(heuristic: str, seed: int) -> str:
+    """``top-down``, ``fuzzer-2``: one of :data:`MIN_COPY_BYTES_ORDERS`."""
+    return f"{heuristic}-{seed}" if heuristic == "fuzzer" else heuristic
+
+
 def run_heuristic(module: ir.Operation, opts):
-    """A finished ModuleAnalysis; ``min-copy-bytes`` tries several orders."""
+    """A finished ModuleAnalysis; ``min-copy-bytes`` tries several orders and
+    keeps the one copying the fewest bytes (ties: fewest copies, then the
+    first order). Its ``heuristic_costs`` lists (order, bytes, copies) per
+    order tried (None for an order whose analysis failed)."""
     from memplan.inplace.driver import ModuleAnalysis
 
     if opts.analysis_heuristic != "min-copy-bytes":
         ma = ModuleAnalysis(module, opts)
         ma.run()
+        ma.heuristic_costs = []
         return ma
     best = None
-    for h, seed in (("bottom-up", 0), ("top-down", 0), ("bottom-up-from-terminators", 0),
-                    ("fuzzer", 1), ("fuzzer", 2), ("fuzzer", 3)):
+    costs = []
+    for h, seed in MIN_COPY_BYTES_ORDERS:
         o = _copy_opts(opts, h, seed)
         ma = ModuleAnalysis(module, o)
         ma.run()
         if ma.an.errors:
+            costs.append((order_name(h, seed), None, None))
             continue
-        cost = copy_cost(ma)
+        cost = (copy_cost(ma), copy_count(ma))
+        costs.append((order_name(h, seed), *cost))
         if best is None or cost < best[0]:
             best = (cost, ma)
     if best is None:
         o = _copy_opts(opts, "bottom-up", 0)
         ma = ModuleAnalysis(module, o)
         ma.run()
-        return ma
-    return best[1]
+    else:
+        ma = best[1]
+    ma.heuristic_costs = costs
+    return ma
 
 
 def _copy_opts(opts, heuristic: str, seed: int):
     from dataclasses import replace
 
     return replace(opts, analysis_heuristic=heuristic, analysis_fuzzer_seed=seed)
+
+
+def copy_count(ma) -> int:
+    """Out-of-place operands that copy contents (allocation-only ones do not)."""
+    an = ma.an
+    n = 0
+    for scope in ma.scopes:
+        for op in range(scope, an.op_end[scope] + 1):
+            for o in an.tensor_operands(op):
+                if not an.inplace[o] and not copy_target(ma, o)[1]:
+                    n += 1
+    return n
 
 
 def copy_cost(ma) -> int:
@@ -359,4 +392,5 @@ def build_result(ma, func_name: Optional[str] = None) -> AnalysisResult:
             by_root[root] = [info(m) for m in uf.members(root)]
         return list(by_root.values())
 
-    return AnalysisResult(decisions, groups(an.alias), groups(an.equiv), ma.opts.analysis_heuristic)
+    return AnalysisResult(decisions, groups(an.alias), groups(an.equiv), ma.opts.analysis_heuristic,
+                          list(getattr(ma, "heuristic_costs", [])))

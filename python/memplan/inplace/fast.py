@@ -93,6 +93,28 @@ def analyze(module: ir.Operation, opts: Options, plan_copies: bool = False) -> F
     return FastAnalysis(graph, result)
 
 
+def choose_min_copy_bytes(module: ir.Operation, opts: Options):
+    """min-copy-bytes through the core: (options of the chosen order, [(order,
+    bytes, copies)] per order), or None when the core declines any order
+    (the Python reference then decides, as it also handles failed orders)."""
+    from dataclasses import replace
+
+    from memplan.inplace.explain import MIN_COPY_BYTES_ORDERS, order_name
+
+    best = None
+    costs = []
+    for h, seed in MIN_COPY_BYTES_ORDERS:
+        o = replace(opts, analysis_heuristic=h, analysis_fuzzer_seed=seed)
+        fa = analyze(module, o, plan_copies=True)
+        if not fa.ok:
+            return None
+        cost = (fa.result.copy_bytes, fa.result.copy_count)
+        costs.append((order_name(h, seed), *cost))
+        if best is None or cost < best[0]:
+            best = (cost, o)
+    return best[1], costs
+
+
 def annotate(fa: FastAnalysis, opts: Options) -> None:
     """Annotate like upstream's test-analysis-only: operand decisions, then
     ``__equivalent_func_args__`` and ``bufferization.access`` at function

@@ -176,7 +176,7 @@ def materialize_actions(actions: list[tuple], pyop, value_index) -> int:
     return len(resolved)
 
 
-def copies_are_final(module: ir.Operation, opts) -> bool:
+def copies_are_final(module: ir.Operation, opts, check_opts=None) -> bool:
     """Would upstream's analysis, re-run on the IR with memplan's copies, keep
     every operand in place? (Its analysis is not idempotent: a maybe-alias op
     such as arith.select or scf.if can tie a fresh copy back to the buffer it
@@ -192,7 +192,7 @@ def copies_are_final(module: ir.Operation, opts) -> bool:
             materialize_copies(ma)
         except NotExact:
             return False
-        check = ModuleAnalysis(trial, opts)
+        check = ModuleAnalysis(trial, check_opts or opts)
         check.run()
         an = check.an
         for scope in check.scopes:
@@ -203,6 +203,17 @@ def copies_are_final(module: ir.Operation, opts) -> bool:
         return not an.errors
     finally:
         trial.erase()
+
+
+def upstream_order(opts, values: dict):
+    """``opts`` with the analysis order upstream's rewrite will re-analyze with
+    (min-copy-bytes runs upstream bottom-up): the copies must survive that."""
+    from dataclasses import replace
+
+    h = values["analysis_heuristic"]
+    if h == "min-copy-bytes":
+        h = "bottom-up"
+    return replace(opts, analysis_heuristic=h, analysis_fuzzer_seed=values["analysis_fuzzer_seed"])
 
 
 def fast_materialize_and_bufferize(module: ir.Operation, opts, values: dict):
@@ -232,12 +243,12 @@ def fast_materialize_and_bufferize(module: ir.Operation, opts, values: dict):
         except NotExact:
             final = False
         if final:
-            check = fast.analyze(trial, opts)
+            check = fast.analyze(trial, upstream_order(opts, values))
             final = check.all_in_place() if check.ok else None
     finally:
         trial.erase()
     if final is None:
-        final = copies_are_final(module, opts)  # the core declined the copied IR
+        final = copies_are_final(module, opts, upstream_order(opts, values))  # the core declined the copied IR
     if not final:
         run_upstream(module, values)
         return False
@@ -252,7 +263,7 @@ def materialize_and_bufferize(module: ir.Operation, ma, values: dict, ctx=None) 
     copies of its own."""
     from memplan.inplace.bufferize import run_upstream
 
-    if not copies_are_final(module, ma.opts):
+    if not copies_are_final(module, ma.opts, upstream_order(ma.opts, values)):
         run_upstream(module, values)
         return False
     materialize_copies(ma)
