@@ -72,14 +72,17 @@ class FastAnalysis:
         return int(self.result.inplace.sum())
 
 
-def analyze(module: ir.Operation, opts: Options, plan_copies: bool = False) -> FastAnalysis:
+def analyze(module: ir.Operation, opts: Options, plan_copies: bool = False,
+            graph: Optional[_core.Graph] = None) -> FastAnalysis:
     """Run the C++ core on ``module`` (the options must be supported).
     ``plan_copies`` also plans the tensor copies of the out-of-place
-    decisions (``FastAnalysis.copy_actions``)."""
+    decisions (``FastAnalysis.copy_actions``). ``graph``: the module's
+    graph, when already extracted (the IR must not have changed since)."""
     reason = unsupported_options(opts)
     if reason is not None:
         raise ValueError(f"the C++ in-place core does not support {reason}")
-    graph = extract_graph(module)
+    if graph is None:
+        graph = extract_graph(module)
     result = _core.inplace_analyze(
         graph,
         function_boundaries=opts.bufferize_function_boundaries,
@@ -103,9 +106,10 @@ def choose_min_copy_bytes(module: ir.Operation, opts: Options):
 
     best = None
     costs = []
+    graph = extract_graph(module)
     for h, seed in MIN_COPY_BYTES_ORDERS:
         o = replace(opts, analysis_heuristic=h, analysis_fuzzer_seed=seed)
-        fa = analyze(module, o, plan_copies=True)
+        fa = analyze(module, o, plan_copies=True, graph=graph)
         if not fa.ok:
             return None
         cost = (fa.result.copy_bytes, fa.result.copy_count)
