@@ -204,32 +204,30 @@ def _copy_opts(opts, heuristic: str, seed: int):
     return replace(opts, analysis_heuristic=heuristic, analysis_fuzzer_seed=seed)
 
 
-def copy_count(ma) -> int:
-    """Out-of-place operands that copy contents (allocation-only ones do not)."""
+def _copy_targets(ma):
+    """(value copied, allocation only) per out-of-place operand of the scopes."""
     an = ma.an
-    n = 0
     for scope in ma.scopes:
         for op in range(scope, an.op_end[scope] + 1):
             for o in an.tensor_operands(op):
-                if not an.inplace[o] and not copy_target(ma, o)[1]:
-                    n += 1
-    return n
+                if not an.inplace[o]:
+                    yield copy_target(ma, o)
+
+
+def copy_count(ma) -> int:
+    """Out-of-place operands that copy contents (allocation-only ones do not)."""
+    return sum(1 for _, alloc_only in _copy_targets(ma) if not alloc_only)
 
 
 def copy_cost(ma) -> int:
     """Bytes the out-of-place decisions copy (dynamic shapes count huge)."""
     an = ma.an
     total = 0
-    for scope in ma.scopes:
-        for op in range(scope, an.op_end[scope] + 1):
-            for o in an.tensor_operands(op):
-                if an.inplace[o]:
-                    continue
-                value, alloc_only = copy_target(ma, o)
-                if alloc_only:
-                    continue
-                b = an.types[an.value_type[value]].static_bytes
-                total += _DYNAMIC_COST if b < 0 else b
+    for value, alloc_only in _copy_targets(ma):
+        if alloc_only:
+            continue
+        b = an.types[an.value_type[value]].static_bytes
+        total += _DYNAMIC_COST if b < 0 else b
     return total
 
 
