@@ -924,7 +924,7 @@ struct Analysis {
         bool found;
         if (ri.nreads <= wj.nwrites) {
           found = allReads(ri, [&](int32_t r) {
-            const std::vector<int32_t> defs = definitions(r);
+            const std::vector<int32_t> &defs = definitions(r);  // map nodes are stable
             return writesForRead(wj, r, [&](int32_t w) {
               int32_t d = pairConflict(r, w, defs);
               if (d == INT32_MIN)
@@ -951,7 +951,7 @@ struct Analysis {
     if (newWrite >= 0) {
       for (const SetData *d : ds) {
         bool found = readsForWrite(*d, newWrite, [&](int32_t r) {
-          const std::vector<int32_t> defs = definitions(r);
+          const std::vector<int32_t> &defs = definitions(r);  // map nodes are stable
           if (defs.empty())
             return false;
           int32_t dd = pairConflict(r, newWrite, defs);
