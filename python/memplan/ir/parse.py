@@ -71,6 +71,13 @@ def parse_source(
     A single top-level ``builtin.module`` is used as is; anything else is
     wrapped in an implicit module, as mlir-opt does. ``first_line`` shifts
     locations so that a split chunk reports lines of the whole file.
+
+    With multithreading enabled on the context, a verifier failure in
+    several nested isolated ops reports its diagnostics from worker threads,
+    which the MLIR 22 Python bindings' error capture does not survive (the
+    process aborts). memplan-opt therefore parses on a single-threaded
+    context; callers parsing untrusted input should do the same
+    (``context.enable_multithreading(False)``).
     """
     source = "\n" * (first_line - 1) + text
     # The lines up to the first op (alias definitions there blanked out and
