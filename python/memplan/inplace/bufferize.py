@@ -134,24 +134,44 @@ def _run(module: ir.Operation, ctx: PassContext) -> None:
         _report_upstream(ctx, module, err)
 
 
-def _run_fast(module: ir.Operation, ctx: PassContext, opts: Options, engine: str) -> bool:
-    """test-analysis-only through the C++ core; False when the Python
-    reference has to run instead (engine=python, or the core declined)."""
-    from memplan.inplace import fast
+def _run_core(module: ir.Operation, ctx: PassContext, opts: Options, values: dict) -> bool:
+    """The pass through the C++ core (annotation, or rewrite mode with the
+    core's copy plan); False when the Python reference has to run instead
+    (engine=python, or the core declined)."""
+    from memplan.inplace import fast, rewrite
 
+    engine = values["analysis_engine"]
     if engine == "python":
         return False
+    analysis_only = values["test_analysis_only"]
+    fa = None
+    if opts.analysis_heuristic == "min-copy-bytes":
+        chosen = fast.choose_min_copy_bytes(module, opts)
+        if chosen is not None:
+            opts, costs, fa = chosen  # the kept order's analysis, copy plan included
+            _report_costs(ctx, costs, opts)
     reason = fast.unsupported_options(opts)
+    where = module
     if reason is None:
-        fa = fast.analyze(module, opts)
-        if fa.ok:
+        if fa is None:
+            fa = fast.analyze(module, opts, plan_copies=not analysis_only)
+        if fa.ok and analysis_only:
             ctx.stat("num-tensor-in-place", fa.num_inplace(), "tensor operands in place")
             ctx.stat("cpp-core", 1, "modules analyzed by the C++ core")
             fast.annotate(fa, opts)
             return True
-        where, reason = fa.decline_location(module), fa.result.decline_reason
-    else:
-        where = module
+        if fa.ok:
+            ctx.stat("cpp-core", 1, "modules analyzed by the C++ core")
+            if rewrite.fast_materialize_and_bufferize(module, fa, opts, values):
+                ctx.stat("copies-materialized", 1, "modules rewritten with memplan's copies")
+            else:
+                ctx.stat("upstream-reanalysis-fallback", 1,
+                         "modules where upstream's re-analysis would differ: upstream analyzed them")
+            return True
+        if analysis_only:
+            where, reason = fa.decline_location(module), fa.result.decline_reason
+        else:
+            reason = "the C++ core declined the module"
     if engine == "cpp":
         ctx.error(where, f"memplan-one-shot-bufferize: the C++ core does not handle this input: {reason}")
         return True
@@ -175,33 +195,6 @@ def _report_costs(ctx: PassContext, costs: list, chosen: Options) -> None:
         ctx.stat(f"copies-{name}", ncopies, f"copies with analysis-heuristic={name}")
 
 
-def _rewrite_fast(module: ir.Operation, ctx: PassContext, opts: Options, values: dict) -> bool:
-    """Rewrite mode with the C++ core's decisions and copy plan; False when
-    the Python reference has to run instead."""
-    from memplan.inplace import fast, rewrite
-
-    engine = values["analysis_engine"]
-    if engine == "python":
-        return False
-    reason = fast.unsupported_options(opts)
-    if reason is None:
-        done = rewrite.fast_materialize_and_bufferize(module, opts, values)
-        if done is not None:
-            ctx.stat("cpp-core", 1, "modules analyzed by the C++ core")
-            if done:
-                ctx.stat("copies-materialized", 1, "modules rewritten with memplan's copies")
-            else:
-                ctx.stat("upstream-reanalysis-fallback", 1,
-                         "modules where upstream's re-analysis would differ: upstream analyzed them")
-            return True
-        reason = "the C++ core declined the module"
-    if engine == "cpp":
-        ctx.error(module, f"memplan-one-shot-bufferize: the C++ core does not handle this input: {reason}")
-        return True
-    ctx.stat("python-reference", 1, "modules the C++ core declined (Python analysis ran)")
-    return False
-
-
 def _run_checked(module: ir.Operation, ctx: PassContext) -> None:
     from memplan.inplace import rewrite
     from memplan.inplace.annotate import annotate
@@ -215,16 +208,7 @@ def _run_checked(module: ir.Operation, ctx: PassContext) -> None:
         run_upstream(module, values)
         return
     opts = options_from(values)
-    if opts.analysis_heuristic == "min-copy-bytes" and values["analysis_engine"] != "python":
-        from memplan.inplace import fast
-
-        chosen = fast.choose_min_copy_bytes(module, opts)
-        if chosen is not None:
-            opts, costs = chosen
-            _report_costs(ctx, costs, opts)
-    if values["test_analysis_only"] and _run_fast(module, ctx, opts, values["analysis_engine"]):
-        return
-    if not values["test_analysis_only"] and _rewrite_fast(module, ctx, opts, values):
+    if _run_core(module, ctx, opts, values):
         return
     ma = ModuleAnalysis(module, opts)
     try:

@@ -260,15 +260,20 @@ class ModuleAnalysis:
         of it; it runs (with unstructured control flow only) for the queries
         on which upstream recurses without end (see result_bufferizes_to_write)."""
         an = self.an
+        for _, r in self._bufferizable_results(post):
+            if an.result_bufferizes_to_write(r):
+                continue
+            for (o, _, _) in an.aliasing_opoperands(r):
+                an.definitions(o)
+
+    def _bufferizable_results(self, post: list[int]):
+        """(op, tensor result) of the bufferizable ops, in ``post`` order."""
+        an = self.an
         for op in post:
             s = an.sem[op]
-            if s is None or not s.bufferizable:
-                continue
-            for r in an.tensor_results(op):
-                if an.result_bufferizes_to_write(r):
-                    continue
-                for (o, _, _) in an.aliasing_opoperands(r):
-                    an.definitions(o)
+            if s is not None and s.bufferizable:
+                for r in an.tensor_results(op):
+                    yield op, r
 
     def scope_values(self, root: int) -> list[int]:
         an = self.an
@@ -400,30 +405,26 @@ class ModuleAnalysis:
 
     def equivalence_analysis(self, post: list[int]) -> None:
         an = self.an
-        for op in post:
-            s = an.sem[op]
-            if s is None or not s.bufferizable:
+        for op, r in self._bufferizable_results(post):
+            aliases = an.aliasing_opoperands(r)
+            if not aliases:
                 continue
-            for r in an.tensor_results(op):
-                aliases = an.aliasing_opoperands(r)
-                if not aliases:
-                    continue
-                first = an.operands[aliases[0][0]]
-                all_eq = True
-                for (o, rel, definite) in aliases:
-                    is_eq = rel == EQUIV
-                    inpl = bool(an.inplace[o])
-                    val = an.operands[o]
-                    if is_eq and inpl and definite:
-                        an.equiv.union(r, val)
-                        all_eq = False
-                        break
-                    if not is_eq or not inpl:
-                        all_eq = False
-                    if not an.equivalent(val, first):
-                        all_eq = False
-                if all_eq and r not in s.allocation:
-                    an.equiv.union(r, first)
+            first = an.operands[aliases[0][0]]
+            all_eq = True
+            for (o, rel, definite) in aliases:
+                is_eq = rel == EQUIV
+                inpl = bool(an.inplace[o])
+                val = an.operands[o]
+                if is_eq and inpl and definite:
+                    an.equiv.union(r, val)
+                    all_eq = False
+                    break
+                if not is_eq or not inpl:
+                    all_eq = False
+                if not an.equivalent(val, first):
+                    all_eq = False
+            if all_eq and r not in an.sem[op].allocation:
+                an.equiv.union(r, first)
 
     def verify(self, post: list[int]) -> None:
         an = self.an

@@ -98,8 +98,9 @@ def analyze(module: ir.Operation, opts: Options, plan_copies: bool = False,
 
 def choose_min_copy_bytes(module: ir.Operation, opts: Options):
     """min-copy-bytes through the core: (options of the chosen order, [(order,
-    bytes, copies)] per order), or None when the core declines any order
-    (the Python reference then decides, as it also handles failed orders)."""
+    bytes, copies)] per order, the chosen order's analysis with its copy
+    plan), or None when the core declines any order (the Python reference
+    then decides, as it also handles failed orders)."""
     from dataclasses import replace
 
     from memplan.inplace.explain import MIN_COPY_BYTES_ORDERS, order_name
@@ -115,8 +116,8 @@ def choose_min_copy_bytes(module: ir.Operation, opts: Options):
         cost = (fa.result.copy_bytes, fa.result.copy_count)
         costs.append((order_name(h, seed), *cost))
         if best is None or cost < best[0]:
-            best = (cost, o)
-    return best[1], costs
+            best = (cost, o, fa)
+    return best[1], costs, best[2]
 
 
 def annotate(fa: FastAnalysis, opts: Options) -> None:

@@ -216,18 +216,13 @@ def upstream_order(opts, values: dict):
     return replace(opts, analysis_heuristic=h, analysis_fuzzer_seed=values["analysis_fuzzer_seed"])
 
 
-def fast_materialize_and_bufferize(module: ir.Operation, opts, values: dict):
-    """Rewrite mode through the C++ core: its decisions and copy plan, the
-    same clone check as :func:`materialize_and_bufferize`, then upstream's
-    rewrite. Returns None (IR untouched) when the core declines, else as
-    :func:`materialize_and_bufferize`."""
+def fast_materialize_and_bufferize(module: ir.Operation, fa, opts, values: dict) -> bool:
+    """Rewrite mode through the C++ core: its decisions and copy plan (``fa``,
+    analyzed with ``plan_copies``), the same clone check as
+    :func:`materialize_and_bufferize`, then upstream's rewrite."""
     from memplan.inplace import fast
-    from memplan.inplace.bufferize import run_upstream
     from memplan.ir.graph import extract_graph, operation
 
-    fa = fast.analyze(module, opts, plan_copies=True)
-    if not fa.ok:
-        return None
     actions = fa.copy_actions()
 
     def ops_of(graph):
@@ -249,23 +244,23 @@ def fast_materialize_and_bufferize(module: ir.Operation, opts, values: dict):
         trial.erase()
     if final is None:
         final = copies_are_final(module, opts, upstream_order(opts, values))  # the core declined the copied IR
-    if not final:
-        run_upstream(module, values)
-        return False
-    materialize_actions(actions, ops_of(fa.graph), fa.graph.value_index)
-    run_upstream(module, values)
-    return True
+    return _bufferize(module, values, final,
+                      lambda: materialize_actions(actions, ops_of(fa.graph), fa.graph.value_index))
 
 
 def materialize_and_bufferize(module: ir.Operation, ma, values: dict, ctx=None) -> bool:
     """Insert memplan's copies and run upstream's rewrite. Returns False (and
     runs upstream on the untouched IR) when upstream's re-analysis would add
     copies of its own."""
+    final = copies_are_final(module, ma.opts, upstream_order(ma.opts, values))
+    return _bufferize(module, values, final, lambda: materialize_copies(ma))
+
+
+def _bufferize(module: ir.Operation, values: dict, final: bool, materialize) -> bool:
+    """Upstream's rewrite, after memplan's copies when they are ``final``."""
     from memplan.inplace.bufferize import run_upstream
 
-    if not copies_are_final(module, ma.opts, upstream_order(ma.opts, values)):
-        run_upstream(module, values)
-        return False
-    materialize_copies(ma)
+    if final:
+        materialize()
     run_upstream(module, values)
-    return True
+    return final
