@@ -8,4 +8,5 @@ NB_MODULE(_core, m) {
   memplan::registerPackingBindings(m);
   memplan::registerLifetimesBindings(m);
   memplan::registerInplaceBindings(m);
+  memplan::registerBufferizeBindings(m);
 }

@@ -14,6 +14,7 @@ void registerGraphBindings(nanobind::module_ &m);
 void registerPackingBindings(nanobind::module_ &m);
 void registerLifetimesBindings(nanobind::module_ &m);
 void registerInplaceBindings(nanobind::module_ &m);
+void registerBufferizeBindings(nanobind::module_ &m);
 }  // namespace memplan
 
 #endif  // MEMPLAN_BINDINGS_H

@@ -138,7 +138,7 @@ def _run_core(module: ir.Operation, ctx: PassContext, opts: Options, values: dic
     """The pass through the C++ core (annotation, or rewrite mode with the
     core's copy plan); False when the Python reference has to run instead
     (engine=python, or the core declined)."""
-    from memplan.inplace import fast, rewrite
+    from memplan.inplace import fast
 
     engine = values["analysis_engine"]
     if engine == "python":
@@ -154,7 +154,7 @@ def _run_core(module: ir.Operation, ctx: PassContext, opts: Options, values: dic
     where = module
     if reason is None:
         if fa is None:
-            fa = fast.analyze(module, opts, plan_copies=not analysis_only)
+            fa = fast.analyze(module, opts)
         if fa.ok and analysis_only:
             ctx.stat("num-tensor-in-place", fa.num_inplace(), "tensor operands in place")
             ctx.stat("cpp-core", 1, "modules analyzed by the C++ core")
@@ -162,11 +162,10 @@ def _run_core(module: ir.Operation, ctx: PassContext, opts: Options, values: dic
             return True
         if fa.ok:
             ctx.stat("cpp-core", 1, "modules analyzed by the C++ core")
-            if rewrite.fast_materialize_and_bufferize(module, fa, opts, values):
-                ctx.stat("copies-materialized", 1, "modules rewritten with memplan's copies")
-            else:
-                ctx.stat("upstream-reanalysis-fallback", 1,
-                         "modules where upstream's re-analysis would differ: upstream analyzed them")
+            scopes = fa.result.scopes
+            boundary = {f.func for f in fa.result.facts}
+            _rewrite(module, ctx, values, fa.graph, fa.result.inplace, fa.result.decided,
+                     [(s, s in boundary) for s in scopes])
             return True
         if analysis_only:
             where, reason = fa.decline_location(module), fa.result.decline_reason
@@ -196,7 +195,6 @@ def _report_costs(ctx: PassContext, costs: list, chosen: Options) -> None:
 
 
 def _run_checked(module: ir.Operation, ctx: PassContext) -> None:
-    from memplan.inplace import rewrite
     from memplan.inplace.annotate import annotate
     from memplan.inplace.driver import ModuleAnalysis
 
@@ -231,9 +229,9 @@ def _run_checked(module: ir.Operation, ctx: PassContext) -> None:
         ctx.error(ma.an.pyop(err.op), err.message)
         return
     an = ma.an
-    ctx.stat("num-tensor-in-place", sum(an.inplace[o] for o in range(len(an.operands))
-                                         if an.decided[o] or an.inplace[o]), "tensor operands in place")
     if values["test_analysis_only"]:
+        ctx.stat("num-tensor-in-place", sum(an.inplace[o] for o in range(len(an.operands))
+                                             if an.decided[o] or an.inplace[o]), "tensor operands in place")
         annotate(ma)
         for op, msg in an.errors:
             ctx.error(an.pyop(op), msg)
@@ -242,9 +240,21 @@ def _run_checked(module: ir.Operation, ctx: PassContext) -> None:
         for op, msg in an.errors:
             ctx.error(an.pyop(op), msg)
         return
-    if rewrite.materialize_and_bufferize(module, ma, values):
-        ctx.stat("copies-materialized", 1, "modules rewritten with memplan's copies")
-    else:
-        ctx.stat("upstream-reanalysis-fallback", 1,
-                 "modules where upstream's re-analysis would differ: upstream analyzed them")
+    _rewrite(module, ctx, values, an.graph, an.inplace, an.decided,
+             [(f, f in ma.func_facts) for f in ma.scopes])
 
+
+def _rewrite(module: ir.Operation, ctx: PassContext, values: dict, graph, inplace, decided,
+             scopes: list) -> None:
+    """Rewrite mode: upstream's copy insertion and bufferization with
+    memplan's decisions (no upstream analysis)."""
+    from memplan.inplace import rewrite
+
+    try:
+        stats = rewrite.bufferize(graph, inplace, decided, scopes, values)
+    except rewrite.RewriteFailed:
+        ctx.failed = True
+        return
+    ctx.stat("num-buffer-alloc", stats.num_buffer_alloc, "buffer allocations")
+    ctx.stat("num-tensor-in-place", stats.num_tensor_in_place, "tensor operands in place")
+    ctx.stat("num-tensor-out-of-place", stats.num_tensor_out_of_place, "tensor operands out of place")
