@@ -22,6 +22,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+import threading
 import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence
@@ -174,15 +175,7 @@ class MemplanPass:
         self.statistics: dict[str, tuple[int, str]] = {}
 
     def __call__(self, op: ir.Operation, pass_: Any) -> None:
-        ctx = PassContext(self.info, dict(self.options))
-        # Builders need a default location; the op's is the natural one.
-        with op.location:
-            try:
-                self.info.run(op, ctx)
-            except Exception as err:  # a bug must not take the process down
-                if os.environ.get("MEMPLAN_DEBUG"):
-                    traceback.print_exc()
-                ctx.error(op, f"{self.info.argument}: internal error: {type(err).__name__}: {err}")
+        ctx = execute(self.info, dict(self.options), op)
         self.statistics = ctx.statistics
         if ctx.failed:
             pass_.signal_pass_failure()
@@ -202,8 +195,71 @@ class MemplanPass:
         return f"<MemplanPass {self.pipeline_text()}>"
 
 
+def execute(info: PassInfo, values: dict[str, Any], op: ir.Operation) -> PassContext:
+    """Run the pass ``info`` with resolved option ``values`` on ``op``; an
+    exception becomes a located error (a bug must not take the process down)."""
+    ctx = PassContext(info, values)
+    # Builders need a default location; the op's is the natural one.
+    with op.location:
+        try:
+            info.run(op, ctx)
+        except Exception as err:
+            if os.environ.get("MEMPLAN_DEBUG"):
+                traceback.print_exc()
+            ctx.error(op, f"{info.argument}: internal error: {type(err).__name__}: {err}")
+    return ctx
+
+
+def split_options(text: Optional[str]) -> dict[str, Optional[str]]:
+    """Split ``key=value key2 key3="a b"`` into a dict (bare keys map to None)."""
+    result: dict[str, Optional[str]] = {}
+    if not text:
+        return result
+    i, n = 0, len(text)
+    while i < n:
+        while i < n and text[i].isspace():
+            i += 1
+        if i >= n:
+            break
+        start = i
+        while i < n and not text[i].isspace() and text[i] != "=":
+            i += 1
+        key = text[start:i]
+        value: Optional[str] = None
+        if i < n and text[i] == "=":
+            i += 1
+            vstart, depth, quote = i, 0, None
+            while i < n:
+                ch = text[i]
+                if quote:
+                    quote = None if ch == quote else quote
+                elif ch in "\"'":
+                    quote = ch
+                elif ch in "{[(":
+                    depth += 1
+                elif ch in "}])":
+                    depth -= 1
+                elif ch.isspace() and depth == 0:
+                    break
+                i += 1
+            value = text[vstart:i]
+        result[key] = value
+    return result
+
+
+def parse_option_text(info: PassInfo, text: Optional[str]) -> dict[str, Any]:
+    """The option values ``{text}`` gives the pass ``info`` (defaults for the
+    rest); raises :class:`PassOptionError`."""
+    values = {opt.py_name: opt.default for opt in info.options}
+    for key, raw in split_options(text).items():
+        opt = info.option(key)
+        values[opt.py_name] = opt.parse(raw)
+    return values
+
+
 _REGISTRY: dict[str, PassInfo] = {}
 _loaded = False
+_load_lock = threading.RLock()
 
 
 def register_pass(
@@ -242,10 +298,51 @@ def _add(info: PassInfo) -> None:
 
 def _ensure_loaded() -> None:
     global _loaded
-    if not _loaded:
-        _loaded = True
+    if _loaded:
+        return
+    with _load_lock:
+        if _loaded:
+            return
         for name in _PASS_MODULES:
             importlib.import_module(name)
+        for info in _REGISTRY.values():
+            _register_in_mlir(info)
+        _loaded = True
+
+
+def mlir_pass_name(info: PassInfo) -> str:
+    """The pass' name in MLIR (statistics, timing): ``memplan-buffer-reuse``
+    -> ``MemplanBufferReusePass``."""
+    return "".join(part.capitalize() for part in info.argument.split("-")) + "Pass"
+
+
+def _register_in_mlir(info: PassInfo) -> None:
+    """Put ``info`` into MLIR's pass registry, so textual pipelines parsed by
+    ``PassManager.parse`` (or any MLIR tool in this process) find it."""
+    from memplan import _core
+
+    def check(text: str) -> str:
+        try:
+            parse_option_text(info, text)
+        except PassOptionError as err:
+            return str(err)
+        return ""
+
+    if info.run is not None:
+        def run(op: ir.Operation, text: str):
+            ctx = execute(info, parse_option_text(info, text), op)
+            stats = [(name, desc, value) for name, (value, desc) in ctx.statistics.items()]
+            return not ctx.failed, stats
+
+        _core.register_pass(info.argument, mlir_pass_name(info), info.summary, check, run)
+    else:
+        def expand(text: str) -> str:
+            try:
+                return info.expand(parse_option_text(info, text))
+            except PassOptionError as err:
+                raise ValueError(f"{info.argument}: {err}") from None
+
+        _core.register_pipeline(info.argument, info.summary, expand)
 
 
 def registered_passes() -> list[PassInfo]:

@@ -125,43 +125,6 @@ class _Parser:
         return ""
 
 
-def parse_options(text: Optional[str]) -> dict[str, Optional[str]]:
-    """Split ``key=value key2 key3="a b"`` into a dict (bare keys map to None)."""
-    result: dict[str, Optional[str]] = {}
-    if not text:
-        return result
-    i, n = 0, len(text)
-    while i < n:
-        while i < n and text[i].isspace():
-            i += 1
-        if i >= n:
-            break
-        start = i
-        while i < n and not text[i].isspace() and text[i] != "=":
-            i += 1
-        key = text[start:i]
-        value: Optional[str] = None
-        if i < n and text[i] == "=":
-            i += 1
-            vstart, depth, quote = i, 0, None
-            while i < n:
-                ch = text[i]
-                if quote:
-                    quote = None if ch == quote else quote
-                elif ch in "\"'":
-                    quote = ch
-                elif ch in "{[(":
-                    depth += 1
-                elif ch in "}])":
-                    depth -= 1
-                elif ch.isspace() and depth == 0:
-                    break
-                i += 1
-            value = text[vstart:i]
-        result[key] = value
-    return result
-
-
 Step = Union[str, registry.MemplanPass]
 
 
@@ -236,14 +199,10 @@ def _contains_memplan(element: Element) -> bool:
 
 
 def _parse_pass_options(info: registry.PassInfo, text: Optional[str]) -> dict:
-    values = {}
     try:
-        for key, raw in parse_options(text).items():
-            opt = info.option(key)
-            values[opt.py_name] = opt.parse(raw)
+        return registry.parse_option_text(info, text)
     except registry.PassOptionError as err:
         raise PipelineError(f"{info.argument}: {err}") from None
-    return values
 
 
 def build_pass_manager(

@@ -8,7 +8,8 @@ from mlir import ir, passmanager
 import memplan
 import memplan.passes
 from memplan.ir import parse_source
-from memplan.pipeline import PipelineError, parse_options, parse_pipeline, plan
+from memplan.passes import split_options as parse_options
+from memplan.pipeline import PipelineError, parse_pipeline, plan
 
 TENSOR_FN = """
 #id = affine_map<(d0) -> (d0)>

@@ -1,0 +1,56 @@
+//===- registry.h - memplan passes in MLIR's pass registry -------*- C++ -*-===//
+//
+// memplan's passes are defined in Python. These hooks register each one in
+// MLIR's pass registry as a real MLIR pass on `builtin.module` (and each
+// pipeline alias as a registered pass pipeline), so a plain
+// `PassManager.parse("builtin.module(memplan-...)")` finds them. The
+// implementation (lib/passes/) is on MLIR's C++ API; the hooks only use plain
+// C++ types and MLIR C API handles, so the Python side stays in the bindings.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MEMPLAN_REGISTRY_H
+#define MEMPLAN_REGISTRY_H
+
+#include "mlir-c/IR.h"
+
+#include <cstdint>
+#include <string>
+
+namespace memplan {
+
+/// Where a running pass reports its statistics.
+class StatisticSink {
+public:
+  virtual ~StatisticSink() = default;
+  virtual void add(const std::string &name, const std::string &description, uint64_t value) = 0;
+};
+
+/// The Python side of one registered pass. `userData` is kept alive for the
+/// life of the process (MLIR's registry never forgets a pass).
+struct ExternalPassHooks {
+  void *userData = nullptr;
+  /// Checks the `{key=value}` options: empty when they parse, else the error.
+  std::string (*checkOptions)(void *userData, const std::string &options) = nullptr;
+  /// Runs the pass on `op` with the given options; false when it failed
+  /// (its diagnostics have been emitted).
+  bool (*run)(void *userData, MlirOperation op, const std::string &options,
+              StatisticSink &statistics) = nullptr;
+  /// For a pipeline alias: the textual pipeline elements the options stand
+  /// for (`error` set when the options do not parse).
+  std::string (*expand)(void *userData, const std::string &options, std::string &error) = nullptr;
+};
+
+/// Registers a pass on `builtin.module` under `argument`.
+void registerExternalPass(const std::string &argument, const std::string &name,
+                          const std::string &description, ExternalPassHooks hooks);
+
+/// Registers a pass pipeline alias under `argument` (hooks.expand is used).
+void registerExternalPipeline(const std::string &argument, const std::string &description,
+                              ExternalPassHooks hooks);
+
+/// True when `argument` names a registered pass or pipeline.
+bool isRegisteredPass(const std::string &argument);
+
+} // namespace memplan
+
+#endif // MEMPLAN_REGISTRY_H

@@ -1,0 +1,118 @@
+//===- registry_bindings.cpp - Python hooks of registered memplan passes --===//
+//
+// `register_pass(argument, name, description, check_options, run)` and
+// `register_pipeline(argument, description, expand)` put Python-defined
+// passes into MLIR's pass registry (lib/passes/ExternalPass.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#include "memplan/bindings.h"
+#include "memplan/registry.h"
+
+#include "mlir-c/IR.h"
+
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstdio>
+#include <mutex>
+
+namespace nb = nanobind;
+
+namespace memplan {
+namespace {
+
+/// The Python callables of one pass; never freed (the registry keeps the
+/// pass for the life of the process).
+struct PyHooks {
+  nb::object checkOptions, run, expand;
+};
+
+std::string describe(nb::python_error &err) { return err.what(); }
+
+std::string checkOptions(void *userData, const std::string &options) {
+  nb::gil_scoped_acquire gil;
+  try {
+    return nb::cast<std::string>(static_cast<PyHooks *>(userData)->checkOptions(options));
+  } catch (nb::python_error &err) {
+    return describe(err);
+  }
+}
+
+bool run(void *userData, MlirOperation op, const std::string &options, StatisticSink &sink) {
+  nb::gil_scoped_acquire gil;
+  try {
+    nb::object capsule = nb::steal(PyCapsule_New(op.ptr, "mlir.ir.Operation._CAPIPtr", nullptr));
+    nb::object pyOp = nb::module_::import_("mlir.ir").attr("Operation").attr("_CAPICreate")(capsule);
+    auto [ok, stats] = nb::cast<std::tuple<bool, std::vector<std::tuple<std::string, std::string, uint64_t>>>>(
+        static_cast<PyHooks *>(userData)->run(pyOp, options));
+    for (auto &[name, description, value] : stats)
+      sink.add(name, description, value);
+    return ok;
+  } catch (nb::python_error &err) {
+    std::fprintf(stderr, "memplan: internal error in a pass: %s\n", err.what());
+    return false;
+  }
+}
+
+std::string expand(void *userData, const std::string &options, std::string &error) {
+  nb::gil_scoped_acquire gil;
+  try {
+    return nb::cast<std::string>(static_cast<PyHooks *>(userData)->expand(options));
+  } catch (nb::python_error &err) {
+    error = describe(err);
+    return "";
+  }
+}
+
+/// MLIR's registry is not thread-safe: registrations are serialized here.
+std::mutex registryMutex;
+
+} // namespace
+
+void registerRegistryBindings(nb::module_ &m) {
+  m.def(
+      "register_pass",
+      [](const std::string &argument, const std::string &name, const std::string &description,
+         nb::object checkOptionsFn, nb::object runFn) {
+        std::lock_guard<std::mutex> lock(registryMutex);
+        if (isRegisteredPass(argument))
+          return false;
+        ExternalPassHooks hooks;
+        hooks.userData = new PyHooks{checkOptionsFn, runFn, nb::none()};
+        hooks.checkOptions = &checkOptions;
+        hooks.run = &run;
+        registerExternalPass(argument, name, description, hooks);
+        return true;
+      },
+      nb::arg("argument"), nb::arg("name"), nb::arg("description"), nb::arg("check_options"),
+      nb::arg("run"),
+      "Register a Python-defined module pass in MLIR's pass registry (False if the argument is "
+      "taken). check_options(text) -> error or ''; run(op, text) -> (ok, [(name, description, "
+      "value)]).");
+  m.def(
+      "register_pipeline",
+      [](const std::string &argument, const std::string &description, nb::object expandFn) {
+        std::lock_guard<std::mutex> lock(registryMutex);
+        if (isRegisteredPass(argument))
+          return false;
+        ExternalPassHooks hooks;
+        hooks.userData = new PyHooks{nb::none(), nb::none(), expandFn};
+        hooks.expand = &expand;
+        registerExternalPipeline(argument, description, hooks);
+        return true;
+      },
+      nb::arg("argument"), nb::arg("description"), nb::arg("expand"),
+      "Register a pass pipeline alias in MLIR's registry; expand(text) -> textual pipeline "
+      "elements (raise ValueError on bad options).");
+  m.def(
+      "is_registered_pass",
+      [](const std::string &argument) {
+        std::lock_guard<std::mutex> lock(registryMutex);
+        return isRegisteredPass(argument);
+      },
+      nb::arg("argument"), "True if MLIR's registry has a pass or pipeline of this name.");
+}
+
+} // namespace memplan
