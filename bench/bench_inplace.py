@@ -18,7 +18,11 @@ Sections:
   ``iter_args``: ``extract_slice`` two tiles, a ``linalg.generic``,
   ``insert_slice`` back; chained).
 * ``rewrite``: the same pairs without ``test-analysis-only`` (full
-  bufferization to memref IR; memplan's copies, then upstream's rewrite).
+  bufferization to memref IR: upstream's copy insertion and bufferization
+  driven by memplan's decisions, no upstream analysis).
+* ``workloads``: every real model in ``../shared/workloads`` (``--workloads``),
+  analysis only and full bufferization, with the reference pipeline's options
+  (identity-layout function boundaries).
 * ``inprocess``: the same pairs inside one Python process each (what a user
   of memplan's Python pass pipelines sees): parse, pass, print, timed apart,
   for memplan's pass and upstream's ``one-shot-bufferize`` run through the
@@ -184,25 +188,65 @@ class Runner:
         path = os.path.join(self.tmp, "in.mlir")
         with open(path, "w") as f:
             f.write(CASES[name][0](n))
-        ours, out1 = run([MEMPLAN_OPT, path, *args[0]], self.args.memplan_timeout)
         skipped = not upstream or name in self.upstream_timed_out
-        theirs, out2 = (math.nan, None) if skipped else run([MLIR_OPT, path, *args[1]], self.args.timeout)
+        ours, theirs, same = self.pair_file(f"{name} N={n}", path, args, skipped)
         if theirs == INF:
             self.upstream_timed_out.add(name)
-        if math.isnan(ours) or (not skipped and math.isnan(theirs)):
+        return ours, theirs, same, skipped
+
+    def pair_file(self, label: str, path: str, args, skip_upstream: bool = False):
+        """Run both tools on the file: (memplan s, upstream s, identical)."""
+        ours, out1 = run([MEMPLAN_OPT, path, *args[0]], self.args.memplan_timeout)
+        theirs, out2 = (math.nan, None) if skip_upstream else run([MLIR_OPT, path, *args[1]], self.args.timeout)
+        if math.isnan(ours) or (not skip_upstream and math.isnan(theirs)):
             same = "FAILED"
-            self.differ.append(f"{name} N={n} (a run failed)")
+            self.differ.append(f"{label} (a run failed)")
         elif out1 is None or out2 is None:
             same = "-"
         elif out1 == out2:
             same = "yes"
         else:
             same = "NO"
-            self.differ.append(f"{name} N={n}")
+            self.differ.append(label)
             diff = difflib.unified_diff(out2.decode().splitlines(), out1.decode().splitlines(),
                                         "upstream", "memplan", lineterm="", n=1)
-            sys.stderr.write(f"outputs differ: {name} N={n}\n" + "\n".join(list(diff)[:40]) + "\n")
-        return ours, theirs, same, skipped
+            sys.stderr.write(f"outputs differ: {label}\n" + "\n".join(list(diff)[:40]) + "\n")
+        return ours, theirs, same
+
+
+def ratio_text(ours: float, theirs: float, timeout: float) -> str:
+    if math.isnan(theirs) or math.isnan(ours) or ours == INF:
+        return "-"
+    if theirs == INF:
+        return f"> {timeout / ours:.1f}x"
+    return f"{theirs / ours:.2f}x"
+
+
+#: Options of the real-model reference pipeline (../shared/workloads/README.md).
+WORKLOAD_OPTIONS = "bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map"
+WORKLOADS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "workloads")
+
+
+def section_workloads(r: Runner, directory: str) -> None:
+    """Every real-model workload: analysis only and full bufferization."""
+    a = r.args
+    files = sorted(f for f in os.listdir(directory) if f.endswith(".mlir")) if os.path.isdir(directory) else []
+    print(f"\n### real models ({WORKLOAD_OPTIONS}; upstream timeout {a.timeout:.0f} s)\n")
+    if not files:
+        print(f"(no workloads: {directory} not found)")
+        return
+    print("| workload | mode | memplan (s) | upstream (s) | upstream / memplan | identical |")
+    print("|---|---|---:|---:|---:|---|")
+    for name in files:
+        path = os.path.join(directory, name)
+        for mode, extra in (("analysis only", " test-analysis-only"), ("full bufferization", "")):
+            opts = WORKLOAD_OPTIONS + extra
+            args = ([f"--pass-pipeline=builtin.module(memplan-one-shot-bufferize{{{opts}}})"],
+                    [f"--one-shot-bufferize={opts}"])
+            ours, theirs, same = r.pair_file(f"{name} {mode}", path, args)
+            print(f"| {name.removesuffix('.mlir')} | {mode} | {fmt_time(ours, a.memplan_timeout)} "
+                  f"| {fmt_time(theirs, a.timeout)} | {ratio_text(ours, theirs, a.timeout)} | {same} |",
+                  flush=True)
 
 
 def section_compare(r: Runner, cases: list[str], sizes: list[int], rewrite: bool = False) -> None:
@@ -215,12 +259,7 @@ def section_compare(r: Runner, cases: list[str], sizes: list[int], rewrite: bool
         for n in sizes:
             ours, theirs, same, skipped = r.pair(name, n, args=REWRITE_ARGS if rewrite else
                                                  (MEMPLAN_ARGS, UPSTREAM_ARGS))
-            if skipped or math.isnan(theirs) or math.isnan(ours) or ours == INF:
-                ratio = "-"
-            elif theirs == INF:
-                ratio = f"> {a.timeout / ours:.1f}x"
-            else:
-                ratio = f"{theirs / ours:.2f}x"
+            ratio = "-" if skipped else ratio_text(ours, theirs, a.timeout)
             print(f"| {name} | {n} | {CASES[name][1](n)} | {fmt_time(ours, a.memplan_timeout)} "
                   f"| {fmt_time(theirs, a.timeout, skipped)} | {ratio} | {same} |", flush=True)
 
@@ -343,7 +382,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help=f"small sizes and timeout: {QUICK}")
     ap.add_argument("--sections", default="compare,inprocess,scaling",
-                    help="comma list of: compare, rewrite, inprocess, scaling")
+                    help="comma list of: compare, rewrite, workloads, inprocess, scaling")
+    ap.add_argument("--workloads", default=WORKLOADS, help="directory of real-model .mlir files")
     ap.add_argument("--cases", default=",".join(CASES), help="cases of the compare section")
     ap.add_argument("--sizes", help=f"N of the compare section (default {FULL['sizes']})")
     ap.add_argument("--scaling-cases", default=",".join(SCALING_CASES))
@@ -369,6 +409,8 @@ def main() -> None:
         if "rewrite" in sections:
             r.upstream_timed_out.clear()
             section_compare(r, args.cases.split(","), [int(x) for x in args.sizes.split(",")], rewrite=True)
+        if "workloads" in sections:
+            section_workloads(r, args.workloads)
         if "inprocess" in sections:
             section_inprocess(r, args.cases.split(","), [int(x) for x in args.sizes.split(",")])
         if "scaling" in sections:
