@@ -46,13 +46,22 @@ void checkOp(const Graph &g, int32_t op) {
 }  // namespace
 
 void registerGraphBindings(nb::module_ &m) {
+  nb::enum_<TypeKind>(m, "TypeKind", "The kind of an MLIR type, as the IR bridge classifies it.")
+      .value("OTHER", TypeKind::Other)
+      .value("RANKED_TENSOR", TypeKind::RankedTensor)
+      .value("UNRANKED_TENSOR", TypeKind::UnrankedTensor)
+      .value("MEMREF", TypeKind::MemRef)
+      .value("UNRANKED_MEMREF", TypeKind::UnrankedMemRef)
+      .value("INDEX", TypeKind::Index)
+      .value("INTEGER", TypeKind::Integer)
+      .value("FLOAT", TypeKind::Float);
   nb::class_<TypeInfo>(m, "TypeInfo", "What memplan knows of one MLIR type.")
       .def_ro("shape", &TypeInfo::shape)
       .def_ro("elem_bits", &TypeInfo::elemBits)
       .def_ro("identity_layout", &TypeInfo::identityLayout)
       .def_ro("memory_space", &TypeInfo::memorySpace)
       .def_ro("text", &TypeInfo::text)
-      .def_prop_ro("kind", [](const TypeInfo &t) { return (int)t.kind; })
+      .def_ro("kind", &TypeInfo::kind)
       .def_prop_ro("is_tensor", &TypeInfo::isTensor)
       .def_prop_ro("is_memref", &TypeInfo::isMemRef)
       .def_prop_ro("has_static_shape", &TypeInfo::hasStaticShape)

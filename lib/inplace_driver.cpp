@@ -123,6 +123,9 @@ struct Driver {
         if (g.regionBlockBegin[r + 1] - g.regionBlockBegin[r] > 1)
           decline(op, "unstructured control flow (multi-block region) is not supported");
     for (int32_t v = 0; v < s.nvalues; ++v)
+      if (g.types[g.valueType[v]].kind == TypeKind::UnrankedTensor)
+        decline(s.owner(v), "unranked tensors are not modeled");
+    for (int32_t v = 0; v < s.nvalues; ++v)
       if (s.isTensor[v] && !an.isWritable(v))
         an.nNonwritable[v] = 1;
     for (int32_t op = 1; op < s.nops; ++op) {

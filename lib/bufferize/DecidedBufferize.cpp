@@ -190,7 +190,7 @@ LogicalResult recordBoundary(func::FuncOp func, OneShotAnalysisState &state,
 }
 
 /// Marks every decided tensor operand of `scope` in place or out of place.
-void applyDecisions(const Graph &g, int32_t scope, const uint8_t *inplace, const uint8_t *decided,
+LogicalResult applyDecisions(const Graph &g, int32_t scope, const uint8_t *inplace, const uint8_t *decided,
                     OneShotAnalysisState &state) {
   for (int32_t op = scope; op <= g.opEnd[scope]; ++op) {
     int32_t begin = g.operandBegin[op], end = g.operandBegin[op + 1];
@@ -203,12 +203,21 @@ void applyDecisions(const Graph &g, int32_t scope, const uint8_t *inplace, const
       OpOperand &operand = operation->getOpOperand(o - begin);
       if (!isTensor(operand.get().getType()))
         continue;
-      if (inplace[o])
+      if (inplace[o]) {
         state.bufferizeInPlace(operand);
-      else
+      } else if (state.isInPlace(operand)) {
+        // The op must bufferize this operand in place: upstream's analysis
+        // never decides it otherwise. Trusting the decision would miscompile.
+        operation->emitOpError() << "operand #" << (o - begin)
+                                 << " must bufferize in place, but memplan's analysis decided "
+                                    "a copy; not bufferized (please report this input)";
+        return failure();
+      } else {
         state.bufferizeOutOfPlace(operand);
+      }
     }
   }
+  return success();
 }
 
 LogicalResult verifyScope(Operation *scope, OneShotAnalysisState &state) {
@@ -247,7 +256,8 @@ bool bufferizeWithDecisions(const Graph &g, const uint8_t *inplace, const uint8_
     auto func = dyn_cast<func::FuncOp>(op);
     if (func && scope.boundary)
       funcState.startFunctionAnalysis(func);
-    applyDecisions(g, scope.op, inplace, decided, state);
+    if (failed(applyDecisions(g, scope.op, inplace, decided, state)))
+      return false;
     equivalenceAnalysis(op, state);
     state.gatherUndefinedTensorUses(op);
     if (failed(verifyScope(op, state)))

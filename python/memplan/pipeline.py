@@ -17,12 +17,18 @@ from mlir import ir, passmanager
 from memplan import passes as registry
 
 
-#: Upstream bufferization as memplan's memory passes expect it: identity-layout
-#: function boundaries, explicit deallocations, lifetimes shortened.
+#: Upstream's reference bufferization (../shared/workloads/README.md):
+#: identity-layout function boundaries, explicit deallocations, lifetimes
+#: shortened.
 UPSTREAM_BUFFERIZATION = (
     "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},"
     "buffer-deallocation-pipeline,func.func(optimize-allocation-liveness)"
 )
+
+#: The same with memplan's in-place analysis driving the bufferization (the
+#: same memref IR, without upstream's analysis): what memplan's memory passes
+#: expect as input.
+BUFFERIZATION = UPSTREAM_BUFFERIZATION.replace("one-shot-bufferize{", "memplan-one-shot-bufferize{", 1)
 
 
 class PipelineError(ValueError):

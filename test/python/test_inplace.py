@@ -18,7 +18,7 @@ from mlir import ir
 
 import memplan
 from memplan.inplace import analyze
-from memplan.inplace.randprog import random_program
+from progs.randprog import random_program
 from memplan.ir.parse import parse_source
 
 MLIR_OPT = os.path.join(list(importlib.util.find_spec("mlir").submodule_search_locations)[0], "bin", "mlir-opt")

@@ -17,7 +17,7 @@ from mlir import ir
 import memplan
 from memplan.inplace import fast
 from memplan.inplace.analysis import Options
-from memplan.inplace.randprog import random_program
+from progs.randprog import random_program
 from memplan.ir.parse import parse_source, split_input
 
 LIT_INPLACE = os.path.join(os.path.dirname(__file__), "..", "lit", "inplace")

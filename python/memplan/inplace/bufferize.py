@@ -43,6 +43,10 @@ OPTIONS = [
     Option("dialect-filter", str, "", "comma-separated dialects to bufferize; empty: all"),
     Option("no-analysis-func-filter", str, "", "comma-separated functions to skip in the analysis"),
     Option("check-parallel-regions", bool, True, "privatize buffers written in parallel regions"),
+    Option("must-infer-memory-space", bool, False,
+           "memory spaces of new buffers must be inferred (no default memory space)"),
+    Option("use-encoding-for-memory-space", bool, False,
+           "use a ranked tensor's encoding as its buffer's memory space"),
     Option("analysis-engine", str, "auto",
            "memplan: C++ core when it models the input (auto), always (cpp: error where it "
            "declines) or the Python reference (python)",
@@ -74,7 +78,7 @@ def upstream_pipeline(values: dict, **override) -> str:
     parts = []
     for key in ("bufferize_function_boundaries", "allow_return_allocs_from_loops", "allow_unknown_ops",
                 "test_analysis_only", "print_conflicts", "dump_alias_sets", "copy_before_write",
-                "check_parallel_regions"):
+                "check_parallel_regions", "must_infer_memory_space", "use_encoding_for_memory_space"):
         parts.append(f"{key.replace('_', '-')}={'true' if v[key] else 'false'}")
     parts.append(f"function-boundary-type-conversion={v['function_boundary_type_conversion']}")
     parts.append(f"unknown-type-conversion={v['unknown_type_conversion']}")
@@ -194,11 +198,43 @@ def _report_costs(ctx: PassContext, costs: list, chosen: Options) -> None:
         ctx.stat(f"copies-{name}", ncopies, f"copies with analysis-heuristic={name}")
 
 
+def _must_infer_function_arguments(module: ir.Operation, ctx: PassContext, values: dict) -> bool:
+    """must-infer-memory-space with function boundaries: a tensor argument's
+    memory space cannot be inferred, and upstream's bufferization asserts on
+    it (MLIR 22). Reports each such function; True if there was one."""
+    if not (values["must_infer_memory_space"] and values["bufferize_function_boundaries"]
+            and not values["test_analysis_only"]):
+        return False
+    found = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name == "func.func":
+            ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
+            tensors = [i for i, t in enumerate(ftype.inputs)
+                       if isinstance(t, (ir.RankedTensorType, ir.UnrankedTensorType))]
+            if tensors:
+                found.append((op, tensors[0]))
+        return ir.WalkResult.ADVANCE
+
+    module.walk(visit, ir.WalkOrder.PRE_ORDER)
+    for func, index in found:
+        ctx.error(func, f"memplan-one-shot-bufferize: must-infer-memory-space: the memory space of "
+                        f"tensor argument #{index} cannot be inferred at a function boundary "
+                        "(upstream one-shot-bufferize asserts here)")
+    return bool(found)
+
+
 def _run_checked(module: ir.Operation, ctx: PassContext) -> None:
     from memplan.inplace.annotate import annotate
     from memplan.inplace.driver import ModuleAnalysis
 
     values = ctx.options
+    if values["must_infer_memory_space"] and values["use_encoding_for_memory_space"]:
+        ctx.error(module, "only one of 'must-infer-memory-space' and 'use-encoding-for-memory-space' "
+                          "are allowed in memplan-one-shot-bufferize")
+        return
+    if _must_infer_function_arguments(module, ctx, values):
+        return
     if values["copy_before_write"]:
         if values["test_analysis_only"]:
             ctx.error(module, "copy-before-write cannot be combined with test-analysis-only")

@@ -12,6 +12,7 @@ from memplan.inplace.analysis import (
     AnalysisError,
     Options,
 )
+from memplan._core import TypeKind
 from memplan.inplace.incremental import Index
 from memplan.inplace.model import describe, has_tensors, in_filtered_function, is_allowed
 from memplan.inplace.semantics import EQUIV, UNKNOWN, Unsupported
@@ -64,6 +65,10 @@ class ModuleAnalysis:
                                    "'bufferize-function-boundaries'")
         for op in range(an.num_ops):
             self._check_regions(op)
+        for v in range(an.nvalues):
+            if an.types[an.value_type[v]].kind == TypeKind.UNRANKED_TENSOR:
+                raise Unsupported(an.owner(v), "unranked tensors are not modeled")
+        for op in range(an.num_ops):
             an.sem[op] = describe(an, op)
         if any(an.is_multi_block(r) for r in range(len(an.region_op))):
             an.rbw_active = set()
@@ -480,14 +485,15 @@ class ModuleAnalysis:
                 raise AnalysisError(f, "cannot bufferize func.func without func.return")
             args = list(an.block_args(block))
             for a in args:
-                if not isinstance(an.types[an.value_type[a]], object) or an.types[an.value_type[a]].kind != 1:
+                if an.types[an.value_type[a]].kind != TypeKind.RANKED_TENSOR:
                     continue
                 idx = an.value_index[a]
                 al = []
                 for ret in returns:
                     for o in range(an.ob[ret], an.ob[ret + 1]):
                         v = an.operands[o]
-                        if an.types[an.value_type[v]].kind == 1 and an.alias.find(v) == an.alias.find(a):
+                        if (an.types[an.value_type[v]].kind == TypeKind.RANKED_TENSOR
+                                and an.alias.find(v) == an.alias.find(a)):
                             k = o - an.ob[ret]
                             if k not in al:
                                 al.append(k)
@@ -499,7 +505,7 @@ class ModuleAnalysis:
                 if not an.is_tensor[v]:
                     return None
                 for a in args:
-                    if an.types[an.value_type[a]].kind == 1 and an.equivalent(v, a):
+                    if an.types[an.value_type[a]].kind == TypeKind.RANKED_TENSOR and an.equivalent(v, a):
                         facts["equiv_annot"].setdefault(an.opnd_op[o], {})[o - an.ob[an.opnd_op[o]]] = \
                             an.value_index[a]
                         return an.value_index[a]

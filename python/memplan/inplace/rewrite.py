@@ -45,6 +45,8 @@ def bufferize(graph: _core.Graph, inplace, decided, scopes: Sequence[tuple[int, 
         buffer_alignment=values["buffer_alignment"],
         dialect_filter=_split(values["dialect_filter"]),
         no_analysis_func_filter=_split(values["no_analysis_func_filter"]),
+        must_infer_memory_space=values["must_infer_memory_space"],
+        use_encoding_for_memory_space=values["use_encoding_for_memory_space"],
     )
     if not ok:
         raise RewriteFailed()

@@ -12,9 +12,9 @@ import argparse
 import json
 import sys
 
-from memplan.pipeline import UPSTREAM_BUFFERIZATION
+from memplan.pipeline import BUFFERIZATION
 
-PREPARE = f"builtin.module({UPSTREAM_BUFFERIZATION})"
+PREPARE = f"builtin.module({BUFFERIZATION})"
 
 
 def add_parser(subparsers: "argparse._SubParsersAction") -> None:

@@ -15,6 +15,7 @@ import re
 from typing import Callable, Optional
 
 from memplan import _core
+from memplan._core import TypeKind
 from memplan.ir.graph import Graph
 from memplan.ir.slices import is_pure
 
@@ -48,7 +49,7 @@ def element_type_text(type_text: str) -> str:
 
 def element_bytes(info: _core.TypeInfo) -> int:
     """Bytes per element of a memref type we can place in an i8 pool, else -1."""
-    if not info.is_memref or info.kind != 3:
+    if info.kind != TypeKind.MEMREF:
         return -1
     if info.elem_bits <= 0 or info.elem_bits % 8:
         return -1

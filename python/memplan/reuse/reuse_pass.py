@@ -14,7 +14,7 @@ from mlir import ir
 from memplan.ir.graph import extract_graph, function_ids, operation
 from memplan.lifetimes.analysis import LifetimeAnalysis
 from memplan.passes import Option, PassContext, register_pass, register_pipeline
-from memplan.pipeline import UPSTREAM_BUFFERIZATION
+from memplan.pipeline import BUFFERIZATION
 from memplan.reuse.plan import plan_function
 from memplan.reuse.rewrite import apply_plan
 
@@ -98,7 +98,7 @@ register_pass(
 
 
 def _expand_memory_pipeline(options: dict) -> str:
-    steps = [UPSTREAM_BUFFERIZATION]
+    steps = [BUFFERIZATION]
     if options["promote_to_stack"]:
         steps.append("func.func(promote-buffers-to-stack)")
     steps.append(
@@ -111,7 +111,7 @@ register_pipeline(
     "memplan-memory-pipeline",
     "Bufferize, insert deallocations, shorten lifetimes, then pool with memplan-buffer-reuse",
     _expand_memory_pipeline,
-    f"Expands to: {UPSTREAM_BUFFERIZATION}, [func.func(promote-buffers-to-stack),] "
+    f"Expands to: {BUFFERIZATION}, [func.func(promote-buffers-to-stack),] "
     "memplan-buffer-reuse{algorithm alignment}.",
     options=[
         _ALGORITHM,

@@ -24,7 +24,7 @@ from memplan.numerics.signature import entry_signature
 from memplan.transients.contract import marked_arguments
 from memplan.transients.queries import CONSTANT_ATTR, QUERY_SUFFIX
 
-from memplan.pipeline import UPSTREAM_BUFFERIZATION as BUFFERIZE
+from memplan.pipeline import BUFFERIZATION as BUFFERIZE
 
 
 def _value(text: str) -> tuple[int, int]:
