@@ -9,4 +9,5 @@ NB_MODULE(_core, m) {
   memplan::registerLifetimesBindings(m);
   memplan::registerInplaceBindings(m);
   memplan::registerBufferizeBindings(m);
+  memplan::registerEngineBindings(m);
 }

@@ -15,6 +15,7 @@ void registerPackingBindings(nanobind::module_ &m);
 void registerLifetimesBindings(nanobind::module_ &m);
 void registerInplaceBindings(nanobind::module_ &m);
 void registerBufferizeBindings(nanobind::module_ &m);
+void registerEngineBindings(nanobind::module_ &m);
 }  // namespace memplan
 
 #endif  // MEMPLAN_BINDINGS_H
