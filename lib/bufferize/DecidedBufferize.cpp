@@ -12,6 +12,8 @@
 
 #include "memplan/decided_bufferize.h"
 
+#include "../analysis/AnalysisSteps.h"
+
 #include "mlir/CAPI/IR.h"
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -23,11 +25,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Operation.h"
 
-#include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/SetVector.h"
-
-#include <optional>
-
 using namespace mlir;
 using namespace mlir::bufferization;
 using mlir::bufferization::func_ext::FuncAnalysisState;
@@ -37,157 +34,6 @@ namespace memplan {
 namespace {
 
 bool isTensor(Type t) { return isa<TensorType>(t); }
-
-LayoutMapOption layoutOption(const std::string &name) {
-  if (name == "identity-layout-map")
-    return LayoutMapOption::IdentityLayoutMap;
-  if (name == "fully-dynamic-layout-map")
-    return LayoutMapOption::FullyDynamicLayoutMap;
-  return LayoutMapOption::InferLayoutMap;
-}
-
-/// The options upstream's `one-shot-bufferize` pass builds from its own.
-OneShotBufferizationOptions makeOptions(const BufferizeConfig &c) {
-  OneShotBufferizationOptions o;
-  o.allowReturnAllocsFromLoops = c.allowReturnAllocsFromLoops;
-  o.allowUnknownOps = c.allowUnknownOps;
-  o.bufferizeFunctionBoundaries = c.functionBoundaries;
-  o.checkParallelRegions = c.checkParallelRegions;
-  o.bufferAlignment = c.bufferAlignment;
-  o.setFunctionBoundaryTypeConversion(layoutOption(c.functionBoundaryTypeConversion));
-  if (c.mustInferMemorySpace)
-    o.defaultMemorySpaceFn = [](TensorType) -> std::optional<Attribute> { return std::nullopt; };
-  if (c.useEncodingForMemorySpace)
-    o.defaultMemorySpaceFn = [](TensorType t) -> std::optional<Attribute> {
-      if (auto ranked = dyn_cast<RankedTensorType>(t))
-        return ranked.getEncoding();
-      return std::nullopt;
-    };
-  bool identity = layoutOption(c.unknownTypeConversion) == LayoutMapOption::IdentityLayoutMap;
-  o.unknownTypeConverterFn = [identity](TensorType t, Attribute memorySpace,
-                                        const BufferizationOptions &) -> BaseMemRefType {
-    if (identity)
-      return getMemRefTypeWithStaticIdentityLayout(t, memorySpace);
-    return getMemRefTypeWithFullyDynamicLayout(t, memorySpace);
-  };
-  if (!c.dialectFilter.empty()) {
-    std::vector<std::string> dialects = c.dialectFilter;
-    o.opFilter.allowOperation([dialects](Operation *op) {
-      return llvm::is_contained(dialects, op->getDialect()->getNamespace().str());
-    });
-  }
-  return o;
-}
-
-/// OneShotAnalysis' equivalence step: a result is equivalent to its definite,
-/// equivalent, in-place operand, or to all of its operands when they are
-/// equivalent to each other and the result is no new allocation.
-void equivalenceAnalysis(Operation *scope, OneShotAnalysisState &state) {
-  SmallVector<Operation *> ops;
-  scope->walk([&](Operation *op) {
-    if (llvm::any_of(op->getResultTypes(), isTensor))
-      ops.push_back(op);
-  });
-  for (Operation *op : ops) {
-    auto bufferizable = state.getOptions().dynCastBufferizableOp(op);
-    if (!bufferizable)
-      continue;
-    for (OpResult result : op->getOpResults()) {
-      if (!isTensor(result.getType()))
-        continue;
-      AliasingOpOperandList aliases = state.getAliasingOpOperands(result);
-      if (aliases.getNumAliases() == 0)
-        continue;
-      Value first = aliases.begin()->opOperand->get();
-      bool allEquivalent = true;
-      for (AliasingOpOperand alias : aliases) {
-        bool equivalent = alias.relation == BufferRelation::Equivalent;
-        bool inPlace = state.isInPlace(*alias.opOperand);
-        Value operand = alias.opOperand->get();
-        if (equivalent && inPlace && alias.isDefinite) {
-          state.unionEquivalenceClasses(result, operand);
-          allEquivalent = false;
-          break;
-        }
-        if (!equivalent || !inPlace || !state.areEquivalentBufferizedValues(operand, first))
-          allEquivalent = false;
-      }
-      if (allEquivalent && !bufferizable.bufferizesToAllocation(result))
-        state.unionEquivalenceClasses(result, first);
-    }
-  }
-}
-
-/// The function boundary tables calls into `func` need: which arguments are
-/// read and written, which results alias which arguments, and which are
-/// equivalent to one.
-LogicalResult recordBoundary(func::FuncOp func, OneShotAnalysisState &state,
-                             FuncAnalysisState &funcState) {
-  FunctionType type = func.getFunctionType();
-  if (func.getBody().empty()) {
-    for (auto [i, input] : llvm::enumerate(type.getInputs())) {
-      if (!isTensor(input))
-        continue;
-      for (auto [j, result] : llvm::enumerate(type.getResults()))
-        if (isTensor(result))
-          funcState.aliasingReturnVals[func][i].push_back(j);
-    }
-  } else {
-    SmallVector<func::ReturnOp> returns = getReturnOps(func);
-    if (returns.empty())
-      return func.emitError("cannot bufferize func.func without func.return");
-    for (BlockArgument arg : func.getArguments()) {
-      if (!isa<RankedTensorType>(arg.getType()))
-        continue;
-      llvm::SetVector<int64_t> aliasing;
-      for (func::ReturnOp ret : returns)
-        for (OpOperand &operand : ret->getOpOperands())
-          if (isa<RankedTensorType>(operand.get().getType()) &&
-              state.areAliasingBufferizedValues(operand.get(), arg))
-            aliasing.insert(operand.getOperandNumber());
-      for (int64_t k : aliasing)
-        funcState.aliasingReturnVals[func][arg.getArgNumber()].push_back(k);
-    }
-    auto equivalentArg = [&](OpOperand &operand) -> std::optional<int64_t> {
-      if (!isTensor(operand.get().getType()))
-        return std::nullopt;
-      for (BlockArgument arg : func.getArguments())
-        if (isa<RankedTensorType>(arg.getType()) &&
-            state.areEquivalentBufferizedValues(operand.get(), arg))
-          return arg.getArgNumber();
-      return std::nullopt;
-    };
-    for (unsigned i = 0, e = returns.front()->getNumOperands(); i < e; ++i) {
-      std::optional<int64_t> arg = equivalentArg(returns.front()->getOpOperand(i));
-      if (!arg)
-        continue;
-      bool same = llvm::all_of(ArrayRef(returns).drop_front(), [&](func::ReturnOp ret) {
-        return equivalentArg(ret->getOpOperand(i)) == arg;
-      });
-      if (same)
-        funcState.equivalentFuncArgs[func][i] = *arg;
-    }
-  }
-  for (unsigned i = 0, e = type.getNumInputs(); i < e; ++i) {
-    if (!isTensor(type.getInput(i)))
-      continue;
-    bool read, written;
-    if (auto access = func.getArgAttrOfType<StringAttr>(i, BufferizationDialect::kBufferAccessAttrName)) {
-      read = access.getValue() == "read" || access.getValue() == "read-write";
-      written = access.getValue() == "write" || access.getValue() == "read-write";
-    } else if (func.getBody().empty()) {
-      read = written = true;
-    } else {
-      read = state.isValueRead(func.getArgument(i));
-      written = state.isValueWritten(func.getArgument(i));
-    }
-    if (read)
-      funcState.readBbArgs[func].insert(i);
-    if (written)
-      funcState.writtenBbArgs[func].insert(i);
-  }
-  return success();
-}
 
 /// Marks every decided tensor operand of `scope` in place or out of place.
 LogicalResult applyDecisions(const Graph &g, int32_t scope, const uint8_t *inplace, const uint8_t *decided,
@@ -220,34 +66,16 @@ LogicalResult applyDecisions(const Graph &g, int32_t scope, const uint8_t *inpla
   return success();
 }
 
-LogicalResult verifyScope(Operation *scope, OneShotAnalysisState &state) {
-  bool failed = false;
-  scope->walk([&](Operation *op) {
-    if (auto bufferizable = state.getOptions().dynCastBufferizableOp(op))
-      failed |= mlir::failed(bufferizable.verifyAnalysis(state));
-  });
-  return failure(failed);
-}
-
 } // namespace
 
 bool bufferizeWithDecisions(const Graph &g, const uint8_t *inplace, const uint8_t *decided,
                             const std::vector<DecidedScope> &scopes, const BufferizeConfig &config,
                             BufferizeStats &stats) {
   Operation *root = unwrap(MlirOperation{g.opPtr[0]});
-  OneShotBufferizationOptions options = makeOptions(config);
-  options.noAnalysisFuncFilter = config.noAnalysisFuncFilter;
-
+  OneShotBufferizationOptions options = makeBufferizeOptions(config);
   // Ops in functions the analysis skips are left out of the state, as
   // upstream's module bufferization does before copying before every write.
-  OneShotBufferizationOptions analysisOptions = options;
-  if (!config.noAnalysisFuncFilter.empty()) {
-    std::vector<std::string> names = config.noAnalysisFuncFilter;
-    analysisOptions.opFilter.denyOperation([names](Operation *op) {
-      auto func = isa<func::FuncOp>(op) ? cast<func::FuncOp>(op) : op->getParentOfType<func::FuncOp>();
-      return func && llvm::is_contained(names, func.getSymName().str());
-    });
-  }
+  OneShotBufferizationOptions analysisOptions = makeAnalysisOptions(options);
 
   OneShotAnalysisState state(root, analysisOptions);
   FuncAnalysisState &funcState = state.addExtension<FuncAnalysisState>();
@@ -260,26 +88,15 @@ bool bufferizeWithDecisions(const Graph &g, const uint8_t *inplace, const uint8_
       return false;
     equivalenceAnalysis(op, state);
     state.gatherUndefinedTensorUses(op);
-    if (failed(verifyScope(op, state)))
+    if (failed(verifyAnalysis(op, state)))
       return false;
     if (func && scope.boundary) {
-      if (failed(recordBoundary(func, state, funcState)))
+      if (failed(recordFunctionBoundary(func, state, funcState, /*annotate=*/false)))
         return false;
       funcState.analyzedFuncOps[func] = FuncOpAnalysisState::Analyzed;
     }
   }
-  stats.numTensorInPlace = state.getStatNumTensorInPlace();
-  stats.numTensorOutOfPlace = state.getStatNumTensorOutOfPlace();
-
-  BufferizationState bufferizationState;
-  BufferizationStatistics statistics;
-  if (failed(insertTensorCopies(root, state, bufferizationState)))
-    return false;
-  LogicalResult rewritten = config.functionBoundaries
-                                ? bufferizeModuleOp(root, options, bufferizationState, &statistics)
-                                : bufferizeOp(root, options, bufferizationState, &statistics);
-  stats.numBufferAlloc = statistics.numBufferAlloc;
-  return succeeded(rewritten);
+  return succeeded(rewriteAnalyzed(root, state, options, stats));
 }
 
 } // namespace memplan

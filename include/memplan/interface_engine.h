@@ -1,0 +1,98 @@
+//===- interface_engine.h - The in-place engine over the interfaces -*- C++ -*-===//
+//
+// memplan's One-Shot Analysis on MLIR's C++ API: op semantics come from the
+// BufferizableOpInterface (and the region, subset and dominance machinery
+// upstream uses), the decisions go into upstream's OneShotAnalysisState, and
+// the conflict check only looks at the (read, write) pairs a decision creates.
+// Then either the test annotations of `test-analysis-only` or upstream's copy
+// insertion and bufferization on that same state. This header only uses plain
+// C++ and MLIR C API handles (the implementation, lib/analysis/, is compiled
+// without RTTI; the bindings with it).
+//
+//===----------------------------------------------------------------------===//
+#ifndef MEMPLAN_INTERFACE_ENGINE_H
+#define MEMPLAN_INTERFACE_ENGINE_H
+
+#include "memplan/decided_bufferize.h"
+
+#include "mlir-c/IR.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace memplan {
+
+/// `one-shot-bufferize`'s options: the rewrite's (BufferizeConfig) and the
+/// analysis'.
+struct EngineOptions {
+  BufferizeConfig bufferize;
+  /// "bottom-up", "top-down", "bottom-up-from-terminators" or "fuzzer".
+  std::string heuristic = "bottom-up";
+  unsigned fuzzerSeed = 0;
+  bool testAnalysisOnly = false;
+  bool printConflicts = false;
+  bool dumpAliasSets = false;
+  /// Upstream numbers the `C_<i>` / `W_<i>` annotations of print-conflicts
+  /// with process-wide counters: their values before the run.
+  uint64_t conflictCounter = 0;
+  uint64_t nonWritableCounter = 0;
+};
+
+/// A value: result `index` of op `op`, or argument `index` of block `block`
+/// of region `region` of op `op`. Ops are numbered in pre-order from the root
+/// (0), as before the run.
+struct EngineValue {
+  int32_t op = -1;
+  bool blockArgument = false;
+  int32_t region = 0, block = 0, index = 0;
+};
+
+struct EngineDecision {
+  int32_t op;
+  int32_t operand;
+  bool inPlace;
+};
+
+/// A read-after-write conflict that forced `operand` of `op` out of place.
+/// `readOp == -1`: a write in a parallel region into a buffer defined
+/// outside of it (no read/write pair).
+struct EngineConflict {
+  int32_t op, operand;
+  int32_t readOp = -1, readOperand = -1;
+  int32_t writeOp = -1, writeOperand = -1;
+  EngineValue definition;
+};
+
+/// What the analysis found at a function boundary (FuncAnalysisState).
+struct EngineFunction {
+  int32_t op;
+  std::string name;
+  bool boundaryAnalyzed;
+  /// Per argument: "read", "write", "read-write", "none", or "" (not a tensor).
+  std::vector<std::string> access;
+  /// (argument, result) pairs that may alias / are equivalent.
+  std::vector<std::pair<int64_t, int64_t>> aliasing, equivalent;
+};
+
+struct EngineResult {
+  bool ok = false;
+  /// Analyzed scopes (functions, or the root) in analysis order.
+  std::vector<int32_t> scopes;
+  std::vector<EngineDecision> decisions;  ///< In analysis order.
+  std::vector<EngineConflict> conflicts;
+  std::vector<std::vector<EngineValue>> aliasSets;  ///< Non-trivial sets, upstream's member order.
+  std::vector<EngineFunction> functions;
+  BufferizeStats stats;
+  uint64_t conflictCounter = 0, nonWritableCounter = 0;  ///< After the run.
+};
+
+/// Runs the analysis on `root` (a module) and then annotates
+/// (`testAnalysisOnly`) or bufferizes. Diagnostics go to the context's
+/// handlers; `ok` false means the analysis or the rewrite failed (the IR may
+/// then be partially rewritten, as with upstream's pass).
+EngineResult runInterfaceEngine(MlirOperation root, const EngineOptions &options);
+
+} // namespace memplan
+
+#endif // MEMPLAN_INTERFACE_ENGINE_H

@@ -1,0 +1,58 @@
+//===- AnalysisSteps.h - Steps One-Shot Analysis runs besides decisions ---===//
+//
+// What upstream's One-Shot (Module) Analysis records once the in-place
+// decisions of a scope are made: equivalence of in-place results, the
+// function boundary tables of FuncAnalysisState (and their test annotations),
+// the ops' own verification; and the options upstream's `one-shot-bufferize`
+// pass builds. Upstream keeps these helpers `static`; memplan's interface
+// engine (InplaceAnalysis) and its decided bufferization (DecidedBufferize)
+// share this one implementation. Compiled without RTTI against MLIR's C++ API.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MEMPLAN_ANALYSIS_ANALYSISSTEPS_H
+#define MEMPLAN_ANALYSIS_ANALYSISSTEPS_H
+
+#include "memplan/decided_bufferize.h"
+
+#include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace mlir::bufferization::func_ext {
+struct FuncAnalysisState;
+} // namespace mlir::bufferization::func_ext
+
+namespace memplan {
+
+/// The options upstream's `one-shot-bufferize` pass builds from its own.
+mlir::bufferization::OneShotBufferizationOptions makeBufferizeOptions(const BufferizeConfig &config);
+
+/// The options the analysis runs with: those of `options`, with the ops of
+/// functions named in `no-analysis-func-filter` denied (as upstream's module
+/// bufferization does before copying before every write in them).
+mlir::bufferization::OneShotBufferizationOptions
+makeAnalysisOptions(const mlir::bufferization::OneShotBufferizationOptions &options);
+
+/// OneShotAnalysis' equivalence step over the ops nested in `scope`.
+void equivalenceAnalysis(mlir::Operation *scope, mlir::bufferization::OneShotAnalysisState &state);
+
+/// The function boundary tables (aliasing and equivalent results, read and
+/// written arguments) of an analyzed `func`. With `annotate`, also the test
+/// annotations upstream writes (`__equivalent_func_args__` on returns,
+/// `bufferization.access` on arguments).
+mlir::LogicalResult recordFunctionBoundary(mlir::func::FuncOp func,
+                                           mlir::bufferization::OneShotAnalysisState &state,
+                                           mlir::bufferization::func_ext::FuncAnalysisState &funcState,
+                                           bool annotate);
+
+/// Every bufferizable op's verifyAnalysis over `scope`.
+mlir::LogicalResult verifyAnalysis(mlir::Operation *scope, mlir::bufferization::OneShotAnalysisState &state);
+
+/// Upstream's copy insertion and bufferization (module or op) on an analyzed
+/// state: the rewrite tail of one-shot-bufferize.
+mlir::LogicalResult rewriteAnalyzed(mlir::Operation *root, mlir::bufferization::OneShotAnalysisState &state,
+                                    const mlir::bufferization::OneShotBufferizationOptions &options,
+                                    BufferizeStats &stats);
+
+} // namespace memplan
+
+#endif // MEMPLAN_ANALYSIS_ANALYSISSTEPS_H

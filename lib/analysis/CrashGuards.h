@@ -1,0 +1,37 @@
+//===- CrashGuards.h - Inputs on which upstream's analysis crashes -*- C++ -*-===//
+//
+// The interface engine asks upstream's interface implementations the same
+// questions upstream's analysis asks, so it would crash where upstream
+// crashes (MLIR 22, assertion-enabled wheel). These checks find those inputs
+// first and stop with a located error instead.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MEMPLAN_ANALYSIS_CRASHGUARDS_H
+#define MEMPLAN_ANALYSIS_CRASHGUARDS_H
+
+#include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace mlir::bufferization::func_ext {
+struct FuncAnalysisState;
+} // namespace mlir::bufferization::func_ext
+
+namespace memplan {
+
+/// With unstructured control flow: a result whose reverse use-def chain
+/// loops back to itself through block arguments (upstream recurses without
+/// end asking whether it bufferizes to a memory write).
+mlir::LogicalResult checkRecursiveDefinitions(mlir::Operation *scope,
+                                              const mlir::bufferization::OneShotAnalysisState &state);
+
+/// A call whose analyzed callee returns, as its only alias of an argument, a
+/// result equivalent to another argument (upstream's func.call model asserts).
+mlir::LogicalResult checkCallBoundaries(mlir::Operation *scope,
+                                        const mlir::bufferization::func_ext::FuncAnalysisState &funcState);
+
+/// A non-branch op forwarding tensors to a block (upstream's rewrite asserts).
+mlir::LogicalResult checkNonBranchSuccessors(mlir::Operation *root);
+
+} // namespace memplan
+
+#endif // MEMPLAN_ANALYSIS_CRASHGUARDS_H

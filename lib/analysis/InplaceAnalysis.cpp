@@ -1,0 +1,717 @@
+//===- InplaceAnalysis.cpp - One-Shot Analysis over the interfaces --------===//
+
+#include "InplaceAnalysis.h"
+
+#include "AnalysisSteps.h"
+
+#include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Iterators.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SetVector.h"
+
+#include <random>
+#include <string>
+
+using namespace mlir;
+using namespace mlir::bufferization;
+
+namespace memplan {
+namespace {
+
+bool isTensor(Value v) { return isa<TensorType>(v.getType()); }
+
+/// Upstream's test annotation of a conflict or non-writable value: a unit
+/// attribute named `<id>[<what>: ...]` on the op owning the value.
+void annotateValue(Value v, const std::string &prefix) {
+  Operation *op;
+  std::string what;
+  if (auto result = dyn_cast<OpResult>(v)) {
+    op = result.getOwner();
+    what = "result " + std::to_string(result.getResultNumber());
+  } else {
+    auto arg = cast<BlockArgument>(v);
+    op = arg.getOwner()->getParentOp();
+    what = "bbArg " + std::to_string(arg.getArgNumber());
+  }
+  op->setAttr(prefix + what + "]", UnitAttr::get(op->getContext()));
+}
+
+} // namespace
+
+InplaceAnalysis::InplaceAnalysis(Operation *root, OneShotAnalysisState &state, const EngineOptions &options)
+    : root(root), state(state), options(options), ir(root), cCounter(options.conflictCounter),
+      wCounter(options.nonWritableCounter) {
+  size_t nv = ir.values.size(), no = ir.operands.size();
+  parent.resize(nv);
+  for (size_t v = 0; v < nv; ++v)
+    parent[v] = static_cast<int32_t>(v);
+  nInplaceWrites.assign(nv, 0);
+  nNonWritable.assign(nv, 0);
+  inPlace.assign(no, 0);
+  readCache.assign(no, -1);
+  writeCache.assign(no, -1);
+  aliasCached.assign(no, 0);
+  aliasCache.resize(no);
+  valueReadCache.assign(nv, -1);
+  const BufferizationOptions &opts = state.getOptions();
+  for (Operation *op : ir.ops)
+    if (op->getNumRegions())
+      if (auto bufferizable = opts.dynCastBufferizableOp(op))
+        for (unsigned i = 0; i < op->getNumRegions(); ++i)
+          hasParallelRegions |= bufferizable.isParallelRegion(i);
+  for (size_t v = 0; v < nv; ++v)
+    if (!state.isWritable(ir.values[v]))
+      nNonWritable[v] = 1;
+  // The state's constructor put the operands that must bufferize in place
+  // in place (and merged their alias sets): mirror that.
+  for (size_t o = 0; o < no; ++o)
+    if (state.isInPlace(*ir.operands[o]))
+      bufferizeInPlace(static_cast<int32_t>(o));
+}
+
+EngineValue InplaceAnalysis::describe(Value v) const {
+  EngineValue out;
+  if (auto result = dyn_cast<OpResult>(v)) {
+    out.op = ir.op(result.getOwner());
+    out.index = result.getResultNumber();
+    return out;
+  }
+  auto arg = cast<BlockArgument>(v);
+  Block *block = arg.getOwner();
+  Region *region = block->getParent();
+  out.blockArgument = true;
+  out.op = ir.op(region->getParentOp());
+  out.region = region->getRegionNumber();
+  out.block = static_cast<int32_t>(std::distance(region->begin(), Region::iterator(block)));
+  out.index = arg.getArgNumber();
+  return out;
+}
+
+// ------------------------------------------------------------------ caches
+
+void InplaceAnalysis::resetScopeCaches() {
+  for (int32_t o : touchedOperands) {
+    readCache[o] = writeCache[o] = -1;
+    aliasCached[o] = 0;
+  }
+  for (int32_t v : touchedValues)
+    valueReadCache[v] = -1;
+  touchedOperands.clear();
+  touchedValues.clear();
+  definitionCache.clear();
+  windowCache.clear();
+  state.resetCache();
+}
+
+bool InplaceAnalysis::reads(int32_t o) {
+  if (readCache[o] < 0) {
+    readCache[o] = state.bufferizesToMemoryRead(*ir.operands[o]);
+    touchedOperands.push_back(o);
+  }
+  return readCache[o];
+}
+
+bool InplaceAnalysis::writes(int32_t o) {
+  if (writeCache[o] < 0) {
+    writeCache[o] = state.bufferizesToMemoryWrite(*ir.operands[o]);
+    touchedOperands.push_back(o);
+  }
+  return writeCache[o];
+}
+
+const llvm::SmallVector<int32_t, 2> &InplaceAnalysis::aliasingValues(int32_t o) {
+  // The aliasing values (not their relation) stay fixed while decisions are
+  // made; the relation is asked of the state where it matters.
+  if (!aliasCached[o]) {
+    aliasCache[o].clear();
+    for (AliasingValue alias : state.getAliasingValues(*ir.operands[o])) {
+      int32_t v = ir.value(alias.value);
+      if (v >= 0)
+        aliasCache[o].push_back(v);
+    }
+    aliasCached[o] = 1;
+    touchedOperands.push_back(o);
+  }
+  return aliasCache[o];
+}
+
+bool InplaceAnalysis::isValueRead(int32_t v) {
+  if (valueReadCache[v] < 0) {
+    valueReadCache[v] = state.isValueRead(ir.values[v]);
+    touchedValues.push_back(v);
+  }
+  return valueReadCache[v];
+}
+
+const std::vector<int32_t> &InplaceAnalysis::definitions(int32_t o) {
+  int32_t v = ir.value(ir.operands[o]->get());
+  auto it = definitionCache.find(v);
+  if (it != definitionCache.end())
+    return it->second;
+  std::vector<int32_t> defs;
+  for (Value d : state.findDefinitionsCached(ir.operands[o]))
+    defs.push_back(ir.value(d));
+  return definitionCache.emplace(v, std::move(defs)).first->second;
+}
+
+// ------------------------------------------------------------- alias sets
+
+int32_t InplaceAnalysis::find(int32_t v) {
+  int32_t r = v;
+  while (parent[r] != r)
+    r = parent[r];
+  while (parent[v] != r) {
+    int32_t up = parent[v];
+    parent[v] = r;
+    v = up;
+  }
+  return r;
+}
+
+void InplaceAnalysis::unionAlias(int32_t a, int32_t b) {
+  int32_t ra = find(a), rb = find(b);
+  if (ra == rb)
+    return;
+  parent[rb] = ra;
+  nInplaceWrites[ra] += nInplaceWrites[rb];
+  nNonWritable[ra] += nNonWritable[rb];
+  if (indexOn)
+    index.merge(ra, rb);
+}
+
+bool InplaceAnalysis::hasInplaceWrites(ArrayRef<int32_t> values) {
+  return llvm::any_of(values, [&](int32_t v) { return nInplaceWrites[find(v)] != 0; });
+}
+
+void InplaceAnalysis::valueAndAliases(int32_t o, SmallVectorImpl<int32_t> &out) {
+  out.push_back(ir.value(ir.operands[o]->get()));
+  for (int32_t v : aliasingValues(o))
+    out.push_back(v);
+}
+
+// -------------------------------------------------------------- conflicts
+
+void InplaceAnalysis::valueReads(int32_t v, SmallVectorImpl<int32_t> &out) {
+  for (int32_t u = ir.useBegin[v]; u < ir.useBegin[v + 1]; ++u) {
+    int32_t o = ir.uses[u];
+    if (reads(o)) {
+      out.push_back(o);
+      continue;
+    }
+    // A use that only creates an alias whose value is read later.
+    if (!writes(o) && llvm::any_of(aliasingValues(o), [&](int32_t a) { return isValueRead(a); }))
+      out.push_back(o);
+  }
+}
+
+void InplaceAnalysis::aliasingReads(SmallVectorImpl<int32_t> &out, int32_t v) {
+  state.applyOnAliases(ir.values[v], [&](Value alias) {
+    int32_t a = ir.value(alias);
+    if (a >= 0)
+      valueReads(a, out);
+  });
+}
+
+void InplaceAnalysis::aliasingInplaceWrites(SmallVectorImpl<int32_t> &out, int32_t v) {
+  state.applyOnAliases(ir.values[v], [&](Value alias) {
+    int32_t a = ir.value(alias);
+    if (a < 0)
+      return;
+    for (int32_t u = ir.useBegin[a]; u < ir.useBegin[a + 1]; ++u)
+      if (inPlace[ir.uses[u]] && writes(ir.uses[u]))
+        out.push_back(ir.uses[u]);
+  });
+}
+
+bool InplaceAnalysis::happensBefore(Operation *a, Operation *b) const {
+  do {
+    if (a->isProperAncestor(b))
+      return false;
+    if (domInfo->properlyDominates(a, b))
+      return true;
+  } while ((a = a->getParentOp()));
+  return false;
+}
+
+namespace {
+/// Whether `to` is reachable from `from` through successors, not passing `except`.
+bool isReachable(Block *from, Block *to, Block *except) {
+  llvm::DenseSet<Block *> visited;
+  SmallVector<Block *> work(from->getSuccessors().begin(), from->getSuccessors().end());
+  while (!work.empty()) {
+    Block *next = work.pop_back_val();
+    if (next == except)
+      continue;
+    if (next == to)
+      return true;
+    if (!visited.insert(next).second)
+      continue;
+    for (Block *succ : next->getSuccessors())
+      work.push_back(succ);
+  }
+  return false;
+}
+} // namespace
+
+bool InplaceAnalysis::canUseOpDominance(int32_t r, int32_t w, const std::vector<int32_t> &defs) {
+  const BufferizationOptions &opts = state.getOptions();
+  Operation *readOp = ir.operands[r]->getOwner();
+  Operation *writeOp = ir.operands[w]->getOwner();
+  for (int32_t d : defs) {
+    Region *rRead = state.getEnclosingRepetitiveRegion(readOp, opts);
+    Region *rDef = state.getEnclosingRepetitiveRegion(ir.values[d], opts);
+    if (rRead == rDef)
+      continue;
+    while (true) {
+      if (!rRead) {
+        // Upstream asserts here.
+        if (!error)
+          readOp->emitOpError("memplan: unexpected nesting of repetitive regions (upstream One-Shot "
+                              "Analysis asserts on this input)");
+        error = true;
+        return true;
+      }
+      Region *next = getNextEnclosingRepetitiveRegion(rRead, opts);
+      if (next == rDef)
+        break;
+      rRead = next;
+    }
+    if (rRead->getParentOp()->isAncestor(writeOp))
+      return false;
+  }
+  // Unstructured control flow: op order proves nothing for a read and a
+  // write on a CFG cycle that avoids the definition's block.
+  if (readOp->getParentRegion() != writeOp->getParentRegion())
+    return true;
+  Block *readBlock = readOp->getBlock(), *writeBlock = writeOp->getBlock();
+  for (int32_t d : defs) {
+    Block *defBlock = ir.values[d].getParentBlock();
+    if (isReachable(readBlock, writeBlock, defBlock) && isReachable(writeBlock, readBlock, defBlock))
+      return false;
+  }
+  return true;
+}
+
+int32_t InplaceAnalysis::pairConflict(int32_t r, int32_t w, const std::vector<int32_t> &defs) {
+  const BufferizationOptions &opts = state.getOptions();
+  OpOperand *uRead = ir.operands[r], *uWrite = ir.operands[w];
+  Operation *readOp = uRead->getOwner(), *writeOp = uWrite->getOwner();
+  if (canUseOpDominance(r, w, defs)) {
+    if (happensBefore(readOp, writeOp))
+      return -1;
+    if (r == w)
+      return -1;
+    if (state.insideMutuallyExclusiveRegions(readOp, writeOp))
+      return -1;
+    if (readOp == writeOp) {
+      if (auto bufferizable = opts.dynCastBufferizableOp(readOp)) {
+        if (bufferizable.bufferizesToElementwiseAccess(state, {uRead, uWrite})) {
+          auto equivalentInChain = [&](OpOperand *start, Value other) {
+            TraversalConfig config;
+            config.followEquivalentOnly = true;
+            config.alwaysIncludeLeaves = false;
+            config.followSameTypeOrCastsOnly = true;
+            return !state.findValueInReverseUseDefChain(start, [&](Value v) { return v == other; }, config)
+                        .empty();
+          };
+          if (equivalentInChain(uRead, uWrite->get()) || equivalentInChain(uWrite, uRead->get()))
+            return -1;
+        }
+      }
+    }
+  }
+  // The first definition the write can clobber before the read. The rules
+  // after it only rule conflicts out, so checking it first changes nothing
+  // but cost.
+  int32_t found = -1;
+  for (int32_t d : defs) {
+    Value def = ir.values[d];
+    if (Operation *defOp = def.getDefiningOp()) {
+      if (happensBefore(writeOp, defOp))
+        continue;
+      if (defOp->isProperAncestor(writeOp))
+        continue;
+    } else if (!cast<BlockArgument>(def).getOwner()->findAncestorOpInBlock(*writeOp)) {
+      continue;
+    }
+    const SmallVector<int32_t, 2> &aliases = aliasingValues(w);
+    if (aliases.size() == 1 && aliases[0] == d)
+      continue;
+    found = d;
+    break;
+  }
+  if (found < 0)
+    return -1;
+  if (state.areNonConflictingSubsetsCached(uRead, uWrite))
+    return -1;
+  if (auto bufferizable = opts.dynCastBufferizableOp(readOp))
+    if (bufferizable.isNotConflicting(uRead, uWrite, state))
+      return -1;
+  if (writeOp != readOp)
+    if (auto bufferizable = opts.dynCastBufferizableOp(writeOp))
+      if (bufferizable.isNotConflicting(uRead, uWrite, state))
+        return -1;
+  return found;
+}
+
+void InplaceAnalysis::reportConflict(int32_t o, int32_t r, int32_t w, int32_t def) {
+  EngineConflict c;
+  c.op = ir.operandOp[o];
+  c.operand = ir.operands[o]->getOperandNumber();
+  if (r >= 0) {
+    c.readOp = ir.operandOp[r];
+    c.readOperand = ir.operands[r]->getOperandNumber();
+    c.writeOp = ir.operandOp[w];
+    c.writeOperand = ir.operands[w]->getOperandNumber();
+    c.definition = describe(ir.values[def]);
+  }
+  conflictList.push_back(c);
+  if (!options.printConflicts || r < 0)
+    return;
+  std::string id = "C_" + std::to_string(cCounter++);
+  OpOperand *uRead = ir.operands[r], *uWrite = ir.operands[w];
+  MLIRContext *ctx = root->getContext();
+  uWrite->getOwner()->setAttr(id + "[CONFL-WRITE: " + std::to_string(uWrite->getOperandNumber()) + "]",
+                              UnitAttr::get(ctx));
+  uRead->getOwner()->setAttr(id + "[READ: " + std::to_string(uRead->getOperandNumber()) + "]",
+                             UnitAttr::get(ctx));
+  annotateValue(ir.values[def], id + "[DEF: ");
+}
+
+bool InplaceAnalysis::fullRaw(int32_t o, ArrayRef<int32_t> values, bool writesOperand, bool record) {
+  SmallVector<int32_t> readList, writeList;
+  for (int32_t v : values) {
+    aliasingReads(readList, v);
+    aliasingInplaceWrites(writeList, v);
+  }
+  if (writesOperand)
+    writeList.push_back(o);
+  llvm::sort(readList);
+  readList.erase(std::unique(readList.begin(), readList.end()), readList.end());
+  llvm::sort(writeList);
+  writeList.erase(std::unique(writeList.begin(), writeList.end()), writeList.end());
+  const BufferizationOptions &opts = state.getOptions();
+  if (opts.checkParallelRegions && !readList.empty() && hasParallelRegions) {
+    // A write in a parallel region into a buffer defined outside of it.
+    for (int32_t w : writeList) {
+      OpOperand *uWrite = ir.operands[w];
+      SetVector<Value> defsOrLeaves = state.findValueInReverseUseDefChain(
+          uWrite, [&](Value v) { return state.bufferizesToMemoryWrite(v); });
+      Region *writeRegion = getParallelRegion(uWrite->getOwner()->getParentRegion(), opts);
+      for (Value d : defsOrLeaves)
+        if (getParallelRegion(d.getParentRegion(), opts) != writeRegion) {
+          if (record)
+            reportConflict(o, -1, w, -1);
+          return true;
+        }
+    }
+  }
+  for (int32_t r : readList) {
+    const std::vector<int32_t> &defs = definitions(r);
+    if (defs.empty())
+      continue;
+    for (int32_t w : writeList) {
+      int32_t d = pairConflict(r, w, defs);
+      if (d >= 0) {
+        if (record)
+          reportConflict(o, r, w, d);
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+const AliasIndex::Window &InplaceAnalysis::window(int32_t r) {
+  auto it = windowCache.find(r);
+  if (it != windowCache.end())
+    return it->second;
+  const std::vector<int32_t> &defs = definitions(r);
+  AliasIndex::Window w;
+  if (!defs.empty()) {
+    int32_t block = ir.opBlock[ir.operandOp[r]];
+    int64_t lo = INT64_MAX;
+    bool anywhere = false;
+    for (int32_t d : defs) {
+      int32_t defOp = ir.valueOp[d];
+      int32_t defBlock = defOp >= 0 ? ir.opBlock[defOp] : ir.valueBlock[d];
+      if (defBlock != block) {
+        anywhere = true;
+        break;
+      }
+      lo = std::min<int64_t>(lo, defOp >= 0 ? defOp : -1);
+    }
+    if (anywhere)
+      w.kind = AliasIndex::Window::Anywhere;
+    else
+      w = {AliasIndex::Window::InBlock, block, lo};
+  }
+  return windowCache.emplace(r, w).first->second;
+}
+
+void InplaceAnalysis::buildIndex(int32_t scope) {
+  index.clear();
+  windowCache.clear();
+  SmallVector<int32_t> readList;
+  for (size_t v = 0; v < ir.values.size(); ++v) {
+    int32_t owner = ir.valueOp[v] >= 0 ? ir.valueOp[v]
+                                       : ir.op(ir.blocks[ir.valueBlock[v]]->getParentOp());
+    if (!ir.isAncestor(scope, owner))
+      continue;
+    int32_t rootId = find(static_cast<int32_t>(v));
+    readList.clear();
+    valueReads(static_cast<int32_t>(v), readList);
+    for (int32_t r : readList)
+      index.addRead(rootId, r, ir.operandOp[r], window(r));
+    for (int32_t u = ir.useBegin[v]; u < ir.useBegin[v + 1]; ++u) {
+      int32_t o = ir.uses[u];
+      if (inPlace[o] && writes(o))
+        index.addWrite(rootId, o, ir.operandOp[o], ir.opBlock[ir.operandOp[o]]);
+    }
+  }
+}
+
+bool InplaceAnalysis::incrementalRaw(int32_t o, ArrayRef<int32_t> values, bool writesOperand) {
+  SmallVector<int32_t, 4> roots;
+  for (int32_t v : values) {
+    int32_t r = find(v);
+    if (!llvm::is_contained(roots, r))
+      roots.push_back(r);
+  }
+  if (roots.size() == 1 && !writesOperand)
+    return false;
+  int32_t hitRead = -1, hitWrite = -1, hitDef = -1;
+  auto check = [&](int32_t r, int32_t w, const std::vector<int32_t> &defs) {
+    int32_t d = pairConflict(r, w, defs);
+    if (d < 0)
+      return false;
+    hitRead = r, hitWrite = w, hitDef = d;
+    return true;
+  };
+  // Pairs across two sets the decision merges.
+  for (size_t i = 0; i < roots.size(); ++i) {
+    const AliasIndex::Set &ri = index.get(roots[i]);
+    if (ri.numReads == 0)
+      continue;
+    for (size_t j = 0; j < roots.size(); ++j) {
+      if (i == j)
+        continue;
+      const AliasIndex::Set &wj = index.get(roots[j]);
+      if (wj.numWrites == 0)
+        continue;
+      bool found;
+      if (ri.numReads <= wj.numWrites) {
+        found = AliasIndex::anyRead(ri, [&](int32_t r) {
+          const std::vector<int32_t> &defs = definitions(r);
+          return AliasIndex::anyWriteForRead(wj, ir.operandOp[r], window(r),
+                                             [&](int32_t w) { return check(r, w, defs); });
+        });
+      } else {
+        found = AliasIndex::anyWrite(wj, [&](int32_t w) {
+          int32_t wop = ir.operandOp[w];
+          return AliasIndex::anyReadForWrite(ri, wop, ir.opBlock[wop],
+                                             [&](int32_t r) { return check(r, w, definitions(r)); });
+        });
+      }
+      if (found) {
+        reportConflict(o, hitRead, hitWrite, hitDef);
+        return true;
+      }
+    }
+  }
+  // The decision's own write against every read of the merged set.
+  if (writesOperand) {
+    int32_t wop = ir.operandOp[o];
+    for (int32_t rootId : roots) {
+      bool found = AliasIndex::anyReadForWrite(index.get(rootId), wop, ir.opBlock[wop], [&](int32_t r) {
+        const std::vector<int32_t> &defs = definitions(r);
+        return !defs.empty() && check(r, o, defs);
+      });
+      if (found) {
+        reportConflict(o, hitRead, hitWrite, hitDef);
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+bool InplaceAnalysis::wouldCreateRaw(int32_t o, bool consistencyOnly) {
+  SmallVector<int32_t, 4> values;
+  valueAndAliases(o, values);
+  bool writesOperand = !consistencyOnly && writes(o);
+  if (!writesOperand && !hasInplaceWrites(values))
+    return false;
+  bool useIndex = indexOn && !consistencyOnly &&
+                  !(state.getOptions().checkParallelRegions && hasParallelRegions);
+  if (useIndex)
+    return incrementalRaw(o, values, writesOperand);
+  return fullRaw(o, values, writesOperand, /*record=*/!consistencyOnly);
+}
+
+bool InplaceAnalysis::wouldCreateWriteToNonWritable(int32_t o, bool consistencyOnly) {
+  SmallVector<int32_t, 4> values;
+  valueAndAliases(o, values);
+  bool foundWrite = (!consistencyOnly && writes(o)) || hasInplaceWrites(values);
+  if (!foundWrite)
+    return false;
+  if (!llvm::any_of(values, [&](int32_t v) { return nNonWritable[find(v)] != 0; }))
+    return false;
+  if (options.printConflicts) {
+    auto annotate = [&](Value v) {
+      if (!state.isWritable(v))
+        annotateValue(v, "W_" + std::to_string(wCounter++) + "[NOT-WRITABLE: ");
+    };
+    state.applyOnAliases(ir.operands[o]->get(), annotate);
+    for (AliasingValue alias : state.getAliasingValues(*ir.operands[o]))
+      state.applyOnAliases(alias.value, annotate);
+  }
+  return true;
+}
+
+// -------------------------------------------------------------- decisions
+
+void InplaceAnalysis::bufferizeInPlace(int32_t o) {
+  if (inPlace[o])
+    return;
+  inPlace[o] = 1;
+  state.bufferizeInPlace(*ir.operands[o]);
+  int32_t v = ir.value(ir.operands[o]->get());
+  if (writes(o)) {
+    int32_t rootId = find(v);
+    nInplaceWrites[rootId]++;
+    if (indexOn)
+      index.addWrite(rootId, o, ir.operandOp[o], ir.opBlock[ir.operandOp[o]]);
+  }
+  for (int32_t a : aliasingValues(o))
+    unionAlias(a, v);
+}
+
+void InplaceAnalysis::analyzeOperand(int32_t o) {
+  bool conflict = wouldCreateWriteToNonWritable(o, false) || wouldCreateRaw(o, false);
+  OpOperand *operand = ir.operands[o];
+  decided.push_back({ir.operandOp[o], static_cast<int32_t>(operand->getOperandNumber()), !conflict});
+  if (conflict)
+    state.bufferizeOutOfPlace(*operand);
+  else
+    bufferizeInPlace(o);
+}
+
+LogicalResult InplaceAnalysis::checkPreBufferizationAssumptions(Operation *scope) {
+  const BufferizationOptions &opts = state.getOptions();
+  WalkResult walk = scope->walk([&](BufferizableOpInterface op) {
+    if (!opts.isOpAllowed(op.getOperation()))
+      return WalkResult::advance();
+    if (!op.supportsUnstructuredControlFlow())
+      for (Region &r : op->getRegions())
+        if (r.getBlocks().size() > 1) {
+          op->emitOpError("op or BufferizableOpInterface implementation does not support unstructured "
+                          "control flow, but at least one region has multiple blocks");
+          return WalkResult::interrupt();
+        }
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  walk = scope->walk([&](BufferizableOpInterface op) {
+    if (!opts.isOpAllowed(op.getOperation()))
+      return WalkResult::advance();
+    if (auto toTensor = dyn_cast<ToTensorOp>(op.getOperation()))
+      if (!toTensor.getRestrict() && !toTensor->getUses().empty()) {
+        op->emitOpError("to_tensor ops without `restrict` are not supported by One-Shot Analysis");
+        return WalkResult::interrupt();
+      }
+    for (OpOperand &operand : op->getOpOperands()) {
+      if (!isTensor(operand.get()))
+        continue;
+      int32_t o = ir.operandId.lookup(&operand);
+      if (wouldCreateRaw(o, true)) {
+        op->emitOpError("not bufferizable under the given constraints: cannot avoid RaW conflict");
+        return WalkResult::interrupt();
+      }
+      if (inPlace[o] && wouldCreateWriteToNonWritable(o, true)) {
+        op->emitOpError("not bufferizable under the given constraints: would write to read-only buffer");
+        return WalkResult::interrupt();
+      }
+    }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted() || error);
+}
+
+std::vector<Operation *> InplaceAnalysis::analysisOrder(Operation *scope) {
+  std::vector<Operation *> ops;
+  if (options.heuristic == "bottom-up-from-terminators") {
+    llvm::SetVector<Operation *> traversed;
+    scope->walk<WalkOrder::PostOrder>([&](RegionBranchTerminatorOpInterface term) {
+      if (!traversed.insert(term))
+        return;
+      SmallVector<OpResult> work;
+      for (Value v : term->getOperands())
+        if (isTensor(v))
+          if (auto result = dyn_cast<OpResult>(v))
+            work.push_back(result);
+      while (!work.empty()) {
+        OpResult result = work.pop_back_val();
+        Operation *def = result.getDefiningOp();
+        if (!traversed.insert(def))
+          continue;
+        if (!term->getParentRegion()->findAncestorOpInRegion(*def))
+          continue;
+        for (AliasingOpOperand alias : state.getAliasingOpOperands(result)) {
+          Value v = alias.opOperand->get();
+          if (isTensor(v))
+            if (auto r = dyn_cast<OpResult>(v))
+              work.push_back(r);
+        }
+      }
+    });
+    ops.assign(traversed.begin(), traversed.end());
+    scope->walk<WalkOrder::PostOrder, mlir::ReverseIterator>([&](Operation *op) {
+      if (!traversed.contains(op) && hasTensorSemantics(op))
+        ops.push_back(op);
+    });
+    return ops;
+  }
+  scope->walk([&](Operation *op) {
+    if (hasTensorSemantics(op))
+      ops.push_back(op);
+  });
+  if (options.heuristic == "fuzzer") {
+    std::mt19937 rng(options.fuzzerSeed);
+    llvm::shuffle(ops.begin(), ops.end(), rng);
+  }
+  if (options.heuristic == "bottom-up")
+    std::reverse(ops.begin(), ops.end());
+  return ops;
+}
+
+LogicalResult InplaceAnalysis::analyzeScope(Operation *scope) {
+  resetScopeCaches();
+  domInfo = std::make_unique<DominanceInfo>(scope);
+  if (failed(checkPreBufferizationAssumptions(scope)))
+    return failure();
+  std::vector<Operation *> order = analysisOrder(scope);
+  buildIndex(ir.op(scope));
+  indexOn = true;
+  for (Operation *op : order) {
+    int32_t id = ir.op(op);
+    for (int32_t o = ir.opOperandBegin[id]; o < ir.opOperandBegin[id + 1]; ++o)
+      analyzeOperand(o);
+    if (error)
+      break;
+  }
+  indexOn = false;
+  index.clear();
+  if (error)
+    return failure();
+  equivalenceAnalysis(scope, state);
+  state.gatherUndefinedTensorUses(scope);
+  return verifyAnalysis(scope, state);
+}
+
+} // namespace memplan

@@ -1,0 +1,116 @@
+//===- InplaceAnalysis.h - One-Shot Analysis over the interfaces -*- C++ -*-===//
+//
+// The decisions of upstream's One-Shot Analysis (MLIR 22), made with op
+// semantics from the BufferizableOpInterface and written into upstream's
+// OneShotAnalysisState. The read-after-write check keeps, per alias set, an
+// index of its reads and in-place writes (ordered by block position), so a
+// decision only checks the (read, write) pairs it creates; upstream re-walks
+// every use of every alias instead. A union-find mirrors the state's alias
+// sets (whose leaders are private) to key that index.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MEMPLAN_ANALYSIS_INPLACEANALYSIS_H
+#define MEMPLAN_ANALYSIS_INPLACEANALYSIS_H
+
+#include "AliasIndex.h"
+#include "IRNumbering.h"
+
+#include "memplan/interface_engine.h"
+
+#include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
+#include "mlir/IR/Dominance.h"
+
+#include <array>
+#include <memory>
+#include <unordered_map>
+
+namespace memplan {
+
+class InplaceAnalysis {
+public:
+  InplaceAnalysis(mlir::Operation *root, mlir::bufferization::OneShotAnalysisState &state,
+                  const EngineOptions &options);
+
+  /// upstream's analyzeOp on `scope` (a function, or the root): assumptions,
+  /// decisions in the heuristic's order, equivalence, undefined uses,
+  /// verification. Failures are diagnosed at an op.
+  mlir::LogicalResult analyzeScope(mlir::Operation *scope);
+
+  const IRNumbering &numbering() const { return ir; }
+  const std::vector<EngineDecision> &decisions() const { return decided; }
+  const std::vector<EngineConflict> &conflicts() const { return conflictList; }
+  uint64_t conflictCounter() const { return cCounter; }
+  uint64_t nonWritableCounter() const { return wCounter; }
+  EngineValue describe(mlir::Value v) const;
+
+private:
+  using OpOperand = mlir::OpOperand;
+
+  // Per-scope facts from the interfaces, cached.
+  bool reads(int32_t o);
+  bool writes(int32_t o);
+  const llvm::SmallVector<int32_t, 2> &aliasingValues(int32_t o);
+  bool isValueRead(int32_t v);
+  const std::vector<int32_t> &definitions(int32_t o);
+  void resetScopeCaches();
+
+  // Alias sets (mirror of the state's).
+  int32_t find(int32_t v);
+  void unionAlias(int32_t a, int32_t b);
+  bool hasInplaceWrites(llvm::ArrayRef<int32_t> values);
+  void valueAndAliases(int32_t o, llvm::SmallVectorImpl<int32_t> &out);
+
+  // Conflicts.
+  bool wouldCreateWriteToNonWritable(int32_t o, bool consistencyOnly);
+  bool wouldCreateRaw(int32_t o, bool consistencyOnly);
+  bool fullRaw(int32_t o, llvm::ArrayRef<int32_t> values, bool writesOperand, bool record);
+  bool incrementalRaw(int32_t o, llvm::ArrayRef<int32_t> values, bool writesOperand);
+  void aliasingReads(llvm::SmallVectorImpl<int32_t> &out, int32_t v);
+  void aliasingInplaceWrites(llvm::SmallVectorImpl<int32_t> &out, int32_t v);
+  void valueReads(int32_t v, llvm::SmallVectorImpl<int32_t> &out);
+  /// The definition through which write `w` conflicts with read `r`, or -1.
+  int32_t pairConflict(int32_t r, int32_t w, const std::vector<int32_t> &defs);
+  bool canUseOpDominance(int32_t r, int32_t w, const std::vector<int32_t> &defs);
+  bool happensBefore(mlir::Operation *a, mlir::Operation *b) const;
+  void reportConflict(int32_t o, int32_t r, int32_t w, int32_t def);
+
+  // Decisions.
+  void bufferizeInPlace(int32_t o);
+  void analyzeOperand(int32_t o);
+  mlir::LogicalResult checkPreBufferizationAssumptions(mlir::Operation *scope);
+  std::vector<mlir::Operation *> analysisOrder(mlir::Operation *scope);
+
+  // The incremental index (AliasIndex.h) over the scope's values.
+  void buildIndex(int32_t scope);
+  const AliasIndex::Window &window(int32_t r);
+
+  mlir::Operation *root;
+  mlir::bufferization::OneShotAnalysisState &state;
+  const EngineOptions &options;
+  IRNumbering ir;
+  std::unique_ptr<mlir::DominanceInfo> domInfo;
+  bool hasParallelRegions = false;
+  bool error = false;
+
+  // Union-find over value ids, with the per-set counts the checks need.
+  std::vector<int32_t> parent, nInplaceWrites, nNonWritable;
+  std::vector<uint8_t> inPlace;
+
+  // Per-scope caches (reset through `touched`).
+  std::vector<int8_t> readCache, writeCache, valueReadCache, aliasCached;
+  std::vector<llvm::SmallVector<int32_t, 2>> aliasCache;
+  std::vector<int32_t> touchedOperands, touchedValues;
+  std::unordered_map<int32_t, std::vector<int32_t>> definitionCache;
+
+  bool indexOn = false;
+  AliasIndex index;
+  std::unordered_map<int32_t, AliasIndex::Window> windowCache;
+
+  std::vector<EngineDecision> decided;
+  std::vector<EngineConflict> conflictList;
+  uint64_t cCounter, wCounter;
+};
+
+} // namespace memplan
+
+#endif // MEMPLAN_ANALYSIS_INPLACEANALYSIS_H

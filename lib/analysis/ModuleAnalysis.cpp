@@ -1,0 +1,260 @@
+//===- ModuleAnalysis.cpp - The interface engine over a module ------------===//
+//
+// One-Shot Module Analysis with memplan's interface engine: functions
+// callee-first (functions that call each other circularly last, their
+// boundaries not analyzed), each analyzed by InplaceAnalysis on one
+// OneShotAnalysisState, the FuncAnalysisState tables recorded after each;
+// then the test annotations, or upstream's copy insertion and bufferization
+// on that same state.
+//
+//===----------------------------------------------------------------------===//
+
+#include "AnalysisSteps.h"
+#include "CrashGuards.h"
+#include "InplaceAnalysis.h"
+#include "TestAnnotations.h"
+
+#include "memplan/interface_engine.h"
+
+#include "mlir/CAPI/IR.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/SymbolTable.h"
+
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/MapVector.h"
+
+using namespace mlir;
+using namespace mlir::bufferization;
+using mlir::bufferization::func_ext::FuncAnalysisState;
+using mlir::bufferization::func_ext::FuncOpAnalysisState;
+
+namespace memplan {
+namespace {
+
+bool hasTensorSignature(func::FuncOp func) {
+  auto isTensor = [](Type t) { return isa<TensorType>(t); };
+  FunctionType type = func.getFunctionType();
+  return llvm::any_of(type.getInputs(), isTensor) || llvm::any_of(type.getResults(), isTensor);
+}
+
+/// Top-level functions callee-first (upstream's getFuncOpsOrderedByCalls):
+/// `ordered`, then those that call each other circularly in `remaining`.
+LogicalResult orderFunctions(Operation *root, SmallVectorImpl<func::FuncOp> &ordered,
+                             SmallVectorImpl<func::FuncOp> &remaining) {
+  SmallVector<func::FuncOp> funcs;
+  for (Region &region : root->getRegions())
+    for (Block &block : region)
+      for (auto func : block.getOps<func::FuncOp>())
+        funcs.push_back(func);
+  llvm::MapVector<Operation *, SmallVector<func::FuncOp>> calledBy;
+  llvm::MapVector<Operation *, int64_t> count;
+  for (func::FuncOp f : funcs) {
+    calledBy[f];
+    count[f] = 0;
+  }
+  for (func::FuncOp f : funcs) {
+    llvm::DenseSet<Operation *> seen;
+    WalkResult walk = f.walk([&](func::CallOp call) {
+      auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(call, call.getCalleeAttr());
+      if (!callee) {
+        call.emitOpError("memplan: callee not found");
+        return WalkResult::interrupt();
+      }
+      if (!hasTensorSignature(callee))
+        return WalkResult::advance();
+      SmallVector<func::FuncOp> &callers = calledBy[callee];
+      if (!seen.contains(f) && !llvm::is_contained(callers, f)) {
+        callers.push_back(f);
+        count[f]++;
+      }
+      seen.insert(callee);
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return failure();
+  }
+  SmallVector<func::FuncOp> work;
+  for (func::FuncOp f : llvm::reverse(funcs))
+    if (count[f] == 0)
+      work.push_back(f);
+  llvm::DenseSet<Operation *> done;
+  while (!work.empty()) {
+    func::FuncOp f = work.pop_back_val();
+    ordered.push_back(f);
+    done.insert(f);
+    for (func::FuncOp caller : calledBy[f])
+      if (!done.contains(caller) && --count[caller] == 0)
+        work.push_back(caller);
+  }
+  for (func::FuncOp f : funcs)
+    if (!done.contains(f))
+      remaining.push_back(f);
+  return success();
+}
+
+OneShotBufferizationOptions::AnalysisHeuristic heuristicOf(const std::string &name) {
+  using H = OneShotBufferizationOptions::AnalysisHeuristic;
+  if (name == "top-down")
+    return H::TopDown;
+  if (name == "bottom-up-from-terminators")
+    return H::BottomUpFromTerminators;
+  if (name == "fuzzer")
+    return H::Fuzzer;
+  return H::BottomUp;
+}
+
+/// Upstream's rewrite (MLIR 22) bufferizes functions named in
+/// no-analysis-func-filter with a plain AnalysisState that its func.call model
+/// casts to OneShotAnalysisState: a crash as soon as such a function calls
+/// with tensor operands. Fail cleanly instead.
+LogicalResult checkFilteredCalls(Operation *root, const OneShotBufferizationOptions &options) {
+  if (options.noAnalysisFuncFilter.empty())
+    return success();
+  WalkResult walk = root->walk([&](func::CallOp call) {
+    auto func = call->getParentOfType<func::FuncOp>();
+    if (!func || !llvm::is_contained(options.noAnalysisFuncFilter, func.getSymName().str()))
+      return WalkResult::advance();
+    if (llvm::none_of(call->getOperandTypes(), [](Type t) { return isa<TensorType>(t); }))
+      return WalkResult::advance();
+    call.emitOpError("memplan-one-shot-bufferize: a func.call with tensor operands in a function named "
+                     "in no-analysis-func-filter crashes upstream's rewrite (MLIR 22); only "
+                     "test-analysis-only supports it");
+    return WalkResult::interrupt();
+  });
+  return failure(walk.wasInterrupted());
+}
+
+} // namespace
+
+EngineResult runInterfaceEngine(MlirOperation rootHandle, const EngineOptions &engineOptions) {
+  EngineResult result;
+  Operation *root = unwrap(rootHandle);
+  MLIRContext *ctx = root->getContext();
+  ctx->loadDialect<BufferizationDialect, memref::MemRefDialect, func::FuncDialect, arith::ArithDialect,
+                   tensor::TensorDialect>();
+
+  const BufferizeConfig &config = engineOptions.bufferize;
+  if (!config.noAnalysisFuncFilter.empty() && !config.functionBoundaries) {
+    root->emitError("Invalid option: 'no-analysis-func-filter' requires 'bufferize-function-boundaries'");
+    return result;
+  }
+  OneShotBufferizationOptions options = makeBufferizeOptions(config);
+  options.analysisHeuristic = heuristicOf(engineOptions.heuristic);
+  options.analysisFuzzerSeed = engineOptions.fuzzerSeed;
+  options.testAnalysisOnly = engineOptions.testAnalysisOnly;
+  options.printConflicts = engineOptions.printConflicts;
+  options.dumpAliasSets = engineOptions.dumpAliasSets;
+  OneShotBufferizationOptions analysisOptions = makeAnalysisOptions(options);
+  if (!engineOptions.testAnalysisOnly &&
+      (failed(checkFilteredCalls(root, options)) || failed(checkNonBranchSuccessors(root))))
+    return result;
+
+  OneShotAnalysisState state(root, analysisOptions);
+  FuncAnalysisState &funcState = state.addExtension<FuncAnalysisState>();
+  InplaceAnalysis engine(root, state, engineOptions);
+  const IRNumbering &ir = engine.numbering();
+
+  auto analyze = [&](Operation *scope) {
+    if (failed(checkCallBoundaries(scope, funcState)) || failed(checkRecursiveDefinitions(scope, state)))
+      return false;
+    return succeeded(engine.analyzeScope(scope));
+  };
+  auto finishScope = [&](Operation *scope) {
+    result.scopes.push_back(ir.op(scope));
+    if (engineOptions.testAnalysisOnly)
+      annotateInPlaceOperands(scope, state);
+    if (engineOptions.dumpAliasSets)
+      annotateAliasSets(scope, state);
+  };
+  auto collect = [&]() {
+    result.decisions = engine.decisions();
+    result.conflicts = engine.conflicts();
+    result.conflictCounter = engine.conflictCounter();
+    result.nonWritableCounter = engine.nonWritableCounter();
+  };
+
+  bool ok = true;
+  if (!config.functionBoundaries) {
+    ok = analyze(root);
+    finishScope(root);
+  } else {
+    SmallVector<func::FuncOp> ordered, remaining;
+    ok = succeeded(orderFunctions(root, ordered, remaining));
+    for (func::FuncOp func : ordered) {
+      if (!ok)
+        break;
+      if (!analysisOptions.isOpAllowed(func))
+        continue;
+      funcState.startFunctionAnalysis(func);
+      ok = analyze(func);
+      finishScope(func);
+      ok = ok && succeeded(recordFunctionBoundary(func, state, funcState, engineOptions.testAnalysisOnly));
+      funcState.analyzedFuncOps[func] = FuncOpAnalysisState::Analyzed;
+    }
+    for (func::FuncOp func : remaining) {
+      if (!ok)
+        break;
+      if (!analysisOptions.isOpAllowed(func))
+        continue;
+      ok = analyze(func);
+      finishScope(func);
+    }
+    for (auto &[funcOp, analyzed] : funcState.analyzedFuncOps) {
+      func::FuncOp func = funcOp;
+      EngineFunction f;
+      f.op = ir.op(func);
+      f.name = func.getSymName().str();
+      f.boundaryAnalyzed = analyzed == FuncOpAnalysisState::Analyzed;
+      FunctionType type = func.getFunctionType();
+      for (unsigned i = 0; i < type.getNumInputs(); ++i) {
+        if (!isa<TensorType>(type.getInput(i))) {
+          f.access.push_back("");
+          continue;
+        }
+        bool read = funcState.readBbArgs[func].contains(i), written = funcState.writtenBbArgs[func].contains(i);
+        f.access.push_back(read && written ? "read-write" : read ? "read" : written ? "write" : "none");
+      }
+      for (auto &[arg, rets] : funcState.aliasingReturnVals[func])
+        for (int64_t r : rets)
+          f.aliasing.push_back({arg, r});
+      for (auto &[ret, arg] : funcState.equivalentFuncArgs[func])
+        f.equivalent.push_back({arg, ret});
+      llvm::sort(f.aliasing);
+      llvm::sort(f.equivalent);
+      result.functions.push_back(std::move(f));
+    }
+    llvm::sort(result.functions, [](const EngineFunction &a, const EngineFunction &b) { return a.op < b.op; });
+  }
+  // Alias sets with more than one member, in upstream's member order.
+  llvm::DenseSet<Value> listed;
+  for (Value v : ir.values) {
+    if (listed.contains(v))
+      continue;
+    std::vector<EngineValue> members;
+    state.applyOnAliases(v, [&](Value m) {
+      listed.insert(m);
+      members.push_back(engine.describe(m));
+    });
+    if (members.size() > 1)
+      result.aliasSets.push_back(std::move(members));
+  }
+  collect();
+  result.stats.numTensorInPlace = state.getStatNumTensorInPlace();
+  result.stats.numTensorOutOfPlace = state.getStatNumTensorOutOfPlace();
+  if (!ok)
+    return result;
+  if (engineOptions.testAnalysisOnly) {
+    result.ok = true;
+    return result;
+  }
+  result.ok = succeeded(rewriteAnalyzed(root, state, options, result.stats));
+  return result;
+}
+
+} // namespace memplan

@@ -1,0 +1,146 @@
+//===- engine_bindings.cpp - Python surface of the interface engine -------===//
+//
+// `run_interface_engine(module_capsule, ...)`: memplan's in-place analysis on
+// MLIR's C++ API (lib/analysis/), then test annotations or upstream's
+// rewrite on the same state. Results come back as plain Python data.
+//
+//===----------------------------------------------------------------------===//
+
+#include "memplan/bindings.h"
+#include "memplan/interface_engine.h"
+
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+namespace nb = nanobind;
+
+namespace memplan {
+namespace {
+
+constexpr const char *kOpCapsuleName = "mlir.ir.Operation._CAPIPtr";
+
+nb::tuple valueTuple(const EngineValue &v) {
+  return nb::make_tuple(v.op, v.blockArgument, v.region, v.block, v.index);
+}
+
+}  // namespace
+
+void registerEngineBindings(nb::module_ &m) {
+  nb::class_<EngineResult>(m, "EngineResult", "What the interface engine decided and found.")
+      .def_ro("ok", &EngineResult::ok)
+      .def_ro("scopes", &EngineResult::scopes, "Analyzed scopes (pre-order op ids), in analysis order.")
+      .def_prop_ro(
+          "decisions",
+          [](const EngineResult &r) {
+            nb::list out;
+            for (const EngineDecision &d : r.decisions)
+              out.append(nb::make_tuple(d.op, d.operand, d.inPlace));
+            return out;
+          },
+          "(op, operand number, in place) per analyzed tensor operand, in analysis order.")
+      .def_prop_ro(
+          "conflicts",
+          [](const EngineResult &r) {
+            nb::list out;
+            for (const EngineConflict &c : r.conflicts)
+              out.append(nb::make_tuple(nb::make_tuple(c.op, c.operand), nb::make_tuple(c.readOp, c.readOperand),
+                                        nb::make_tuple(c.writeOp, c.writeOperand), valueTuple(c.definition)));
+            return out;
+          },
+          "((op, operand), (read op, operand), (write op, operand), definition) per RaW conflict; "
+          "read op -1: a write in a parallel region to a buffer defined outside of it. Values are "
+          "(op, is block argument, region, block, index).")
+      .def_prop_ro(
+          "alias_sets",
+          [](const EngineResult &r) {
+            nb::list out;
+            for (const std::vector<EngineValue> &set : r.aliasSets) {
+              nb::list members;
+              for (const EngineValue &v : set)
+                members.append(valueTuple(v));
+              out.append(members);
+            }
+            return out;
+          },
+          "Alias sets with more than one member, in upstream's member order.")
+      .def_prop_ro(
+          "functions",
+          [](const EngineResult &r) {
+            nb::list out;
+            for (const EngineFunction &f : r.functions) {
+              nb::dict d;
+              d["op"] = f.op;
+              d["name"] = f.name;
+              d["boundary_analyzed"] = f.boundaryAnalyzed;
+              d["access"] = f.access;
+              d["aliasing"] = f.aliasing;
+              d["equivalent"] = f.equivalent;
+              out.append(d);
+            }
+            return out;
+          },
+          "Function boundary facts (FuncAnalysisState): per function its argument access, "
+          "(argument, result) aliasing and equivalence pairs.")
+      .def_prop_ro("num_tensor_in_place", [](const EngineResult &r) { return r.stats.numTensorInPlace; })
+      .def_prop_ro("num_tensor_out_of_place", [](const EngineResult &r) { return r.stats.numTensorOutOfPlace; })
+      .def_prop_ro("num_buffer_alloc", [](const EngineResult &r) { return r.stats.numBufferAlloc; })
+      .def_ro("conflict_counter", &EngineResult::conflictCounter)
+      .def_ro("non_writable_counter", &EngineResult::nonWritableCounter);
+
+  m.def(
+      "run_interface_engine",
+      [](nb::handle capsule, bool testAnalysisOnly, bool functionBoundaries, const std::string &heuristic,
+         unsigned fuzzerSeed, bool printConflicts, bool dumpAliasSets,
+         const std::string &functionBoundaryTypeConversion, const std::string &unknownTypeConversion,
+         bool allowReturnAllocsFromLoops, bool allowUnknownOps, bool checkParallelRegions,
+         uint32_t bufferAlignment, const std::vector<std::string> &dialectFilter,
+         const std::vector<std::string> &noAnalysisFuncFilter, bool mustInferMemorySpace,
+         bool useEncodingForMemorySpace, uint64_t conflictCounter, uint64_t nonWritableCounter) {
+        void *ptr = PyCapsule_GetPointer(capsule.ptr(), kOpCapsuleName);
+        if (!ptr)
+          throw nb::python_error();
+        if (heuristic != "bottom-up" && heuristic != "top-down" && heuristic != "bottom-up-from-terminators" &&
+            heuristic != "fuzzer")
+          throw std::invalid_argument("unknown analysis heuristic '" + heuristic + "'");
+        EngineOptions o;
+        o.testAnalysisOnly = testAnalysisOnly;
+        o.heuristic = heuristic;
+        o.fuzzerSeed = fuzzerSeed;
+        o.printConflicts = printConflicts;
+        o.dumpAliasSets = dumpAliasSets;
+        o.conflictCounter = conflictCounter;
+        o.nonWritableCounter = nonWritableCounter;
+        BufferizeConfig &c = o.bufferize;
+        c.functionBoundaries = functionBoundaries;
+        c.functionBoundaryTypeConversion = functionBoundaryTypeConversion;
+        c.unknownTypeConversion = unknownTypeConversion;
+        c.allowReturnAllocsFromLoops = allowReturnAllocsFromLoops;
+        c.allowUnknownOps = allowUnknownOps;
+        c.checkParallelRegions = checkParallelRegions;
+        c.bufferAlignment = bufferAlignment;
+        c.dialectFilter = dialectFilter;
+        c.noAnalysisFuncFilter = noAnalysisFuncFilter;
+        c.mustInferMemorySpace = mustInferMemorySpace;
+        c.useEncodingForMemorySpace = useEncodingForMemorySpace;
+        return runInterfaceEngine(MlirOperation{ptr}, o);
+      },
+      nb::arg("module_capsule"), nb::arg("test_analysis_only") = false,
+      nb::arg("function_boundaries") = false, nb::arg("analysis_heuristic") = "bottom-up",
+      nb::arg("analysis_fuzzer_seed") = 0, nb::arg("print_conflicts") = false,
+      nb::arg("dump_alias_sets") = false, nb::arg("function_boundary_type_conversion") = "infer-layout-map",
+      nb::arg("unknown_type_conversion") = "fully-dynamic-layout-map",
+      nb::arg("allow_return_allocs_from_loops") = false, nb::arg("allow_unknown_ops") = false,
+      nb::arg("check_parallel_regions") = true, nb::arg("buffer_alignment") = 64,
+      nb::arg("dialect_filter") = std::vector<std::string>(),
+      nb::arg("no_analysis_func_filter") = std::vector<std::string>(),
+      nb::arg("must_infer_memory_space") = false, nb::arg("use_encoding_for_memory_space") = false,
+      nb::arg("conflict_counter") = 0, nb::arg("non_writable_counter") = 0,
+      "One-Shot Analysis of the module (operation capsule) with op semantics from the "
+      "BufferizableOpInterface, then the test-analysis-only annotations or upstream's copy insertion "
+      "and bufferization on the same state. Diagnostics go to the context's handlers; returns an "
+      "EngineResult (ok False: the analysis or the rewrite failed). Python must hold no op handles "
+      "inside the module across a rewrite.");
+}
+
+}  // namespace memplan
