@@ -36,10 +36,10 @@ def upstream(text: str, options: str, *flags: str) -> tuple[int, str, str]:
 
 def ours(text: str, options: str, name: str = "<stdin>") -> tuple[int, str, str]:
     """memplan's pass in process: (0, printed module, "") or (1, "", diagnostics)."""
-    from memplan.inplace import analysis
+    from memplan.inplace import engine
 
     # Upstream numbers C_/W_ annotations per process; each mlir-opt run is one.
-    analysis._COUNTERS.update(C=0, W=0)
+    engine.reset_conflict_counters()
     with ir.Context() as ctx:
         ctx.allow_unregistered_dialects = True
         module = parse_source(text, name, ctx)
@@ -176,7 +176,7 @@ def test_no_analysis_func_filter_errors():
     # segfaults (MLIR 22); memplan refuses at the call.
     rc_us, _, err_us = ours(FILTER, "bufferize-function-boundaries no-analysis-func-filter=skipped", "f.mlir")
     assert rc_us == 1
-    assert err_us.startswith("f.mlir:10:8: memplan-one-shot-bufferize: a func.call with tensor operands in a "
+    assert err_us.startswith("f.mlir:10:8: 'func.call' op memplan-one-shot-bufferize: a func.call with tensor operands in a "
                              "function named in no-analysis-func-filter crashes upstream's rewrite")
 
 
@@ -276,11 +276,10 @@ def test_parallel_with_tensor_operands_matches_upstream(options):
     same_as_upstream(PARALLEL_UNKNOWN, options)
 
 
-def test_parallel_with_tensor_operands_needs_allow_unknown_ops():
-    rc, _, err = ours(PARALLEL_UNKNOWN, "bufferize-function-boundaries test-analysis-only", "p.mlir")
-    assert rc == 1
-    assert err.startswith("p.mlir:5:8: memplan-one-shot-bufferize: op 'scf.parallel' is not bufferizable "
-                          "upstream; pass allow-unknown-ops")
+def test_parallel_without_allow_unknown_ops_as_upstream():
+    """test-analysis-only annotates scf.parallel as an unknown op without
+    allow-unknown-ops too, as upstream does."""
+    same_as_upstream(PARALLEL_UNKNOWN, "bufferize-function-boundaries test-analysis-only")
 
 
 # ---------------------------------------------------- unstructured control flow
@@ -446,7 +445,8 @@ def test_unstructured_control_flow_upstream_crashes_are_located_errors():
     same_as_upstream(cycle, "test-analysis-only dump-alias-sets")
 
 
-def test_unstructured_control_flow_unmodeled_is_located():
+def test_multi_block_execute_region_as_upstream():
+    """A multi-block scf.execute_region, through its interface model."""
     execute_region = """func.func @f(%t: tensor<8xf32>, %f: f32) -> tensor<8xf32> {
   %c0 = arith.constant 0 : index
   %r = scf.execute_region -> tensor<8xf32> {
@@ -458,21 +458,8 @@ def test_unstructured_control_flow_unmodeled_is_located():
   return %r : tensor<8xf32>
 }
 """
-    rc, _, err = ours(execute_region, "bufferize-function-boundaries test-analysis-only", "e.mlir")
-    assert rc == 1
-    assert err == ("e.mlir:3:8: memplan-one-shot-bufferize: unstructured control flow (a multi-block region) "
-                   "in 'scf.execute_region' is not modeled; memplan models multi-block regions only in "
-                   "func.func bodies")
-    # Rewrite mode: upstream's own analysis takes over; identical memref IR.
+    same_as_upstream(execute_region, "bufferize-function-boundaries test-analysis-only")
     same_as_upstream(execute_region, "bufferize-function-boundaries")
-
-
-def test_python_engine_agrees():
-    """The C++ core declines all of these; analysis-engine=python gives the
-    same output as the default engine."""
-    for text in (DEALLOC, PARALLEL, CFG):
-        options = "bufferize-function-boundaries test-analysis-only"
-        assert ours(text, options) == ours(text, options + " analysis-engine=python")
 
 
 EXCLUSIVE = """

@@ -1,18 +1,15 @@
 """``memplan-one-shot-bufferize``: upstream's one-shot-bufferize with memplan's
-in-place analysis.
+in-place analysis (:mod:`memplan.inplace.engine`).
 
 * With ``test-analysis-only`` the IR is annotated exactly like upstream
   (``__inplace_operands_attr__``, ``print-conflicts``, ``dump-alias-sets``,
   ``bufferization.access`` / ``__equivalent_func_args__`` at function
   boundaries).
-* Otherwise every out-of-place decision is materialized as an explicit copy
-  in tensor IR (``bufferization.alloc_tensor() copy(%t)``, as upstream's
-  TensorCopyInsertion does) and the IR is handed to upstream
-  ``one-shot-bufferize`` with the user's options for the rewrite.
-
-When the analysis meets an op or pattern it does not model, the pass fails
-with a located error in ``test-analysis-only`` mode, and in rewrite mode falls
-back to running upstream's own analysis (with a remark).
+* Otherwise memplan's decisions drive upstream's copy insertion and
+  bufferization on the same analysis state: the memref IR of upstream's
+  ``one-shot-bufferize``, without upstream's analysis.
+* ``analysis-heuristic=min-copy-bytes`` first picks the analysis order that
+  copies the fewest bytes.
 """
 
 from __future__ import annotations
@@ -47,10 +44,6 @@ OPTIONS = [
            "memory spaces of new buffers must be inferred (no default memory space)"),
     Option("use-encoding-for-memory-space", bool, False,
            "use a ranked tensor's encoding as its buffer's memory space"),
-    Option("analysis-engine", str, "auto",
-           "memplan: C++ core when it models the input (auto), always (cpp: error where it "
-           "declines) or the Python reference (python)",
-           choices=("auto", "cpp", "python")),
 ]
 
 
@@ -96,24 +89,9 @@ def upstream_pipeline(values: dict, **override) -> str:
     return "builtin.module(one-shot-bufferize{" + " ".join(parts) + "})"
 
 
-def _locate(module: ir.Operation, ma_or_an, op: int):
-    try:
-        return ma_or_an.pyop(op)
-    except Exception:  # pragma: no cover - op id out of range
-        return module
-
-
 def run_upstream(module: ir.Operation, values: dict, **override) -> None:
     pm = passmanager.PassManager.parse(upstream_pipeline(values, **override), module.context)
     pm.run(module)
-
-
-class UpstreamFailed(Exception):
-    """Upstream's rewrite failed; its diagnostics are in ``err``."""
-
-    def __init__(self, err: ir.MLIRError):
-        super().__init__(str(err))
-        self.err = err
 
 
 def _report_upstream(ctx: PassContext, module: ir.Operation, err: ir.MLIRError) -> None:
@@ -128,7 +106,7 @@ def _report_upstream(ctx: PassContext, module: ir.Operation, err: ir.MLIRError) 
     "memplan-one-shot-bufferize",
     "One-Shot Bufferize with memplan's near-linear in-place analysis",
     "Makes upstream One-Shot Analysis' in-place decisions (identical annotations with "
-    "test-analysis-only); otherwise materializes the copies and lets upstream rewrite.",
+    "test-analysis-only) and drives upstream's copy insertion and bufferization with them.",
     options=OPTIONS,
 )
 def _run(module: ir.Operation, ctx: PassContext) -> None:
@@ -136,50 +114,6 @@ def _run(module: ir.Operation, ctx: PassContext) -> None:
         _run_checked(module, ctx)
     except ir.MLIRError as err:
         _report_upstream(ctx, module, err)
-
-
-def _run_core(module: ir.Operation, ctx: PassContext, opts: Options, values: dict) -> bool:
-    """The pass through the C++ core (annotation, or rewrite mode with the
-    core's copy plan); False when the Python reference has to run instead
-    (engine=python, or the core declined)."""
-    from memplan.inplace import fast
-
-    engine = values["analysis_engine"]
-    if engine == "python":
-        return False
-    analysis_only = values["test_analysis_only"]
-    fa = None
-    if opts.analysis_heuristic == "min-copy-bytes":
-        chosen = fast.choose_min_copy_bytes(module, opts)
-        if chosen is not None:
-            opts, costs, fa = chosen  # the kept order's analysis, copy plan included
-            _report_costs(ctx, costs, opts)
-    reason = fast.unsupported_options(opts)
-    where = module
-    if reason is None:
-        if fa is None:
-            fa = fast.analyze(module, opts)
-        if fa.ok and analysis_only:
-            ctx.stat("num-tensor-in-place", fa.num_inplace(), "tensor operands in place")
-            ctx.stat("cpp-core", 1, "modules analyzed by the C++ core")
-            fast.annotate(fa, opts)
-            return True
-        if fa.ok:
-            ctx.stat("cpp-core", 1, "modules analyzed by the C++ core")
-            scopes = fa.result.scopes
-            boundary = {f.func for f in fa.result.facts}
-            _rewrite(module, ctx, values, fa.graph, fa.result.inplace, fa.result.decided,
-                     [(s, s in boundary) for s in scopes])
-            return True
-        if analysis_only:
-            where, reason = fa.decline_location(module), fa.result.decline_reason
-        else:
-            reason = "the C++ core declined the module"
-    if engine == "cpp":
-        ctx.error(where, f"memplan-one-shot-bufferize: the C++ core does not handle this input: {reason}")
-        return True
-    ctx.stat("python-reference", 1, "modules the C++ core declined (Python analysis ran)")
-    return False
 
 
 def _report_costs(ctx: PassContext, costs: list, chosen: Options) -> None:
@@ -225,8 +159,7 @@ def _must_infer_function_arguments(module: ir.Operation, ctx: PassContext, value
 
 
 def _run_checked(module: ir.Operation, ctx: PassContext) -> None:
-    from memplan.inplace.annotate import annotate
-    from memplan.inplace.driver import ModuleAnalysis
+    from memplan.inplace import engine
 
     values = ctx.options
     if values["must_infer_memory_space"] and values["use_encoding_for_memory_space"]:
@@ -241,56 +174,36 @@ def _run_checked(module: ir.Operation, ctx: PassContext) -> None:
             return
         run_upstream(module, values)
         return
-    opts = options_from(values)
-    if _run_core(module, ctx, opts, values):
-        return
-    ma = ModuleAnalysis(module, opts)
-    try:
-        if opts.analysis_heuristic == "min-copy-bytes":
-            from memplan.inplace.explain import run_heuristic
-
-            ma = run_heuristic(module, opts)
-            _report_costs(ctx, ma.heuristic_costs, ma.opts)
-        else:
-            ma.run()
-    except Unsupported as err:
-        where = _locate(module, ma.an, err.op)
-        if values["test_analysis_only"]:
-            ctx.error(where, f"memplan-one-shot-bufferize: {err.message}")
-            return
-        ctx.remark(where, f"memplan-one-shot-bufferize: {err.message}; falling back to upstream's analysis")
-        run_upstream(module, values)
-        return
-    except AnalysisError as err:
-        ctx.error(ma.an.pyop(err.op), err.message)
-        return
-    an = ma.an
-    if values["test_analysis_only"]:
-        ctx.stat("num-tensor-in-place", sum(an.inplace[o] for o in range(len(an.operands))
-                                             if an.decided[o] or an.inplace[o]), "tensor operands in place")
-        annotate(ma)
-        for op, msg in an.errors:
-            ctx.error(an.pyop(op), msg)
-        return
-    if an.errors:
-        for op, msg in an.errors:
-            ctx.error(an.pyop(op), msg)
-        return
-    _rewrite(module, ctx, values, an.graph, an.inplace, an.decided,
-             [(f, f in ma.func_facts) for f in ma.scopes])
-
-
-def _rewrite(module: ir.Operation, ctx: PassContext, values: dict, graph, inplace, decided,
-             scopes: list) -> None:
-    """Rewrite mode: upstream's copy insertion and bufferization with
-    memplan's decisions (no upstream analysis)."""
-    from memplan.inplace import rewrite
-
-    try:
-        stats = rewrite.bufferize(graph, inplace, decided, scopes, values)
-    except rewrite.RewriteFailed:
+    heuristic, seed = values["analysis_heuristic"], values["analysis_fuzzer_seed"]
+    if heuristic == "min-copy-bytes":
+        heuristic, seed = _choose_min_copy_bytes(module, ctx, values)
+    result = engine.run(module, values, heuristic, seed)
+    if not result.ok:
         ctx.failed = True
         return
-    ctx.stat("num-buffer-alloc", stats.num_buffer_alloc, "buffer allocations")
-    ctx.stat("num-tensor-in-place", stats.num_tensor_in_place, "tensor operands in place")
-    ctx.stat("num-tensor-out-of-place", stats.num_tensor_out_of_place, "tensor operands out of place")
+    ctx.stat("num-tensor-in-place", result.num_tensor_in_place, "tensor operands in place")
+    ctx.stat("num-tensor-out-of-place", result.num_tensor_out_of_place, "tensor operands out of place")
+    if not values["test_analysis_only"]:
+        ctx.stat("num-buffer-alloc", result.num_buffer_alloc, "buffer allocations")
+
+
+def _choose_min_copy_bytes(module: ir.Operation, ctx: PassContext, values: dict) -> tuple[str, int]:
+    """min-copy-bytes: the analysis order (heuristic, fuzzer seed) whose
+    copies move the fewest bytes, with the cost of every order as statistics."""
+    from memplan.inplace import fast
+    from memplan.inplace.explain import run_heuristic
+
+    opts = options_from(values)
+    chosen = fast.choose_min_copy_bytes(module, opts) if fast.unsupported_options(opts) is None else None
+    if chosen is not None:
+        opts, costs, _ = chosen
+    else:
+        try:
+            ma = run_heuristic(module, opts)
+        except (Unsupported, AnalysisError) as err:
+            ctx.remark(module, f"memplan-one-shot-bufferize: min-copy-bytes cannot compare the analysis "
+                               f"orders of this input ({err}); using bottom-up")
+            return "bottom-up", 0
+        opts, costs = ma.opts, ma.heuristic_costs
+    _report_costs(ctx, costs, opts)
+    return opts.analysis_heuristic, opts.analysis_fuzzer_seed

@@ -21,7 +21,7 @@ func.func @callee(%t: tensor<4xf32>) -> tensor<4xf32> {
 }
 
 func.func @skipped(%t: tensor<4xf32>) -> tensor<4xf32> {
-  // CALL: no-analysis-func-filter-errors.mlir:[[@LINE+1]]:8: error: memplan-one-shot-bufferize: a func.call with tensor operands in a function named in no-analysis-func-filter crashes upstream's rewrite (MLIR 22); only test-analysis-only supports it
+  // CALL: no-analysis-func-filter-errors.mlir:[[@LINE+1]]:8: error: 'func.call' op memplan-one-shot-bufferize: a func.call with tensor operands in a function named in no-analysis-func-filter crashes upstream's rewrite (MLIR 22); only test-analysis-only supports it
   %r = call @callee(%t) : (tensor<4xf32>) -> tensor<4xf32>
   return %r : tensor<4xf32>
 }

@@ -1,16 +1,15 @@
 // RUN: mlir-opt %s --split-input-file -one-shot-bufferize="bufferize-function-boundaries test-analysis-only" > %t.up
-// RUN: memplan-opt %s --split-input-file --pass-pipeline='builtin.module(memplan-one-shot-bufferize{bufferize-function-boundaries test-analysis-only analysis-engine=cpp})' | diff - %t.up
+// RUN: memplan-opt %s --split-input-file --pass-pipeline='builtin.module(memplan-one-shot-bufferize{bufferize-function-boundaries test-analysis-only})' | diff - %t.up
 // RUN: mlir-opt %s --split-input-file -one-shot-bufferize="test-analysis-only analysis-heuristic=top-down" > %t.up
-// RUN: memplan-opt %s --split-input-file --pass-pipeline='builtin.module(memplan-one-shot-bufferize{test-analysis-only analysis-heuristic=top-down analysis-engine=cpp})' | diff - %t.up
+// RUN: memplan-opt %s --split-input-file --pass-pipeline='builtin.module(memplan-one-shot-bufferize{test-analysis-only analysis-heuristic=top-down})' | diff - %t.up
 // RUN: mlir-opt %s --split-input-file -one-shot-bufferize="bufferize-function-boundaries test-analysis-only analysis-heuristic=fuzzer analysis-fuzzer-seed=7" > %t.up
-// RUN: memplan-opt %s --split-input-file --pass-pipeline='builtin.module(memplan-one-shot-bufferize{bufferize-function-boundaries test-analysis-only analysis-heuristic=fuzzer analysis-fuzzer-seed=7 analysis-engine=cpp})' | diff - %t.up
+// RUN: memplan-opt %s --split-input-file --pass-pipeline='builtin.module(memplan-one-shot-bufferize{bufferize-function-boundaries test-analysis-only analysis-heuristic=fuzzer analysis-fuzzer-seed=7})' | diff - %t.up
 // RUN: mlir-opt %s --split-input-file -one-shot-bufferize="bufferize-function-boundaries test-analysis-only analysis-heuristic=bottom-up-from-terminators" > %t.up
-// RUN: memplan-opt %s --split-input-file --pass-pipeline='builtin.module(memplan-one-shot-bufferize{bufferize-function-boundaries test-analysis-only analysis-heuristic=bottom-up-from-terminators analysis-engine=cpp})' | diff - %t.up
-// RUN: memplan-opt %s --split-input-file --pass-pipeline='builtin.module(memplan-one-shot-bufferize{bufferize-function-boundaries test-analysis-only analysis-engine=cpp})' | FileCheck %s
+// RUN: memplan-opt %s --split-input-file --pass-pipeline='builtin.module(memplan-one-shot-bufferize{bufferize-function-boundaries test-analysis-only analysis-heuristic=bottom-up-from-terminators})' | diff - %t.up
+// RUN: memplan-opt %s --split-input-file --pass-pipeline='builtin.module(memplan-one-shot-bufferize{bufferize-function-boundaries test-analysis-only})' | FileCheck %s
 
-// The C++ core (analysis-engine=cpp) on its own: each split must be taken by
-// the core (cpp fails where it declines) and match upstream byte for byte
-// under four analysis orders.
+// The in-place engine under upstream's four analysis orders: each split
+// matches upstream byte for byte in every order.
 
 // CHECK-LABEL: func @shared_read
 func.func @shared_read(%arg: tensor<8xf32>) -> tensor<8xf32> {

@@ -1,0 +1,163 @@
+"""``memplan-one-shot-bufferize`` (the interface engine behind the pass)
+against upstream ``mlir-opt --one-shot-bufferize``: byte-identical output and
+the same failures, on seeded random programs under every option set, in
+test-analysis-only and rewrite mode; upstream's statistics in rewrite mode;
+min-copy-bytes never worse than bottom-up.
+
+Each option set runs both tools once over all programs (``--split-input-file``)
+to keep the suite fast.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+
+import pytest
+from mlir import ir
+
+from memplan.ir.parse import parse_source
+from progs.randprog import random_program
+
+MEMPLAN_OPT = os.path.join(os.path.dirname(sys.executable), "memplan-opt")
+MLIR_OPT = os.path.join(list(importlib.util.find_spec("mlir").submodule_search_locations)[0], "bin", "mlir-opt")
+
+ANALYSIS_OPTION_SETS = [
+    "bufferize-function-boundaries test-analysis-only allow-return-allocs-from-loops",
+    "bufferize-function-boundaries test-analysis-only",
+    "test-analysis-only allow-return-allocs-from-loops",
+    "bufferize-function-boundaries test-analysis-only allow-return-allocs-from-loops analysis-heuristic=top-down",
+    "bufferize-function-boundaries test-analysis-only allow-unknown-ops analysis-heuristic=fuzzer "
+    "analysis-fuzzer-seed=11",
+    "bufferize-function-boundaries test-analysis-only analysis-heuristic=bottom-up-from-terminators "
+    "dump-alias-sets",
+]
+REWRITE_OPTION_SETS = [
+    "bufferize-function-boundaries",
+    "bufferize-function-boundaries allow-return-allocs-from-loops function-boundary-type-conversion=identity-layout-map",
+    "allow-return-allocs-from-loops analysis-heuristic=top-down",
+]
+
+
+def _programs(base: int, count: int) -> str:
+    chunks = []
+    for seed in range(base, base + count):
+        extra = ("while", "forall", "materialize") if seed % 2 else ()
+        chunks.append(random_program(seed, n_ops=12 + seed % 16, extra=extra))
+    return "\n// -----\n".join(chunks)
+
+
+def _run(tool: list[str], text: str) -> subprocess.CompletedProcess:
+    return subprocess.run(tool + ["-", "--split-input-file"], input=text, capture_output=True, text=True,
+                          timeout=600)
+
+
+def _compare(text: str, options: str) -> int:
+    """Both tools on every chunk; returns how many chunks upstream accepted
+    (the floors in the tests keep a comparison of failures only from passing)."""
+    ours = _run([MEMPLAN_OPT, f"--pass-pipeline=builtin.module(memplan-one-shot-bufferize{{{options}}})"], text)
+    theirs = _run([MLIR_OPT, f"--one-shot-bufferize={options}"], text)
+    assert ours.returncode == theirs.returncode, ours.stderr[-2000:]
+    # (Chunk separators are memplan-opt's own business: compare the chunks.)
+    chunks = lambda out: [l for l in out.splitlines() if l != "// -----"]
+    assert chunks(ours.stdout) == chunks(theirs.stdout)
+    # Failing chunks fail at the same places.
+    lines = lambda err: sorted(l.split(" error:")[0].rsplit(":", 2)[-2] for l in err.splitlines() if " error:" in l)
+    assert lines(ours.stderr) == lines(theirs.stderr)
+    return sum(1 for line in theirs.stdout.splitlines() if line.startswith("module"))
+
+
+@pytest.mark.parametrize("options", ANALYSIS_OPTION_SETS)
+def test_annotations_match_upstream_on_random_programs(options):
+    assert _compare(_programs(5000, 60), options) >= 10
+
+
+@pytest.mark.parametrize("options", REWRITE_OPTION_SETS)
+def test_rewrite_matches_upstream_on_random_programs(options):
+    assert _compare(_programs(9000, 40), options) >= 3
+
+
+def _shared_read_chain(n: int) -> str:
+    body = []
+    prev = "%arg0"
+    for i in range(n):
+        body.append(f"  %e{i} = tensor.empty() : tensor<16xf32>")
+        body.append(
+            f"  %v{i} = linalg.generic {{indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>,"
+            f" affine_map<(d0) -> (d0)>], iterator_types = [\"parallel\"]}} ins({prev}, %arg0 : tensor<16xf32>,"
+            f" tensor<16xf32>) outs({'%arg0' if i % 7 == 3 else f'%e{i}'} : tensor<16xf32>) {{")
+        body.append("  ^bb0(%a: f32, %b: f32, %o: f32):")
+        body.append("    %s = arith.addf %a, %b : f32")
+        body.append("    linalg.yield %s : f32")
+        body.append("  } -> tensor<16xf32>")
+        prev = f"%v{i}"
+    return ("func.func @chain(%arg0: tensor<16xf32>) -> tensor<16xf32> {\n" + "\n".join(body)
+            + f"\n  return %v{n - 1} : tensor<16xf32>\n}}\n")
+
+
+def _statistics(stderr: str) -> dict:
+    stats = {}
+    for line in stderr.splitlines():
+        parts = line.split()
+        if len(parts) > 2 and parts[0] == "(S)":
+            stats[parts[2]] = int(parts[1])
+    return stats
+
+
+def test_long_chain_with_writes_into_the_shared_read():
+    # Writes into %arg0 while later generics still read it: out of place.
+    text = _shared_read_chain(60)
+    _compare(text, "bufferize-function-boundaries test-analysis-only")
+    _compare(text, "bufferize-function-boundaries")
+
+
+def test_rewrite_mode_statistics(tmp_path):
+    """Rewrite mode runs no upstream analysis: the statistics of the decided
+    bufferization (allocations, operands in and out of place) and its output
+    equal upstream's one-shot-bufferize."""
+    src = tmp_path / "chain.mlir"
+    src.write_text(_shared_read_chain(30))
+    p = subprocess.run([MEMPLAN_OPT, str(src), "--mlir-pass-statistics", "--pass-pipeline="
+                        "builtin.module(memplan-one-shot-bufferize{bufferize-function-boundaries})"],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    up = subprocess.run([MLIR_OPT, str(src), "--one-shot-bufferize=bufferize-function-boundaries",
+                         "--mlir-pass-statistics"], capture_output=True, text=True)
+    assert up.returncode == 0 and p.stdout == up.stdout
+    ours, theirs = _statistics(p.stderr), _statistics(up.stderr)
+    assert ours["num-tensor-out-of-place"] > 0
+    for key in ("num-buffer-alloc", "num-tensor-in-place", "num-tensor-out-of-place"):
+        assert ours[key] == theirs[key], key
+
+
+ORDERS = [("bottom-up", 0), ("top-down", 0), ("bottom-up-from-terminators", 0),
+          ("fuzzer", 1), ("fuzzer", 2), ("fuzzer", 3)]
+
+
+def test_min_copy_bytes_keeps_the_cheapest_order():
+    """min-copy-bytes reports every order's cost, keeps the cheapest (never
+    worse than bottom-up), and its output is upstream's for the kept order."""
+    differing = 0
+    for seed in range(16):
+        text = random_program(3000 + seed, n_ops=16, loops=seed % 2 == 0)
+        options = "bufferize-function-boundaries test-analysis-only"
+        p = subprocess.run([MEMPLAN_OPT, "-", "--mlir-pass-statistics", "--pass-pipeline=builtin.module("
+                            f"memplan-one-shot-bufferize{{{options} analysis-heuristic=min-copy-bytes}})"],
+                           input=text, capture_output=True, text=True)
+        if p.returncode != 0:
+            continue
+        stats = _statistics(p.stderr)
+        costs = {k[len("copy-bytes-"):]: v for k, v in stats.items() if k.startswith("copy-bytes-")}
+        names = ["bottom-up", "top-down", "bottom-up-from-terminators", "fuzzer-1", "fuzzer-2", "fuzzer-3"]
+        assert set(costs) == set(names)
+        kept = stats["min-copy-bytes-choice"]
+        assert costs[names[kept]] == min(costs.values()) <= costs["bottom-up"]
+        heuristic, seed_ = ORDERS[kept]
+        order = f"analysis-heuristic={heuristic}" + (f" analysis-fuzzer-seed={seed_}" if heuristic == "fuzzer" else "")
+        up = subprocess.run([MLIR_OPT, "-", f"--one-shot-bufferize={options} {order}"],
+                            input=text, capture_output=True, text=True)
+        assert p.stdout == up.stdout
+        differing += len(set(costs.values())) > 1
+    assert differing >= 1  # some program where the order matters
