@@ -164,6 +164,17 @@ def _display(value: np.generic, element: str) -> np.generic:
     return value
 
 
+def _same_bytes(x: np.ndarray, y: np.ndarray) -> bool:
+    """Whether two arrays hold the same bytes (fast: compared as words)."""
+    x = np.ascontiguousarray(x).reshape(-1).view(np.uint8)
+    y = np.ascontiguousarray(y).reshape(-1).view(np.uint8)
+    if x.size != y.size:
+        return False
+    if x.size % 8 == 0:
+        return bool(np.array_equal(x.view(np.uint64), y.view(np.uint64)))
+    return bool(np.array_equal(x, y))
+
+
 def first_difference(
     left: Sequence[Output], right: Sequence[Output], kind: str = "value", elements=None
 ) -> Optional[Mismatch]:
@@ -176,7 +187,7 @@ def first_difference(
             return Mismatch("shape", n, a.name, None, a.shape, b.shape)
         item = a.data.dtype.itemsize
         count = a.data.size
-        if count == 0:
+        if count == 0 or _same_bytes(a.data, b.data):
             continue
         ab = np.ascontiguousarray(a.data).reshape(-1).view(np.uint8).reshape(count, item)
         bb = np.ascontiguousarray(b.data).reshape(-1).view(np.uint8).reshape(count, item)
@@ -211,11 +222,20 @@ def _elements(program: LoweredProgram) -> List[str]:
     return [r.element for r in sig.results] + [a.element for a in sig.args if a.is_memref]
 
 
-def _runs(exe: Executable, args, poison: bool, scratch: Sequence[int]) -> List[RunOutcome]:
-    """One run (``0xFF``), or one per poison byte, on the same compiled code."""
+def _runs(
+    exe: Executable, args, poison: bool, scratch: Sequence[int], elements: List[str], label: str
+) -> Tuple[RunOutcome, Optional[Mismatch]]:
+    """Run once (zeroed heap), or once per poison byte on the same compiled
+    code; return the first run and the module's uninitialized read, if any.
+    The second run's outputs are dropped as soon as they are compared."""
     if not poison:
-        return [exe.run(args, None, scratch)]
-    return [exe.run(args, byte, scratch) for byte in POISON_BYTES]
+        return exe.run(args, None, scratch), None
+    first = exe.run(args, POISON_BYTES[0], scratch)
+    second = exe.run(args, POISON_BYTES[1], scratch)
+    problem = first_difference(first.outputs, second.outputs, "uninitialized", elements)
+    if problem is not None:
+        problem.module = label
+    return first, problem
 
 
 def _same_value_type(a: ValueSpec, b: ValueSpec) -> bool:
@@ -338,9 +358,12 @@ def compare(
         args_b = make_arguments(sig_b, inputs, seed, {**(dims or {}), (storage, 0): size}, values)
     args_a = _rebase(args_b, sig_a, seed)
 
-    runs_b = _runs(exe_b, args_b, poison, scratch)
-    runs_a = _runs(exe_a, args_a, poison, scratch)
     elements = _elements(prog_b)
+    run_b, problem_b = _runs(exe_b, args_b, poison, scratch, elements, "before")
+    del exe_b
+    run_a, problem_a = _runs(exe_a, args_a, poison, scratch, elements, "after")
+    del exe_a
+    uninitialized = [p for p in (problem_b, problem_a) if p is not None]
     memref_args = [i for i, a in enumerate(sig_b.args) if a.is_memref and i not in scratch]
     relayout = [
         len(sig_b.results) + n
@@ -351,29 +374,22 @@ def compare(
     def outputs(run: RunOutcome) -> List[Output]:
         return _logical_outputs(run.outputs, relayout) if relayout else run.outputs
 
-    mismatch = first_difference(outputs(runs_b[0]), outputs(runs_a[0]), "value", elements)
-    uninitialized = []
-    if poison:
-        for label, runs in (("before", runs_b), ("after", runs_a)):
-            problem = first_difference(runs[0].outputs, runs[1].outputs, "uninitialized", elements)
-            if problem is not None:
-                problem.module = label
-                uninitialized.append(problem)
-    counts_b = runs_b[0].assert_counts
-    counts_a = runs_a[0].assert_counts
+    mismatch = first_difference(outputs(run_b), outputs(run_a), "value", elements)
+    counts_b = run_b.assert_counts
+    counts_a = run_a.assert_counts
     ok = mismatch is None and not uninitialized and counts_b == counts_a
     return CompareResult(
         ok=ok,
         mismatch=mismatch,
-        heap_before=runs_b[0].heap,
-        heap_after=runs_a[0].heap,
+        heap_before=run_b.heap,
+        heap_after=run_a.heap,
         uninitialized=uninitialized,
-        asserts_before=runs_b[0].failed_asserts,
-        asserts_after=runs_a[0].failed_asserts,
+        asserts_before=run_b.failed_asserts,
+        asserts_after=run_a.failed_asserts,
         assert_counts_before=counts_b,
         assert_counts_after=counts_a,
         signature=str(sig_b),
-        outputs=len(runs_b[0].outputs),
+        outputs=len(run_b.outputs),
         poison=poison,
         seed=seed,
     )

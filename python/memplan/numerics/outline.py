@@ -5,12 +5,19 @@ layers: over a thousand loop nests), and LLVM's optimizer and code generator
 slow down badly on huge functions.  :func:`outline_generics` moves every
 memref-level ``linalg.generic`` into a private function of its own and calls
 it; identical generics (same operand types, maps and body, as in repeated
-layers) share one function.  Each function is marked ``no_inline`` after
-conversion to the LLVM dialect (:func:`mark_no_inline`) so that LLVM keeps
-them apart.  The loops are the same, so the values are the same bit for bit.
+layers) share one function.  After conversion to the LLVM dialect
+:func:`mark_no_inline` keeps them apart and leaves the calling functions
+unoptimized.  The loops are the same, so the values are the same bit for bit.
 
 Constants the body uses from outside are cloned into the function (so that
 they stay constants); other values from outside become arguments.
+
+A memref with a strided layout is passed as its aligned pointer (an
+``index``) plus only the dynamic parts of its offset, sizes and strides; the
+function rebuilds the descriptor from them and the static parts of its type.
+The LLVM lowering would otherwise spread every descriptor over ``5 + 2 *
+rank`` scalar arguments, and the calling function of a big model (thousands
+of calls) grows so large that LLVM spends most of the check compiling it.
 """
 
 from __future__ import annotations
@@ -60,6 +67,86 @@ def _is_constant(value: ir.Value) -> bool:
     return isinstance(owner, ir.Operation) and owner.name == "arith.constant"
 
 
+_DYNAMIC = None
+
+
+def _strided(t: ir.Type):
+    """``(offset, sizes, strides)`` of a ranked memref type with a strided
+    layout (``None`` for dynamic entries), or ``None`` if it has none."""
+    if not isinstance(t, ir.MemRefType):
+        return None
+    mtype = ir.MemRefType(t)
+    try:
+        strides, offset = mtype.get_strides_and_offset()
+    except Exception:  # not a strided layout
+        return None
+    dyn_size = ir.ShapedType.get_dynamic_size()
+    dyn = ir.ShapedType.get_dynamic_stride_or_offset()
+    return (
+        None if offset == dyn else offset,
+        [None if d == dyn_size else d for d in mtype.shape],
+        [None if x == dyn else x for x in strides],
+    )
+
+
+def _pack(value: ir.Value) -> List[ir.Value]:
+    """Caller side: the values that carry ``value`` into a kernel."""
+    from mlir.dialects import memref
+
+    layout = _strided(value.type)
+    if layout is None:
+        return [value]
+    offset, sizes, strides = layout
+    packed = [memref.ExtractAlignedPointerAsIndexOp(value).result]
+    if offset is None or None in sizes or None in strides:
+        meta = memref.ExtractStridedMetadataOp(value)
+        results = list(meta.results)
+        dynamic = [offset] + sizes + strides
+        for k, entry in enumerate(dynamic):
+            if entry is None:
+                packed.append(results[1 + k])
+    return packed
+
+
+def _packed_types(value: ir.Value) -> List[ir.Type]:
+    layout = _strided(value.type)
+    if layout is None:
+        return [value.type]
+    offset, sizes, strides = layout
+    count = 1 + sum(1 for e in [offset] + sizes + strides if e is None)
+    return [ir.IndexType.get()] * count
+
+
+def _unpack(value_type: ir.Type, args: List[ir.Value]) -> ir.Value:
+    """Kernel side: rebuild a memref of ``value_type`` from its packed args."""
+    from mlir.dialects import arith, builtin, llvm
+
+    offset, sizes, strides = _strided(value_type)
+    rank = len(sizes)
+    arrays = f", array<{rank} x i64>, array<{rank} x i64>" if rank else ""
+    struct = ir.Type.parse(f"!llvm.struct<(ptr, ptr, i64{arrays})>")
+    ptr_type = ir.Type.parse("!llvm.ptr")
+    i64 = ir.IntegerType.get_signless(64)
+    rest = iter(args[1:])
+
+    def field(static):
+        if static is None:
+            return arith.IndexCastOp(i64, next(rest)).result
+        return llvm.ConstantOp(i64, ir.IntegerAttr.get(i64, static)).result
+
+    address = arith.IndexCastOp(i64, args[0]).result
+    pointer = llvm.IntToPtrOp(ptr_type, address).result
+    desc = llvm.PoisonOp(struct).result
+    desc = llvm.InsertValueOp(desc, pointer, [0]).result
+    desc = llvm.InsertValueOp(desc, pointer, [1]).result
+    desc = llvm.InsertValueOp(desc, field(offset), [2]).result
+    for d, size in enumerate(sizes):
+        desc = llvm.InsertValueOp(desc, field(size), [3, d]).result
+    for d, stride in enumerate(strides):
+        desc = llvm.InsertValueOp(desc, field(stride), [4, d]).result
+    return builtin.UnrealizedConversionCastOp([value_type], [desc]).result
+
+
 def outline_generics(module: ir.Module) -> int:
     """Outline every ``linalg.generic`` without results (see module doc).
 
@@ -84,27 +171,35 @@ def outline_generics(module: ir.Module) -> int:
             captured = _captured(op)
             constants = [v for v in captured if _is_constant(v)]
             passed = list(op.operands) + [v for v in captured if not _is_constant(v)]
-            types = [v.type for v in passed]
+            types: List[ir.Type] = []
+            for v in passed:
+                types.extend(_packed_types(v))
             with ir.Location.unknown(), ir.InsertionPoint.at_block_begin(module.body):
                 kernel = func.FuncOp(f"{KERNEL_PREFIX}{created}", ir.FunctionType.get(types, []))
                 kernel.sym_visibility = ir.StringAttr.get("private")
                 block = kernel.add_entry_block()
-            with ir.InsertionPoint(block):
+            inner: List[ir.Value] = []
+            with ir.InsertionPoint(block), ir.Location.unknown():
+                n = 0
+                for v in passed:
+                    count = len(_packed_types(v))
+                    args = list(block.arguments)[n:n + count]
+                    n += count
+                    inner.append(args[0] if _strided(v.type) is None else _unpack(v.type, args))
                 clones = [c.owner.clone() for c in constants]
                 copy = op.clone()
-                with ir.Location.unknown():
-                    func.ReturnOp([])
-            replacements = list(zip(passed, block.arguments)) + [
+                func.ReturnOp([])
+            replacements = list(zip(passed, inner)) + [
                 (c, k.results[0]) for c, k in zip(constants, clones)
             ]
             for i in range(len(op.operands)):
-                copy.operands[i] = block.arguments[i]
+                copy.operands[i] = inner[i]
 
-            def rewire(inner: ir.Operation) -> ir.WalkResult:
-                for n, value in enumerate(inner.operands):
+            def rewire(nested: ir.Operation) -> ir.WalkResult:
+                for k, value in enumerate(nested.operands):
                     for old, new in replacements[len(op.operands):]:
                         if value == old:
-                            inner.operands[n] = new
+                            nested.operands[k] = new
                 return ir.WalkResult.ADVANCE
 
             copy.walk(rewire, ir.WalkOrder.PRE_ORDER)
@@ -122,17 +217,35 @@ def outline_generics(module: ir.Module) -> int:
             else:
                 key_op.erase()
             with ir.InsertionPoint(op), op.location:
-                func.CallOp([], ir.FlatSymbolRefAttr.get(name), passed)
+                operands: List[ir.Value] = []
+                for v in passed:
+                    operands.extend(_pack(v))
+                func.CallOp([], ir.FlatSymbolRefAttr.get(name), operands)
             op.erase()
     return created
 
 
 def mark_no_inline(module: ir.Module) -> None:
-    """Give every outlined ``llvm.func`` the ``no_inline`` attribute."""
+    """Keep the outlined functions apart, and leave the rest unoptimized.
+
+    Every outlined ``llvm.func`` gets ``no_inline``.  Every other function
+    with a body except the C-interface wrappers (the entry function and its
+    callees: after outlining, mostly calls and buffer bookkeeping, thousands
+    of operations in a big model) gets ``optnone`` and ``noinline``: LLVM then
+    spends no optimization on it and generates its code quickly, while the
+    kernels, where the time is spent, are optimized.  Optimization never
+    changes floating-point results here (no fast-math flags), so the bits are
+    the same either way.
+    """
     with module.context:
         for op in module.body.operations:
             op = op.operation
-            if op.name == "llvm.func":
-                name = ir.StringAttr(op.attributes["sym_name"]).value
-                if name.startswith(KERNEL_PREFIX):
-                    op.attributes["no_inline"] = ir.UnitAttr.get()
+            if op.name != "llvm.func" or not op.regions[0].blocks:
+                continue
+            name = ir.StringAttr(op.attributes["sym_name"]).value
+            if name.startswith(KERNEL_PREFIX):
+                op.attributes["no_inline"] = ir.UnitAttr.get()
+            elif not name.startswith("_mlir_ciface_"):
+                op.attributes["passthrough"] = ir.ArrayAttr.get(
+                    [ir.StringAttr.get("optnone"), ir.StringAttr.get("noinline")]
+                )
