@@ -333,6 +333,19 @@ def test_untranslatable_op_is_a_diagnostic(tmp_path):
     assert proc.returncode == 1 and "memory space" in proc.stderr
 
 
+def test_undefined_function_is_a_diagnostic(tmp_path):
+    path = tmp_path / "ext.mlir"
+    path.write_text("""
+    func.func private @external(memref<4xf32>)
+    func.func @main(%x: memref<4xf32>) {
+      call @external(%x) : (memref<4xf32>) -> ()
+      return
+    }""")
+    proc = check(str(path), str(path), "--entry", "main")
+    no_traceback(proc)
+    assert proc.returncode == 1 and "unresolved symbols" in proc.stderr
+
+
 def test_complex_arithmetic_is_lowered():
     text = """
     func.func @main(%x: memref<2xcomplex<f32>>) -> complex<f32> {

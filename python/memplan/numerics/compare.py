@@ -355,7 +355,10 @@ def compare(
     args_b = make_arguments(sig_b, inputs, seed, dims, values)
     if not sized:
         size = _storage_bytes(((prog_b, exe_b), (prog_a, exe_a)), args_b, storage)
-        args_b = make_arguments(sig_b, inputs, seed, {**(dims or {}), (storage, 0): size}, values)
+        spec = sig_b.args[storage]
+        args_b[storage] = place_array(
+            spec, storage, np.zeros(size, spec.dtype), np.random.default_rng(seed)
+        )
     args_a = _rebase(args_b, sig_a, seed)
 
     elements = _elements(prog_b)

@@ -242,7 +242,11 @@ class Executable:
             )
         # Code generation happens at the first lookup: do it now, so that a
         # failure is reported here and run times are run times.
-        engine.raw_lookup("_mlir_ciface_" + self.program.signature.name)
+        if not engine.raw_lookup("_mlir_ciface_" + self.program.signature.name):
+            raise LoweringError(
+                f"cannot JIT-compile the lowered module: @{self.program.signature.name} "
+                "has unresolved symbols (a call to a function that is only declared?)"
+            )
         self._engine = engine
         self._used = False
 
