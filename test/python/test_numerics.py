@@ -14,7 +14,6 @@ from memplan.numerics import (
     DEFAULT_DIM,
     CompareResult,
     HeapStats,
-    LoweringError,
     compare,
     execute,
     measure_heap,
@@ -291,20 +290,12 @@ def test_view_alloca_while_if_assert():
 def test_failed_assert_is_reported_not_fatal():
     text = src("control_flow.mlir")
     result = compare(text, text, "main", dims={0: 3, 1: 4})
-    assert not result.ok
+    # The same assertion failed once in both: reported, not a mismatch.
+    assert result.ok
     assert result.asserts_before == ["<before>:12:3: in and out must have the same length"]
-    assert "assertion failed" in str(result)
-
-
-def test_sub_byte_memref_is_refused_cleanly():
-    text = """
-    func.func @main(%m: memref<4xi1>, %i: index) {
-      %q = memref.load %m[%i] : memref<4xi1>
-      memref.store %q, %m[%i] : memref<4xi1>
-      return
-    }"""
-    with pytest.raises(LoweringError, match="sub-byte"):
-        execute(text, "main")
+    assert result.assert_counts_before == {"in and out must have the same length": 1}
+    assert result.assert_counts_after == result.assert_counts_before
+    assert "assertion failed 1 time" in str(result)
 
 
 # -- memplan-check ------------------------------------------------------------------

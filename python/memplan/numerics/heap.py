@@ -117,6 +117,11 @@ class PoisonHeap:
         self.stats.live_at_exit = self._live_bytes
         return self.stats
 
+    def release(self) -> None:
+        """Drop the blocks of the finished run (its statistics stay)."""
+        self._live = {}
+        self._buffers = []
+
     def owns(self, address: int) -> bool:
         """True if ``address`` is a live block handed out in this run."""
         return address in self._live

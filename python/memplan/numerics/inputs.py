@@ -4,8 +4,14 @@ Random values (``numpy.random.default_rng(seed)``):
 
 * floats (f16, bf16, f32, f64, complex): uniform in [-1, 1);
 * signed / signless integers: uniform in [-8, 8); unsigned: [0, 16);
-* ``index`` values: [0, 8) (they tend to be sizes or positions);
-* ``i1``: random booleans.
+* ``index`` values: what the IR allows
+  (:func:`~memplan.numerics.signature.index_argument_ranges`: a position
+  into a static dimension stays inside it, a size is in [1, 7]), else [0, 8);
+  ``dims`` can set them like sizes (``arg_index`` or ``"arg3"`` -> value);
+* integer buffers whose elements a ``linalg.generic`` uses as positions
+  (token ids) stay inside the dimension they index;
+* ``i1``: random booleans; other sub-byte integers (``i4``...): every value
+  of the type, zero-extended into a byte.
 
 Dynamic memref sizes come from ``dims`` (default :data:`DEFAULT_DIM` = 7).
 ``dims`` maps
@@ -28,12 +34,12 @@ from typing import Any, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from .signature import Signature, ValueSpec
+from .signature import DEFAULT_DIM, Signature, ValueSpec
 
-__all__ = ["ArgValue", "DEFAULT_DIM", "DimsSpec", "make_arguments", "float_to_bf16_bits"]
+__all__ = [
+    "ArgValue", "DEFAULT_DIM", "DimsSpec", "make_arguments", "place_array", "float_to_bf16_bits",
+]
 
-#: Size of a dynamic dimension that ``dims`` does not mention.
-DEFAULT_DIM = 7
 
 DimsSpec = Mapping[Union[Tuple[int, int], int, str], int]
 
@@ -72,6 +78,16 @@ def float_to_bf16_bits(values: Any) -> np.ndarray:
     return rounded.astype(np.uint16)
 
 
+def _narrow_width(element: str) -> int:
+    """Width of a sub-byte integer type such as ``i4`` / ``ui2`` (else 0)."""
+    digits = element.lstrip("sui")
+    if element[:1] in "su" and not element.startswith(("si", "ui")):
+        return 0
+    if digits.isdigit() and 1 < int(digits) < 8 and element.rstrip("0123456789") in ("i", "si", "ui"):
+        return int(digits)
+    return 0
+
+
 def _random(spec: ValueSpec, shape: Tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
     dtype = spec.dtype
     if dtype == np.bool_:
@@ -79,10 +95,18 @@ def _random(spec: ValueSpec, shape: Tuple[int, ...], rng: np.random.Generator) -
     if dtype.kind == "c":
         parts = rng.uniform(-1.0, 1.0, size=shape + (2,))
         return (parts[..., 0] + 1j * parts[..., 1]).astype(dtype)
+    if dtype == np.float32:  # the bulk of a model's weights: no float64 detour
+        values = rng.random(size=shape, dtype=np.float32)
+        values *= 2
+        values -= 1
+        return values
     if dtype.kind == "f":
         return rng.uniform(-1.0, 1.0, size=shape).astype(dtype)
     if spec.element == "bf16":
         return float_to_bf16_bits(rng.uniform(-1.0, 1.0, size=shape))
+    width = _narrow_width(spec.element)
+    if width:
+        return rng.integers(0, 1 << width, size=shape).astype(dtype)
     if dtype.kind == "u":
         return rng.integers(0, 16, size=shape).astype(dtype)
     if spec.element == "index":
@@ -116,7 +140,10 @@ def _layout(spec: ValueSpec, shape: Tuple[int, ...]) -> Tuple[Tuple[int, ...], i
     return strides, offset, extent
 
 
-def _memref_from_array(spec: ValueSpec, index: int, value: Any, rng) -> ArgValue:
+def place_array(spec: ValueSpec, index: int, value: Any, rng) -> ArgValue:
+    """Argument ``index`` of type ``spec`` holding the elements of ``value``
+    (an array of the argument's shape) in the type's layout; gaps of a
+    strided layout get random data from ``rng``."""
     arr = np.asarray(value)
     if spec.element == "bf16" and arr.dtype != np.uint16:
         arr = float_to_bf16_bits(arr)
@@ -140,31 +167,53 @@ def _memref_from_array(spec: ValueSpec, index: int, value: Any, rng) -> ArgValue
     return value
 
 
+def _given_argument(spec: ValueSpec, i: int, given: Any, rng) -> ArgValue:
+    if spec.is_memref:
+        return place_array(spec, i, given, rng)
+    if np.ndim(given) != 0:
+        raise ValueError(f"argument #{i} ({spec.type_str}): expected a scalar, got an array")
+    if spec.element == "bf16" and not isinstance(given, np.uint16):
+        return ArgValue(spec, float_to_bf16_bits(given).reshape(()))
+    return ArgValue(spec, np.asarray(given).astype(spec.dtype).reshape(()))
+
+
+def _index_value(signature: Signature, i: int, dims: Optional[DimsSpec], rng) -> Optional[np.ndarray]:
+    if dims:
+        for key in (i, f"arg{i}", f"%arg{i}"):
+            if key in dims:
+                return np.array(int(dims[key]), dtype=np.int64)
+    bounds = dict(signature.index_ranges).get(i)
+    if bounds is None:
+        return None
+    return np.array(rng.integers(bounds[0], bounds[1] + 1), dtype=np.int64)
+
+
 def make_arguments(
     signature: Signature,
     inputs: Optional[Sequence[Any]] = None,
     seed: int = 0,
     dims: Optional[DimsSpec] = None,
+    values: Optional[Mapping[int, Any]] = None,
 ) -> list:
-    """Build one :class:`ArgValue` per entry argument (see module doc)."""
+    """Build one :class:`ArgValue` per entry argument (see module doc).
+
+    ``inputs`` gives every argument; otherwise ``values`` (argument number ->
+    array or number) fixes some and the others are random.
+    """
     rng = np.random.default_rng(seed)
     if inputs is not None and len(inputs) != len(signature.args):
         raise ValueError(
             f"@{signature.name} takes {len(signature.args)} arguments, "
             f"{len(inputs)} inputs given"
         )
-    values = []
+    for i in values or {}:
+        if not 0 <= i < len(signature.args):
+            raise ValueError(f"@{signature.name} has no argument #{i}")
+    args = []
     for i, spec in enumerate(signature.args):
-        if inputs is not None:
-            given = inputs[i]
-            if spec.is_memref:
-                values.append(_memref_from_array(spec, i, given, rng))
-            else:
-                if spec.element == "bf16" and not isinstance(given, np.uint16):
-                    data = float_to_bf16_bits(given).reshape(())
-                else:
-                    data = np.asarray(given).astype(spec.dtype).reshape(())
-                values.append(ArgValue(spec, data))
+        if inputs is not None or (values and i in values):
+            given = inputs[i] if inputs is not None else values[i]
+            args.append(_given_argument(spec, i, given, rng))
             continue
         if spec.is_memref:
             shape = tuple(
@@ -172,7 +221,16 @@ def make_arguments(
                 for d, s in enumerate(spec.shape)
             )
             strides, offset, extent = _layout(spec, shape)
-            values.append(ArgValue(spec, _random(spec, (extent,), rng), shape, strides, offset))
-        else:
-            values.append(ArgValue(spec, _random(spec, (), rng).reshape(())))
-    return values
+            bounds = dict(signature.index_ranges).get(i)
+            if bounds is not None:
+                data = rng.integers(bounds[0], bounds[1] + 1, size=(extent,)).astype(spec.dtype)
+            else:
+                data = _random(spec, (extent,), rng)
+            args.append(ArgValue(spec, data, shape, strides, offset))
+            continue
+        data = _random(spec, (), rng).reshape(())
+        if spec.element == "index":
+            fixed = _index_value(signature, i, dims, rng)
+            data = data if fixed is None else fixed
+        args.append(ArgValue(spec, data))
+    return args

@@ -1,6 +1,7 @@
 """Lowering a tensor- or memref-level module to the LLVM dialect for the JIT.
 
-Pipeline (always on a private copy of the input):
+Pipeline (always on a private copy of the input, in a single-threaded
+context of its own):
 
 1. Tensor-level input only (any tensor-typed value in the module)::
 
@@ -18,6 +19,8 @@ Pipeline (always on a private copy of the input):
 
 2. Structured ops to loops and plain memref accesses::
 
+       convert-bufferization-to-memref, linalg-generalize-named-ops,
+       (reduction loops hoisted: memplan.numerics.loop_order)
        convert-linalg-to-loops, expand-realloc, expand-strided-metadata,
        lower-affine, convert-vector-to-scf
 
@@ -31,16 +34,25 @@ Pipeline (always on a private copy of the input):
      alignment dropped (and at least 64), so the program's alignment promise
      still holds, and the hook sees the exact buffer size.
    * ``cf.assert`` becomes ``scf.if (not cond) { call @__memplan_assert_failed(id) }``
-     so a failing assertion is recorded and reported instead of aborting the
-     Python process.
+     so a failing assertion is counted and reported instead of aborting the
+     Python process (execution continues after it).
+   * loads and stores of sub-byte integers (``i1`` masks) go through an
+     ``i8`` view of the memref, one byte per element (upstream's lowering
+     asserts on them).
 
-4. To the LLVM dialect::
+4. To the LLVM dialect (``math.fpowi`` with a 64-bit exponent and
+   ``math.ipowi`` become upstream's software functions: LLVM's ``powi``
+   takes a C ``int`` and a wider exponent is a fatal code generation error)::
 
-       memref-expand, arith-expand, convert-scf-to-cf, convert-vector-to-llvm,
-       convert-math-to-llvm, convert-math-to-libm, convert-arith-to-llvm,
+       convert-math-to-funcs{min-width-of-fpowi-exponent=33}, memref-expand, arith-expand, convert-scf-to-cf, convert-vector-to-llvm,
+       convert-complex-to-standard, convert-math-to-llvm, convert-math-to-libm,
+       convert-complex-to-llvm, convert-arith-to-llvm,
        convert-index-to-llvm, finalize-memref-to-llvm{use-generic-functions=1},
        convert-cf-to-llvm, convert-func-to-llvm, convert-ub-to-llvm,
        reconcile-unrealized-casts
+
+   Anything left that is not in the LLVM dialect is reported as a
+   :class:`LoweringError` at its location.
 
 The entry function gets ``llvm.emit_c_interface`` before any of this.
 """
@@ -48,12 +60,14 @@ The entry function gets ``llvm.emit_c_interface`` before any of this.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import List
+from typing import Dict, List, Sequence, Tuple
 
 from mlir import ir, passmanager
 
+from .loop_order import hoist_reductions
+from .outline import mark_no_inline, outline_generics
 from .signature import Signature, entry_signature, find_func
-from .source import ModuleSource, copy_module, location_text
+from .source import ModuleSource, location_text, private_copy
 
 __all__ = [
     "LoweredProgram",
@@ -76,14 +90,16 @@ BUFFERIZE_PIPELINE = (
 #: ... then deallocation, unless the module already frees buffers itself.
 DEALLOCATION_PIPELINE = "buffer-deallocation-pipeline"
 #: Stage 2.
+GENERALIZE_PIPELINE = "convert-bufferization-to-memref,linalg-generalize-named-ops"
 LOOPS_PIPELINE = (
     "convert-linalg-to-loops,expand-realloc,expand-strided-metadata,"
     "lower-affine,convert-vector-to-scf"
 )
 #: Stage 4.
 LLVM_PIPELINE = (
-    "memref-expand,arith-expand,convert-scf-to-cf,convert-vector-to-llvm,"
-    "convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,"
+    "convert-math-to-funcs{min-width-of-fpowi-exponent=33},memref-expand,arith-expand,convert-scf-to-cf,convert-vector-to-llvm,"
+    "convert-complex-to-standard,convert-math-to-llvm,convert-math-to-libm,"
+    "convert-complex-to-llvm,convert-arith-to-llvm,"
     "convert-index-to-llvm,finalize-memref-to-llvm{use-generic-functions=1},"
     "convert-cf-to-llvm,convert-func-to-llvm,convert-ub-to-llvm,"
     "reconcile-unrealized-casts"
@@ -104,8 +120,13 @@ class LoweredProgram:
     tensor_level: bool
     #: Alignment every heap block must have (max of dropped ``alignment``s).
     alignment: int = MIN_ALIGNMENT
-    #: ``"<location>: <msg>"`` of each ``cf.assert``, by hook id.
-    assert_messages: List[str] = field(default_factory=list)
+    #: ``(location, message)`` of each ``cf.assert``, by hook id.
+    assert_messages: List[Tuple[str, str]] = field(default_factory=list)
+    #: True when the module has a writable ``memref.global`` (each run then
+    #: needs a fresh engine).
+    mutable_globals: bool = False
+    #: Signatures of the other functions given a C interface (``also``).
+    others: Dict[str, Signature] = field(default_factory=dict)
 
 
 class LoweringError(RuntimeError):
@@ -113,11 +134,31 @@ class LoweringError(RuntimeError):
 
 
 def _run(module: ir.Module, pipeline: str, what: str) -> None:
-    pm = passmanager.PassManager.parse(f"builtin.module({pipeline})", module.context)
+    """Run ``pipeline``; any error diagnostic, even from a pass that then
+    succeeds, is a :class:`LoweringError` with its location."""
+    context = module.context
+    errors: List[str] = []
+
+    def collect(diag) -> bool:
+        if diag.severity == ir.DiagnosticSeverity.ERROR:
+            errors.append(f"{location_text(diag.location)}: {diag.message}")
+        return True
+
+    # Error diagnostics go to our handler rather than the bindings' capture,
+    # which aborts the process on errors a successful pass left behind.
+    context.emit_error_diagnostics = True
+    handler = context.attach_diagnostic_handler(collect)
     try:
+        pm = passmanager.PassManager.parse(f"builtin.module({pipeline})", context)
         pm.run(module.operation)
     except ir.MLIRError as err:
-        raise LoweringError(f"{what} failed: {err}") from None
+        errors = errors or [str(err)]
+    finally:
+        handler.detach()
+    if errors:
+        raise LoweringError(f"{what} failed: {errors[0]}" + (
+            f" (and {len(errors) - 1} more error{'s' if len(errors) > 2 else ''})"
+            if len(errors) > 1 else ""))
 
 
 def _is_tensor(t: ir.Type) -> bool:
@@ -158,47 +199,80 @@ def is_tensor_level(module: ir.Module) -> bool:
     return found
 
 
-def _instrument(module: ir.Module) -> tuple:
-    """Drop ``memref.alloc`` alignments and reroute ``cf.assert`` (see module doc).
+def _narrow_element(memref_type: ir.Type) -> bool:
+    elem = ir.MemRefType(memref_type).element_type
+    return isinstance(elem, ir.IntegerType) and elem.width < 8
 
-    Returns ``(alignment, assert_messages)``.
+
+def _widen_narrow_accesses(ops: List[ir.Operation]) -> None:
+    """Access sub-byte integer memrefs one byte per element.
+
+    Upstream ``finalize-memref-to-llvm`` asserts on loads and stores of
+    ``i1``-like elements (and would abort the process), although it lays
+    such memrefs out one byte per element, as numpy does for ``bool``.  Each
+    access goes through an ``i8`` view of the same descriptor instead (an
+    ``unrealized_conversion_cast`` that ``reconcile-unrealized-casts``
+    removes: both types become the same LLVM struct): a load reads the byte
+    and truncates it, a store writes the zero-extended value.
+    """
+    from mlir.dialects import arith, builtin, memref
+
+    i8 = ir.IntegerType.get_signless(8)
+    for op in ops:
+        is_load = op.name == "memref.load"
+        buffer = op.operands[0 if is_load else 1]
+        mtype = ir.MemRefType(buffer.type)
+        narrow = mtype.element_type
+        wide_type = ir.MemRefType.get(mtype.shape, i8, mtype.layout, mtype.memory_space)
+        indices = list(op.operands)[1 if is_load else 2:]
+        with ir.InsertionPoint(op), op.location:
+            wide = builtin.UnrealizedConversionCastOp([wide_type], [buffer]).result
+            if is_load:
+                byte = memref.LoadOp(wide, indices).result
+                value = arith.TruncIOp(narrow, byte).result
+                op.results[0].replace_all_uses_with(value)
+            else:
+                byte = arith.ExtUIOp(i8, op.operands[0]).result
+                memref.StoreOp(byte, wide, indices)
+        op.erase()
+
+
+def _instrument(module: ir.Module) -> tuple:
+    """Drop ``memref.alloc`` alignments, reroute ``cf.assert`` and widen
+    sub-byte accesses (see module doc).
+
+    Returns ``(alignment, assert_messages, mutable_globals)``.
     """
     from mlir.dialects import arith, func, scf
 
     alignment = MIN_ALIGNMENT
     allocs: List[ir.Operation] = []
     asserts: List[ir.Operation] = []
-
     narrow: List[ir.Operation] = []
+    mutable_globals = False
 
     def visit(op: ir.Operation) -> ir.WalkResult:
+        nonlocal mutable_globals
         if op.name == "memref.alloc" and "alignment" in op.attributes:
             allocs.append(op)
         elif op.name == "cf.assert":
             asserts.append(op)
-        elif op.name in ("memref.load", "memref.store"):
-            memref = op.operands[0 if op.name == "memref.load" else 1].type
-            elem = ir.MemRefType(memref).element_type
-            if isinstance(elem, ir.IntegerType) and elem.width < 8:
-                narrow.append(op)
+        elif op.name == "memref.load" and _narrow_element(op.operands[0].type):
+            narrow.append(op)
+        elif op.name == "memref.store" and _narrow_element(op.operands[1].type):
+            narrow.append(op)
+        elif op.name == "memref.global" and "constant" not in op.attributes:
+            mutable_globals = True
         return ir.WalkResult.ADVANCE
 
     module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
-    if narrow:
-        # finalize-memref-to-llvm (MLIR 22) hits an assertion on these and
-        # would abort the whole process.
-        op = narrow[0]
-        raise LoweringError(
-            f"{location_text(op.location)}: {op.name} on a memref of "
-            f"{ir.MemRefType(op.operands[0 if op.name == 'memref.load' else 1].type).element_type}"
-            " elements: sub-byte element types are not supported (upstream "
-            "finalize-memref-to-llvm asserts on them); use i8"
-        )
+    with module.context, ir.Location.unknown():
+        _widen_narrow_accesses(narrow)
     for op in allocs:
         alignment = max(alignment, ir.IntegerAttr(op.attributes["alignment"]).value)
         del op.attributes["alignment"]
 
-    messages: List[str] = []
+    messages: List[Tuple[str, str]] = []
     if asserts:
         with module.context, ir.Location.unknown():
             i1 = ir.IntegerType.get_signless(1)
@@ -208,7 +282,7 @@ def _instrument(module: ir.Module) -> tuple:
                 hook.sym_visibility = ir.StringAttr.get("private")
             for op in asserts:
                 msg = ir.StringAttr(op.attributes["msg"]).value
-                messages.append(f"{location_text(op.location)}: {msg}")
+                messages.append((location_text(op.location), msg))
                 with ir.InsertionPoint(op), op.location:
                     true = arith.ConstantOp(i1, ir.IntegerAttr.get(i1, 1))
                     failed = arith.XOrIOp(op.operands[0], true)
@@ -218,22 +292,57 @@ def _instrument(module: ir.Module) -> tuple:
                         func.CallOp([], ir.FlatSymbolRefAttr.get(ASSERT_HOOK), [ident])
                         scf.YieldOp([])
                 op.erase()
-    return alignment, messages
+    return alignment, messages, mutable_globals
 
 
-def lower(source: ModuleSource, entry: str, source_name: str = "<input>") -> LoweredProgram:
+def _check_lowered(module: ir.Module) -> None:
+    """Raise :class:`LoweringError` if an op the JIT cannot translate is left.
+
+    The location is that of the first op left that is not a conversion cast
+    (the casts only mark where a value of an unconverted type is used).
+    """
+    left: List[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name != "builtin.module" and not op.name.startswith("llvm."):
+            left.append(op)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    if left:
+        cast = "builtin.unrealized_conversion_cast"
+        op = next((o for o in left if o.name != cast), left[0])
+        names = sorted({o.name for o in left}, key=lambda n: (n == cast, n))
+        raise LoweringError(
+            f"{location_text(op.location)}: {op.name} cannot be lowered to the LLVM "
+            f"dialect by the checker's pipeline (left: {', '.join(names)})"
+        )
+
+
+def lower(
+    source: ModuleSource, entry: str, source_name: str = "<input>", also: Sequence[str] = ()
+) -> LoweredProgram:
     """Lower ``source`` (module or MLIR text) for execution; see module doc.
 
+    The functions named in ``also`` that exist in the module get a C
+    interface as well (their signatures land in ``LoweredProgram.others``).
     The caller's module is never modified.  Raises ``KeyError`` if there is no
     ``func.func @entry``, :class:`LoweringError` if a pass fails and
     ``mlir.ir.MLIRError`` if text does not parse.
     """
-    module = copy_module(source, source_name)
+    module = private_copy(source, source_name)
     with module.context:
         func = find_func(module, entry)
-        func.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
-        if "sym_visibility" in func.attributes:  # a private entry has no
-            del func.attributes["sym_visibility"]  # externally visible wrapper
+        others = []
+        for name in also:
+            try:
+                others.append(find_func(module, name))
+            except KeyError:
+                pass
+        for op in [func] + others:
+            op.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
+            if "sym_visibility" in op.attributes:  # a private function has no
+                del op.attributes["sym_visibility"]  # externally visible wrapper
         tensor_level = is_tensor_level(module)
         if tensor_level:
             pipeline = BUFFERIZE_PIPELINE
@@ -241,13 +350,25 @@ def lower(source: ModuleSource, entry: str, source_name: str = "<input>") -> Low
                 pipeline += "," + DEALLOCATION_PIPELINE
             _run(module, pipeline, "bufferization")
         signature = entry_signature(module, entry)
+        other_sigs = {
+            name: entry_signature(module, name)
+            for name in also
+            if any(ir.StringAttr(op.attributes["sym_name"]).value == name for op in others)
+        }
+        _run(module, GENERALIZE_PIPELINE, "lowering to loops")
+        hoist_reductions(module)
+        outline_generics(module)
         _run(module, LOOPS_PIPELINE, "lowering to loops")
-        alignment, messages = _instrument(module)
+        alignment, messages, mutable_globals = _instrument(module)
         _run(module, LLVM_PIPELINE, "conversion to the LLVM dialect")
+        _check_lowered(module)
+        mark_no_inline(module)
     return LoweredProgram(
         module=module,
         signature=signature,
         tensor_level=tensor_level,
         alignment=alignment,
         assert_messages=messages,
+        mutable_globals=mutable_globals,
+        others=other_sigs,
     )

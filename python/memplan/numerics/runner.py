@@ -7,9 +7,10 @@ memref result, come back through a pointer to a struct passed as the first
 argument.  ``ExecutionEngine.invoke`` passes every argument through one more
 pointer (and the by-value result slot last).
 
-Each :meth:`Executable.run` builds a fresh engine, so globals the program
-writes start from their initial values every run, and registers a
-:class:`~memplan.numerics.heap.PoisonHeap` before the first lookup.
+An :class:`Executable` JIT-compiles its module once and registers a
+:class:`~memplan.numerics.heap.PoisonHeap` and the ``cf.assert`` hook before
+the first lookup; later runs reuse the compiled code (poison mode runs every
+module twice).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from __future__ import annotations
 import ctypes
 import os
 from dataclasses import dataclass, field
-from typing import List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 from mlir import execution_engine
@@ -25,15 +26,20 @@ from mlir.runtime import make_nd_memref_descriptor, make_zero_d_memref_descripto
 
 from .heap import HeapStats, PoisonHeap
 from .inputs import ArgValue
-from .lowering import ASSERT_HOOK, LoweredProgram
-from .signature import ValueSpec
+from .lowering import ASSERT_HOOK, LoweredProgram, LoweringError
+from .source import location_text
+from .signature import Signature, ValueSpec
 
-__all__ = ["Output", "RunOutcome", "Executable", "runtime_libraries"]
+__all__ = ["Output", "RunOutcome", "Executable", "runtime_libraries", "DEFAULT_OPT_LEVEL"]
 
 _LIB_DIR = os.path.join(os.path.dirname(execution_engine.__file__), "lib")
 _RUNTIME_LIBS = ("libmlir_c_runner_utils.so", "libmlir_runner_utils.so")
 
 _ASSERT_T = ctypes.CFUNCTYPE(None, ctypes.c_int64)
+
+#: LLVM optimization level of the JIT.  Measured on the real-model workloads
+#: (bench/bench_numerics.py): see the README's Numerics section.
+DEFAULT_OPT_LEVEL = 2
 
 
 def runtime_libraries() -> List[str]:
@@ -51,6 +57,8 @@ class Output:
     data: np.ndarray
     #: Shape of the memref value (the logical one for arguments).
     shape: tuple = ()
+    #: For arguments: the logical elements (an n-d view of ``data``).
+    logical: Optional[np.ndarray] = None
 
 
 @dataclass
@@ -59,8 +67,27 @@ class RunOutcome:
 
     outputs: List[Output]
     heap: HeapStats
-    #: Messages of the ``cf.assert``s that failed (in order, repeats dropped).
+    #: ``"<location>: <message>"`` of the ``cf.assert``s that failed (in
+    #: program order, each once).
     failed_asserts: List[str] = field(default_factory=list)
+    #: How often each assertion message failed (by message, not location).
+    assert_counts: Dict[str, int] = field(default_factory=dict)
+
+
+class _AssertRecorder:
+    """The ``cf.assert`` hook: counts failures per assertion id."""
+
+    def __init__(self) -> None:
+        self.counts: Dict[int, int] = {}
+        self.callback = _ASSERT_T(self._failed)
+
+    def _failed(self, ident: int) -> None:
+        self.counts[ident] = self.counts.get(ident, 0) + 1
+
+
+def _engine_error(diagnostics: List[str]) -> LoweringError:
+    detail = "; ".join(diagnostics) if diagnostics else "no diagnostic"
+    return LoweringError(f"cannot JIT-compile the lowered module: {detail}")
 
 
 def _descriptor_type(spec: ValueSpec):
@@ -103,59 +130,34 @@ def _read_memref(desc, spec: ValueSpec) -> np.ndarray:
     return np.array(view, copy=True)
 
 
-class Executable:
-    """A lowered program that can be run on argument values."""
+class _Call:
+    """Packing arguments and reading results for one C-interface function."""
 
-    def __init__(self, program: LoweredProgram, opt_level: int = 2):
-        self.program = program
-        self.opt_level = opt_level
-        self._libs = runtime_libraries()
-        sig = program.signature
-        self._fields = []
-        for i, spec in enumerate(sig.results):
-            self._fields.append(
-                (f"r{i}", _descriptor_type(spec) if spec.is_memref else spec.ctype())
-            )
+    def __init__(self, sig: Signature):
+        self.sig = sig
+        fields = [
+            (f"r{i}", _descriptor_type(spec) if spec.is_memref else spec.ctype())
+            for i, spec in enumerate(sig.results)
+        ]
         # One scalar result comes back by value; anything else (including a
         # complex number, an LLVM struct) via a pointer to a struct.
-        self._scalar_return = (
+        self.scalar_return = (
             len(sig.results) == 1
             and not sig.results[0].is_memref
             and sig.results[0].dtype.kind != "c"
         )
-        self._result_struct = None
-        if sig.results and not self._scalar_return:
-            self._result_struct = type("Results", (ctypes.Structure,), {"_fields_": self._fields})
+        self.result_struct = None
+        if sig.results and not self.scalar_return:
+            self.result_struct = type("Results", (ctypes.Structure,), {"_fields_": fields})
 
-    def run(self, args: Sequence[ArgValue], poison: Optional[int], scratch: Sequence[int] = ()) -> RunOutcome:
-        """Call the entry function once on copies of ``args``.
-
-        ``poison`` is the byte new and freed heap blocks are filled with
-        (``None``: zeroed memory). Memref arguments listed in ``scratch`` are
-        working memory (e.g. caller-provided transient storage): they start
-        filled with the poison byte too and are not outputs.
-        """
-        prog = self.program
-        sig = prog.signature
-        args = [a.copy() for a in args]
-        for i in scratch:
-            args[i].data.view(np.uint8)[...] = 0 if poison is None else poison
-        heap = PoisonHeap(prog.alignment, poison)
-        failed: List[int] = []
-        assert_cb = _ASSERT_T(failed.append)
-
-        engine = execution_engine.ExecutionEngine(
-            prog.module, opt_level=self.opt_level, shared_libs=self._libs
-        )
-        heap.install(engine)
-        if prog.assert_messages:
-            engine.raw_register_runtime(ASSERT_HOOK, ctypes.cast(assert_cb, ctypes.c_void_p))
-
+    def invoke(self, engine, args: Sequence[ArgValue]) -> List[Output]:
+        """Call the function; return its results (copied out)."""
+        sig = self.sig
         keep = []  # ctypes objects that must live through the call
         packed = []
         results = None
-        if self._result_struct is not None:
-            results = self._result_struct()
+        if self.result_struct is not None:
+            results = self.result_struct()
             packed.append(ctypes.pointer(ctypes.pointer(results)))
         for arg in args:
             if arg.spec.is_memref:
@@ -168,7 +170,7 @@ class Executable:
                 keep.append(value)
                 packed.append(ctypes.pointer(value))
         scalar_slot = None
-        if self._scalar_return:
+        if self.scalar_return:
             scalar_slot = sig.results[0].ctype()()
             packed.append(ctypes.pointer(scalar_slot))
 
@@ -186,19 +188,110 @@ class Executable:
             else:
                 # Raw bytes at the field's offset: going through a Python
                 # float could quiet a signalling NaN.
-                offset = getattr(self._result_struct, f"r{i}").offset
+                offset = getattr(self.result_struct, f"r{i}").offset
                 raw = ctypes.string_at(ctypes.addressof(results) + offset, spec.dtype.itemsize)
                 data = np.frombuffer(raw, dtype=spec.dtype).reshape(())
                 outputs.append(Output(name, data.copy()))
+        return outputs
+
+
+class Executable:
+    """A lowered program, JIT-compiled once, that can be run many times.
+
+    The engine is built on the first :meth:`run` (or :meth:`compile`) and
+    reused: the heap and assertion hooks are reset between runs.  A module
+    with writable globals gets a fresh engine per run so that every run
+    starts from the globals' initial values.
+    """
+
+    def __init__(self, program: LoweredProgram, opt_level: int = DEFAULT_OPT_LEVEL):
+        self.program = program
+        self.opt_level = opt_level
+        self._libs = runtime_libraries()
+        self._entry = _Call(program.signature)
+        self._heap = PoisonHeap(program.alignment)
+        self._asserts = _AssertRecorder()
+        self._engine = None
+        self._used = False
+
+    def compile(self) -> None:
+        """Build the engine now (raises :class:`LoweringError` on failure)."""
+        if self._engine is not None:
+            return
+        diagnostics: List[str] = []
+
+        def collect(diag) -> bool:
+            diagnostics.append(f"{location_text(diag.location)}: {diag.message}")
+            return True
+
+        context = self.program.module.context
+        handler = context.attach_diagnostic_handler(collect)
+        try:
+            engine = execution_engine.ExecutionEngine(
+                self.program.module, opt_level=self.opt_level,
+                shared_libs=self._libs, enable_object_dump=False,
+            )
+        except RuntimeError:
+            raise _engine_error(diagnostics) from None
+        finally:
+            handler.detach()
+        self._heap.install(engine)
+        if self.program.assert_messages:
+            engine.raw_register_runtime(
+                ASSERT_HOOK, ctypes.cast(self._asserts.callback, ctypes.c_void_p)
+            )
+        # Code generation happens at the first lookup: do it now, so that a
+        # failure is reported here and run times are run times.
+        if not engine.raw_lookup("_mlir_ciface_" + self.program.signature.name):
+            raise LoweringError(
+                f"cannot JIT-compile the lowered module: @{self.program.signature.name} "
+                "has unresolved symbols (a call to a function that is only declared?)"
+            )
+        self._engine = engine
+        self._used = False
+
+    def call(self, sig: Signature, args: Sequence[ArgValue]) -> List[Output]:
+        """Call another function of the module that has a C interface (see
+        :func:`~memplan.numerics.lowering.lower`'s ``also``) on ``args``
+        with a zero-filled heap; return its results."""
+        self.compile()
+        self._used = True
+        self._heap.reset(None)
+        outputs = _Call(sig).invoke(self._engine, [a.copy() for a in args])
+        self._heap.release()
+        return outputs
+
+    def run(self, args: Sequence[ArgValue], poison: Optional[int], scratch: Sequence[int] = ()) -> RunOutcome:
+        """Call the entry function once on copies of ``args``.
+
+        ``poison`` is the byte new and freed heap blocks are filled with
+        (``None``: zeroed memory). Memref arguments listed in ``scratch`` are
+        working memory (e.g. caller-provided transient storage): they start
+        filled with the poison byte too and are not outputs.
+        """
+        prog = self.program
+        if self._used and prog.mutable_globals:
+            self._engine = None
+        self.compile()
+        self._used = True
+        args = [a.copy() for a in args]
+        for i in scratch:
+            args[i].data.view(np.uint8)[...] = 0 if poison is None else poison
+        heap = self._heap
+        heap.reset(poison)
+        self._asserts.counts.clear()
+        outputs = self._entry.invoke(self._engine, args)
         for i, arg in enumerate(args):
             if arg.spec.is_memref and i not in scratch:
-                outputs.append(Output(f"arg #{i} ({arg.spec.type_str})", arg.data, arg.shape))
+                outputs.append(
+                    Output(f"arg #{i} ({arg.spec.type_str})", arg.data, arg.shape, arg.view())
+                )
         stats = heap.finish()
-        messages = []
-        for ident in failed:
-            msg = prog.assert_messages[ident]
-            if msg not in messages:
-                messages.append(msg)
-        del engine  # before the heap and callbacks go away
-        return RunOutcome(outputs, stats, messages)
-
+        messages: List[str] = []
+        counts: Dict[str, int] = {}
+        for ident in sorted(self._asserts.counts):
+            where, msg = prog.assert_messages[ident]
+            messages.append(f"{where}: {msg}")
+            counts[msg] = counts.get(msg, 0) + self._asserts.counts[ident]
+        heap.release()
+        return RunOutcome(outputs, stats, messages, counts)

@@ -16,6 +16,8 @@ from typing import Optional, Tuple
 import numpy as np
 from mlir import ir
 
+from memplan.transients.contract import ATTR as STORAGE_ATTR
+
 __all__ = ["ValueSpec", "Signature", "value_spec", "entry_signature", "find_func"]
 
 
@@ -24,7 +26,8 @@ class ValueSpec:
     """One argument or result of the entry function.
 
     ``dtype`` is the numpy dtype used to hold the values (``bf16`` is carried
-    as ``uint16`` bit patterns, ``index`` as ``int64``, ``i1`` as ``bool``).
+    as ``uint16`` bit patterns, ``index`` as ``int64``, ``i1`` as ``bool``,
+    other integers narrower than a byte as zero-extended ``uint8``).
     """
 
     type_str: str
@@ -63,6 +66,13 @@ class Signature:
     name: str
     args: Tuple[ValueSpec, ...]
     results: Tuple[ValueSpec, ...]
+    #: Index of the argument marked ``memplan.transients`` (caller-provided
+    #: working memory), if any.
+    storage: Optional[int] = None
+    #: What the IR says about integer arguments (scalars, or the elements of
+    #: buffers): argument number -> ``(lowest, highest)`` value that keeps
+    #: every use in bounds (see :func:`index_argument_ranges`).
+    index_ranges: Tuple[Tuple[int, Tuple[int, int]], ...] = ()
 
     def __str__(self) -> str:
         args = ", ".join(a.type_str for a in self.args)
@@ -77,6 +87,8 @@ def _element_dtype(t: ir.Type) -> np.dtype:
         width = t.width
         if width == 1:
             return np.dtype(np.bool_)
+        if width < 8:  # one byte per element, zero-extended (see lowering)
+            return np.dtype(np.uint8)
         if width not in (8, 16, 32, 64):
             raise NotImplementedError(f"unsupported integer width in {t}")
         kind = "u" if t.is_unsigned else "i"
@@ -146,8 +158,100 @@ def entry_signature(module: ir.Module, name: str) -> Signature:
     """Read the signature of ``func.func @name`` in a bufferized module."""
     func = find_func(module, name)
     ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
+    storage = None
+    if "arg_attrs" in func.attributes:
+        for i, attrs in enumerate(ir.ArrayAttr(func.attributes["arg_attrs"])):
+            if STORAGE_ATTR in ir.DictAttr(attrs):
+                storage = i
     return Signature(
         name=name,
         args=tuple(value_spec(t) for t in ftype.inputs),
         results=tuple(value_spec(t) for t in ftype.results),
+        storage=storage,
+        index_ranges=tuple(sorted(index_argument_ranges(func).items())),
     )
+
+
+#: Ops whose index operands (from the given operand number on) are positions
+#: into the shaped operand at the first number.
+_INDEXING_OPS = {
+    "memref.load": (0, 1),
+    "memref.store": (1, 2),
+    "tensor.extract": (0, 1),
+    "tensor.insert": (1, 2),
+}
+#: Ops whose index operands are sizes of what they create.
+_SIZING_OPS = ("memref.alloc", "memref.alloca", "tensor.empty", "tensor.splat", "tensor.generate")
+#: Integer casts an index goes through on its way from an argument to a use.
+_CASTS = ("arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui", "arith.trunci")
+
+Range = Optional[Tuple[int, int]]
+
+#: Size of a dynamic dimension (and most an ``index`` argument used as a
+#: size) when nothing else is said.
+DEFAULT_DIM = 7
+
+
+def _meet(a: Range, b: Range) -> Range:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return (max(a[0], b[0]), min(a[1], b[1]))
+
+
+def _use_range(value: ir.Value, size_limit: int, depth: int = 0) -> Range:
+    """Values of ``value`` that keep its uses as positions and sizes in bounds."""
+    found: Range = None
+    for use in value.uses:
+        owner = use.owner
+        name = owner.name
+        if name in _INDEXING_OPS:
+            shaped, first = _INDEXING_OPS[name]
+            dim = use.operand_number - first
+            if dim < 0:
+                continue
+            shape = ir.ShapedType(owner.operands[shaped].type).shape
+            if dim < len(shape) and shape[dim] != ir.ShapedType.get_dynamic_size():
+                found = _meet(found, (0, shape[dim] - 1))
+        elif name in _SIZING_OPS or (name == "scf.for" and use.operand_number == 1):
+            found = _meet(found, (1, size_limit))
+        elif name in _CASTS and depth < 4:
+            found = _meet(found, _use_range(owner.results[0], size_limit, depth + 1))
+        elif name == "linalg.generic" and depth == 0:
+            # An integer buffer read by a generic: its elements are the body's
+            # block argument at the same position.
+            n_inputs = ir.DenseI32ArrayAttr(owner.attributes["operandSegmentSizes"])[0]
+            if use.operand_number < n_inputs:
+                body = owner.regions[0].blocks[0]
+                found = _meet(found, _use_range(body.arguments[use.operand_number], size_limit, 1))
+    if found is not None and found[0] > found[1]:
+        return None
+    return found
+
+
+def index_argument_ranges(func: ir.Operation, size_limit: int = DEFAULT_DIM) -> dict:
+    """Values for the integer arguments of ``func`` that its IR allows.
+
+    An ``index`` argument used directly (or through integer casts) as a
+    position into a static dimension (``memref.load``/``store``,
+    ``tensor.extract``/``insert``) must lie in ``[0, size)``; one used as the
+    size of a new buffer or tensor (``memref.alloc``, ``tensor.empty``...) or
+    as a loop's upper bound is a size, ``[1, size_limit]``.  The same holds
+    for the elements of an integer memref/tensor argument that a
+    ``linalg.generic`` reads and uses that way (token ids indexing an
+    embedding table).  Returns argument number -> ``(lo, hi)`` (inclusive)
+    for the arguments with such uses.
+    """
+    ranges = {}
+    block = func.regions[0].blocks[0]
+    for i, arg in enumerate(block.arguments):
+        t = arg.type
+        if isinstance(t, ir.ShapedType) and not isinstance(t, (ir.UnrankedMemRefType, ir.UnrankedTensorType)):
+            t = ir.ShapedType(t).element_type
+        if not isinstance(t, (ir.IndexType, ir.IntegerType)):
+            continue
+        found = _use_range(arg, size_limit)
+        if found is not None:
+            ranges[i] = found
+    return ranges

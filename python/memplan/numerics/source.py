@@ -14,7 +14,7 @@ from mlir import ir
 
 from memplan.ir.parse import location_prefix
 
-__all__ = ["ModuleSource", "parse_module", "copy_module", "location_text"]
+__all__ = ["ModuleSource", "parse_module", "copy_module", "private_copy", "location_text"]
 
 #: What the public functions accept as a program: a module or its text.
 ModuleSource = Union[ir.Module, ir.Operation, str]
@@ -74,26 +74,39 @@ def parse_module(
         return _wrap_in_module(op)
 
 
-def copy_module(source: ModuleSource, source_name: str = "") -> ir.Module:
+def copy_module(
+    source: ModuleSource, source_name: str = "", context: Optional[ir.Context] = None
+) -> ir.Module:
     """Return a private copy of ``source`` (module, module op or text) safe to mutate.
 
-    Text is parsed into a new context.  A module is printed (with locations,
-    in generic form so every op round-trips) and parsed again in the module's
-    own context.
+    The copy lives in ``context``: by default a new context for text and the
+    module's own context for a module.  A module is printed (with locations,
+    in generic form so every op round-trips) and parsed again.
     """
     if isinstance(source, str):
-        return parse_module(source, source_name=source_name)
+        return parse_module(source, source_name=source_name, context=context)
     if isinstance(source, (ir.Operation, ir.OpView)) and source.operation.name == "builtin.module":
         # A module op, as memplan.ir.parse_source returns.
-        source = ir.Module.parse(
-            source.operation.get_asm(enable_debug_info=True, print_generic_op_form=True),
-            source.context,
-        )
+        asm = source.operation.get_asm(enable_debug_info=True, print_generic_op_form=True)
+        return ir.Module.parse(asm, context if context is not None else source.context)
     if isinstance(source, ir.Module):
         asm = source.operation.get_asm(
             enable_debug_info=True, print_generic_op_form=True
         )
-        return ir.Module.parse(asm, source.context)
+        return ir.Module.parse(asm, context if context is not None else source.context)
     raise TypeError(
         f"expected an mlir.ir.Module, a builtin.module op or MLIR text, got {type(source).__name__}"
     )
+
+
+def private_copy(source: ModuleSource, source_name: str = "") -> ir.Module:
+    """A copy of ``source`` in a new single-threaded context of its own.
+
+    Passes then report their diagnostics on the calling thread (the MLIR 22
+    bindings abort the process on diagnostics from worker threads, see
+    :func:`memplan.ir.parse.parse_source`), and the caller's context is left
+    as it was.
+    """
+    context = ir.Context()
+    context.enable_multithreading(False)
+    return copy_module(source, source_name, context)

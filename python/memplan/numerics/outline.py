@@ -1,0 +1,251 @@
+"""One function per distinct ``linalg.generic``: small, shared JIT work.
+
+A real model lowered to loops is one enormous function (GPT-2 with 48
+layers: over a thousand loop nests), and LLVM's optimizer and code generator
+slow down badly on huge functions.  :func:`outline_generics` moves every
+memref-level ``linalg.generic`` into a private function of its own and calls
+it; identical generics (same operand types, maps and body, as in repeated
+layers) share one function.  After conversion to the LLVM dialect
+:func:`mark_no_inline` keeps them apart and leaves the calling functions
+unoptimized.  The loops are the same, so the values are the same bit for bit.
+
+Constants the body uses from outside are cloned into the function (so that
+they stay constants); other values from outside become arguments.
+
+A memref with a strided layout is passed as its aligned pointer (an
+``index``) plus only the dynamic parts of its offset, sizes and strides; the
+function rebuilds the descriptor from them and the static parts of its type.
+The LLVM lowering would otherwise spread every descriptor over ``5 + 2 *
+rank`` scalar arguments, and the calling function of a big model (thousands
+of calls) grows so large that LLVM spends most of the check compiling it.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List
+
+from mlir import ir
+
+__all__ = ["outline_generics", "mark_no_inline", "KERNEL_PREFIX"]
+
+#: Name prefix of the outlined functions.
+KERNEL_PREFIX = "__memplan_kernel_"
+
+
+def _inside(value_owner, op: ir.Operation) -> bool:
+    """True if ``value_owner`` (an op or a block) is nested in ``op``."""
+    current = value_owner.owner if isinstance(value_owner, ir.Block) else value_owner
+    while current is not None:
+        if current == op:
+            return True
+        parent = current.parent
+        current = parent.operation if parent is not None else None
+        if current is not None and current.name == "builtin.module":
+            return False
+    return False
+
+
+def _captured(op: ir.Operation) -> List[ir.Value]:
+    """Values used in ``op``'s region but defined outside ``op``."""
+    seen: List[ir.Value] = []
+
+    def visit(inner: ir.Operation) -> ir.WalkResult:
+        if inner == op:
+            return ir.WalkResult.ADVANCE
+        for value in inner.operands:
+            owner = value.owner
+            if not _inside(owner, op) and not any(value == s for s in seen):
+                seen.append(value)
+        return ir.WalkResult.ADVANCE
+
+    op.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return seen
+
+
+def _is_constant(value: ir.Value) -> bool:
+    owner = value.owner
+    return isinstance(owner, ir.Operation) and owner.name == "arith.constant"
+
+
+_DYNAMIC = None
+
+
+def _strided(t: ir.Type):
+    """``(offset, sizes, strides)`` of a ranked memref type with a strided
+    layout (``None`` for dynamic entries), or ``None`` if it has none."""
+    if not isinstance(t, ir.MemRefType):
+        return None
+    mtype = ir.MemRefType(t)
+    try:
+        strides, offset = mtype.get_strides_and_offset()
+    except Exception:  # not a strided layout
+        return None
+    dyn_size = ir.ShapedType.get_dynamic_size()
+    dyn = ir.ShapedType.get_dynamic_stride_or_offset()
+    return (
+        None if offset == dyn else offset,
+        [None if d == dyn_size else d for d in mtype.shape],
+        [None if x == dyn else x for x in strides],
+    )
+
+
+def _pack(value: ir.Value) -> List[ir.Value]:
+    """Caller side: the values that carry ``value`` into a kernel."""
+    from mlir.dialects import memref
+
+    layout = _strided(value.type)
+    if layout is None:
+        return [value]
+    offset, sizes, strides = layout
+    packed = [memref.ExtractAlignedPointerAsIndexOp(value).result]
+    if offset is None or None in sizes or None in strides:
+        meta = memref.ExtractStridedMetadataOp(value)
+        results = list(meta.results)
+        dynamic = [offset] + sizes + strides
+        for k, entry in enumerate(dynamic):
+            if entry is None:
+                packed.append(results[1 + k])
+    return packed
+
+
+def _packed_types(value: ir.Value) -> List[ir.Type]:
+    layout = _strided(value.type)
+    if layout is None:
+        return [value.type]
+    offset, sizes, strides = layout
+    count = 1 + sum(1 for e in [offset] + sizes + strides if e is None)
+    return [ir.IndexType.get()] * count
+
+
+def _unpack(value_type: ir.Type, args: List[ir.Value]) -> ir.Value:
+    """Kernel side: rebuild a memref of ``value_type`` from its packed args."""
+    from mlir.dialects import arith, builtin, llvm
+
+    offset, sizes, strides = _strided(value_type)
+    rank = len(sizes)
+    arrays = f", array<{rank} x i64>, array<{rank} x i64>" if rank else ""
+    struct = ir.Type.parse(f"!llvm.struct<(ptr, ptr, i64{arrays})>")
+    ptr_type = ir.Type.parse("!llvm.ptr")
+    i64 = ir.IntegerType.get_signless(64)
+    rest = iter(args[1:])
+
+    def field(static):
+        if static is None:
+            return arith.IndexCastOp(i64, next(rest)).result
+        return llvm.ConstantOp(i64, ir.IntegerAttr.get(i64, static)).result
+
+    address = arith.IndexCastOp(i64, args[0]).result
+    pointer = llvm.IntToPtrOp(ptr_type, address).result
+    desc = llvm.PoisonOp(struct).result
+    desc = llvm.InsertValueOp(desc, pointer, [0]).result
+    desc = llvm.InsertValueOp(desc, pointer, [1]).result
+    desc = llvm.InsertValueOp(desc, field(offset), [2]).result
+    for d, size in enumerate(sizes):
+        desc = llvm.InsertValueOp(desc, field(size), [3, d]).result
+    for d, stride in enumerate(strides):
+        desc = llvm.InsertValueOp(desc, field(stride), [4, d]).result
+    return builtin.UnrealizedConversionCastOp([value_type], [desc]).result
+
+
+def outline_generics(module: ir.Module) -> int:
+    """Outline every ``linalg.generic`` without results (see module doc).
+
+    Returns the number of functions created.
+    """
+    from mlir.dialects import func
+
+    generics: List[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name == "linalg.generic":
+            if len(op.results) == 0:
+                generics.append(op)
+            return ir.WalkResult.SKIP
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    kernels: Dict[str, str] = {}  # printed body -> function name
+    created = 0
+    with module.context:
+        for op in generics:
+            captured = _captured(op)
+            constants = [v for v in captured if _is_constant(v)]
+            passed = list(op.operands) + [v for v in captured if not _is_constant(v)]
+            types: List[ir.Type] = []
+            for v in passed:
+                types.extend(_packed_types(v))
+            with ir.Location.unknown(), ir.InsertionPoint.at_block_begin(module.body):
+                kernel = func.FuncOp(f"{KERNEL_PREFIX}{created}", ir.FunctionType.get(types, []))
+                kernel.sym_visibility = ir.StringAttr.get("private")
+                block = kernel.add_entry_block()
+            inner: List[ir.Value] = []
+            with ir.InsertionPoint(block), ir.Location.unknown():
+                n = 0
+                for v in passed:
+                    count = len(_packed_types(v))
+                    args = list(block.arguments)[n:n + count]
+                    n += count
+                    inner.append(args[0] if _strided(v.type) is None else _unpack(v.type, args))
+                clones = [c.owner.clone() for c in constants]
+                copy = op.clone()
+                func.ReturnOp([])
+            replacements = list(zip(passed, inner)) + [
+                (c, k.results[0]) for c, k in zip(constants, clones)
+            ]
+            for i in range(len(op.operands)):
+                copy.operands[i] = inner[i]
+
+            def rewire(nested: ir.Operation) -> ir.WalkResult:
+                for k, value in enumerate(nested.operands):
+                    for old, new in replacements[len(op.operands):]:
+                        if value == old:
+                            nested.operands[k] = new
+                return ir.WalkResult.ADVANCE
+
+            copy.walk(rewire, ir.WalkOrder.PRE_ORDER)
+            key_op = kernel.operation
+            key_op.attributes["sym_name"] = ir.StringAttr.get(KERNEL_PREFIX)
+            key = key_op.get_asm(
+                print_generic_op_form=True, use_local_scope=True, assume_verified=True
+            )
+            name = kernels.get(key)
+            if name is None:
+                name = f"{KERNEL_PREFIX}{created}"
+                key_op.attributes["sym_name"] = ir.StringAttr.get(name)
+                kernels[key] = name
+                created += 1
+            else:
+                key_op.erase()
+            with ir.InsertionPoint(op), op.location:
+                operands: List[ir.Value] = []
+                for v in passed:
+                    operands.extend(_pack(v))
+                func.CallOp([], ir.FlatSymbolRefAttr.get(name), operands)
+            op.erase()
+    return created
+
+
+def mark_no_inline(module: ir.Module) -> None:
+    """Keep the outlined functions apart, and leave the rest unoptimized.
+
+    Every outlined ``llvm.func`` gets ``no_inline``.  Every other function
+    with a body except the C-interface wrappers (the entry function and its
+    callees: after outlining, mostly calls and buffer bookkeeping, thousands
+    of operations in a big model) gets ``optnone`` and ``noinline``: LLVM then
+    spends no optimization on it and generates its code quickly, while the
+    kernels, where the time is spent, are optimized.  Optimization never
+    changes floating-point results here (no fast-math flags), so the bits are
+    the same either way.
+    """
+    with module.context:
+        for op in module.body.operations:
+            op = op.operation
+            if op.name != "llvm.func" or not op.regions[0].blocks:
+                continue
+            name = ir.StringAttr(op.attributes["sym_name"]).value
+            if name.startswith(KERNEL_PREFIX):
+                op.attributes["no_inline"] = ir.UnitAttr.get()
+            elif not name.startswith("_mlir_ciface_"):
+                op.attributes["passthrough"] = ir.ArrayAttr.get(
+                    [ir.StringAttr.get("optnone"), ir.StringAttr.get("noinline")]
+                )
