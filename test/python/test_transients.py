@@ -124,7 +124,8 @@ _STORAGE_FUNC = __import__("re").compile(r"^\s*func\.func\s+@(\w+)\(.*\{memplan\
 
 def _storage_cases():
     out = []
-    for case in lit_cases("transients/annotate.mlir", "transients/emplace.mlir", "transients/calls.mlir"):
+    for case in lit_cases("transients/annotate.mlir", "transients/emplace.mlir", "transients/calls.mlir",
+                          "transients/guarded.mlir", "transients/signatures.mlir", "transients/branches.mlir"):
         if not case.runnable:
             continue
         for fn in _STORAGE_FUNC.findall(case.text):
@@ -186,3 +187,19 @@ def test_size_assert_aborts_in_plain_lowering(tmp_path, size, aborts):
     else:
         assert r.returncode == 0, r.stderr
         assert "returned [1. 1. 1.]" in r.stdout
+
+
+@pytest.mark.parametrize("d", [0, 3])
+def test_guarded_size_is_not_hoisted_out_of_its_guard(d):
+    """With %d = 0 the guard skips the division: the rewritten function and
+    its size query must not divide either (they used to die of SIGFPE)."""
+    case = next(c for c in lit_cases("transients/guarded.mlir") if "@guarded_divui(" in c.text)
+    with ir.Context():
+        before = parse_text(case.text)
+        after = rewrite(case.text, "builtin.module(memplan-transients)", allow_unregistered=False)
+        out = np.arange(64, dtype=np.float32)
+        needed = runtime.required_bytes(after, "guarded_divui", [np.int64(d), out])
+        assert needed == 256  # 64 f32: the quotient's bound
+        storage = np.zeros(needed, dtype=np.uint8)
+        result = numerics.compare(before, after, "guarded_divui", inputs=[np.int64(d), out, storage], scratch=[2])
+        assert result.ok, str(result)

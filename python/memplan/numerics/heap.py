@@ -64,6 +64,9 @@ class HeapStats:
     live_at_exit: int = 0
     #: Frees of pointers this heap never handed out (or already freed).
     invalid_frees: int = 0
+    #: Like ``peak_bytes``, with every block rounded up to 64 bytes (what an
+    #: allocator hands out; the measure of memplan's heap-peak statistics).
+    peak_blocks_bytes: int = 0
 
     def __str__(self) -> str:
         text = (
@@ -103,6 +106,7 @@ class PoisonHeap:
         self._live: Dict[int, int] = {}  # address -> requested size
         self._buffers: List[ctypes.Array] = []  # every block of this run
         self._live_bytes = 0
+        self._live_blocks = 0
 
     def install(self, engine) -> None:
         """Register the hooks as runtime symbols of ``engine``."""
@@ -137,6 +141,8 @@ class PoisonHeap:
             stats.total_bytes += size
             self._live_bytes += size
             stats.peak_bytes = max(stats.peak_bytes, self._live_bytes)
+            self._live_blocks += -(-size // 64) * 64
+            stats.peak_blocks_bytes = max(stats.peak_blocks_bytes, self._live_blocks)
             return address
         except Exception:  # never let an exception unwind into JIT code
             return 0
@@ -156,5 +162,6 @@ class PoisonHeap:
             return
         self.stats.frees += 1
         self._live_bytes -= size
+        self._live_blocks -= -(-size // 64) * 64
         if self.poison is not None and size:
             ctypes.memset(address, self.poison, size)
