@@ -1,8 +1,9 @@
 """Seeded adversarial programs (progs/oddwidths.py): odd element widths, aliases,
 guards and zero-trip loops around size computations, escapes and calls,
 through memplan-buffer-reuse and memplan-transients. After each pass the
-outputs match bit for bit (fresh memory poisoned), the pool checker agrees,
-and the heap peak at run time (64-byte blocks) is never above the input's."""
+outputs match bit for bit (fresh memory poisoned), the pool checker and the
+run-time overlap oracle agree, and the heap peak at run time (64-byte blocks)
+is never above the input's."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from mlir import ir
 import memplan
 from memplan import numerics
 from memplan.ir import parse_source
+from memplan.reuse import oracle
 from memplan.reuse.check import check_module
 from memplan.transients import runtime
 from progs.oddwidths import generate
@@ -31,6 +33,7 @@ def test_reuse_on_adversarial_program(seed):
     for run in range(2):  # %d and %trips are random in [0, 8): guards and zero trips
         result = numerics.compare(text, after, "main", seed=seed * 7 + run, poison=True)
         assert result.ok, str(result)
+        assert oracle.run(after, "main", seed=seed * 7 + run).ok
     # Every guard taken and every loop run: the path the static peak is about
     # (a pool is allocated whether or not the guarded code runs).
     rng = np.random.default_rng(seed)
@@ -58,4 +61,5 @@ def test_transients_on_adversarial_program(seed):
         storage = np.zeros(needed, np.uint8)
         result = numerics.compare(before, after, "main", inputs=inputs + [storage], scratch=[6], poison=True)
         assert result.ok, str(result)
+        assert oracle.run(after, "main", inputs=inputs + [storage], scratch=[6]).ok
         assert result.heap_after.allocations <= result.heap_before.allocations

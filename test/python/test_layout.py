@@ -14,6 +14,7 @@ import memplan
 from memplan import numerics
 from memplan.ir import parse_source
 from memplan.lifetimes.sizes import element_layout
+from memplan.reuse import oracle
 from memplan.reuse.check import check_module
 from memplan.transients import runtime
 
@@ -126,6 +127,7 @@ def test_reuse_pools_odd_widths_at_their_layout_size(ctx):
     assert check_module(after).ok
     result = numerics.compare(before, after, "main", poison=True)
     assert result.ok, str(result)
+    assert oracle.run(text, "main").ok
 
 
 def test_transients_place_odd_widths_at_their_layout_size(ctx):
@@ -142,3 +144,4 @@ def test_transients_place_odd_widths_at_their_layout_size(ctx):
     storage = np.zeros(run.storage_bytes, dtype=np.uint8)
     result = numerics.compare(before, after, "main", inputs=[x, mask, out, mask_out, storage], scratch=[4])
     assert result.ok, str(result)
+    assert oracle.run(str(after), "main", inputs=[x, mask, out, mask_out, storage], scratch=[4]).ok

@@ -15,6 +15,7 @@ from memplan.ir import extract_graph, function_ids, function_name, parse_source
 from memplan.lifetimes import LifetimeAnalysis
 from memplan.pipeline import plan
 from memplan.reuse import plan_function
+from memplan.reuse import oracle
 from memplan.reuse.check import check_module
 from progs.generator import generate
 from progs.litcases import lit_cases, parse_text, rewrite
@@ -54,6 +55,7 @@ def test_lit_case_bit_identical(case):
         assert result.ok, (func, result.mismatch, result.uninitialized)
         # Every heap byte counted (returned buffers too): never above the input.
         assert result.heap_after.peak_blocks_bytes <= result.heap_before.peak_blocks_bytes, func
+        assert oracle.run(after, func).ok, func
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -67,6 +69,7 @@ def test_generated_program_bit_identical(seed):
     assert stats["peak-lower-bound"] <= stats["peak-planned"] <= stats["peak-upstream"]
     result = numerics.compare(before, after, "main", seed=seed, poison=True)
     assert result.ok, (result.mismatch, result.uninitialized)
+    assert oracle.run(after, "main", seed=seed).ok
     # Never more allocator calls, never a higher heap peak.
     assert result.heap_after.allocations <= result.heap_before.allocations
     assert result.heap_after.peak_blocks_bytes <= result.heap_before.peak_blocks_bytes

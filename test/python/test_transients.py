@@ -10,6 +10,7 @@ import memplan
 from memplan import numerics
 from memplan.ir import extract_graph, parse_source
 from memplan.ir import sizeexpr as E
+from memplan.reuse import oracle
 from memplan.transients import runtime
 from memplan.transients.emplace import ASSERT_MESSAGE
 from memplan.transients.plan import plan_module
@@ -162,6 +163,7 @@ def test_lit_case_numerics(case, fn):
             args = list(inputs[:index]) + [storage] + list(inputs[index:])
             result = numerics.compare(before, after, fn, inputs=args, scratch=[index])
             assert result.ok, f"{case} @{fn}: {result}"
+            assert oracle.run(after, fn, inputs=args, scratch=[index]).ok
             assert result.heap_after.allocations <= result.heap_before.allocations
             if needed:
                 small = runtime.run(after, fn, *inputs, storage_bytes=needed - 1)

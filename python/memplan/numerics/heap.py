@@ -19,6 +19,7 @@ outputs proves it reads memory it never wrote.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 from dataclasses import dataclass
 from typing import Dict, List, Optional
@@ -108,10 +109,27 @@ class PoisonHeap:
         self._live_bytes = 0
         self._live_blocks = 0
 
+    #: More runtime symbols to register with the hooks (name -> ctypes
+    #: callback); set them with :meth:`extra_runtime`.
+    _extra: Dict[str, object] = {}
+
+    @classmethod
+    @contextlib.contextmanager
+    def extra_runtime(cls, symbols: Dict[str, object]):
+        """Within the block, every engine gets ``symbols`` too (e.g. the
+        hooks of :mod:`memplan.reuse.oracle`)."""
+        old = cls._extra
+        cls._extra = {**old, **symbols}
+        try:
+            yield
+        finally:
+            cls._extra = old
+
     def install(self, engine) -> None:
         """Register the hooks as runtime symbols of ``engine``."""
         alloc, aligned_alloc, free = self._callbacks
-        for name, cb in ((ALLOC, alloc), (ALIGNED_ALLOC, aligned_alloc), (FREE, free)):
+        for name, cb in ((ALLOC, alloc), (ALIGNED_ALLOC, aligned_alloc), (FREE, free),
+                         *self._extra.items()):
             # ExecutionEngine.register_runtime would prefix "_mlir_ciface_";
             # the lowered code calls these exact names.
             engine.raw_register_runtime(name, ctypes.cast(cb, ctypes.c_void_p))
