@@ -53,13 +53,15 @@ def _heap_items(lt: FunctionLifetimes, skip: set[int]) -> tuple[list[int], list[
         starts.append(min(int(lt.op[r]) for r in rows))
         ends.append(grp.dealloc + 1 if grp.dealloc >= 0 else func_end)
         sizes.append(max(int(lt.bytes[r]) for r in rows))
-    for i in range(len(lt)):
-        if i in skip or lt.is_alloca[i] or group[i] >= 0:
-            continue
-        dealloc = int(lt.dealloc[i])
-        starts.append(int(lt.op[i]))
-        ends.append(max(dealloc + 1, int(lt.end[i])) if dealloc >= 0 else func_end)
-        sizes.append(int(lt.bytes[i]))
+    keep = ~lt.is_alloca & (group < 0)
+    if skip:
+        keep[np.fromiter(skip, dtype=np.int64, count=len(skip))] = False
+    rows = np.nonzero(keep)[0]
+    dealloc = lt.dealloc[rows].astype(np.int64)
+    end = np.where(dealloc >= 0, np.maximum(dealloc + 1, lt.end[rows].astype(np.int64)), func_end)
+    starts += lt.op[rows].astype(np.int64).tolist()
+    ends += end.tolist()
+    sizes += lt.bytes[rows].astype(np.int64).tolist()
     return starts, ends, sizes
 
 

@@ -16,6 +16,7 @@ pool. That is correct but does not reuse bytes among dynamic buffers.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 from typing import Optional
@@ -173,52 +174,56 @@ class FunctionPlan:
     """Allocation sites left on the heap (pools included)."""
 
 
-def _units(lt: FunctionLifetimes, rows: np.ndarray) -> list[np.ndarray]:
-    """Rows that go into a pool together (a branch group is one unit),
-    ordered by live-interval start."""
+@dataclass(frozen=True, eq=False)
+class _Unit:
+    """Rows that go into a pool together (a branch group is one unit)."""
+
+    rows: tuple[int, ...]
+    start: int
+    end: int
+    size: int
+    dynamic: bool
+
+
+def _units(lt: FunctionLifetimes, rows: np.ndarray) -> list[_Unit]:
+    """The units of ``rows``, ordered by live-interval start."""
     group = lt.group_of()
-    seen: dict[int, list[int]] = {}
-    units: list[list[int]] = []
-    for r in rows.tolist():
-        k = int(group[r])
+    by_group: dict[int, list[int]] = {}
+    singles = []
+    for r, k in zip(rows.tolist(), group[rows].tolist()):
         if k < 0:
-            units.append([r])
-        elif k in seen:
-            seen[k].append(r)
+            singles.append(r)
         else:
-            seen[k] = [r]
-            units.append(seen[k])
-    units.sort(key=lambda u: (int(lt.start[u[0]]), u[0]))
-    return [np.array(u, dtype=np.int64) for u in units]
+            by_group.setdefault(k, []).append(r)
+    units = [_Unit((r,), s, e, b, b < 0)
+             for r, s, e, b in zip(singles, lt.start[singles].tolist(), lt.end[singles].tolist(),
+                                   lt.bytes[singles].tolist())]
+    for members in by_group.values():
+        m = np.array(members, dtype=np.int64)
+        units.append(_Unit(tuple(members), int(lt.start[m].min()), int(lt.end[m].max()),
+                           int(lt.bytes[m].max()), bool((lt.bytes[m] < 0).any())))
+    units.sort(key=lambda u: (u.start, u.rows[0]))
+    return units
 
 
-def _fixed_cuts(lt: FunctionLifetimes, pooled_rows: set[int]) -> list[int]:
+def _fixed_cuts(lt: FunctionLifetimes) -> list[int]:
     """Points where a buffer that stays on the heap (or has a dynamic size)
     starts or ends: a pool held across one of them adds its whole size to
     that buffer."""
     func_end = int(lt.graph.op_end[lt.func_op]) + 1
-    cuts: set[int] = set()
-    for i in range(len(lt)):
-        if i in pooled_rows or lt.is_alloca[i] or lt.bytes[i] == 0:
-            continue
-        if lt.eligible[i] and lt.bytes[i] > 0:
-            continue
-        cuts.add(int(lt.op[i]))
-        d = int(lt.dealloc[i])
-        cuts.add(d + 1 if d >= 0 else func_end)
-    return sorted(cuts)
+    fixed = ~lt.is_alloca & (lt.bytes != 0) & ~(lt.eligible & (lt.bytes > 0))
+    dealloc = lt.dealloc[fixed].astype(np.int64)
+    ends = np.where(dealloc >= 0, dealloc + 1, func_end)
+    return sorted(set(lt.op[fixed].astype(np.int64).tolist()) | set(ends.tolist()))
 
 
-def _segments(lt: FunctionLifetimes, units: list[np.ndarray], cuts: list[int]) -> list[list[np.ndarray]]:
+def _segments(units: list[_Unit], cuts: list[int]) -> list[list[_Unit]]:
     """Units between consecutive cuts, one pool each; a unit live across a
     cut stays alone."""
-    import bisect
-
-    by_segment: dict[int, list[np.ndarray]] = {}
+    by_segment: dict[int, list[_Unit]] = {}
     for u in units:
-        s, e = int(lt.start[u].min()), int(lt.end[u].max())
-        k = bisect.bisect_right(cuts, s)
-        if k < len(cuts) and cuts[k] < e:
+        k = bisect.bisect_right(cuts, u.start)
+        if k < len(cuts) and cuts[k] < u.end:
             continue  # crosses a cut
         by_segment.setdefault(k, []).append(u)
     return list(by_segment.values())
@@ -249,32 +254,34 @@ def plan_function(
         order = np.argsort(scopes, kind="stable")
         rows, scopes = rows[order], scopes[order]
         bounds = np.flatnonzero(np.diff(scopes)) + 1
+        cuts = _fixed_cuts(lt)
         cache: dict[tuple[int, ...], Optional[PoolPlan]] = {}
 
-        def pool_of(members: list[np.ndarray]) -> Optional[PoolPlan]:
-            if sum(len(u) for u in members) < min_members:
+        def pool_of(members: list[_Unit]) -> Optional[PoolPlan]:
+            if sum(len(u.rows) for u in members) < min_members:
                 return None
-            group = np.sort(np.concatenate(members))
-            key = tuple(group.tolist())
+            key = tuple(sorted(r for u in members for r in u.rows))
             if key not in cache:
+                group = np.array(key, dtype=np.int64)
                 cache[key] = _pool_plan(lt, group, algorithm, alignment)
             return cache[key]
 
-        def score(groups: list[list[np.ndarray]], scope: int) -> tuple[int, int, int]:
+        def score(groups: list[list[_Unit]], scope: int) -> tuple[int, int, int]:
             plans = [p for p in (pool_of(m) for m in groups) if p is not None]
             allp = [p for k, ps in chosen.items() if k != scope for p in ps] + plans
             pools = [as_pool(lt, p) for p in allp]
             if not dynamic_dominated(lt, pools):
                 return _INFEASIBLE
             peak, excess = plan_excess(lt, pools, bound)
-            return peak, excess, heap_sites - sum(len(p.members) for p in allp) + len(allp)
+            pooled = sum(len(p.static_members) + len(p.dynamic_members) for p in allp)
+            return peak, excess, heap_sites - pooled + len(allp)
 
-        def starts_of(m: list[np.ndarray]) -> list[int]:
-            return sorted({int(lt.start[u].min()) for u in m})
+        def starts_of(m: list[_Unit]) -> list[int]:
+            return sorted({u.start for u in m})
 
-        def cut(m: list[np.ndarray], c: int) -> list[list[np.ndarray]]:
-            before = [u for u in m if int(lt.end[u].max()) <= c]
-            after = [u for u in m if int(lt.start[u].min()) >= c]
+        def cut(m: list[_Unit], c: int) -> list[list[_Unit]]:
+            before = [u for u in m if u.end <= c]
+            after = [u for u in m if u.start >= c]
             return [x for x in (before, after) if x]
 
         for group in np.split(rows, bounds):
@@ -282,14 +289,13 @@ def plan_function(
             if len(group) < min_members:
                 continue
             units = _units(lt, group)
-            static_units = [u for u in units if (lt.bytes[u] >= 0).all()]
-            cuts = _fixed_cuts(lt, set())
-            starts: list[list[list[np.ndarray]]] = [[units]]
+            static_units = [u for u in units if not u.dynamic]
+            starts: list[list[list[_Unit]]] = [[units]]
             if len(static_units) < len(units):
                 starts.append([static_units])
             if cuts:
-                starts += [_segments(lt, us, cuts) for us in (units, static_units)]
-            best_groups: list[list[np.ndarray]] = []
+                starts += [_segments(us, cuts) for us in (units, static_units)]
+            best_groups: list[list[_Unit]] = []
             best = score([], scope)
             for cand in starts:
                 groups = cand
@@ -302,7 +308,7 @@ def plan_function(
                     for gi, m in enumerate(groups):
                         options = [cut(m, c) for c in starts_of(m)[1:]][:_MAX_TRIALS]
                         if len(m) > 1:
-                            big = sorted(range(len(m)), key=lambda k: -int(lt.bytes[m[k]].max()))
+                            big = sorted(range(len(m)), key=lambda k: -m[k].size)
                             options += [[m[:k] + m[k + 1:]] for k in big[:_MAX_TRIALS]]
                         for parts in options:
                             trial = groups[:gi] + parts + groups[gi + 1:]
@@ -314,6 +320,8 @@ def plan_function(
                     sc, groups = move
                 if sc < best:
                     best, best_groups = sc, groups
+                if best[0] <= bound and best[1] == 0 and len(best_groups) <= 1:
+                    break  # at the lower bound with one pool: nothing to gain
             chosen[scope] = [p for p in (pool_of(m) for m in best_groups) if p is not None]
     pools = [p for ps in chosen.values() for p in ps]
     peak = plan_peak(lt, [as_pool(lt, p) for p in pools])
