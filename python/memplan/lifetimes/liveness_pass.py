@@ -34,8 +34,9 @@ def record_statistics(ctx: PassContext, lt: FunctionLifetimes) -> None:
     peaks = heap_peaks(lt)
     ctx.stat("heap-peak-upstream", peaks["upstream"],
              "Peak heap bytes of the input, every buffer counted, 64-byte blocks (summed over functions)")
-    ctx.stat("heap-peak-reuse", peaks["reuse"],
-             "Peak heap bytes after memplan-buffer-reuse (summed over functions)")
+    if peaks["reuse"] is not None:
+        ctx.stat("heap-peak-reuse", peaks["reuse"],
+                 "Peak heap bytes after memplan-buffer-reuse (summed over functions)")
     ctx.stat("heap-peak-lower-bound", peaks["lower_bound"],
              "Lower bound of that peak (summed over functions)")
 

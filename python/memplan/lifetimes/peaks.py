@@ -21,7 +21,7 @@ one result (a branch group) are one buffer. Each block counts rounded up to
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, Optional
 
 import numpy as np
 
@@ -73,9 +73,16 @@ allocator hands out, and how the peaks of issue #11 were measured)."""
 def _peak(starts: list[int], ends: list[int], sizes: list[int]) -> int:
     if not sizes:
         return 0
-    size = np.array(sizes, np.int64)
-    size = np.where(size > 0, -(-size // ROUNDING) * ROUNDING, size)
-    return peak_live(np.array(starts, np.int64), np.array(ends, np.int64), size)
+    blocks = [-(-b // ROUNDING) * ROUNDING if b > 0 else b for b in sizes]
+    if sum(b for b in blocks if b > 0) >= 1 << 62:  # beyond int64 sums: exact Python integers
+        events = sorted([(e, 0, -b) for e, b in zip(ends, blocks) if b >= 0]
+                        + [(s, 1, b) for s, b in zip(starts, blocks) if b >= 0])
+        live = peak = 0
+        for _, _, delta in events:
+            live += delta
+            peak = max(peak, live)
+        return max(peak, max(blocks))
+    return peak_live(np.array(starts, np.int64), np.array(ends, np.int64), np.array(blocks, np.int64))
 
 
 def input_peak(lt: FunctionLifetimes) -> int:
@@ -103,6 +110,8 @@ def plan_excess(lt: FunctionLifetimes, pools: Iterable[Pool], limit: int) -> tup
         starts.append(p.start)
         ends.append(p.end)
         sizes.append(p.bytes)
+    if sum(-(-b // ROUNDING) * ROUNDING for b in sizes if b > 0) >= 1 << 62:
+        return _peak(starts, ends, sizes), 0  # beyond int64 sums: the peak alone, exactly
     size = np.array(sizes, np.int64)
     keep = size > 0
     if not keep.any():
@@ -210,12 +219,16 @@ def lower_bound_peak(lt: FunctionLifetimes) -> int:
     return _peak(starts, ends, sizes)
 
 
-def heap_peaks(lt: FunctionLifetimes) -> dict[str, int]:
+def heap_peaks(lt: FunctionLifetimes) -> dict[str, Optional[int]]:
     """The function's heap peak as it is (``upstream``), with
-    memplan-buffer-reuse's plan (``reuse``), and the ``lower_bound``."""
-    from memplan.reuse.plan import plan_function  # the planner builds on this module
+    memplan-buffer-reuse's plan (``reuse``; None when its pools would not fit
+    in an ``index``), and the ``lower_bound``."""
+    from memplan.reuse.plan import PoolOverflow, plan_function  # the planner builds on this module
 
-    plan = plan_function(lt)
+    try:
+        plan = plan_function(lt)
+    except PoolOverflow:  # memplan-buffer-reuse reports it as an error
+        return {"upstream": input_peak(lt), "reuse": None, "lower_bound": lower_bound_peak(lt)}
     return {"upstream": plan.input_peak, "reuse": plan.peak, "lower_bound": plan.lower_bound}
 
 

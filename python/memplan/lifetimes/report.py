@@ -45,6 +45,9 @@ def pool_layout(
         return {}, {"algorithm": algorithm, "size": 0, "lower_bound": 0,
                     "lower_bound_aligned": 0, "alignment": alignment}
     start, end, size, item = lt.items(rows)
+    if sum(-(-int(b) // alignment) * alignment for b in size) >= packing.SIZE_LIMIT:
+        return {}, {"algorithm": algorithm, "size": None, "lower_bound": peak_live(start, end, size),
+                    "lower_bound_aligned": None, "alignment": alignment}
     res = packing.pack(start, end, size, algorithm=algorithm, alignment=alignment)
     offsets = {int(r): int(o) for r, o in zip(rows, np.asarray(res.offsets)[item])}
     summary = {
@@ -126,7 +129,8 @@ def format_function(doc: dict[str, Any]) -> str:
     if heap:
         lines.append(
             f"  heap peak (64-byte blocks, every buffer) = {heap['upstream']} as is,"
-            f" {heap['reuse']} after memplan-buffer-reuse, lower bound {heap['lower_bound']}"
+            f" {'n/a' if heap['reuse'] is None else heap['reuse']} after memplan-buffer-reuse,"
+            f" lower bound {heap['lower_bound']}"
         )
     if allocs:
         rows = [("name", "bytes", "interval", "status", "location")]

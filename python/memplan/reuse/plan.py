@@ -34,7 +34,6 @@ from memplan.lifetimes.peaks import (
     plan_excess,
     plan_peak,
 )
-from memplan.lifetimes.sizes import INDEX_MAX
 
 _ALIGN_ATTR = re.compile(r"^\s*(\d+)")
 
@@ -76,7 +75,7 @@ class PoolOverflow(ValueError):
     """The members of one pool need more bytes than an ``index`` holds."""
 
     def __init__(self, op: int, total: int):
-        super().__init__(f"the pooled buffers need up to {total} bytes, more than a 64-bit index holds")
+        super().__init__(f"the pooled buffers need up to {total} bytes; memplan packs less than 2^62")
         self.op = op
 
 
@@ -114,9 +113,9 @@ def _pool_plan(
     if static.size:
         start, end, size_items, item = lt.items(static)
         # The packer works in int64: its worst case (every item stacked)
-        # must fit, checked here with Python integers.
+        # must stay below its limit, checked here with Python integers.
         worst = sum(-(-int(b) // align) * align for b in size_items)
-        if worst > INDEX_MAX:
+        if worst >= packing.SIZE_LIMIT:
             raise PoolOverflow(int(lt.op[static[0]]), worst)
         res = packing.pack(start, end, size_items, algorithm=algorithm, alignment=align)
         offsets = np.asarray(res.offsets, dtype=np.int64)[item]

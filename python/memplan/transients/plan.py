@@ -34,7 +34,7 @@ from memplan.ir.parse import location_prefix
 from memplan.ir.slices import Blocked, Hoistable, SliceAnalysis
 from memplan.lifetimes import reasons as R
 from memplan.lifetimes.analysis import LifetimeAnalysis
-from memplan.lifetimes.sizes import INDEX_MAX, element_bytes
+from memplan.lifetimes.sizes import element_bytes
 from memplan.transients.contract import find_storage
 
 DEFAULT_ALIGNMENT = 64
@@ -141,10 +141,10 @@ def plan_module(graph: Graph, alignment: int = DEFAULT_ALIGNMENT) -> ModulePlan:
         _collect_calls(plan, fp)
         static = [it for it in fp.items if isinstance(it.size, E.Const)]
         worst = sum(-(-it.size.value // alignment) * alignment for it in static)
-        if worst > INDEX_MAX:
-            # The packer works in int64: its worst case must fit.
+        if worst >= packing.SIZE_LIMIT:
+            # The packer works in int64: its worst case must stay below its limit.
             plan.errors.append(Diagnostic(
-                static[0].op, f"transient storage needs up to {worst} bytes, more than a 64-bit index holds"))
+                static[0].op, f"transient storage needs up to {worst} bytes; memplan packs less than 2^62"))
             continue
         _layout(fp, alignment)
         plan.functions[name] = fp
