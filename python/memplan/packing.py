@@ -47,6 +47,10 @@ from memplan import _core
 ALGORITHMS: tuple[str, ...] = tuple(_core.PACKING_ALGORITHMS)
 """Accepted ``algorithm`` names; ``"best"`` is last."""
 
+SIZE_LIMIT = 1 << 62
+"""The packer rejects inputs whose aligned sizes sum to this many bytes or more
+(so no offset arithmetic can overflow int64)."""
+
 IntArray = Union[np.ndarray, Sequence[int]]
 
 
@@ -158,4 +162,4 @@ def verify(
     return [Violation(*v) for v in found]
 
 
-__all__ = ["ALGORITHMS", "PackResult", "Violation", "lower_bound", "pack", "verify"]
+__all__ = ["ALGORITHMS", "SIZE_LIMIT", "PackResult", "Violation", "lower_bound", "pack", "verify"]

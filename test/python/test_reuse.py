@@ -15,6 +15,7 @@ from memplan.ir import extract_graph, function_ids, function_name, parse_source
 from memplan.lifetimes import LifetimeAnalysis
 from memplan.pipeline import plan
 from memplan.reuse import plan_function
+from memplan.reuse import oracle
 from memplan.reuse.check import check_module
 from progs.generator import generate
 from progs.litcases import lit_cases, parse_text, rewrite
@@ -52,6 +53,9 @@ def test_lit_case_bit_identical(case):
     for func in case.functions:
         result = numerics.compare(before, after, func, poison=True)
         assert result.ok, (func, result.mismatch, result.uninitialized)
+        # Every heap byte counted (returned buffers too): never above the input.
+        assert result.heap_after.peak_blocks_bytes <= result.heap_before.peak_blocks_bytes, func
+        assert oracle.run(after, func).ok, func
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -60,13 +64,15 @@ def test_generated_program_bit_identical(seed):
     before = parse_text(text)
     after, stats, check = _run_reuse(text)
     assert check.ok, check.violations
-    assert stats.get("pooled-allocations", 0) > 0
     assert stats["skipped-escapes-return"] == 1  # %ret
-    assert stats["bytes-after"] <= stats["bytes-before"]
+    assert stats.get("bytes-after", 0) <= stats.get("bytes-before", 0)
+    assert stats["peak-lower-bound"] <= stats["peak-planned"] <= stats["peak-upstream"]
     result = numerics.compare(before, after, "main", seed=seed, poison=True)
     assert result.ok, (result.mismatch, result.uninitialized)
-    # One allocator call per pool instead of one per pooled buffer.
-    assert result.heap_after.allocations < result.heap_before.allocations
+    assert oracle.run(after, "main", seed=seed).ok
+    # Never more allocator calls, never a higher heap peak.
+    assert result.heap_after.allocations <= result.heap_before.allocations
+    assert result.heap_after.peak_blocks_bytes <= result.heap_before.peak_blocks_bytes
 
 
 @pytest.mark.parametrize("algorithm", ["linear-scan", "greedy-by-size", "best-fit"])
@@ -79,16 +85,18 @@ def test_every_algorithm_is_valid(algorithm):
 
 
 def test_pool_close_to_lower_bound_on_generated_programs():
-    pool = bound = calls = groups = 0
+    pool = bound = calls = pooled = 0
     for seed in range(30):
         _, stats, _ = _run_reuse(generate(seed, stages=14))
-        pool += stats["bytes-after"]
-        bound += stats["pool-lower-bound"]
+        pool += stats.get("bytes-after", 0)
+        bound += stats.get("pool-lower-bound", 0)
         calls += stats.get("skipped-escapes-call", 0)
-        groups += stats.get("branch-groups", 0)
+        pooled += stats.get("pooled-allocations", 0)
+        # The whole heap, not the pool alone: never above the input.
+        assert stats["peak-lower-bound"] <= stats["peak-planned"] <= stats["peak-upstream"], seed
     assert calls > 0  # the generator does exercise escaping buffers
-    assert groups > 10  # ... and scf.if results (branch groups)
-    # The target: the pool within 1% of the most bytes live at once.
+    assert pooled > 30  # pools where they do not raise the heap peak
+    # Each pool within 1% of the most bytes live at once among its members.
     assert pool <= bound * 1.01
 
 
@@ -136,8 +144,10 @@ def test_plan_api_does_not_touch_ir():
         graph = extract_graph(module)
         (main,) = [f for f in function_ids(graph) if function_name(graph, f) == "main"]
         lt = LifetimeAnalysis(graph).function(main)
-        plans = plan_function(lt, algorithm="best-fit", alignment=64)
+        fplan = plan_function(lt, algorithm="best-fit", alignment=64)
+        plans = fplan.pools
         assert str(module) == printed
+    assert fplan.lower_bound <= fplan.peak <= fplan.input_peak
     assert plans and all(p.static_size >= p.lower_bound for p in plans)
     for p in plans:
         assert np.all(p.offsets % p.alignment == 0)
@@ -167,11 +177,14 @@ def test_memory_pipeline_numerics_on_mlp():
                             "function-boundary-type-conversion=identity-layout-map}, "
                             "buffer-deallocation-pipeline, func.func(optimize-allocation-liveness))")
     pooled = rewrite(src, "builtin.module(memplan-memory-pipeline)")
-    assert "memref.view" in pooled
     result = numerics.compare(src, pooled, "mlp")
     assert result.ok
-    assert numerics.compare(prepared, pooled, "mlp").ok
-    assert result.heap_after.allocations == 2  # the pool and the returned buffer
+    prepared_result = numerics.compare(prepared, pooled, "mlp")
+    assert prepared_result.ok
+    # A pool of the two hidden buffers would be held next to the returned one
+    # (16 KiB + 2 KiB): memplan leaves them on the heap, at upstream's peak.
+    assert "memref.view" not in pooled
+    assert prepared_result.heap_after.peak_blocks_bytes == prepared_result.heap_before.peak_blocks_bytes
 
 
 @pytest.mark.parametrize("case", lit_cases("reuse/pipeline.mlir", "reuse/pipeline-regions.mlir"), ids=str)

@@ -10,6 +10,7 @@ import memplan
 from memplan import numerics
 from memplan.ir import extract_graph, parse_source
 from memplan.ir import sizeexpr as E
+from memplan.reuse import oracle
 from memplan.transients import runtime
 from memplan.transients.emplace import ASSERT_MESSAGE
 from memplan.transients.plan import plan_module
@@ -124,7 +125,8 @@ _STORAGE_FUNC = __import__("re").compile(r"^\s*func\.func\s+@(\w+)\(.*\{memplan\
 
 def _storage_cases():
     out = []
-    for case in lit_cases("transients/annotate.mlir", "transients/emplace.mlir", "transients/calls.mlir"):
+    for case in lit_cases("transients/annotate.mlir", "transients/emplace.mlir", "transients/calls.mlir",
+                          "transients/guarded.mlir", "transients/signatures.mlir", "transients/branches.mlir"):
         if not case.runnable:
             continue
         for fn in _STORAGE_FUNC.findall(case.text):
@@ -161,6 +163,7 @@ def test_lit_case_numerics(case, fn):
             args = list(inputs[:index]) + [storage] + list(inputs[index:])
             result = numerics.compare(before, after, fn, inputs=args, scratch=[index])
             assert result.ok, f"{case} @{fn}: {result}"
+            assert oracle.run(after, fn, inputs=args, scratch=[index]).ok
             assert result.heap_after.allocations <= result.heap_before.allocations
             if needed:
                 small = runtime.run(after, fn, *inputs, storage_bytes=needed - 1)
@@ -186,3 +189,19 @@ def test_size_assert_aborts_in_plain_lowering(tmp_path, size, aborts):
     else:
         assert r.returncode == 0, r.stderr
         assert "returned [1. 1. 1.]" in r.stdout
+
+
+@pytest.mark.parametrize("d", [0, 3])
+def test_guarded_size_is_not_hoisted_out_of_its_guard(d):
+    """With %d = 0 the guard skips the division: the rewritten function and
+    its size query must not divide either (they used to die of SIGFPE)."""
+    case = next(c for c in lit_cases("transients/guarded.mlir") if "@guarded_divui(" in c.text)
+    with ir.Context():
+        before = parse_text(case.text)
+        after = rewrite(case.text, "builtin.module(memplan-transients)", allow_unregistered=False)
+        out = np.arange(64, dtype=np.float32)
+        needed = runtime.required_bytes(after, "guarded_divui", [np.int64(d), out])
+        assert needed == 256  # 64 f32: the quotient's bound
+        storage = np.zeros(needed, dtype=np.uint8)
+        result = numerics.compare(before, after, "guarded_divui", inputs=[np.int64(d), out, storage], scratch=[2])
+        assert result.ok, str(result)

@@ -36,6 +36,17 @@ _LOAD_OPS = frozenset(
     {"memref.load", "tensor.extract", "affine.load", "vector.load", "vector.extractelement"}
 )
 _CALL_OPS = frozenset({"func.call", "func.call_indirect"})
+# Pure, but not speculatable: they trap (SIGFPE) on a zero divisor, the
+# signed ones also on INT_MIN / -1. Hoisted out of the guard that protects
+# them (an scf.if, a loop that runs zero times) they would run anyway.
+_UNSIGNED_DIVISIONS = frozenset(
+    {"arith.divui", "arith.remui", "arith.ceildivui", "index.divu", "index.remu", "index.ceildivu"}
+)
+_SIGNED_DIVISIONS = frozenset(
+    {"arith.divsi", "arith.remsi", "arith.ceildivsi", "arith.floordivsi",
+     "index.divs", "index.rems", "index.ceildivs", "index.floordivs"}
+)
+_CONSTANT_OPS = frozenset({"arith.constant", "index.constant"})
 
 
 @dataclass(frozen=True)
@@ -50,7 +61,7 @@ class Hoistable:
 class Blocked:
     """Why a value cannot be recomputed at the function entry."""
 
-    kind: str  # "load", "mutable-global", "call", "region-value", "unknown-op"
+    kind: str  # "load", "mutable-global", "call", "region-value", "unknown-op", "guarded"
     op: int  # op responsible (or the region op owning the block argument)
     message: str
 
@@ -115,7 +126,37 @@ class SliceAnalysis:
             return Blocked("unknown-op", op, f"depends on '{name}', which cannot be hoisted")
         if not g.is_ancestor(self.func, op):
             return Blocked("unknown-op", op, "is defined outside the function")
-        return [int(x) for x in g.operands[g.operand_begin[op] : g.operand_begin[op + 1]]]
+        operands = [int(x) for x in g.operands[g.operand_begin[op] : g.operand_begin[op + 1]]]
+        if int(g.op_block[op]) != self.entry_block and not self._speculatable(name, operands):
+            owner = int(g.op_parent[op])
+            return Blocked(
+                "guarded",
+                op,
+                f"depends on '{name}' inside '{g.names[g.op_name[owner]]}', which may trap "
+                "(division by zero) if computed outside its guard",
+            )
+        return operands
+
+    def _speculatable(self, name: str, operands: list[int]) -> bool:
+        """Whether a pure op can run where its guard did not let it: everything
+        but a division whose divisor is not a safe constant."""
+        signed = name in _SIGNED_DIVISIONS
+        if not signed and name not in _UNSIGNED_DIVISIONS:
+            return True
+        divisor = self._constant(operands[1])
+        return divisor is not None and divisor != 0 and not (signed and divisor == -1)
+
+    def _constant(self, v: int) -> Optional[int]:
+        """The integer value of an ``arith.constant`` / ``index.constant``, else None."""
+        g = self.graph
+        op = int(g.value_op[v])
+        if op < 0 or g.names[g.op_name[op]] not in _CONSTANT_OPS:
+            return None
+        text = (g.attribute(op, "value") or "").split(":")[0].strip()
+        try:
+            return int(text)
+        except ValueError:
+            return {"true": -1, "false": 0}.get(text)
 
     def _blocked_load(self, op: int, name: str) -> Blocked:
         g = self.graph

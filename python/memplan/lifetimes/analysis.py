@@ -31,10 +31,13 @@ from memplan.lifetimes import reasons as R
 from memplan.lifetimes.branches import BranchGroup, find_branch_groups
 from memplan.lifetimes.roles import role_table
 from memplan.lifetimes.sizes import (
+    INDEX_MAX,
     dynamic_size_values,
     element_bytes,
+    element_reason,
     hoistable_slice,
     size_expression,
+    static_bytes,
 )
 
 
@@ -170,6 +173,17 @@ class FunctionLifetimes:
     def reason(self, i: int) -> Optional[str]:
         return R.primary(int(self.reasons[i]))
 
+    def reason_detail(self, i: int) -> Optional[str]:
+        """The primary reason of row ``i``, with the element type or size
+        that caused it where the name alone does not say."""
+        reason = self.reason(i)
+        info = self.graph.types[self.graph.value_type[self.value[i]]]
+        if reason == "unsupported-element-type":
+            return f"{reason} ({element_reason(info)})"
+        if reason == "size-overflow":
+            return f"{reason} ({info.text} needs {static_bytes(info)} bytes, more than a 64-bit index holds)"
+        return reason
+
     def reason_counts(self) -> dict[str, int]:
         """Rejections per primary reason (each allocation counted once)."""
         counts: dict[str, int] = {}
@@ -237,7 +251,12 @@ class _TypeTables:
 
     def __init__(self, graph: Graph):
         types = graph.types
-        self.static_bytes = np.array([t.static_bytes for t in types], dtype=np.int64)
+        exact = [static_bytes(t) for t in types]
+        #: Bytes of each statically shaped memref type at its data-layout size;
+        #: -1 when dynamic, not modeled, or more than an ``index`` holds.
+        self.static_bytes = np.array(
+            [-1 if b is None or b > INDEX_MAX else b for b in exact], dtype=np.int64)
+        self.overflow = np.array([b is not None and b > INDEX_MAX for b in exact], dtype=bool)
         self.elem_ok = np.array([element_bytes(t) > 0 for t in types], dtype=bool)
 
 
@@ -268,6 +287,7 @@ class LifetimeAnalysis:
         is_alloca = g.op_name[ops] == self.alloca_name
         bad_elem = ~self.types.elem_ok[value_types] & ~is_alloca
         reasons[bad_elem] |= R.bit("unsupported-element-type")
+        reasons[self.types.overflow[value_types]] |= R.bit("size-overflow")
         slices: dict[int, list[int]] = {}
         for i in np.nonzero((size < 0) & (reasons == 0))[0]:
             sl = hoistable_slice(g, int(t["scope"][i]), dynamic_size_values(g, int(ops[i])))

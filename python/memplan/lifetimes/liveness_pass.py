@@ -15,6 +15,7 @@ from mlir import ir
 
 from memplan.ir.graph import extract_graph, function_ids, operation
 from memplan.lifetimes.analysis import FunctionLifetimes, LifetimeAnalysis
+from memplan.lifetimes.peaks import heap_peaks
 from memplan.lifetimes.report import format_text, report_dict
 from memplan.passes import Option, PassContext, register_pass
 
@@ -30,6 +31,14 @@ def record_statistics(ctx: PassContext, lt: FunctionLifetimes) -> None:
     )
     for reason, n in lt.reason_counts().items():
         ctx.stat(f"skipped-{reason}", n, f"Allocations not poolable: {reason}")
+    peaks = heap_peaks(lt)
+    ctx.stat("heap-peak-upstream", peaks["upstream"],
+             "Peak heap bytes of the input, every buffer counted, 64-byte blocks (summed over functions)")
+    if peaks["reuse"] is not None:
+        ctx.stat("heap-peak-reuse", peaks["reuse"],
+                 "Peak heap bytes after memplan-buffer-reuse (summed over functions)")
+    ctx.stat("heap-peak-lower-bound", peaks["lower_bound"],
+             "Lower bound of that peak (summed over functions)")
 
 
 def emit_remarks(ctx: PassContext, lt: FunctionLifetimes) -> None:

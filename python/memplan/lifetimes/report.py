@@ -6,6 +6,7 @@ The JSON document (``memplan-buffer-liveness{format=json output=FILE}``) is::
       {"name": "mlp", "num_points": 25, "peak_live_bytes": 16384,
        "total_alloc_bytes": 18432, "eligible_peak_bytes": 16384,
        "pool": {"algorithm": "best-fit", "size": 16384, "lower_bound": 16384},
+       "heap_peak": {"upstream": 18432, "reuse": 18432, "lower_bound": 18432},
        "reasons": {"escapes-return": 1},
        "allocations": [
          {"name": "%alloc", "location": "mlp.mlir:6:14", "kind": "alloc",
@@ -30,6 +31,7 @@ import numpy as np
 
 from memplan import packing
 from memplan.lifetimes.analysis import FunctionLifetimes, peak_live
+from memplan.lifetimes.peaks import heap_peaks
 
 JSON_VERSION = 1
 
@@ -43,6 +45,9 @@ def pool_layout(
         return {}, {"algorithm": algorithm, "size": 0, "lower_bound": 0,
                     "lower_bound_aligned": 0, "alignment": alignment}
     start, end, size, item = lt.items(rows)
+    if sum(-(-int(b) // alignment) * alignment for b in size) >= packing.SIZE_LIMIT:
+        return {}, {"algorithm": algorithm, "size": None, "lower_bound": peak_live(start, end, size),
+                    "lower_bound_aligned": None, "alignment": alignment}
     res = packing.pack(start, end, size, algorithm=algorithm, alignment=alignment)
     offsets = {int(r): int(o) for r, o in zip(rows, np.asarray(res.offsets)[item])}
     summary = {
@@ -89,6 +94,7 @@ def function_dict(
         "num_eligible": int(lt.eligible.sum()),
         "num_dynamic": lt.num_dynamic,
         "pool": pool,
+        "heap_peak": heap_peaks(lt),
         "reasons": lt.reason_counts(),
         "allocations": allocations,
     }
@@ -118,6 +124,13 @@ def format_function(doc: dict[str, Any]) -> str:
         lines.append(
             f"  pool = {pool['size']} bytes ({pool['algorithm']}, alignment {pool['alignment']}),"
             f" lower bound {pool['lower_bound']} (aligned {pool.get('lower_bound_aligned', '?')})"
+        )
+    heap = doc.get("heap_peak")
+    if heap:
+        lines.append(
+            f"  heap peak (64-byte blocks, every buffer) = {heap['upstream']} as is,"
+            f" {'n/a' if heap['reuse'] is None else heap['reuse']} after memplan-buffer-reuse,"
+            f" lower bound {heap['lower_bound']}"
         )
     if allocs:
         rows = [("name", "bytes", "interval", "status", "location")]

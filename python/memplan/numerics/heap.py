@@ -19,6 +19,7 @@ outputs proves it reads memory it never wrote.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 from dataclasses import dataclass
 from typing import Dict, List, Optional
@@ -64,6 +65,9 @@ class HeapStats:
     live_at_exit: int = 0
     #: Frees of pointers this heap never handed out (or already freed).
     invalid_frees: int = 0
+    #: Like ``peak_bytes``, with every block rounded up to 64 bytes (what an
+    #: allocator hands out; the measure of memplan's heap-peak statistics).
+    peak_blocks_bytes: int = 0
 
     def __str__(self) -> str:
         text = (
@@ -103,11 +107,29 @@ class PoisonHeap:
         self._live: Dict[int, int] = {}  # address -> requested size
         self._buffers: List[ctypes.Array] = []  # every block of this run
         self._live_bytes = 0
+        self._live_blocks = 0
+
+    #: More runtime symbols to register with the hooks (name -> ctypes
+    #: callback); set them with :meth:`extra_runtime`.
+    _extra: Dict[str, object] = {}
+
+    @classmethod
+    @contextlib.contextmanager
+    def extra_runtime(cls, symbols: Dict[str, object]):
+        """Within the block, every engine gets ``symbols`` too (e.g. the
+        hooks of :mod:`memplan.reuse.oracle`)."""
+        old = cls._extra
+        cls._extra = {**old, **symbols}
+        try:
+            yield
+        finally:
+            cls._extra = old
 
     def install(self, engine) -> None:
         """Register the hooks as runtime symbols of ``engine``."""
         alloc, aligned_alloc, free = self._callbacks
-        for name, cb in ((ALLOC, alloc), (ALIGNED_ALLOC, aligned_alloc), (FREE, free)):
+        for name, cb in ((ALLOC, alloc), (ALIGNED_ALLOC, aligned_alloc), (FREE, free),
+                         *self._extra.items()):
             # ExecutionEngine.register_runtime would prefix "_mlir_ciface_";
             # the lowered code calls these exact names.
             engine.raw_register_runtime(name, ctypes.cast(cb, ctypes.c_void_p))
@@ -142,6 +164,8 @@ class PoisonHeap:
             stats.total_bytes += size
             self._live_bytes += size
             stats.peak_bytes = max(stats.peak_bytes, self._live_bytes)
+            self._live_blocks += -(-size // 64) * 64
+            stats.peak_blocks_bytes = max(stats.peak_blocks_bytes, self._live_blocks)
             return address
         except Exception:  # never let an exception unwind into JIT code
             return 0
@@ -161,5 +185,6 @@ class PoisonHeap:
             return
         self.stats.frees += 1
         self._live_bytes -= size
+        self._live_blocks -= -(-size // 64) * 64
         if self.poison is not None and size:
             ctypes.memset(address, self.poison, size)

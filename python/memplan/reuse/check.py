@@ -23,6 +23,7 @@ from memplan.ir.graph import extract_graph
 from memplan.lifetimes.branches import branch_exit
 from memplan.lifetimes.reasons import bit
 from memplan.lifetimes.roles import role_table
+from memplan.lifetimes.sizes import static_bytes
 
 _ESCAPES_BLOCK = bit("escapes-block")
 
@@ -61,8 +62,8 @@ def check_module(module: ir.Operation | ir.Module) -> CheckResult:
             continue
         shift = int(g.operands[g.operand_begin[op] + 1])
         shift_op = int(g.value_op[shift])
-        size = g.types[g.value_type[g.result_begin[op]]].static_bytes
-        if shift_op < 0 or g.op_name[shift_op] != const_name or size < 0:
+        size = static_bytes(g.types[g.value_type[g.result_begin[op]]])
+        if shift_op < 0 or g.op_name[shift_op] != const_name or size is None:
             result.unchecked += 1
             continue
         offset = int(_INT.match(g.attribute(shift_op, "value")).group(1))
@@ -96,10 +97,10 @@ def check_module(module: ir.Operation | ir.Module) -> CheckResult:
             else:
                 merged[key] = j
         ops, starts, ends, sizes, offsets = ops[keep], starts[keep], ends[keep], sizes[keep], offsets[keep]
-        pool_bytes = g.types[g.value_type[pool]].static_bytes
+        pool_bytes = static_bytes(g.types[g.value_type[pool]])
         found = packing.verify(
             starts, ends, sizes, offsets,
-            alignment=1, pool_size=pool_bytes if pool_bytes >= 0 else None, limit=100,
+            alignment=1, pool_size=pool_bytes, limit=100,
         )
         for v in found:
             a = g.location(int(ops[v.buffer]))

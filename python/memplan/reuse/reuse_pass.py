@@ -9,13 +9,15 @@ left exactly as they were and counted per reason.
 
 from __future__ import annotations
 
+import numpy as np
 from mlir import ir
 
 from memplan.ir.graph import extract_graph, function_ids, operation
+from memplan.lifetimes import reasons as R
 from memplan.lifetimes.analysis import LifetimeAnalysis
 from memplan.passes import Option, PassContext, register_pass, register_pipeline
 from memplan.pipeline import BUFFERIZATION
-from memplan.reuse.plan import plan_function
+from memplan.reuse.plan import PoolOverflow, plan_function
 from memplan.reuse.rewrite import apply_plan
 
 ALGORITHMS = ("best", "linear-scan", "greedy-by-size", "best-fit")
@@ -30,23 +32,38 @@ def _run_reuse(module: ir.Operation, ctx: PassContext) -> None:
     graph = extract_graph(module)
     analysis = LifetimeAnalysis(graph)
     work = []
+    overflow = R.bit("size-overflow")
     for func in function_ids(graph):
         lt = analysis.function(func)
-        plans = plan_function(lt, ctx.options["algorithm"], alignment)
+        for i in np.nonzero(lt.reasons & overflow)[0]:
+            ctx.error(operation(graph, int(lt.op[i])), f"memplan-buffer-reuse: {lt.reason_detail(int(i))}")
+        try:
+            fplan = plan_function(lt, ctx.options["algorithm"], alignment)
+        except PoolOverflow as err:
+            ctx.error(operation(graph, err.op), f"memplan-buffer-reuse: {err}")
+            continue
+        plans = fplan.pools
         work.append((lt, plans))
+        ctx.stat("peak-upstream", fplan.input_peak,
+                 "Peak heap bytes of the input, every buffer counted (summed over functions)")
+        ctx.stat("peak-planned", fplan.peak, "Peak heap bytes with the pools (summed over functions)")
+        ctx.stat("peak-lower-bound", fplan.lower_bound,
+                 "Lower bound of that peak (summed over functions)")
+        ctx.stat("heap-allocations-left", fplan.heap_allocations,
+                 "Allocation sites left on the heap, pools included")
         pooled = {i for p in plans for i in p.members}
         for reason, n in lt.reason_counts().items():
             ctx.stat(f"skipped-{reason}", n, f"Allocations left alone: {reason}")
         alone = int(lt.eligible.sum()) - len(pooled)
         if alone:
-            ctx.stat("skipped-alone", alone, "Eligible allocations alone in their scope")
+            ctx.stat("skipped-alone", alone, "Eligible allocations left alone: alone in their scope, or pooling them would not lower the heap peak")
         if ctx.options["remarks"]:
             for i in range(len(lt)):
                 reason = lt.reason(i)
                 if reason is None and i not in pooled:
-                    reason = "alone in its scope"
+                    reason = "pooling it would not lower the heap peak"
                 if reason is not None:
-                    ctx.remark(operation(graph, int(lt.op[i])), f"not pooled: {reason}")
+                    ctx.remark(operation(graph, int(lt.op[i])), f"not pooled: {lt.reason_detail(i)}")
         for p in plans:
             before = int(lt.bytes[p.static_members].sum())
             ctx.stat("pools", 1, "Pools created")
@@ -71,6 +88,8 @@ def _run_reuse(module: ir.Operation, ctx: PassContext) -> None:
                     f"pooled {len(p.members)} allocations into {p.static_size} bytes"
                     f" (lower bound {p.lower_bound}, {p.algorithm})",
                 )
+    if ctx.failed:
+        return
     # All planning is done before the first change: the graph stays valid.
     for lt, plans in work:
         for p in plans:

@@ -34,7 +34,7 @@ from mlir.dialects import arith, memref
 from memplan import _core
 from memplan.ir.graph import Graph, operation
 from memplan.lifetimes.analysis import FunctionLifetimes
-from memplan.lifetimes.sizes import dynamic_size_values
+from memplan.lifetimes.sizes import dynamic_size_values, element_bytes
 from memplan.reuse.plan import PoolPlan
 
 
@@ -51,7 +51,7 @@ def _dynamic_bytes(
 ) -> ir.Value:
     """``index`` value of an allocation's byte size: element bytes x static dims x sizes."""
     info = graph.types[graph.value_type[graph.result_begin[op]]]
-    factor = (info.elem_bits + 7) // 8
+    factor = element_bytes(info)
     for d in info.shape:
         if d != _core.DYNAMIC:
             factor *= d

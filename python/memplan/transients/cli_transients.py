@@ -2,10 +2,10 @@
 
 The input may be tensor-level (bufferized first with upstream's passes) or
 memref-level IR. A function without a ``memplan.transients`` argument gets
-one. The size query is folded when it can be; otherwise it is run through
-the ExecutionEngine with the argument shapes given by ``--dim`` and scalar
-arguments by ``--value`` (argument numbers count the function's arguments
-without the storage).
+one. The size query is folded when it can be; otherwise the argument shapes
+given by ``--dim`` and scalar arguments given by ``--value`` are substituted
+into it and it is folded again: no input is allocated and nothing runs
+(argument numbers count the function's arguments without the storage).
 """
 
 from __future__ import annotations
@@ -13,13 +13,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-import numpy as np
-from mlir import ir
+from mlir import ir, passmanager
+from mlir.dialects import arith
 
 import memplan
 from memplan.cli.check import _dim
 from memplan.ir.parse import ParseError, parse_source
-from memplan.numerics import execute
 from memplan.numerics.signature import entry_signature
 from memplan.transients.contract import marked_arguments
 from memplan.transients.queries import CONSTANT_ATTR, QUERY_SUFFIX
@@ -68,31 +67,58 @@ def required_storage(module: ir.Operation, fn: str, dims: dict, values: dict) ->
     func = _find(module, fn)
     if CONSTANT_ATTR in func.attributes:
         return ir.IntegerAttr(func.attributes[CONSTANT_ATTR]).value, True
+    return _fold_query(module, fn + QUERY_SUFFIX, dims, values), False
+
+
+def _fold_query(module: ir.Operation, name: str, dims: dict, values: dict) -> int:
+    """Evaluate the size query for the given shapes without running it: the
+    dims of memref arguments and the scalar arguments become constants and
+    the query folds (it is pure arithmetic over them), so no input is
+    allocated, whatever its size."""
     mod = ir.Module.parse(str(module))
-    sig = entry_signature(mod, fn + QUERY_SUFFIX)
-    query = _find(mod.operation, fn + QUERY_SUFFIX)
-    # Arguments the size does not read need no value from the user.
-    used = [any(True for _ in arg.uses) for arg in query.regions[0].blocks[0].arguments]
-    inputs = []
-    for i, spec in enumerate(sig.args):
+    query = _find(mod.operation, name)
+    sig = entry_signature(mod, name)
+    block = query.regions[0].blocks[0]
+    index = ir.IndexType.get()
+    first = next(iter(block.operations))
+    for i, (spec, arg) in enumerate(zip(sig.args, block.arguments)):
+        uses = [use.owner for use in arg.uses]
         if spec.is_memref:
-            shape = []
-            for d, s in enumerate(spec.shape):
-                size = s if s is not None else dims.get((i, d), dims.get(i, dims.get("*")))
-                if size is None and not used[i]:
-                    size = 0
+            for user in uses:
+                if user.name != "memref.dim":
+                    raise ValueError(f"the size query reads argument #{i} through {user.name}")
+                d = _constant_index(user.operands[1])
+                if d is None or not 0 <= d < len(spec.shape):
+                    raise ValueError(f"the size query reads a non-constant dimension of argument #{i}")
+                size = spec.shape[d]
+                if size is None:
+                    size = dims.get((i, d), dims.get(i, dims.get("*")))
                 if size is None:
                     raise ValueError(f"argument #{i} dimension {d} is dynamic: give --dim {i}:{d}=SIZE")
-                shape.append(size)
-            inputs.append(np.zeros(shape, dtype=spec.dtype))
-        else:
-            if i not in values and not used[i]:
-                values[i] = 0
+                with ir.InsertionPoint(user), user.location:
+                    const = arith.ConstantOp(index, int(size)).result
+                user.results[0].replace_all_uses_with(const)
+        elif uses:
             if i not in values:
                 raise ValueError(f"argument #{i} ({spec.type_str}) is a scalar: give --value {i}=N")
-            inputs.append(values[i])
-    outcome = execute(mod, fn + QUERY_SUFFIX, inputs=inputs, poison=None)
-    return int(outcome.outputs[0].data), False
+            with ir.InsertionPoint(first), query.location:
+                const = arith.ConstantOp(arg.type, int(values[i])).result
+            arg.replace_all_uses_with(const)
+    passmanager.PassManager.parse(f"builtin.module(func.func(canonicalize))").run(mod.operation)
+    ret = list(_find(mod.operation, name).regions[0].blocks[0].operations)[-1]
+    owner = ret.operands[0].owner
+    if isinstance(owner, ir.Block) or owner.name != "arith.constant":
+        raise ValueError(
+            f"the size of @{name[: -len(QUERY_SUFFIX)]} does not fold for the given shapes and values "
+            "(a division by zero, or a size that is not pure arithmetic)")
+    return ir.IntegerAttr(owner.attributes["value"]).value
+
+
+def _constant_index(value: ir.Value):
+    owner = value.owner
+    if isinstance(owner, ir.Block) or owner.name != "arith.constant":
+        return None
+    return ir.IntegerAttr(owner.attributes["value"]).value
 
 
 def run(args: argparse.Namespace) -> int:

@@ -114,8 +114,11 @@ def emplace_module(plan: ModulePlan, assert_size: bool = True) -> dict[str, int]
     for name, rw in rewrites.items():
         for item in rw.fp.items:
             if item.kind == "alloc":
-                _replace_alloc(g, item.op, rw.storage, rw.offsets[item.op])
-                stats["emplaced"] += 1
+                for op in (item.op,) + item.shared:
+                    _replace_alloc(g, op, rw.storage, rw.offsets[item.op])
+                    stats["emplaced"] += 1
+                for op in item.erase:
+                    operation(g, op).erase()
             else:
                 callee = _callee(g, item.op)
                 with ir.InsertionPoint(operation(g, item.op)), operation(g, item.op).location:

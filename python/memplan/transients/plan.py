@@ -30,6 +30,7 @@ from memplan import packing
 from memplan.ir import sizeexpr as E
 from memplan.ir.callgraph import CallGraph, build_call_graph
 from memplan.ir.graph import Graph, entry_block, value_namer
+from memplan.ir.parse import location_prefix
 from memplan.ir.slices import Blocked, Hoistable, SliceAnalysis
 from memplan.lifetimes import reasons as R
 from memplan.lifetimes.analysis import LifetimeAnalysis
@@ -63,6 +64,11 @@ class Item:
     bound: Optional[str] = None  # why the size is an upper bound, if it is
     slot: int = -1
     offset: E.Expr = field(default_factory=lambda: E.Const(0))
+    shared: tuple[int, ...] = ()
+    """Allocations of the other branches of a branch group: never live with
+    this one, they take the same bytes."""
+    erase: tuple[int, ...] = ()
+    """Ops to erase with it: the dealloc of a branch group's merged result."""
 
 
 @dataclass
@@ -113,13 +119,13 @@ def plan_module(graph: Graph, alignment: int = DEFAULT_ALIGNMENT) -> ModulePlan:
             plan.errors.append(Diagnostic(f, storage.error))
         elif storage.index is not None:
             roots.append(name)
-    reachable = _reachable(cg, roots)
-    for scc in cg.recursive:
-        if reachable & set(scc):
-            cycle = " -> ".join(f"@{n}" for n in scc + [scc[0]])
-            plan.errors.append(
-                Diagnostic(cg.funcs[scc[0]], f"recursive call graph ({cycle}): transient sizes cannot be bounded")
-            )
+    fixed = _fixed_signatures(graph, cg)
+    reachable = _reachable(cg, roots, fixed)
+    for name in reachable:
+        for call, callee in cg.calls[cg.funcs[name]]:
+            if callee in fixed and not cg.is_declaration(cg.funcs[callee]):
+                plan.remarks.append(Diagnostic(
+                    call, f"@{callee} {fixed[callee]}: its signature is kept, its transients stay on the heap"))
     if plan.errors:
         return plan
     lifetimes = LifetimeAnalysis(graph)
@@ -133,8 +139,24 @@ def plan_module(graph: Graph, alignment: int = DEFAULT_ALIGNMENT) -> ModulePlan:
         fp = FunctionPlan(f, name, storage.index)
         _collect_allocs(plan, fp, lifetimes, alignment)
         _collect_calls(plan, fp)
+        static = [it for it in fp.items if isinstance(it.size, E.Const)]
+        worst = sum(-(-it.size.value // alignment) * alignment for it in static)
+        if worst >= packing.SIZE_LIMIT:
+            # The packer works in int64: its worst case must stay below its limit.
+            plan.errors.append(Diagnostic(
+                static[0].op, f"transient storage needs up to {worst} bytes; memplan packs less than 2^62"))
+            continue
         _layout(fp, alignment)
         plan.functions[name] = fp
+    # A recursive call graph is fine as long as none of it needs storage (its
+    # size would have no bound).
+    for scc in cg.recursive:
+        needy = [n for n in scc if n in plan.functions and plan.functions[n].items]
+        if needy:
+            cycle = " -> ".join(f"@{n}" for n in scc + [scc[0]])
+            plan.errors.append(Diagnostic(
+                cg.funcs[needy[0]],
+                f"recursive call graph ({cycle}) needs transient storage: its size cannot be bounded"))
     for name, f in cg.funcs.items():
         if name in reachable:
             continue
@@ -147,13 +169,32 @@ def plan_module(graph: Graph, alignment: int = DEFAULT_ALIGNMENT) -> ModulePlan:
     return plan
 
 
-def _reachable(cg: CallGraph, roots: list[str]) -> set[str]:
+def _fixed_signatures(graph: Graph, cg: CallGraph) -> dict[str, str]:
+    """Functions without storage whose signature must not change, and why:
+    public ones (external callers would break) and those a ``func.constant``
+    references (its result type is the function's type)."""
+    fixed: dict[str, str] = {}
+    for name, f in cg.funcs.items():
+        if find_storage(graph, f).index is None and cg.is_public(f):
+            fixed[name] = "is public and takes no memplan.transients storage"
+    constant = graph.name_id("func.constant")
+    if constant >= 0:
+        for op in np.nonzero(graph.op_name == constant)[0]:
+            name = (graph.attribute(int(op), "value") or "").lstrip("@")
+            if name in cg.funcs and find_storage(graph, cg.funcs[name]).index is None:
+                fixed.setdefault(name, f"is referenced by func.constant at {location_prefix(graph.location(int(op)))}")
+    return fixed
+
+
+def _reachable(cg: CallGraph, roots: list[str], fixed: dict[str, str]) -> set[str]:
+    """Functions planned with the roots: reached by calls, never through a
+    function whose signature is fixed."""
     seen = set(roots)
     work = list(roots)
     while work:
         f = cg.funcs[work.pop()]
         for _, callee in cg.calls[f]:
-            if callee in cg.funcs and callee not in seen:
+            if callee in cg.funcs and callee not in seen and callee not in fixed:
                 seen.add(callee)
                 work.append(callee)
     return seen
@@ -164,15 +205,22 @@ def _collect_allocs(plan: ModulePlan, fp: FunctionPlan, lifetimes: LifetimeAnaly
     lt = lifetimes.function(fp.func)
     entry = entry_block(g, fp.func)
     slices = SliceAnalysis(g, fp.func)
+    # A branch group is one item, as in buffer reuse: its first member
+    # carries the others.
+    group_of = lt.group_of()
+    followers = {int(r) for grp in lt.groups for r in grp.rows[1:]}
     for i in range(len(lt)):
         op = int(lt.op[i])
-        if lt.is_alloca[i]:
+        if lt.is_alloca[i] or i in followers:
             continue
         mask = int(lt.reasons[i]) & ~_OWN_REASONS
+        if mask & R.bit("size-overflow"):
+            plan.errors.append(Diagnostic(op, f"transient {lt.reason_detail(i)}"))
+            continue
         if mask:
             reason = R.primary(mask)
             fp.heap.append((op, reason))
-            plan.remarks.append(Diagnostic(op, f"allocation stays on the heap: {reason}"))
+            plan.remarks.append(Diagnostic(op, f"allocation stays on the heap: {lt.reason_detail(i)}"))
             continue
         if int(lt.scope[i]) != entry:
             fp.heap.append((op, "parallel-region"))
@@ -182,14 +230,24 @@ def _collect_allocs(plan: ModulePlan, fp: FunctionPlan, lifetimes: LifetimeAnaly
             continue
         size, bound = _alloc_size(plan, slices, op, alignment)
         if size is None:
+            if bound is not None:  # left on the heap, not an error
+                fp.heap.append((op, "guarded-size"))
+                plan.remarks.append(Diagnostic(op, f"allocation stays on the heap: {bound}"))
             continue
         if bound:
             plan.remarks.append(Diagnostic(op, f"size over-allocated to its bound: {bound}"))
-        fp.items.append(Item("alloc", op, int(lt.start[i]), int(lt.end[i]), size, bound))
+        item = Item("alloc", op, int(lt.start[i]), int(lt.end[i]), size, bound)
+        if group_of[i] >= 0:
+            grp = lt.groups[int(group_of[i])]
+            item.size = E.const(max(int(lt.bytes[r]) for r in grp.rows))
+            item.shared = tuple(int(lt.op[r]) for r in grp.rows[1:])
+            item.erase = (grp.dealloc,) if grp.dealloc >= 0 else ()
+        fp.items.append(item)
 
 
 def _alloc_size(plan: ModulePlan, slices: SliceAnalysis, op: int, alignment: int):
-    """Byte size of an alloc as an expression, or None after an error."""
+    """``(size, bound note)``: the byte size of an alloc as an expression;
+    ``(None, None)`` after an error; ``(None, why)`` when it stays on the heap."""
     g = plan.graph
     value = int(g.result_begin[op])
     info = g.types[g.value_type[value]]
@@ -203,6 +261,8 @@ def _alloc_size(plan: ModulePlan, slices: SliceAnalysis, op: int, alignment: int
         term, note = _hoisted_or_bounded(plan, slices, v)
         if term is None:
             blocked = slices.classify(v)
+            if blocked.kind == "guarded":
+                return None, f"its size {blocked.message}, and no bound is known"
             plan.errors.append(
                 Diagnostic(op, f"transient size {blocked.message}; cannot compute it from the function arguments")
             )
@@ -228,8 +288,9 @@ def _upper_bound(plan: ModulePlan, slices: SliceAnalysis, v: int, depth: int) ->
     """An expression >= ``v`` over hoistable values, when the IR states one.
 
     Handles ``arith.minui``/``minsi`` with a bounded side, non-negative sums and
-    products of bounded values, ``arith.constant``, and ``scf.for`` induction
-    variables (below their upper bound, for a non-negative lower bound).
+    products of bounded values, unsigned quotients and remainders (at most the
+    dividend), ``arith.constant``, and ``scf.for`` induction variables (below
+    their upper bound, for a non-negative lower bound).
     """
     if depth > 32:
         return None
@@ -250,6 +311,10 @@ def _upper_bound(plan: ModulePlan, slices: SliceAnalysis, v: int, depth: int) ->
     if name in ("arith.minui", "arith.minsi", "index.minu", "index.mins"):
         bounds = [b for b in (_upper_bound(plan, slices, x, depth + 1) for x in operands) if b is not None]
         return bounds[0] if bounds else None
+    if name in ("arith.divui", "arith.ceildivui", "arith.remui", "index.divu", "index.ceildivu", "index.remu"):
+        # Unsigned: the quotient (rounded up too) and the remainder are at
+        # most the dividend (a zero divisor traps before the size is used).
+        return _upper_bound(plan, slices, operands[0], depth + 1)
     if name in ("arith.addi", "arith.muli", "arith.maxui", "index.add", "index.mul", "index.maxu"):
         a, b = (_upper_bound(plan, slices, x, depth + 1) for x in operands)
         if a is None or b is None:

@@ -1,10 +1,13 @@
 // RUN: not memplan-opt %s --split-input-file --pass-pipeline='builtin.module(memplan-verify-transient-storage)' 2>&1 | FileCheck %s
 // RUN: not memplan-opt %s --split-input-file --pass-pipeline='builtin.module(memplan-emplace-transients)' 2>&1 | FileCheck %s --check-prefix=EMPLACE
 
-// Recursion: sizes of a recursive call graph cannot be bounded.
-// CHECK: errors.mlir:[[# @LINE + 2]]:1: error: recursive call graph (@rec -> @rec): transient sizes cannot be bounded
+// Recursion: the storage of a recursive call graph that allocates cannot be
+// bounded.
+// CHECK: errors.mlir:[[# @LINE + 2]]:1: error: recursive call graph (@rec -> @rec) needs transient storage: its size cannot be bounded
 // EMPLACE: errors.mlir:[[# @LINE + 1]]:1: error: recursive call graph
 func.func @rec(%n: index, %storage: memref<?xi8> {memplan.transients}) {
+  %a = memref.alloc() : memref<16xf32>
+  memref.dealloc %a : memref<16xf32>
   call @rec(%n, %storage) : (index, memref<?xi8>) -> ()
   return
 }

@@ -1,0 +1,235 @@
+"""Heap peaks of one function: the input as it is, a plan, and the lower bound.
+
+Every heap byte live at a program point counts: each ``memref.alloc`` left
+on the heap from its allocation to its ``memref.dealloc`` (to the end of the
+function when it has none in its block: a returned buffer, a leak), each pool
+from its allocation to its dealloc. ``memref.alloca`` is stack memory and
+does not count; buffers with dynamic sizes have no static figure and are left
+out of all three peaks. The allocations of exclusive branches that merge into
+one result (a branch group) are one buffer. Each block counts rounded up to
+:data:`ROUNDING` bytes.
+
+* :func:`input_peak`: the IR as it is. After upstream's
+  ``buffer-deallocation-pipeline`` and ``optimize-allocation-liveness`` this
+  is upstream's peak.
+* :func:`plan_peak`: the same with the pooled rows replaced by their pools.
+* :func:`lower_bound_peak`: poolable buffers over their live intervals
+  (allocation to last use), every other buffer as in the input. No plan that
+  leaves the other buffers where they are does better.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Optional
+
+import numpy as np
+
+from memplan.lifetimes.analysis import FunctionLifetimes, peak_live
+
+
+@dataclass(frozen=True)
+class Pool:
+    """A pool as the peak sees it: its rows, its live points and its bytes."""
+
+    rows: tuple[int, ...]
+    start: int
+    end: int
+    bytes: int
+
+
+def _heap_items(lt: FunctionLifetimes, skip: set[int]) -> tuple[list[int], list[int], list[int]]:
+    """(start, end, bytes) of every heap allocation not in ``skip``, as the
+    input holds it; a branch group counts once."""
+    func_end = int(lt.graph.op_end[lt.func_op]) + 1
+    group = lt.group_of()
+    starts: list[int] = []
+    ends: list[int] = []
+    sizes: list[int] = []
+    for k, grp in enumerate(lt.groups):
+        rows = [r for r in grp.rows if r not in skip]
+        if not rows:
+            continue
+        starts.append(min(int(lt.op[r]) for r in rows))
+        ends.append(grp.dealloc + 1 if grp.dealloc >= 0 else func_end)
+        sizes.append(max(int(lt.bytes[r]) for r in rows))
+    keep = ~lt.is_alloca & (group < 0)
+    if skip:
+        keep[np.fromiter(skip, dtype=np.int64, count=len(skip))] = False
+    rows = np.nonzero(keep)[0]
+    dealloc = lt.dealloc[rows].astype(np.int64)
+    end = np.where(dealloc >= 0, np.maximum(dealloc + 1, lt.end[rows].astype(np.int64)), func_end)
+    starts += lt.op[rows].astype(np.int64).tolist()
+    ends += end.tolist()
+    sizes += lt.bytes[rows].astype(np.int64).tolist()
+    return starts, ends, sizes
+
+
+ROUNDING = 64
+"""Every heap block counts as its size rounded up to this many bytes (what an
+allocator hands out, and how the peaks of issue #11 were measured)."""
+
+
+def _peak(starts: list[int], ends: list[int], sizes: list[int]) -> int:
+    if not sizes:
+        return 0
+    blocks = [-(-b // ROUNDING) * ROUNDING if b > 0 else b for b in sizes]
+    if sum(b for b in blocks if b > 0) >= 1 << 62:  # beyond int64 sums: exact Python integers
+        events = sorted([(e, 0, -b) for e, b in zip(ends, blocks) if b >= 0]
+                        + [(s, 1, b) for s, b in zip(starts, blocks) if b >= 0])
+        live = peak = 0
+        for _, _, delta in events:
+            live += delta
+            peak = max(peak, live)
+        return max(peak, max(blocks))
+    return peak_live(np.array(starts, np.int64), np.array(ends, np.int64), np.array(blocks, np.int64))
+
+
+def input_peak(lt: FunctionLifetimes) -> int:
+    """Peak heap bytes of the function as it is (upstream's peak)."""
+    return _peak(*_heap_items(lt, set()))
+
+
+def plan_peak(lt: FunctionLifetimes, pools: Iterable[Pool]) -> int:
+    """Peak heap bytes once ``pools`` replace their rows."""
+    pools = list(pools)
+    starts, ends, sizes = _heap_items(lt, {r for p in pools for r in p.rows})
+    for p in pools:
+        starts.append(p.start)
+        ends.append(p.end)
+        sizes.append(p.bytes)
+    return _peak(starts, ends, sizes)
+
+
+def plan_excess(lt: FunctionLifetimes, pools: Iterable[Pool], limit: int) -> tuple[int, int]:
+    """(peak, bytes above ``limit`` summed over program points) with ``pools``:
+    the second figure tells two plans with the same peak apart."""
+    pools = list(pools)
+    starts, ends, sizes = _heap_items(lt, {r for p in pools for r in p.rows})
+    for p in pools:
+        starts.append(p.start)
+        ends.append(p.end)
+        sizes.append(p.bytes)
+    if sum(-(-b // ROUNDING) * ROUNDING for b in sizes if b > 0) >= 1 << 62:
+        return _peak(starts, ends, sizes), 0  # beyond int64 sums: the peak alone, exactly
+    size = np.array(sizes, np.int64)
+    keep = size > 0
+    if not keep.any():
+        return 0, 0
+    size = -(-size[keep] // ROUNDING) * ROUNDING
+    start = np.array(starts, np.int64)[keep]
+    end = np.array(ends, np.int64)[keep]
+    keys = np.concatenate([2 * end, 2 * start + 1])
+    order = np.argsort(keys, kind="stable")
+    level = np.cumsum(np.concatenate([-size, size])[order])
+    points = keys[order] // 2
+    # Bytes live from each event to the next one, weighted by its length.
+    width = np.diff(np.append(points, points[-1]))
+    over = np.maximum(level - limit, 0)
+    return int(max(level.max(), size.max())), int((over * np.maximum(width, 1)).sum())
+
+
+def _profile(starts: list[int], ends: list[int], sizes: list[int],
+             dyn: list[frozenset]) -> list[tuple[int, frozenset]]:
+    """(static bytes, dynamic buffers) live at each program point where
+    something starts; static blocks rounded to :data:`ROUNDING`."""
+    events: dict[int, list[int]] = {}
+    for k, (s, e) in enumerate(zip(starts, ends)):
+        events.setdefault(s, []).append(k)
+        events.setdefault(e, []).append(~k)
+    live_static = 0
+    live_dyn: dict[int, int] = {}
+    out: list[tuple[int, frozenset]] = []
+    for point in sorted(events):
+        starting = False
+        for k in sorted(events[point]):  # ends (negative) before starts
+            j = ~k if k < 0 else k
+            sign = -1 if k < 0 else 1
+            if sizes[j] > 0:
+                live_static += sign * (-(-sizes[j] // ROUNDING) * ROUNDING)
+            for d in dyn[j]:
+                live_dyn[d] = live_dyn.get(d, 0) + sign
+            starting |= k >= 0
+        if starting:
+            out.append((live_static, frozenset(d for d, n in live_dyn.items() if n > 0)))
+    return out
+
+
+def dynamic_dominated(lt: FunctionLifetimes, pools: Iterable[Pool]) -> bool:
+    """Whether the plan's heap never exceeds the input's, dynamic sizes
+    included, whatever their values: every point of the plan is matched by a
+    point of the input with at least its static bytes and at least its
+    dynamic buffers (a pool holds its dynamic members over its whole life;
+    a pool held next to a dynamic buffer on the heap must be matched by a
+    point where that buffer is live too). Sufficient, not necessary."""
+    pools = list(pools)
+    dynamic_rows = [i for i in range(len(lt)) if lt.bytes[i] < 0 and not lt.is_alloca[i]]
+    if not dynamic_rows:
+        return True
+    func_end = int(lt.graph.op_end[lt.func_op]) + 1
+
+    def row_interval(i: int) -> tuple[int, int]:
+        d = int(lt.dealloc[i])
+        return int(lt.op[i]), (max(d + 1, int(lt.end[i])) if d >= 0 else func_end)
+
+    s0, e0, b0 = _heap_items(lt, set(dynamic_rows))
+    d0 = [frozenset()] * len(b0)
+    for i in dynamic_rows:
+        s, e = row_interval(i)
+        s0.append(s), e0.append(e), b0.append(-1), d0.append(frozenset([i]))
+    pooled = {r for p in pools for r in p.rows}
+    s1, e1, b1 = _heap_items(lt, pooled | set(dynamic_rows))
+    d1 = [frozenset()] * len(b1)
+    for i in dynamic_rows:
+        if i not in pooled:
+            s, e = row_interval(i)
+            s1.append(s), e1.append(e), b1.append(-1), d1.append(frozenset([i]))
+    for p in pools:
+        s1.append(p.start), e1.append(p.end), b1.append(p.bytes)
+        d1.append(frozenset(r for r in p.rows if lt.bytes[r] < 0))
+    before = _profile(s0, e0, b0, d0)
+    static_peak = max((b for b, _ in before), default=0)
+    for bytes_, dyn in _profile(s1, e1, b1, d1):
+        if not dyn:
+            if bytes_ > static_peak:
+                return False
+        elif not any(b >= bytes_ and dyn <= d for b, d in before):
+            return False
+    return True
+
+
+def lower_bound_peak(lt: FunctionLifetimes) -> int:
+    """Peak heap bytes with every poolable static buffer live from its
+    allocation to its last use only, and the others as in the input."""
+    rows = np.nonzero(lt.eligible & (lt.bytes >= 0) & ~lt.is_alloca)[0]
+    starts, ends, sizes = _heap_items(lt, {int(r) for r in rows})
+    group = lt.group_of()
+    in_rows = set(rows.tolist())
+    for grp in lt.groups:
+        members = [r for r in grp.rows if r in in_rows]
+        if members:  # from the first branch allocation, as in the input
+            starts.append(min(int(lt.op[r]) for r in members))
+            ends.append(int(grp.end))
+            sizes.append(max(int(lt.bytes[r]) for r in members))
+    for r in rows.tolist():
+        if group[r] < 0:
+            starts.append(int(lt.start[r]))
+            ends.append(int(lt.end[r]))
+            sizes.append(int(lt.bytes[r]))
+    return _peak(starts, ends, sizes)
+
+
+def heap_peaks(lt: FunctionLifetimes) -> dict[str, Optional[int]]:
+    """The function's heap peak as it is (``upstream``), with
+    memplan-buffer-reuse's plan (``reuse``; None when its pools would not fit
+    in an ``index``), and the ``lower_bound``."""
+    from memplan.reuse.plan import PoolOverflow, plan_function  # the planner builds on this module
+
+    try:
+        plan = plan_function(lt)
+    except PoolOverflow:  # memplan-buffer-reuse reports it as an error
+        return {"upstream": input_peak(lt), "reuse": None, "lower_bound": lower_bound_peak(lt)}
+    return {"upstream": plan.input_peak, "reuse": plan.peak, "lower_bound": plan.lower_bound}
+
+
+__all__ = ["heap_peaks", "ROUNDING", "Pool", "dynamic_dominated", "plan_excess", "input_peak", "plan_peak", "lower_bound_peak"]

@@ -1,0 +1,234 @@
+"""A run-time overlap oracle for pooled and emplaced memory.
+
+Independent of the plan and of memplan's lifetime analysis and size model:
+the rewritten module is instrumented so that, when it runs,
+
+* every ``memref.view`` of an ``i8`` buffer (a pool, transient storage)
+  reports its instance (a fresh one each time the op runs), its first byte
+  (``memref.extract_aligned_pointer_as_index``) and its byte extent, computed
+  by LLVM itself (``llvm.getelementptr`` of the element type from null, as
+  the allocation lowering does);
+* every op that uses a memref value reports a *touch* of the view that value
+  comes from: through view-like ops (subview, cast, reshapes, views) the view
+  is known statically; through block arguments and region results it is the
+  most recent live view containing the value's first byte.
+
+A view instance is live from its creation to its last touch. :func:`run`
+executes the instrumented entry through the numerics heap hooks and returns
+every pair of live-at-once instances that share a byte: a valid plan has
+none, whatever the outputs.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from dataclasses import dataclass, field
+from typing import Any, Optional, Sequence
+
+from mlir import ir
+from mlir.dialects import arith, func, llvm, memref
+
+from memplan.ir.parse import location_prefix
+
+VIEW_HOOK = "memplan_oracle_view"
+TOUCH_HOOK = "memplan_oracle_touch"
+TOUCH_PTR_HOOK = "memplan_oracle_touch_ptr"
+_MARK = "memplan.oracle"
+
+_VIEW_T = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64)
+_TOUCH_T = ctypes.CFUNCTYPE(None, ctypes.c_int64)
+_ALIAS_OPS = frozenset({"memref.subview", "memref.cast", "memref.collapse_shape", "memref.expand_shape",
+                        "memref.reinterpret_cast", "memref.transpose", "memref.view"})
+
+
+@dataclass
+class Overlap:
+    """Two view instances live at once that share bytes."""
+
+    first: str
+    second: str
+    bytes: tuple[int, int]
+
+    def __str__(self) -> str:
+        return f"views at {self.first} and {self.second} share {self.bytes[1] - self.bytes[0]} bytes while both live"
+
+
+@dataclass
+class OracleRun:
+    """What one instrumented run saw."""
+
+    views: int = 0
+    touches: int = 0
+    overlaps: list[Overlap] = field(default_factory=list)
+    outcome: Any = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.overlaps
+
+
+def _llvm_element(t: ir.Type) -> Optional[ir.Type]:
+    """The LLVM type of a memref element (what the lowering lays out)."""
+    if isinstance(t, ir.IndexType):
+        return ir.IntegerType.get_signless(64)
+    if isinstance(t, ir.ComplexType):
+        inner = _llvm_element(t.element_type)
+        return None if inner is None else ir.Type.parse(f"!llvm.struct<({inner}, {inner})>")
+    # Integers, floats (f80 has no Python class) and vectors are LLVM types.
+    return t
+
+
+def _is_byte_buffer(t: ir.Type) -> bool:
+    return isinstance(t, ir.MemRefType) and t.rank == 1 and t.element_type == ir.IntegerType.get_signless(8)
+
+
+def instrument(module: ir.Module) -> list[str]:
+    """Add the hooks to ``module`` in place; returns the location of each view id."""
+    i64 = ir.IntegerType.get_signless(64)
+    index = ir.IndexType.get()
+    views: list[str] = []
+    view_id: dict[Any, int] = {}
+    body = module.body
+    functions = [op for op in body.operations if op.operation.name == "func.func"
+                 and len(op.regions[0].blocks) > 0]
+
+    def walk(op: ir.Operation, out: list[ir.Operation]) -> None:
+        for region in op.regions:
+            for block in region.blocks:
+                for inner in block.operations:
+                    out.append(inner.operation)
+                    walk(inner.operation, out)
+
+    ops: list[ir.Operation] = []
+    for f in functions:
+        walk(f.operation, ops)
+    # Views of byte buffers: register each new instance.
+    for op in ops:
+        if op.name != "memref.view" or not _is_byte_buffer(op.operands[0].type):
+            continue
+        result = op.results[0]
+        elem = _llvm_element(ir.MemRefType(result.type).element_type)
+        if elem is None:
+            continue
+        k = len(views)
+        views.append(location_prefix(op.location))
+        view_id[result] = k
+        with ir.InsertionPoint.after(op), op.location:
+            count: ir.Value = arith.ConstantOp(index, 1).result
+            mt = ir.MemRefType(result.type)
+            for d in range(mt.rank):
+                if mt.is_dynamic_dim(d):
+                    size = memref.DimOp(result, arith.ConstantOp(index, d).result).result
+                else:
+                    size = arith.ConstantOp(index, mt.shape[d]).result
+                count = arith.MulIOp(count, size).result
+            n = arith.IndexCastOp(i64, count).result
+            zero = llvm.ZeroOp(llvm.PointerType.get()).result
+            gep = llvm.GEPOp(llvm.PointerType.get(), zero, [n], [-(2**31)], elem, 0).result
+            nbytes = llvm.PtrToIntOp(i64, gep).result
+            ptr = arith.IndexCastOp(i64, memref.ExtractAlignedPointerAsIndexOp(result).result).result
+            call = func.CallOp([], VIEW_HOOK, [arith.ConstantOp(i64, k).result, ptr, nbytes])
+            call.attributes[_MARK] = ir.UnitAttr.get()
+
+    def origin(v: ir.Value) -> Optional[int]:
+        for _ in range(64):
+            if v in view_id:
+                return view_id[v]
+            owner = v.owner
+            if isinstance(owner, ir.Block) or owner.name not in _ALIAS_OPS:
+                return None
+            v = owner.operands[0]
+        return None
+
+    for op in ops:
+        if op.name in ("memref.view",) and op.results and op.results[0] in view_id:
+            continue
+        if op.name == "memref.dealloc":
+            continue
+        for v in op.operands:
+            if not isinstance(v.type, ir.MemRefType):
+                continue
+            k = origin(v)
+            with ir.InsertionPoint(op), op.location:
+                if k is not None:
+                    call = func.CallOp([], TOUCH_HOOK, [arith.ConstantOp(i64, k).result])
+                else:
+                    ptr = memref.ExtractAlignedPointerAsIndexOp(v).result
+                    call = func.CallOp([], TOUCH_PTR_HOOK, [arith.IndexCastOp(i64, ptr).result])
+            call.attributes[_MARK] = ir.UnitAttr.get()
+    with ir.InsertionPoint(body), module.operation.location:
+        for name, n in ((VIEW_HOOK, 3), (TOUCH_HOOK, 1), (TOUCH_PTR_HOOK, 1)):
+            decl = func.FuncOp(name, ([i64] * n, []))
+            decl.attributes["sym_visibility"] = ir.StringAttr.get("private")
+    return views
+
+
+class _Recorder:
+    """The hooks' state during one run."""
+
+    def __init__(self) -> None:
+        self.time = 0
+        # instance: [view id, first byte, end byte, created, last touch]
+        self.instances: list[list[int]] = []
+        self.current: dict[int, int] = {}  # view id -> its latest instance
+        self.touches = 0
+        self.callbacks = (_VIEW_T(self._view), _TOUCH_T(self._touch), _TOUCH_T(self._touch_ptr))
+
+    def _view(self, k: int, ptr: int, nbytes: int) -> None:
+        self.time += 1
+        self.current[k] = len(self.instances)
+        self.instances.append([k, ptr, ptr + nbytes, self.time, self.time])
+
+    def _touch(self, k: int) -> None:
+        self.time += 1
+        self.touches += 1
+        i = self.current.get(k)
+        if i is not None:
+            self.instances[i][4] = self.time
+
+    def _touch_ptr(self, ptr: int) -> None:
+        self.time += 1
+        self.touches += 1
+        best = None
+        for i in self.current.values():
+            inst = self.instances[i]
+            if inst[1] <= ptr < max(inst[2], inst[1] + 1) and (best is None or inst[3] > self.instances[best][3]):
+                best = i
+        if best is not None:
+            self.instances[best][4] = self.time
+
+    def overlaps(self, where: list[str]) -> list[Overlap]:
+        out = []
+        insts = sorted(self.instances, key=lambda x: x[3])
+        for a in range(len(insts)):
+            ka, lo_a, hi_a, s_a, e_a = insts[a]
+            for b in range(a + 1, len(insts)):
+                kb, lo_b, hi_b, s_b, e_b = insts[b]
+                if s_b > e_a:
+                    break
+                lo, hi = max(lo_a, lo_b), min(hi_a, hi_b)
+                if lo < hi:
+                    out.append(Overlap(where[ka], where[kb], (lo, hi)))
+        return out
+
+
+def run(module_text: str, entry: str, inputs: Optional[Sequence[Any]] = None, seed: int = 0,
+        scratch: Sequence[int] = ()) -> OracleRun:
+    """Instrument ``module_text``, run ``@entry`` once (inputs as in
+    :func:`memplan.numerics.execute`) and report the overlaps seen."""
+    from memplan.numerics import execute
+    from memplan.numerics.heap import PoisonHeap
+
+    with ir.Context():
+        module = ir.Module.parse(module_text)
+        where = instrument(module)
+        text = str(module)
+    recorder = _Recorder()
+    view_cb, touch_cb, touch_ptr_cb = recorder.callbacks
+    extra = {VIEW_HOOK: view_cb, TOUCH_HOOK: touch_cb, TOUCH_PTR_HOOK: touch_ptr_cb}
+    with PoisonHeap.extra_runtime(extra):
+        outcome = execute(text, entry, inputs=inputs, seed=seed, scratch=scratch)
+    return OracleRun(len(recorder.instances), recorder.touches, recorder.overlaps(where), outcome)
+
+
+__all__ = ["Overlap", "OracleRun", "instrument", "run"]

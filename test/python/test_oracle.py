@@ -1,0 +1,80 @@
+"""The run-time overlap oracle (memplan.reuse.oracle): independent of the plan,
+of memplan's lifetimes and of its element-size model, it must flag views that
+share bytes while both are live, and pass valid pools."""
+
+from __future__ import annotations
+
+from memplan.reuse import oracle
+
+# Sized with ceil(bits / 8) = 10 bytes per f80 (memplan's old size model), the
+# f80 view would end at 64 + 200 = 264 <= 272; LLVM lays f80 out at 16 bytes,
+# so it runs to 384 and over the i48 view, which is live at the same time.
+OLD_F80_LAYOUT = """
+func.func @main(%x: memref<20xf32>, %out: memref<20xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c20 = arith.constant 20 : index
+  %c64 = arith.constant 64 : index
+  %c272 = arith.constant 272 : index
+  %pool = memref.alloc() : memref<392xi8>
+  %b = memref.view %pool[%c64][] : memref<392xi8> to memref<20xf80>
+  %c = memref.view %pool[%c272][] : memref<392xi8> to memref<20xi48>
+  scf.for %i = %c0 to %c20 step %c1 {
+    %e = memref.load %x[%i] : memref<20xf32>
+    %be = arith.extf %e : f32 to f80
+    memref.store %be, %b[%i] : memref<20xf80>
+    %ci = arith.fptosi %e : f32 to i48
+    memref.store %ci, %c[%i] : memref<20xi48>
+  }
+  scf.for %i = %c0 to %c20 step %c1 {
+    %be = memref.load %b[%i] : memref<20xf80>
+    %bf = arith.truncf %be : f80 to f32
+    %ci = memref.load %c[%i] : memref<20xi48>
+    %cf = arith.sitofp %ci : i48 to f32
+    %s = arith.addf %bf, %cf : f32
+    memref.store %s, %out[%i] : memref<20xf32>
+  }
+  memref.dealloc %pool : memref<392xi8>
+  return
+}
+"""
+
+
+def test_flags_views_sharing_bytes_while_live():
+    run = oracle.run(OLD_F80_LAYOUT, "main")
+    assert run.views == 2
+    assert [o.bytes[1] - o.bytes[0] for o in run.overlaps] == [112]
+
+
+def test_passes_the_same_views_at_disjoint_offsets():
+    good = OLD_F80_LAYOUT.replace("%c272 = arith.constant 272", "%c272 = arith.constant 384").replace(
+        "392xi8", "544xi8")
+    run = oracle.run(good, "main")
+    assert run.views == 2 and run.touches > 0 and run.ok
+
+
+SEQUENTIAL = """
+func.func @main(%x: memref<16xf32>, %out: memref<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %pool = memref.alloc() : memref<64xi8>
+  %a = memref.view %pool[%c0][] : memref<64xi8> to memref<16xf32>
+  memref.copy %x, %a : memref<16xf32> to memref<16xf32>
+  memref.copy %a, %out : memref<16xf32> to memref<16xf32>
+  %b = memref.view %pool[%c0][] : memref<64xi8> to memref<16xf32>
+  memref.copy %out, %b : memref<16xf32> to memref<16xf32>
+  LATE_USE
+  memref.copy %b, %out : memref<16xf32> to memref<16xf32>
+  memref.dealloc %pool : memref<64xi8>
+  return
+}
+"""
+
+
+def test_same_bytes_one_after_the_other_are_fine():
+    assert oracle.run(SEQUENTIAL.replace("LATE_USE", ""), "main").ok
+
+
+def test_use_after_the_bytes_were_handed_on_is_flagged():
+    late = "memref.copy %a, %x : memref<16xf32> to memref<16xf32>"
+    run = oracle.run(SEQUENTIAL.replace("LATE_USE", late), "main")
+    assert [o.bytes[1] - o.bytes[0] for o in run.overlaps] == [64]
