@@ -82,7 +82,7 @@ OneShotBufferizationOptions makeBufferizeOptions(const BufferizeConfig &c) {
   if (!c.dialectFilter.empty()) {
     std::vector<std::string> dialects = c.dialectFilter;
     o.opFilter.allowOperation([dialects](Operation *op) {
-      return llvm::is_contained(dialects, op->getDialect()->getNamespace().str());
+      return llvm::is_contained(dialects, op->getName().getDialectNamespace().str());
     });
   }
   o.noAnalysisFuncFilter = c.noAnalysisFuncFilter;

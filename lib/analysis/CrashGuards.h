@@ -29,7 +29,8 @@ mlir::LogicalResult checkRecursiveDefinitions(mlir::Operation *scope,
 mlir::LogicalResult checkCallBoundaries(mlir::Operation *scope,
                                         const mlir::bufferization::func_ext::FuncAnalysisState &funcState);
 
-/// A non-branch op forwarding tensors to a block (upstream's rewrite asserts).
+/// A non-branch op forwarding tensors to a block (upstream's rewrite with
+/// function boundaries asserts).
 mlir::LogicalResult checkNonBranchSuccessors(mlir::Operation *root);
 
 } // namespace memplan

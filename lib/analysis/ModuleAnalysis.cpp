@@ -25,6 +25,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/Verifier.h"
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
@@ -152,7 +153,8 @@ EngineResult runInterfaceEngine(MlirOperation rootHandle, const EngineOptions &e
   options.dumpAliasSets = engineOptions.dumpAliasSets;
   OneShotBufferizationOptions analysisOptions = makeAnalysisOptions(options);
   if (!engineOptions.testAnalysisOnly &&
-      (failed(checkFilteredCalls(root, options)) || failed(checkNonBranchSuccessors(root))))
+      (failed(checkFilteredCalls(root, options)) ||
+       (config.functionBoundaries && failed(checkNonBranchSuccessors(root)))))
     return result;
 
   OneShotAnalysisState state(root, analysisOptions);
@@ -249,11 +251,12 @@ EngineResult runInterfaceEngine(MlirOperation rootHandle, const EngineOptions &e
   result.stats.numTensorOutOfPlace = state.getStatNumTensorOutOfPlace();
   if (!ok)
     return result;
+  // Like the pass manager after upstream's pass: the result must verify.
   if (engineOptions.testAnalysisOnly) {
-    result.ok = true;
+    result.ok = succeeded(verify(root));
     return result;
   }
-  result.ok = succeeded(rewriteAnalyzed(root, state, options, result.stats));
+  result.ok = succeeded(rewriteAnalyzed(root, state, options, result.stats)) && succeeded(verify(root));
   return result;
 }
 

@@ -38,11 +38,16 @@ ANALYSIS_OPTION_SETS = [
     "test-analysis-only allow-return-allocs-from-loops analysis-heuristic=top-down dump-alias-sets",
     "bufferize-function-boundaries test-analysis-only allow-unknown-ops analysis-heuristic=fuzzer "
     "analysis-fuzzer-seed=11",
+    "bufferize-function-boundaries test-analysis-only check-parallel-regions=false no-analysis-func-filter=skipped",
 ]
+# Only on programs without unregistered ops: upstream's dialect filter
+# dereferences their (null) dialect and crashes.
+DIALECT_FILTER = "test-analysis-only allow-return-allocs-from-loops dialect-filter=tensor,bufferization"
 REWRITE_OPTION_SETS = [
     "bufferize-function-boundaries",
     "bufferize-function-boundaries allow-return-allocs-from-loops function-boundary-type-conversion=identity-layout-map",
     "allow-return-allocs-from-loops analysis-heuristic=top-down",
+    "check-parallel-regions=false allow-unknown-ops unknown-type-conversion=identity-layout-map",
 ]
 PRINT_CONFLICTS = "bufferize-function-boundaries test-analysis-only print-conflicts"
 
@@ -139,15 +144,16 @@ def test_lit_corpus_matches_upstream(lit_corpus, options):
 
 def test_random_programs_match_upstream():
     texts = []
-    for seed in range(32):
+    for seed in range(20):
         extra = ("while", "forall", "materialize") if seed % 2 else ()
         texts.append(random_program(31000 + seed, n_ops=10 + seed % 20, extra=extra))
-    for options in ANALYSIS_OPTION_SETS + REWRITE_OPTION_SETS:
-        # Random programs often hit what upstream rejects (unavoidable RaW
-        # conflicts, loops yielding non-equivalent buffers, mostly without
-        # allow-return-allocs-from-loops): failing the same way is part of the
-        # match, but some must go through under every option set.
-        assert compare(texts, options) >= len(texts) // 8, options
+    option_sets = ANALYSIS_OPTION_SETS + REWRITE_OPTION_SETS + [DIALECT_FILTER]
+    # Random programs often hit what upstream rejects (unavoidable RaW
+    # conflicts, loops yielding non-equivalent buffers, mostly without
+    # allow-return-allocs-from-loops): failing the same way is part of the
+    # match, but programs must go through under every option set.
+    succeeded = [compare(texts, options) for options in option_sets]
+    assert min(succeeded) >= 1 and sum(succeeded) >= len(option_sets) * len(texts) // 4, succeeded
 
 
 def test_ops_outside_memplans_tables_match_upstream():
