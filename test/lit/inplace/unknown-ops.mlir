@@ -3,12 +3,33 @@
 // RUN: memplan-opt %s --allow-unregistered-dialect --pass-pipeline='builtin.module(memplan-one-shot-bufferize{test-analysis-only allow-unknown-ops print-conflicts})' | diff - %t.up
 // RUN: mlir-opt %s --allow-unregistered-dialect -one-shot-bufferize="bufferize-function-boundaries test-analysis-only allow-unknown-ops" > %t.up2
 // RUN: memplan-opt %s --allow-unregistered-dialect --pass-pipeline='builtin.module(memplan-one-shot-bufferize{bufferize-function-boundaries test-analysis-only allow-unknown-ops})' | diff - %t.up2
+// RUN: memplan-opt %s --allow-unregistered-dialect --pass-pipeline='builtin.module(memplan-one-shot-bufferize{bufferize-function-boundaries test-analysis-only allow-unknown-ops})' | FileCheck %s
+// RUN: memplan-opt %s --allow-unregistered-dialect --pass-pipeline='builtin.module(memplan-one-shot-bufferize{test-analysis-only allow-unknown-ops print-conflicts})' | FileCheck %s --check-prefix=NOFB
 
 // Ops that are not bufferizable: without allow-unknown-ops memplan stops
 // with an error naming the op and its location (it never guesses); with it,
 // they are unknown ops exactly as upstream models them (operands read and
 // written, aliasing every tensor result, results not writable).
 
+// An unknown op with a tensor result: each tensor operand is assumed written
+// and aliasing the result, which is not writable, so every operand of
+// test.foo and test.bar is copied. The fill between them writes the writable
+// %A in place (test.foo's copy keeps the value test.bar reads); %A is
+// accessed read-write. Without function boundaries %A is not writable (the
+// fill is copied too) and func.return is an unknown op (its operand is
+// copied); print-conflicts shows these as W_[NOT-WRITABLE] annotations.
+// CHECK-LABEL: func @g
+// CHECK-SAME: %arg0: tensor<8xf32> {bufferization.access = "read-write"}
+// CHECK: "test.foo"(%arg0) {__inplace_operands_attr__ = ["false"]}
+// CHECK: linalg.fill {__inplace_operands_attr__ = ["none", "true"]} {{.*}} outs(%arg0
+// CHECK: "test.bar"(%1, %0) {__inplace_operands_attr__ = ["false", "false"]}
+// CHECK: return {__inplace_operands_attr__ = ["true"]}
+// NOFB-LABEL: func @g
+// NOFB-SAME: "W_{{[0-9]+}}[NOT-WRITABLE: bbArg 0]"
+// NOFB: "test.foo"(%arg0) {{.*}}"W_{{[0-9]+}}[NOT-WRITABLE: result 0]"{{.*}}__inplace_operands_attr__ = ["false"]}
+// NOFB: linalg.fill {__inplace_operands_attr__ = ["none", "false"]} {{.*}} outs(%arg0
+// NOFB: "test.bar"(%1, %0) {{.*}}"W_{{[0-9]+}}[NOT-WRITABLE: result 0]"{{.*}}__inplace_operands_attr__ = ["false", "false"]}
+// NOFB: return {__inplace_operands_attr__ = ["false"]}
 // ERR: unknown-ops.mlir:[[@LINE+3]]:8: error: memplan-one-shot-bufferize: op 'test.foo' is not bufferizable; pass allow-unknown-ops
 func.func @g(%A: tensor<8xf32>, %c: i1) -> tensor<8xf32> {
   %cst = arith.constant 0.0 : f32
