@@ -6,8 +6,8 @@
 // RUN: memplan-opt %s --split-input-file --pass-pipeline='builtin.module(memplan-one-shot-bufferize{bufferize-function-boundaries test-analysis-only analysis-heuristic=top-down dump-alias-sets})' | diff - %t.up
 // RUN: mlir-opt %s --split-input-file -one-shot-bufferize="bufferize-function-boundaries" > %t.up
 // RUN: memplan-opt %s --split-input-file --pass-pipeline='builtin.module(memplan-one-shot-bufferize{bufferize-function-boundaries})' | diff - %t.up
-
 // RUN: memplan-opt %s --split-input-file --pass-pipeline='builtin.module(memplan-one-shot-bufferize{bufferize-function-boundaries test-analysis-only})' | FileCheck %s
+// RUN: memplan-opt %s --split-input-file --pass-pipeline='builtin.module(memplan-one-shot-bufferize{bufferize-function-boundaries})' | FileCheck %s --check-prefix=REWRITE
 
 // Differential test against upstream: to_tensor / to_buffer, reshapes,
 // allocating tensor ops, vector transfers, scf.index_switch and
@@ -22,6 +22,13 @@
 // CHECK: bufferization.to_tensor %arg1 restrict writable
 // CHECK: tensor.insert {{.*}} into %1
 // CHECK-SAME: __inplace_operands_attr__ = ["none", "true", "none"]
+// REWRITE-LABEL: func @to_tensor_ops
+// REWRITE: %[[ALLOC:.*]] = memref.alloc() {{.*}} : memref<8xf32>
+// REWRITE: memref.copy %arg0, %[[ALLOC]]
+// REWRITE: memref.store %arg2, %[[ALLOC]][%arg3]
+// REWRITE-NOT: memref.alloc
+// REWRITE: memref.store %arg2, %arg1[%arg3]
+// REWRITE: return %[[ALLOC]], %arg1
 func.func @to_tensor_ops(%m: memref<8xf32>, %m2: memref<8xf32>, %f: f32, %i: index) -> (tensor<8xf32>, tensor<8xf32>) {
   %t = bufferization.to_tensor %m restrict : memref<8xf32> to tensor<8xf32>
   %w = tensor.insert %f into %t[%i] : tensor<8xf32>
@@ -34,6 +41,20 @@ func.func @to_tensor_ops(%m: memref<8xf32>, %m2: memref<8xf32>, %f: f32, %i: ind
 // same buffer conflicts.
 // CHECK-LABEL: func @to_buffer
 // CHECK-SAME: %arg0: tensor<8xf32> {bufferization.access = "read-write"}
+// In the bufferized IR each out-of-place insert writes a fresh copy. The
+// to_buffer of %t returns an identity-layout memref of the strided argument
+// buffer: upstream does not cast to a more static layout, it re-allocates and
+// copies (that copy is not an analysis decision).
+// REWRITE-LABEL: func @to_buffer
+// REWRITE: %[[W:.*]] = memref.alloc() {{.*}} : memref<8xf32>
+// REWRITE: memref.copy %arg0, %[[W]]
+// REWRITE: memref.store %arg1, %[[W]][%arg2]
+// REWRITE: %[[B:.*]] = memref.alloc() {{.*}} : memref<8xf32>
+// REWRITE: memref.copy %arg0, %[[B]]
+// REWRITE: %[[W2:.*]] = memref.alloc() {{.*}} : memref<8xf32>
+// REWRITE: memref.copy %[[W]], %[[W2]]
+// REWRITE: memref.store %arg1, %[[W2]][%arg2]
+// REWRITE: return %[[W2]], %[[B]]
 func.func @to_buffer(%t: tensor<8xf32>, %f: f32, %i: index) -> (tensor<8xf32>, memref<8xf32>) {
   // to_buffer %t reads %t after the insert: the insert goes out of place.
   // CHECK: tensor.insert {{.*}} into %arg0
@@ -62,6 +83,12 @@ func.func @to_buffer(%t: tensor<8xf32>, %f: f32, %i: index) -> (tensor<8xf32>, m
 // CHECK: return
 // CHECK-NOT: __equivalent_func_args__
 // CHECK-SAME: %inserted, %expanded, %dim, %reshape
+// REWRITE-LABEL: func @shapes
+// REWRITE: %[[A:.*]] = memref.alloc() {{.*}} : memref<2x4xf32>
+// REWRITE: memref.copy %arg0, %[[A]]
+// REWRITE: %[[C:.*]] = memref.collapse_shape %[[A]]
+// REWRITE: memref.store %arg1, %{{.*}}[%arg2]
+// REWRITE: memref.load %arg0[%arg2, %arg2]
 func.func @shapes(%t: tensor<2x4xf32>, %f: f32, %i: index, %s: tensor<1xindex>) -> (tensor<8xf32>, tensor<2x4xf32>, index, tensor<?xf32>) {
   %c = tensor.collapse_shape %t [[0, 1]] : tensor<2x4xf32> into tensor<8xf32>
   %w = tensor.insert %f into %c[%i] : tensor<8xf32>
@@ -86,6 +113,14 @@ func.func @shapes(%t: tensor<2x4xf32>, %f: f32, %i: index, %s: tensor<1xindex>) 
 // CHECK-SAME: __inplace_operands_attr__ = ["none", "true", "none"]
 // CHECK: return
 // CHECK-SAME: __equivalent_func_args__ = [-1, -1, -1, -1, 0]
+// REWRITE-LABEL: func @allocs
+// REWRITE: %[[PAD:.*]] = memref.alloc() {{.*}} : memref<8xf32>
+// REWRITE: memref.store %arg1, %[[PAD]][%arg2]
+// REWRITE: %[[CC:.*]] = memref.alloc() {{.*}} : memref<8xf32>
+// REWRITE: memref.copy %arg0, %{{.*}}
+// REWRITE: memref.copy %arg0, %{{.*}}
+// REWRITE: memref.store %arg1, %arg0[%arg2]
+// REWRITE: return %[[PAD]], %{{.*}}, %{{.*}}, %[[CC]], %arg0
 func.func @allocs(%t: tensor<4xf32>, %f: f32, %i: index) -> (tensor<8xf32>, tensor<4xf32>, tensor<2xf32>, tensor<8xf32>, tensor<4xf32>) {
   %p = tensor.pad %t low[2] high[2] { ^bb0(%a: index): tensor.yield %f : f32 } : tensor<4xf32> to tensor<8xf32>
   %w = tensor.insert %f into %p[%i] : tensor<8xf32>
@@ -107,6 +142,14 @@ func.func @allocs(%t: tensor<4xf32>, %f: f32, %i: index) -> (tensor<8xf32>, tens
 // CHECK: return
 // CHECK-NOT: __equivalent_func_args__
 // CHECK-SAME: %2, %1
+// REWRITE-LABEL: func @vec
+// REWRITE: %[[A:.*]] = memref.alloc() {{.*}} : memref<8xf32>
+// REWRITE: memref.copy %arg0, %[[A]]
+// REWRITE: vector.transfer_write %arg1, %[[A]][%arg2]
+// REWRITE: vector.transfer_read %arg0[%arg2]
+// REWRITE-NOT: memref.alloc
+// REWRITE: vector.transfer_write %arg1, %[[A]][%arg2]
+// REWRITE: return %[[A]]
 func.func @vec(%t: tensor<8xf32>, %v: vector<4xf32>, %i: index) -> (tensor<8xf32>, vector<4xf32>) {
   %cst = arith.constant 0.0 : f32
   %w = vector.transfer_write %v, %t[%i] : vector<4xf32>, tensor<8xf32>
@@ -127,6 +170,14 @@ func.func @vec(%t: tensor<8xf32>, %v: vector<4xf32>, %i: index) -> (tensor<8xf32
 // CHECK-SAME: __inplace_operands_attr__ = ["none", "true", "none"]
 // CHECK: return
 // CHECK-SAME: __equivalent_func_args__ = [1, -1]
+// REWRITE-LABEL: func @switch
+// REWRITE: case 0 {
+// REWRITE: %[[A:.*]] = memref.alloc() {{.*}} : memref<8xf32>
+// REWRITE: memref.copy %arg0, %[[A]]
+// REWRITE: memref.store %arg3, %[[A]][%arg4]
+// REWRITE: memref.load %arg0[%arg4]
+// REWRITE-NOT: memref.alloc
+// REWRITE: memref.store %arg3, %arg1[%arg4]
 func.func @switch(%t: tensor<8xf32>, %u: tensor<8xf32>, %k: index, %f: f32, %i: index) -> (tensor<8xf32>, f32) {
   %r = scf.index_switch %k -> tensor<8xf32>
   case 0 {
@@ -158,6 +209,14 @@ func.func @switch(%t: tensor<8xf32>, %u: tensor<8xf32>, %k: index, %f: f32, %i: 
 // CHECK-SAME: __inplace_operands_attr__ = ["none", "true", "none"]
 // CHECK: return
 // CHECK-SAME: __equivalent_func_args__ = [-1, 0]
+// REWRITE-LABEL: func @cast_chain
+// REWRITE: %[[CAST:.*]] = memref.cast %arg0
+// REWRITE: %[[A:.*]] = memref.alloc(%{{.*}}) {{.*}} : memref<?xf32>
+// REWRITE: memref.copy %[[CAST]], %[[A]]
+// REWRITE: memref.store %arg1, %[[A]][%arg2]
+// REWRITE-NOT: memref.alloc
+// REWRITE: memref.store %{{.*}}, %arg0[%arg2]
+// REWRITE: return %[[A]], %arg0
 func.func @cast_chain(%t: tensor<8xf32>, %f: f32, %i: index) -> (tensor<?xf32>, tensor<8xf32>) {
   %c = tensor.cast %t : tensor<8xf32> to tensor<?xf32>
   %w = tensor.insert %f into %c[%i] : tensor<?xf32>
