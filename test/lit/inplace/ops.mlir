@@ -24,7 +24,7 @@
 // CHECK-SAME: __inplace_operands_attr__ = ["none", "true", "none"]
 // REWRITE-LABEL: func @to_tensor_ops
 // REWRITE: %[[ALLOC:.*]] = memref.alloc() {{.*}} : memref<8xf32>
-// REWRITE: memref.copy %arg0, %[[ALLOC]]
+// REWRITE: memref.copy %arg0, %[[ALLOC]] :
 // REWRITE: memref.store %arg2, %[[ALLOC]][%arg3]
 // REWRITE-NOT: memref.alloc
 // REWRITE: memref.store %arg2, %arg1[%arg3]
@@ -47,14 +47,14 @@ func.func @to_tensor_ops(%m: memref<8xf32>, %m2: memref<8xf32>, %f: f32, %i: ind
 // copies (that copy is not an analysis decision).
 // REWRITE-LABEL: func @to_buffer
 // REWRITE: %[[W:.*]] = memref.alloc() {{.*}} : memref<8xf32>
-// REWRITE: memref.copy %arg0, %[[W]]
+// REWRITE: memref.copy %arg0, %[[W]] :
 // REWRITE: memref.store %arg1, %[[W]][%arg2]
 // REWRITE: %[[B:.*]] = memref.alloc() {{.*}} : memref<8xf32>
-// REWRITE: memref.copy %arg0, %[[B]]
+// REWRITE: memref.copy %arg0, %[[B]] :
 // REWRITE: %[[W2:.*]] = memref.alloc() {{.*}} : memref<8xf32>
-// REWRITE: memref.copy %[[W]], %[[W2]]
+// REWRITE: memref.copy %[[W]], %[[W2]] :
 // REWRITE: memref.store %arg1, %[[W2]][%arg2]
-// REWRITE: return %[[W2]], %[[B]]
+// REWRITE: return %[[W2]], %[[B]] :
 func.func @to_buffer(%t: tensor<8xf32>, %f: f32, %i: index) -> (tensor<8xf32>, memref<8xf32>) {
   // to_buffer %t reads %t after the insert: the insert goes out of place.
   // CHECK: tensor.insert {{.*}} into %arg0
@@ -85,8 +85,8 @@ func.func @to_buffer(%t: tensor<8xf32>, %f: f32, %i: index) -> (tensor<8xf32>, m
 // CHECK-SAME: %inserted, %expanded, %dim, %reshape
 // REWRITE-LABEL: func @shapes
 // REWRITE: %[[A:.*]] = memref.alloc() {{.*}} : memref<2x4xf32>
-// REWRITE: memref.copy %arg0, %[[A]]
-// REWRITE: %[[C:.*]] = memref.collapse_shape %[[A]]
+// REWRITE: memref.copy %arg0, %[[A]] :
+// REWRITE: %[[C:.*]] = memref.collapse_shape %[[A]] [
 // REWRITE: memref.store %arg1, %{{.*}}[%arg2]
 // REWRITE: memref.load %arg0[%arg2, %arg2]
 func.func @shapes(%t: tensor<2x4xf32>, %f: f32, %i: index, %s: tensor<1xindex>) -> (tensor<8xf32>, tensor<2x4xf32>, index, tensor<?xf32>) {
@@ -144,12 +144,12 @@ func.func @allocs(%t: tensor<4xf32>, %f: f32, %i: index) -> (tensor<8xf32>, tens
 // CHECK-SAME: %2, %1
 // REWRITE-LABEL: func @vec
 // REWRITE: %[[A:.*]] = memref.alloc() {{.*}} : memref<8xf32>
-// REWRITE: memref.copy %arg0, %[[A]]
+// REWRITE: memref.copy %arg0, %[[A]] :
 // REWRITE: vector.transfer_write %arg1, %[[A]][%arg2]
 // REWRITE: vector.transfer_read %arg0[%arg2]
 // REWRITE-NOT: memref.alloc
 // REWRITE: vector.transfer_write %arg1, %[[A]][%arg2]
-// REWRITE: return %[[A]]
+// REWRITE: return %[[A]], %0 :
 func.func @vec(%t: tensor<8xf32>, %v: vector<4xf32>, %i: index) -> (tensor<8xf32>, vector<4xf32>) {
   %cst = arith.constant 0.0 : f32
   %w = vector.transfer_write %v, %t[%i] : vector<4xf32>, tensor<8xf32>
@@ -173,7 +173,7 @@ func.func @vec(%t: tensor<8xf32>, %v: vector<4xf32>, %i: index) -> (tensor<8xf32
 // REWRITE-LABEL: func @switch
 // REWRITE: case 0 {
 // REWRITE: %[[A:.*]] = memref.alloc() {{.*}} : memref<8xf32>
-// REWRITE: memref.copy %arg0, %[[A]]
+// REWRITE: memref.copy %arg0, %[[A]] :
 // REWRITE: memref.store %arg3, %[[A]][%arg4]
 // REWRITE: memref.load %arg0[%arg4]
 // REWRITE-NOT: memref.alloc
@@ -212,7 +212,7 @@ func.func @switch(%t: tensor<8xf32>, %u: tensor<8xf32>, %k: index, %f: f32, %i: 
 // REWRITE-LABEL: func @cast_chain
 // REWRITE: %[[CAST:.*]] = memref.cast %arg0
 // REWRITE: %[[A:.*]] = memref.alloc(%{{.*}}) {{.*}} : memref<?xf32>
-// REWRITE: memref.copy %[[CAST]], %[[A]]
+// REWRITE: memref.copy %[[CAST]], %[[A]] :
 // REWRITE: memref.store %arg1, %[[A]][%arg2]
 // REWRITE-NOT: memref.alloc
 // REWRITE: memref.store %{{.*}}, %arg0[%arg2]

@@ -29,12 +29,12 @@ func.func @extract_slice_fun(%A : tensor<?xf32> {bufferization.writable = false}
 // writable %B is written through a subview and returned itself.
 // CHECK-LABEL: func @insert_slice_fun
 // CHECK: %[[ALLOC:.*]] = memref.alloc(%{{.*}}) {{.*}} : memref<?xf32>
-// CHECK: memref.copy %arg0, %[[ALLOC]]
+// CHECK: memref.copy %arg0, %[[ALLOC]] :
 // CHECK: %[[SV:.*]] = memref.subview %[[ALLOC]][0] [4] [1]
-// CHECK: memref.copy %arg2, %[[SV]]
+// CHECK: memref.copy %arg2, %[[SV]] :
 // CHECK-NOT: memref.alloc
 // CHECK: %[[SV_B:.*]] = memref.subview %arg1[0] [4] [1]
-// CHECK: memref.copy %arg2, %[[SV_B]]
+// CHECK: memref.copy %arg2, %[[SV_B]] :
 // CHECK: return %[[ALLOC]], %arg1
 func.func @insert_slice_fun(%A : tensor<?xf32> {bufferization.writable = false}, %B : tensor<?xf32> {bufferization.writable = true}, %C : tensor<4xf32> {bufferization.writable = false}) -> (tensor<?xf32>, tensor<?xf32>) {
   %r0 = tensor.insert_slice %C into %A[0][4][1] : tensor<4xf32> into tensor<?xf32>
@@ -45,10 +45,10 @@ func.func @insert_slice_fun(%A : tensor<?xf32> {bufferization.writable = false},
 // The first two matmuls accumulate into copies of %B; the last one into %B.
 // CHECK-LABEL: func @conflict_on_B
 // CHECK: %[[A1:.*]] = memref.alloc() {{.*}} : memref<4x4xf32>
-// CHECK: memref.copy %arg1, %[[A1]]
+// CHECK: memref.copy %arg1, %[[A1]] :
 // CHECK: linalg.matmul ins(%arg0, %arg1 : {{.*}} outs(%[[A1]] :
 // CHECK: %[[A2:.*]] = memref.alloc() {{.*}} : memref<4x4xf32>
-// CHECK: memref.copy %arg1, %[[A2]]
+// CHECK: memref.copy %arg1, %[[A2]] :
 // CHECK: linalg.matmul ins(%arg1, %arg0 : {{.*}} outs(%[[A2]] :
 // CHECK-NOT: memref.alloc
 // CHECK: linalg.matmul ins(%arg0, %arg0 : {{.*}} outs(%arg1 :
@@ -80,11 +80,11 @@ func.func @extract_slice_extract_slice(%A : tensor<?xf32> {bufferization.writabl
 // CHECK: memref.copy %arg2, %subview
 // CHECK: memref.copy %arg1, %subview_0
 // CHECK: %[[B2:.*]] = memref.alloc() {{.*}} : memref<4xf32>
-// CHECK: memref.copy %arg4, %[[B2]]
+// CHECK: memref.copy %arg4, %[[B2]] :
 // CHECK: %[[B:.*]] = memref.alloc(%{{.*}}) {{.*}} : memref<?xf32>
-// CHECK: memref.copy %arg3, %[[B]]
+// CHECK: memref.copy %arg3, %[[B]] :
 // CHECK: memref.copy %[[B2]], %{{.*}}
-// CHECK: return %arg0, %[[B]]
+// CHECK: return %arg0, %[[B]] :
 func.func @insert_slice_insert_slice(%A : tensor<?xf32> {bufferization.writable = true}, %A2 : tensor<4xf32> {bufferization.writable = true}, %A3 : tensor<2xf32> {bufferization.writable = true}, %B : tensor<?xf32> {bufferization.writable = false}, %B2 : tensor<4xf32> {bufferization.writable = false}, %B3 : tensor<2xf32> {bufferization.writable = false}) -> (tensor<?xf32>, tensor<?xf32>) {
   %r0 = tensor.insert_slice %A3 into %A2[0][2][1] : tensor<2xf32> into tensor<4xf32>
   %r1 = tensor.insert_slice %r0 into %A[0][4][1] : tensor<4xf32> into tensor<?xf32>
@@ -98,9 +98,9 @@ func.func @insert_slice_insert_slice(%A : tensor<?xf32> {bufferization.writable 
 // CHECK-LABEL: func @extract_slice_nonmatching_insert_slice
 // CHECK: %[[SV:.*]] = memref.subview %arg0[0] [4] [1]
 // CHECK: %[[ALLOC:.*]] = memref.alloc() {{.*}} : memref<4xf32>
-// CHECK: memref.copy %[[SV]], %[[ALLOC]]
+// CHECK: memref.copy %[[SV]], %[[ALLOC]] :
 // CHECK: %[[DST:.*]] = memref.subview %arg0[%arg2] [4] [1]
-// CHECK: memref.copy %[[ALLOC]], %[[DST]]
+// CHECK: memref.copy %[[ALLOC]], %[[DST]] :
 // CHECK: %[[ALLOC2:.*]] = memref.alloc() {{.*}} : memref<4xf32>
 // CHECK: return %arg0, %arg1
 func.func @extract_slice_nonmatching_insert_slice(%A : tensor<?xf32>, %B : tensor<?xf32> {bufferization.writable = true}, %idx: index) -> (tensor<?xf32>, tensor<?xf32>) {
@@ -130,7 +130,7 @@ func.func @extract_slice_matching_insert_slice(%A : tensor<?xf32>, %B : tensor<?
 // CHECK-NOT: memref.alloc
 // CHECK: %[[SV:.*]] = memref.subview %arg0[%arg1] [%arg1] [1]
 // CHECK: linalg.fill {{.*}} outs(%[[SV]] :
-// CHECK: vector.transfer_read %[[SV]]
+// CHECK: vector.transfer_read %[[SV]][
 // CHECK: return %arg0
 func.func @read_of_matching_insert_slice_source(%A : tensor<?xf32> {bufferization.writable = true}, %idx : index, %idx2 : index) -> (tensor<?xf32>, vector<5xf32>) {
   %cst = arith.constant 0.0 : f32
@@ -147,12 +147,12 @@ func.func @read_of_matching_insert_slice_source(%A : tensor<?xf32> {bufferizatio
 // subview of %A directly.
 // CHECK-LABEL: func @read_of_matching_insert_slice_source_interleaved
 // CHECK: %[[ALLOC:.*]] = memref.alloc(%arg1)
-// CHECK-NOT: memref.copy {{.*}}, %[[ALLOC]]
+// CHECK-NOT: memref.copy {{.*}}, %[[ALLOC]] :
 // CHECK: linalg.fill {{.*}} outs(%[[ALLOC]] :
 // CHECK: memref.copy %[[ALLOC]], %{{.*}}
 // CHECK: %[[SV2:.*]] = memref.subview %arg0[%arg3] [%arg3] [1]
 // CHECK: linalg.fill {{.*}} outs(%[[SV2]] :
-// CHECK: vector.transfer_read %[[ALLOC]]
+// CHECK: vector.transfer_read %[[ALLOC]][
 // CHECK-NOT: memref.alloc
 // CHECK: return %arg0
 func.func @read_of_matching_insert_slice_source_interleaved(%A : tensor<?xf32> {bufferization.writable = true}, %idx : index, %idx2 : index, %idx3 : index) -> (tensor<?xf32>, vector<5xf32>) {
@@ -171,7 +171,7 @@ func.func @read_of_matching_insert_slice_source_interleaved(%A : tensor<?xf32> {
 // The first matmul accumulates into a copy of %B, the second into %C.
 // CHECK-LABEL: func @extract_slice_linalg_readonly_use
 // CHECK: %[[ALLOC:.*]] = memref.alloc() {{.*}} : memref<4x4xf32>
-// CHECK: memref.copy %arg1, %[[ALLOC]]
+// CHECK: memref.copy %arg1, %[[ALLOC]] :
 // CHECK: linalg.matmul {{.*}} outs(%[[ALLOC]] :
 // CHECK-NOT: memref.alloc
 // CHECK: linalg.matmul {{.*}} outs(%arg2 :
@@ -188,12 +188,12 @@ func.func @extract_slice_linalg_readonly_use(%A : tensor<?x?xf32>, %B : tensor<4
 // CHECK-LABEL: func @extract_slice_to_linalg_write_use
 // CHECK: %[[SB:.*]] = memref.subview %arg1[0, 0] [4, 4] [1, 1]
 // CHECK: %[[ALLOC:.*]] = memref.alloc() {{.*}} : memref<4x4xf32>
-// CHECK: memref.copy %[[SB]], %[[ALLOC]]
+// CHECK: memref.copy %[[SB]], %[[ALLOC]] :
 // CHECK: linalg.matmul {{.*}} outs(%[[ALLOC]] :
 // CHECK: %[[SC:.*]] = memref.subview %arg2[0, 0] [4, 4] [1, 1]
 // CHECK-NOT: memref.alloc
 // CHECK: linalg.matmul ins(%arg0, %[[SB]] : {{.*}} outs(%[[SC]] :
-// CHECK: return %[[ALLOC]], %[[SC]]
+// CHECK: return %[[ALLOC]], %[[SC]] :
 func.func @extract_slice_to_linalg_write_use(%A : tensor<4x4xf32>, %B : tensor<?x?xf32>, %C : tensor<?x?xf32> {bufferization.writable = true}) -> (tensor<4x4xf32>, tensor<4x4xf32>) {
   %sB = tensor.extract_slice %B[0, 0][4, 4][1, 1] : tensor<?x?xf32> to tensor<4x4xf32>
   %D = linalg.matmul ins(%B, %C: tensor<?x?xf32>, tensor<?x?xf32>) outs(%sB : tensor<4x4xf32>) -> tensor<4x4xf32>
@@ -223,7 +223,7 @@ func.func @insert_slice_double_extract(%arg2: tensor<62x90xf32> {bufferization.w
 // CHECK: %[[ALLOC:.*]] = memref.alloc(%arg4) {{.*}} : memref<?x4xf32>
 // CHECK-NEXT: linalg.fill {{.*}} outs(%[[ALLOC]] :
 // CHECK: %[[DST:.*]] = memref.subview %{{.*}}[0, 0] [%arg5, 4] [1, 1]
-// CHECK: memref.copy %[[ALLOC]], %[[DST]]
+// CHECK: memref.copy %[[ALLOC]], %[[DST]] :
 // CHECK-NOT: memref.alloc
 // CHECK: return %arg0, %arg1, %arg2
 func.func @nested_extract_slice_and_insert(%A : tensor<?x?xf32>, %B : tensor<?x?xf32> {bufferization.writable = true}, %C : tensor<?x?xf32> {bufferization.writable = true}, %idx : index, %sz1 : index, %sz2 : index) -> (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>) {
@@ -249,11 +249,11 @@ func.func @nested_extract_slice_and_insert(%A : tensor<?x?xf32>, %B : tensor<?x?
 // The non-writable %A is copied once before its loop; %B's loop runs on %B.
 // CHECK-LABEL: func @scf_for_yield_only
 // CHECK: %[[ALLOC:.*]] = memref.alloc(%{{.*}}) {{.*}} : memref<?xf32>
-// CHECK: memref.copy %arg0, %[[ALLOC]]
+// CHECK: memref.copy %arg0, %[[ALLOC]] :
 // CHECK: %[[R0:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[ALLOC]])
 // CHECK-NOT: memref.alloc
 // CHECK: %[[R1:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %arg1)
-// CHECK: return %[[R0]], %[[R1]]
+// CHECK: return %[[R0]], %[[R1]] :
 func.func @scf_for_yield_only(%A : tensor<?xf32> {bufferization.writable = false}, %B : tensor<?xf32> {bufferization.writable = true}, %lb : index, %ub : index, %step : index) -> (tensor<?xf32>, tensor<?xf32>) {
   %r0 = scf.for %i = %lb to %ub step %step iter_args(%t = %A) -> (tensor<?xf32>) {
     scf.yield %t : tensor<?xf32>
@@ -267,7 +267,7 @@ func.func @scf_for_yield_only(%A : tensor<?xf32> {bufferization.writable = false
 // One copy of %A at loop entry; inside the loop only copies into subviews.
 // CHECK-LABEL: func @scf_for_with_tensor.insert_slice
 // CHECK: %[[ALLOC:.*]] = memref.alloc(%{{.*}})
-// CHECK: memref.copy %arg0, %[[ALLOC]]
+// CHECK: memref.copy %arg0, %[[ALLOC]] :
 // CHECK: scf.for {{.*}} iter_args(%[[T:.*]] = %[[ALLOC]], %{{.*}} = %arg1)
 // CHECK-NOT: memref.alloc
 // CHECK: memref.copy %arg2, %subview :
@@ -286,16 +286,16 @@ func.func @scf_for_with_tensor.insert_slice(%A : tensor<?xf32> {bufferization.wr
 // of %A, the second on %A itself.
 // CHECK-LABEL: func @scf_for_deps
 // CHECK: %[[ALLOC:.*]] = memref.alloc(%{{.*}})
-// CHECK: memref.copy %arg0, %[[ALLOC]]
+// CHECK: memref.copy %arg0, %[[ALLOC]] :
 // CHECK: scf.for {{.*}} iter_args(%[[T:.*]] = %[[ALLOC]])
 // CHECK: %[[C:.*]] = memref.alloc(
-// CHECK: memref.copy %[[T]], %[[C]]
+// CHECK: memref.copy %[[T]], %[[C]] :
 // CHECK: func.call @some_use(
 // CHECK: %[[R:.*]] = scf.for {{.*}} iter_args(%[[T2:.*]] = %arg0)
 // CHECK: %[[C2:.*]] = memref.alloc(
-// CHECK: memref.copy %[[T2]], %[[C2]]
+// CHECK: memref.copy %[[T2]], %[[C2]] :
 // CHECK: func.call @some_use(
-// CHECK: return %[[R]]
+// CHECK: return %[[R]] :
 func.func private @some_use(tensor<?xf32>) -> ()
 func.func @scf_for_deps(%A : tensor<?xf32> {bufferization.writable = true}, %B : tensor<?xf32> {bufferization.writable = true}, %lb : index, %ub : index, %step : index) -> (tensor<?xf32>) {
   %r0 = scf.for %i = %lb to %ub step %step iter_args(%t = %A) -> (tensor<?xf32>) {
@@ -364,7 +364,7 @@ func.func @scf_if_non_equiv_yields(%b : i1, %A : tensor<4xf32> {bufferization.wr
 // CHECK-LABEL: func @scf_execute_region_yield_non_equivalent
 // CHECK: scf.execute_region -> memref<?xf32>
 // CHECK: %[[ALLOC:.*]] = memref.alloc(%arg0)
-// CHECK: scf.yield %[[ALLOC]]
+// CHECK: scf.yield %[[ALLOC]] :
 // CHECK-NOT: memref.copy
 // CHECK: memref.load
 func.func @scf_execute_region_yield_non_equivalent(%i: index, %j: index) -> f32 {
@@ -380,11 +380,11 @@ func.func @scf_execute_region_yield_non_equivalent(%i: index, %j: index) -> f32 
 // after the scf.if reads the original %t1.
 // CHECK-LABEL: func @scf_if_out_of_place1b
 // CHECK: %[[A1:.*]] = memref.alloc(
-// CHECK: memref.copy %arg0, %[[A1]]
+// CHECK: memref.copy %arg0, %[[A1]] :
 // CHECK: vector.transfer_write %arg1, %[[A1]][%arg2]
 // CHECK: } else {
 // CHECK: %[[A2:.*]] = memref.alloc(
-// CHECK: memref.copy %arg0, %[[A2]]
+// CHECK: memref.copy %arg0, %[[A2]] :
 // CHECK: vector.transfer_write %arg1, %[[A2]][%arg3]
 // CHECK: vector.transfer_read %arg0[%arg4]
 func.func @scf_if_out_of_place1b(%t1: tensor<?xf32> {bufferization.writable = true}, %v: vector<5xf32>, %idx: index, %idx2: index, %idx3: index, %cond: i1) -> (tensor<?xf32>, vector<10xf32>) {
@@ -404,7 +404,7 @@ func.func @scf_if_out_of_place1b(%t1: tensor<?xf32> {bufferization.writable = tr
 // CHECK-LABEL: func @write_to_same_tensor_in_loop_out_of_place
 // CHECK: scf.for
 // CHECK: %[[ALLOC:.*]] = memref.alloc(
-// CHECK: memref.copy %arg1, %[[ALLOC]]
+// CHECK: memref.copy %arg1, %[[ALLOC]] :
 // CHECK: memref.store %{{.*}}, %[[ALLOC]][%arg6]
 // CHECK: memref.copy %[[ALLOC]], %subview
 func.func @write_to_same_tensor_in_loop_out_of_place(%A : tensor<?xf32> {bufferization.writable = true}, %B : tensor<?xf32> {bufferization.writable = true}, %lb : index, %ub : index, %step : index, %sz: index) -> (tensor<?xf32>) {
@@ -441,8 +441,8 @@ func.func @write_to_same_alloc_tensor_in_place(%A : tensor<?xf32> {bufferization
 // The select picks between a copy of %t1 and %t2; the load reads %t1.
 // CHECK-LABEL: func @select_1
 // CHECK: %[[ALLOC:.*]] = memref.alloc(
-// CHECK: memref.copy %arg0, %[[ALLOC]]
-// CHECK: %[[CAST:.*]] = memref.cast %[[ALLOC]]
+// CHECK: memref.copy %arg0, %[[ALLOC]] :
+// CHECK: %[[CAST:.*]] = memref.cast %[[ALLOC]] :
 // CHECK: %[[S:.*]] = arith.select %arg2, %[[CAST]], %arg1
 // CHECK: memref.store %arg4, %[[S]][%arg3]
 // CHECK: memref.load %arg0[%arg3]
@@ -458,9 +458,9 @@ func.func @select_1(%t1 : tensor<?xf32> {bufferization.writable = true}, %t2 : t
 // CHECK-LABEL: func @materialize
 // CHECK: %[[D:.*]] = memref.alloc(%arg2)
 // CHECK: %[[T:.*]] = memref.alloc(
-// CHECK: memref.copy %arg0, %[[T]]
+// CHECK: memref.copy %arg0, %[[T]] :
 // CHECK: memref.store %arg1, %[[T]][%arg2]
-// CHECK: memref.copy %[[T]], %[[D]]
+// CHECK: memref.copy %[[T]], %[[D]] :
 // CHECK: return %[[D]], %arg0
 func.func @materialize(%t: tensor<?xf32>, %f: f32, %i: index) -> (tensor<?xf32>, tensor<?xf32>) {
   %d = tensor.empty(%i) : tensor<?xf32>
@@ -473,13 +473,13 @@ func.func @materialize(%t: tensor<?xf32>, %f: f32, %i: index) -> (tensor<?xf32>,
 // constant goes into a copy of the global.
 // CHECK-LABEL: func @alloc_tensor
 // CHECK: %[[A:.*]] = memref.alloc() {{.*}} : memref<8xf32>
-// CHECK: memref.copy %arg0, %[[A]]
-// CHECK: memref.store %arg1, %[[A]]
+// CHECK: memref.copy %arg0, %[[A]] :
+// CHECK: memref.store %arg1, %[[A]][
 // CHECK: %[[G:.*]] = memref.get_global @__constant_8xf32
 // CHECK: %[[A2:.*]] = memref.alloc() {{.*}} : memref<8xf32>
-// CHECK: memref.copy %[[G]], %[[A2]]
-// CHECK: memref.store %arg1, %[[A2]]
-// CHECK: return %[[A]], %[[A2]]
+// CHECK: memref.copy %[[G]], %[[A2]] :
+// CHECK: memref.store %arg1, %[[A2]][
+// CHECK: return %[[A]], %[[A2]] :
 func.func @alloc_tensor(%t: tensor<8xf32>, %f: f32) -> (tensor<8xf32>, tensor<8xf32>) {
   %0 = bufferization.alloc_tensor() copy(%t) : tensor<8xf32>
   %c = arith.constant 0 : index
@@ -518,12 +518,12 @@ func.func @ew(%a: tensor<8xf32>, %b: tensor<8xf32>) -> (tensor<8xf32>) {
 // CHECK-LABEL: func @callee
 // CHECK: memref.store %arg2, %arg0
 // CHECK: %[[A:.*]] = memref.alloc()
-// CHECK: memref.copy %arg1, %[[A]]
+// CHECK: memref.copy %arg1, %[[A]] :
 // CHECK: return %arg0, %arg1
 // CHECK-LABEL: func @caller
 // CHECK: %[[A:.*]] = memref.alloc()
-// CHECK: memref.copy %arg0, %[[A]]
-// CHECK: %[[CAST:.*]] = memref.cast %[[A]]
+// CHECK: memref.copy %arg0, %[[A]] :
+// CHECK: %[[CAST:.*]] = memref.cast %[[A]] :
 // CHECK: %[[R:.*]]:2 = call @callee(%[[CAST]], %arg1, %arg2)
 // CHECK: memref.load %arg0
 // CHECK-NOT: memref.alloc

@@ -28,12 +28,12 @@
 // In the bufferized IR %t is copied once, before the loop.
 // REWRITE-LABEL: func @forall1
 // REWRITE: %[[ALLOC:.*]] = memref.alloc() {{.*}} : memref<8xf32>
-// REWRITE: memref.copy %arg0, %[[ALLOC]]
+// REWRITE: memref.copy %arg0, %[[ALLOC]] :
 // REWRITE: scf.forall
 // REWRITE-NOT: memref.alloc
 // REWRITE: linalg.fill {{.*}} outs(%subview :
 // REWRITE: memref.load %arg0
-// REWRITE: return %[[ALLOC]]
+// REWRITE: return %[[ALLOC]], %0 :
 func.func @forall1(%t: tensor<8xf32>, %f: f32) -> (tensor<8xf32>, f32) {
   %c0 = arith.constant 0 : index
   %r = scf.forall (%i) in (2) shared_outs(%o = %t) -> (tensor<8xf32>) {

@@ -21,7 +21,7 @@
 // CHECK: tensor.extract %arg0
 // REWRITE-LABEL: func @while1
 // REWRITE: %[[ALLOC:.*]] = memref.alloc() {{.*}} : memref<8xf32>
-// REWRITE: memref.copy %arg0, %[[ALLOC]]
+// REWRITE: memref.copy %arg0, %[[ALLOC]] :
 // REWRITE: scf.while (%{{.*}} = %[[ALLOC]])
 // REWRITE-NOT: memref.alloc
 // REWRITE: memref.load %arg0
@@ -73,10 +73,10 @@ func.func @while2(%t: tensor<8xf32>, %u: tensor<8xf32>, %f: f32, %i: index, %c: 
 // CHECK-SAME: %0#0, %0#1
 // REWRITE-LABEL: func @while_swap
 // REWRITE: %[[A0:.*]] = memref.alloc() {{.*}} : memref<8xf32>
-// REWRITE: memref.copy %arg6, %[[A0]]
+// REWRITE: memref.copy %arg6, %[[A0]] :
 // REWRITE: %[[A1:.*]] = memref.alloc() {{.*}} : memref<8xf32>
-// REWRITE: memref.copy %arg5, %[[A1]]
-// REWRITE: scf.condition(%arg4) %[[A0]], %[[A1]]
+// REWRITE: memref.copy %arg5, %[[A1]] :
+// REWRITE: scf.condition(%arg4) %[[A0]], %[[A1]] :
 func.func @while_swap(%t: tensor<8xf32>, %u: tensor<8xf32>, %f: f32, %i: index, %c: i1) -> (tensor<8xf32>, tensor<8xf32>) {
   %r:2 = scf.while (%a = %t, %a2 = %u) : (tensor<8xf32>, tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
     %w = tensor.insert %f into %a[%i] : tensor<8xf32>
