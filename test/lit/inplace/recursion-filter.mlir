@@ -11,9 +11,10 @@
 // analyzed after them. The second pair restricts bufferization to two
 // dialects (dialect-filter): every other op is an unknown op.
 
-// @even and @odd form a call cycle: their boundaries are not analyzed, so no
-// function gets bufferization.access or __equivalent_func_args__, and a call
-// into the cycle is assumed to write its tensor operand. In @even that
+// @even and @odd form a call cycle: their boundaries are not analyzed, and
+// (as upstream) no function of this module gets bufferization.access or
+// __equivalent_func_args__; a call into the cycle is assumed to read and
+// write its tensor operand. In @even that
 // operand %w is read after the call: the call's operand is copied (the
 // insert before it stays in place). The other calls pass values nobody reads
 // afterwards: in place.
