@@ -4,6 +4,7 @@
 // RUN: not memplan-opt %s --pass-pipeline='builtin.module(memplan-one-shot-bufferize{bufferize-function-boundaries no-analysis-func-filter=skipped})' 2>&1 | FileCheck %s --check-prefix=CALL
 // RUN: mlir-opt %s -one-shot-bufferize="bufferize-function-boundaries test-analysis-only no-analysis-func-filter=skipped" > %t.up
 // RUN: memplan-opt %s --pass-pipeline='builtin.module(memplan-one-shot-bufferize{bufferize-function-boundaries test-analysis-only no-analysis-func-filter=skipped})' | diff - %t.up
+// RUN: memplan-opt %s --pass-pipeline='builtin.module(memplan-one-shot-bufferize{bufferize-function-boundaries test-analysis-only no-analysis-func-filter=skipped})' | FileCheck %s
 
 // no-analysis-func-filter needs bufferize-function-boundaries: upstream
 // rejects the option before any analysis; memplan with the same message
@@ -16,6 +17,16 @@
 // (segfault). memplan refuses with a located error instead; with
 // test-analysis-only the module is analyzed exactly like upstream.
 
+// With test-analysis-only, @callee is analyzed (its result is equivalent to
+// its argument, which is only read) while @skipped is not: no decision
+// inside it and no bufferization.access on its argument.
+// CHECK-LABEL: func @callee
+// CHECK-SAME: %arg0: tensor<4xf32> {bufferization.access = "read"}
+// CHECK: return {__equivalent_func_args__ = [0], __inplace_operands_attr__ = ["true"]}
+// CHECK-LABEL: func @skipped
+// CHECK-SAME: (%arg0: tensor<4xf32>) -> tensor<4xf32> {
+// CHECK-NEXT: %0 = call @callee(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK-NEXT: return %0 : tensor<4xf32>
 func.func @callee(%t: tensor<4xf32>) -> tensor<4xf32> {
   return %t : tensor<4xf32>
 }

@@ -6,23 +6,45 @@
 // RUN: memplan-opt %s --split-input-file --pass-pipeline='builtin.module(memplan-one-shot-bufferize{bufferize-function-boundaries test-analysis-only analysis-heuristic=top-down dump-alias-sets})' | diff - %t.up
 // RUN: mlir-opt %s --split-input-file -one-shot-bufferize="bufferize-function-boundaries test-analysis-only analysis-heuristic=bottom-up-from-terminators" > %t.up
 // RUN: memplan-opt %s --split-input-file --pass-pipeline='builtin.module(memplan-one-shot-bufferize{bufferize-function-boundaries test-analysis-only analysis-heuristic=bottom-up-from-terminators})' | diff - %t.up
+// RUN: memplan-opt %s --split-input-file --pass-pipeline='builtin.module(memplan-one-shot-bufferize{bufferize-function-boundaries test-analysis-only})' | FileCheck %s
 
 // Differential test against upstream: the tensor.extract_slice /
 // tensor.insert_slice / linalg cases of upstream's one-shot analysis tests.
 // memplan's annotations must be byte-identical to mlir-opt's.
 
+// extract_slice only reads: in place whether or not its source is writable.
+// CHECK-LABEL: func @extract_slice_fun
+// CHECK-SAME: %arg0: tensor<?xf32> {bufferization.access = "read", bufferization.writable = false}
+// CHECK: tensor.extract_slice %arg0{{.*}} {__inplace_operands_attr__ = ["true"]}
+// CHECK: tensor.extract_slice %arg1{{.*}} {__inplace_operands_attr__ = ["true"]}
+// CHECK: return
+// CHECK-NOT: __equivalent_func_args__
+// CHECK-SAME: %extracted_slice, %extracted_slice_0
 func.func @extract_slice_fun(%A : tensor<?xf32> {bufferization.writable = false}, %B : tensor<?xf32> {bufferization.writable = true}) -> (tensor<4xf32>, tensor<8xf32>) {
   %r0 = tensor.extract_slice %A[0][4][1] : tensor<?xf32> to tensor<4xf32>
   %r1 = tensor.extract_slice %B[0][8][1] : tensor<?xf32> to tensor<8xf32>
   return %r0, %r1: tensor<4xf32>, tensor<8xf32>
 }
 // -----
+// insert_slice into a non-writable argument bufferizes out of place; into a
+// writable one in place, and the result is equivalent to that argument.
+// CHECK-LABEL: func @insert_slice_fun
+// CHECK: tensor.insert_slice %arg2 into %arg0{{.*}} {__inplace_operands_attr__ = ["true", "false"]}
+// CHECK: tensor.insert_slice %arg2 into %arg1{{.*}} {__inplace_operands_attr__ = ["true", "true"]}
+// CHECK: return {__equivalent_func_args__ = [-1, 1]
 func.func @insert_slice_fun(%A : tensor<?xf32> {bufferization.writable = false}, %B : tensor<?xf32> {bufferization.writable = true}, %C : tensor<4xf32> {bufferization.writable = false}) -> (tensor<?xf32>, tensor<?xf32>) {
   %r0 = tensor.insert_slice %C into %A[0][4][1] : tensor<4xf32> into tensor<?xf32>
   %r1 = tensor.insert_slice %C into %B[0][4][1] : tensor<4xf32> into tensor<?xf32>
   return %r0, %r1: tensor<?xf32>, tensor<?xf32>
 }
 // -----
+// The first two matmuls write into %B while %B is still read by a later
+// matmul: out of place. The last one writes %B in place.
+// CHECK-LABEL: func @conflict_on_B
+// CHECK: linalg.matmul {__inplace_operands_attr__ = ["true", "true", "false"]} ins(%arg0, %arg1
+// CHECK: linalg.matmul {__inplace_operands_attr__ = ["true", "true", "false"]} ins(%arg1, %arg0
+// CHECK: linalg.matmul {__inplace_operands_attr__ = ["true", "true", "true"]} ins(%arg0, %arg0
+// CHECK: return {__equivalent_func_args__ = [-1, -1, 1]
 func.func @conflict_on_B(%A : tensor<4x4xf32> {bufferization.writable = true}, %B : tensor<4x4xf32> {bufferization.writable = true}) -> (tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>) {
   %C = linalg.matmul  ins(%A, %B: tensor<4x4xf32>, tensor<4x4xf32>) outs(%B: tensor<4x4xf32>) -> tensor<4x4xf32>
   %D = linalg.matmul  ins(%B, %A: tensor<4x4xf32>, tensor<4x4xf32>) outs(%B: tensor<4x4xf32>) -> tensor<4x4xf32>
@@ -30,6 +52,11 @@ func.func @conflict_on_B(%A : tensor<4x4xf32> {bufferization.writable = true}, %
   return %C, %D, %E: tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>
 }
 // -----
+// Chains of extract_slice are in place, writable source or not.
+// CHECK-LABEL: func @extract_slice_extract_slice
+// CHECK-COUNT-4: tensor.extract_slice {{.*}} {__inplace_operands_attr__ = ["true"]}
+// CHECK-NOT: "false"
+// CHECK: return
 func.func @extract_slice_extract_slice(%A : tensor<?xf32> {bufferization.writable = true}, %B : tensor<?xf32> {bufferization.writable = false}) -> (tensor<2xf32>, tensor<2xf32>) {
   %r0 = tensor.extract_slice %A[0][4][1] : tensor<?xf32> to tensor<4xf32>
   %r1 = tensor.extract_slice %r0[0][2][1] : tensor<4xf32> to tensor<2xf32>
@@ -38,6 +65,14 @@ func.func @extract_slice_extract_slice(%A : tensor<?xf32> {bufferization.writabl
   return %r1, %r3: tensor<2xf32>, tensor<2xf32>
 }
 // -----
+// Nested insert_slice into writable arguments: all in place, the result is
+// equivalent to %A. Into non-writable arguments: both destinations copied.
+// CHECK-LABEL: func @insert_slice_insert_slice
+// CHECK: tensor.insert_slice %arg2 into %arg1{{.*}} {__inplace_operands_attr__ = ["true", "true"]}
+// CHECK: tensor.insert_slice %inserted_slice into %arg0{{.*}} {__inplace_operands_attr__ = ["true", "true"]}
+// CHECK: tensor.insert_slice %arg5 into %arg4{{.*}} {__inplace_operands_attr__ = ["true", "false"]}
+// CHECK: tensor.insert_slice %inserted_slice_1 into %arg3{{.*}} {__inplace_operands_attr__ = ["true", "false"]}
+// CHECK: return {__equivalent_func_args__ = [0, -1]
 func.func @insert_slice_insert_slice(%A : tensor<?xf32> {bufferization.writable = true}, %A2 : tensor<4xf32> {bufferization.writable = true}, %A3 : tensor<2xf32> {bufferization.writable = true}, %B : tensor<?xf32> {bufferization.writable = false}, %B2 : tensor<4xf32> {bufferization.writable = false}, %B3 : tensor<2xf32> {bufferization.writable = false}) -> (tensor<?xf32>, tensor<?xf32>) {
   %r0 = tensor.insert_slice %A3 into %A2[0][2][1] : tensor<2xf32> into tensor<4xf32>
   %r1 = tensor.insert_slice %r0 into %A[0][4][1] : tensor<4xf32> into tensor<?xf32>
@@ -46,6 +81,15 @@ func.func @insert_slice_insert_slice(%A : tensor<?xf32> {bufferization.writable 
   return %r1, %r3: tensor<?xf32>, tensor<?xf32>
 }
 // -----
+// The slice is inserted back at a different offset: the in-place insert
+// would overwrite data the slice still reads, so the extract_slice is copied
+// (the insert stays in place).
+// CHECK-LABEL: func @extract_slice_nonmatching_insert_slice
+// CHECK: tensor.extract_slice %arg0{{.*}} {__inplace_operands_attr__ = ["false"]}
+// CHECK: tensor.insert_slice %extracted_slice into %arg0[%arg2]{{.*}} {__inplace_operands_attr__ = ["true", "true", "none"]}
+// CHECK: tensor.extract_slice %arg1{{.*}} {__inplace_operands_attr__ = ["false"]}
+// CHECK: tensor.insert_slice %extracted_slice_0 into %arg1[%arg2]{{.*}} {__inplace_operands_attr__ = ["true", "true", "none"]}
+// CHECK: return {__equivalent_func_args__ = [0, 1]
 func.func @extract_slice_nonmatching_insert_slice(%A : tensor<?xf32>, %B : tensor<?xf32> {bufferization.writable = true}, %idx: index) -> (tensor<?xf32>, tensor<?xf32>) {
   %r0 = tensor.extract_slice %A[0][4][1] : tensor<?xf32> to tensor<4xf32>
   %r1 = tensor.insert_slice %r0 into %A[%idx][4][1] : tensor<4xf32> into tensor<?xf32>
@@ -54,6 +98,14 @@ func.func @extract_slice_nonmatching_insert_slice(%A : tensor<?xf32>, %B : tenso
   return %r1, %r3: tensor<?xf32>, tensor<?xf32>
 }
 // -----
+// The slice is inserted back where it came from: no conflict, everything in
+// place.
+// CHECK-LABEL: func @extract_slice_matching_insert_slice
+// CHECK: tensor.extract_slice %arg0{{.*}} {__inplace_operands_attr__ = ["true"]}
+// CHECK: tensor.insert_slice %extracted_slice into %arg0{{.*}} {__inplace_operands_attr__ = ["true", "true"]}
+// CHECK: tensor.extract_slice %arg1{{.*}} {__inplace_operands_attr__ = ["true"]}
+// CHECK: tensor.insert_slice %extracted_slice_0 into %arg1{{.*}} {__inplace_operands_attr__ = ["true", "true"]}
+// CHECK: return {__equivalent_func_args__ = [0, 1]
 func.func @extract_slice_matching_insert_slice(%A : tensor<?xf32>, %B : tensor<?xf32> {bufferization.writable = true}) -> (tensor<?xf32>, tensor<?xf32>) {
   %r0 = tensor.extract_slice %A[0][4][1] : tensor<?xf32> to tensor<4xf32>
   %r1 = tensor.insert_slice %r0 into %A[0][4][1] : tensor<4xf32> into tensor<?xf32>
@@ -62,6 +114,14 @@ func.func @extract_slice_matching_insert_slice(%A : tensor<?xf32>, %B : tensor<?
   return %r1, %r3: tensor<?xf32>, tensor<?xf32>
 }
 // -----
+// A read of the filled slice after the matching insert_slice is no conflict:
+// the insert writes the same values to the same place.
+// CHECK-LABEL: func @read_of_matching_insert_slice_source
+// CHECK: tensor.extract_slice %arg0{{.*}} {__inplace_operands_attr__ = ["true", "none", "none"]}
+// CHECK: linalg.fill {__inplace_operands_attr__ = ["none", "true"]}
+// CHECK: tensor.insert_slice %0 into %arg0{{.*}} {__inplace_operands_attr__ = ["true", "true", "none", "none"]}
+// CHECK: vector.transfer_read %0
+// CHECK: return {__equivalent_func_args__ = [0, -1]
 func.func @read_of_matching_insert_slice_source(%A : tensor<?xf32> {bufferization.writable = true}, %idx : index, %idx2 : index) -> (tensor<?xf32>, vector<5xf32>) {
   %cst = arith.constant 0.0 : f32
   %cst2 = arith.constant 1.0 : f32
@@ -72,6 +132,16 @@ func.func @read_of_matching_insert_slice_source(%A : tensor<?xf32> {bufferizatio
   return %2, %3 : tensor<?xf32>, vector<5xf32>
 }
 // -----
+// Same, but a second fill into a slice of the result is interleaved before
+// the read of the first fill: that read would see the second fill, so the
+// first extract_slice is copied.
+// CHECK-LABEL: func @read_of_matching_insert_slice_source_interleaved
+// CHECK: tensor.extract_slice %arg0{{.*}} {__inplace_operands_attr__ = ["false", "none", "none"]}
+// CHECK: tensor.insert_slice %0 into %arg0{{.*}} {__inplace_operands_attr__ = ["true", "true", "none", "none"]}
+// CHECK: tensor.extract_slice %inserted_slice{{.*}} {__inplace_operands_attr__ = ["true", "none", "none"]}
+// CHECK: linalg.fill {__inplace_operands_attr__ = ["none", "true"]} {{.*}} outs(%extracted_slice_1
+// CHECK: tensor.insert_slice %1 into %inserted_slice{{.*}} {__inplace_operands_attr__ = ["true", "true", "none", "none"]}
+// CHECK: return {__equivalent_func_args__ = [0, -1]
 func.func @read_of_matching_insert_slice_source_interleaved(%A : tensor<?xf32> {bufferization.writable = true}, %idx : index, %idx2 : index, %idx3 : index) -> (tensor<?xf32>, vector<5xf32>) {
   %cst = arith.constant 0.0 : f32
   %cst2 = arith.constant 1.0 : f32
@@ -85,6 +155,13 @@ func.func @read_of_matching_insert_slice_source_interleaved(%A : tensor<?xf32> {
   return %6, %3 : tensor<?xf32>, vector<5xf32>
 }
 // -----
+// The first matmul writes into %B, which the second matmul still reads: out
+// of place. The second writes the writable %C in place.
+// CHECK-LABEL: func @extract_slice_linalg_readonly_use
+// CHECK: tensor.extract_slice %arg0{{.*}} {__inplace_operands_attr__ = ["true"]}
+// CHECK: linalg.matmul {__inplace_operands_attr__ = ["true", "true", "false"]} {{.*}} outs(%arg1
+// CHECK: linalg.matmul {__inplace_operands_attr__ = ["true", "true", "true"]} {{.*}} outs(%arg2
+// CHECK: return {__equivalent_func_args__ = [-1, 2]
 func.func @extract_slice_linalg_readonly_use(%A : tensor<?x?xf32>, %B : tensor<4x4xf32>, %C : tensor<4x4xf32> {bufferization.writable = true}) -> (tensor<4x4xf32>, tensor<4x4xf32>) {
   %sA = tensor.extract_slice %A[0, 0][4, 4][1, 1] : tensor<?x?xf32> to tensor<4x4xf32>
   %D = linalg.matmul ins(%sA, %B: tensor<4x4xf32>, tensor<4x4xf32>) outs(%B : tensor<4x4xf32>) -> tensor<4x4xf32>
@@ -92,6 +169,14 @@ func.func @extract_slice_linalg_readonly_use(%A : tensor<?x?xf32>, %B : tensor<4
   return %D, %E: tensor<4x4xf32>, tensor<4x4xf32>
 }
 // -----
+// The first matmul writes into a slice of %B, which the second matmul reads:
+// out of place. The second writes into a slice of %C in place.
+// CHECK-LABEL: func @extract_slice_to_linalg_write_use
+// CHECK: linalg.matmul {__inplace_operands_attr__ = ["true", "true", "false"]} {{.*}} outs(%extracted_slice :
+// CHECK: linalg.matmul {__inplace_operands_attr__ = ["true", "true", "true"]} {{.*}} outs(%extracted_slice_0 :
+// CHECK: return
+// CHECK-NOT: __equivalent_func_args__
+// CHECK-SAME: %0, %1
 func.func @extract_slice_to_linalg_write_use(%A : tensor<4x4xf32>, %B : tensor<?x?xf32>, %C : tensor<?x?xf32> {bufferization.writable = true}) -> (tensor<4x4xf32>, tensor<4x4xf32>) {
   %sB = tensor.extract_slice %B[0, 0][4, 4][1, 1] : tensor<?x?xf32> to tensor<4x4xf32>
   %D = linalg.matmul ins(%B, %C: tensor<?x?xf32>, tensor<?x?xf32>) outs(%sB : tensor<4x4xf32>) -> tensor<4x4xf32>
@@ -100,6 +185,16 @@ func.func @extract_slice_to_linalg_write_use(%A : tensor<4x4xf32>, %B : tensor<?
   return %D, %E: tensor<4x4xf32>, tensor<4x4xf32>
 }
 // -----
+// The matmul writes into a slice of %C and a slice of its result goes back
+// into %C at the same place: all in place, result equivalent to %C (arg 7);
+// the unused %arg2 is accessed "none".
+// CHECK-LABEL: func @insert_slice_double_extract
+// CHECK-SAME: %arg0: tensor<62x90xf32> {bufferization.access = "none", bufferization.writable = true}
+// CHECK: tensor.extract_slice %arg7{{.*}} {__inplace_operands_attr__ = ["true", "none", "none", "none", "none"]}
+// CHECK: linalg.matmul {__inplace_operands_attr__ = ["true", "true", "true"]}
+// CHECK: tensor.extract_slice %0{{.*}} {__inplace_operands_attr__ = ["true", "none", "none"]}
+// CHECK: tensor.insert_slice %extracted_slice_0 into %arg7{{.*}} {__inplace_operands_attr__ = ["true", "true", "none", "none", "none", "none"]}
+// CHECK: return {__equivalent_func_args__ = [7]
 func.func @insert_slice_double_extract(%arg2: tensor<62x90xf32> {bufferization.writable = true}, %s1: index, %s2: index, %s3: index, %s4: index, %A: tensor<8x6xf32>, %B: tensor<6x6xf32>, %C: tensor<30x20xf32> {bufferization.writable = true}) -> tensor<30x20xf32> {
   %15 = tensor.extract_slice %C[%s3, %s4] [%s1, %s2] [1, 1] : tensor<30x20xf32> to tensor<?x?xf32>
   %18 = linalg.matmul ins(%A, %B : tensor<8x6xf32>, tensor<6x6xf32>) outs(%15 : tensor<?x?xf32>) -> tensor<?x?xf32>
@@ -108,6 +203,19 @@ func.func @insert_slice_double_extract(%arg2: tensor<62x90xf32> {bufferization.w
   return %20 : tensor<30x20xf32>
 }
 // -----
+// Nested extract/fill/insert chains that put every slice back where it came
+// from are in place. For %C the inner insert uses sizes [%sz2, 4] but the
+// extract used [%sz1, 4]: not provably matching, so that inner extract_slice
+// is copied.
+// CHECK-LABEL: func @nested_extract_slice_and_insert
+// CHECK: tensor.extract_slice %extracted_slice[0, 0] [4, 4]{{.*}} {__inplace_operands_attr__ = ["true"]}
+// CHECK: tensor.insert_slice %inserted_slice into %arg0{{.*}} {__inplace_operands_attr__ = ["true", "true", "none", "none"]}
+// CHECK: tensor.extract_slice %extracted_slice_2[0, 0] [4, %arg3]{{.*}} {__inplace_operands_attr__ = ["true", "none"]}
+// CHECK: tensor.insert_slice %inserted_slice_4 into %arg1{{.*}} {__inplace_operands_attr__ = ["true", "true", "none", "none"]}
+// CHECK: tensor.extract_slice %extracted_slice_6[0, 0] [%arg4, 4]{{.*}} {__inplace_operands_attr__ = ["false", "none"]}
+// CHECK: tensor.insert_slice %2 into %extracted_slice_6[0, 0] [%arg5, 4]{{.*}} {__inplace_operands_attr__ = ["true", "true", "none"]}
+// CHECK: tensor.insert_slice %inserted_slice_8 into %arg2{{.*}} {__inplace_operands_attr__ = ["true", "true", "none", "none"]}
+// CHECK: return {__equivalent_func_args__ = [0, 1, 2]
 func.func @nested_extract_slice_and_insert(%A : tensor<?x?xf32>, %B : tensor<?x?xf32> {bufferization.writable = true}, %C : tensor<?x?xf32> {bufferization.writable = true}, %idx : index, %sz1 : index, %sz2 : index) -> (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>) {
   %f0 = arith.constant 0.0 : f32
   %sA = tensor.extract_slice %A[0, 0][%idx, %idx][1, 1] : tensor<?x?xf32> to tensor<?x?xf32>
