@@ -131,7 +131,7 @@ def element_bytes(info: _core.TypeInfo) -> int:
 
 def element_reason(info: _core.TypeInfo) -> str | None:
     """Why a memref type's elements cannot be planned (None when they can)."""
-    if not info.is_memref or info.kind != 3:
+    if info.kind != TypeKind.MEMREF:
         return "not a ranked memref"
     return element_layout(element_type_text(info.text))[1]
 
