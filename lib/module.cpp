@@ -8,7 +8,6 @@ NB_MODULE(_core, m) {
   memplan::registerPackingBindings(m);
   memplan::registerLifetimesBindings(m);
   memplan::registerInplaceBindings(m);
-  memplan::registerBufferizeBindings(m);
   memplan::registerRegistryBindings(m);
   memplan::registerEngineBindings(m);
 }

@@ -14,7 +14,6 @@ void registerGraphBindings(nanobind::module_ &m);
 void registerPackingBindings(nanobind::module_ &m);
 void registerLifetimesBindings(nanobind::module_ &m);
 void registerInplaceBindings(nanobind::module_ &m);
-void registerBufferizeBindings(nanobind::module_ &m);
 void registerRegistryBindings(nanobind::module_ &m);
 void registerEngineBindings(nanobind::module_ &m);
 }  // namespace memplan

@@ -13,7 +13,7 @@
 #ifndef MEMPLAN_INTERFACE_ENGINE_H
 #define MEMPLAN_INTERFACE_ENGINE_H
 
-#include "memplan/decided_bufferize.h"
+#include "memplan/bufferize_options.h"
 
 #include "mlir-c/IR.h"
 

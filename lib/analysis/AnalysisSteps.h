@@ -4,15 +4,15 @@
 // decisions of a scope are made: equivalence of in-place results, the
 // function boundary tables of FuncAnalysisState (and their test annotations),
 // the ops' own verification; and the options upstream's `one-shot-bufferize`
-// pass builds. Upstream keeps these helpers `static`; memplan's interface
-// engine (InplaceAnalysis) and its decided bufferization (DecidedBufferize)
-// share this one implementation. Compiled without RTTI against MLIR's C++ API.
+// pass builds. Upstream keeps these helpers `static`, so memplan's engine
+// (InplaceAnalysis, ModuleAnalysis) has them here. Compiled without RTTI
+// against MLIR's C++ API.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MEMPLAN_ANALYSIS_ANALYSISSTEPS_H
 #define MEMPLAN_ANALYSIS_ANALYSISSTEPS_H
 
-#include "memplan/decided_bufferize.h"
+#include "memplan/bufferize_options.h"
 
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
