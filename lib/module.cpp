@@ -10,4 +10,5 @@ NB_MODULE(_core, m) {
   memplan::registerInplaceBindings(m);
   memplan::registerBufferizeBindings(m);
   memplan::registerRegistryBindings(m);
+  memplan::registerOptBindings(m);
 }

@@ -23,7 +23,7 @@
 //  CHECK-NEXT:   memref.dealloc %[[POOL]] : memref<512xi8>
 //  CHECK-NEXT:   return %[[RET]]
 
-// STATS: buffer_reuse
+// STATS: MemplanBufferReusePass
 // STATS-DAG: (S) 4 pooled-allocations
 // STATS-DAG: (S) 1 branch-groups
 // STATS-DAG: (S) 1 skipped-escapes-return

@@ -18,7 +18,7 @@
 //  CHECK-NEXT:   memref.dealloc %[[POOL]] : memref<16384xi8>
 //  CHECK-NEXT:   return %[[Y]]
 
-// STATS: buffer_reuse
+// STATS: MemplanBufferReusePass
 // STATS-DAG: (S) 1 skipped-escapes-return
 // STATS-DAG: (S) 1 pools
 // STATS-DAG: (S) 2 pooled-allocations
