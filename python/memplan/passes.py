@@ -76,13 +76,10 @@ class Option:
         return self.convert(text)
 
     def convert(self, value: Any) -> Any:
-        """Check and convert a Python value given to the option."""
-        try:
-            value = self.type(value)
-        except (TypeError, ValueError):
-            raise PassOptionError(
-                f"option '{self.name}' expects {self.type.__name__}, got '{value}'"
-            ) from None
+        """Check and convert a Python value given to the option: a bool takes
+        True/False, 1/0 or "true"/"false"/"1"/"0"; an int takes an integer
+        (or its decimal text), never a bool or a fraction."""
+        value = _convert(self, value)
         if self.choices is not None and value not in self.choices:
             raise PassOptionError(
                 f"option '{self.name}' must be one of {', '.join(self.choices)}; got '{value}'"
@@ -93,6 +90,48 @@ class Option:
         if self.type is bool:
             return "true" if value else "false"
         return str(value)
+
+
+_BOOL_TEXT = {"true": True, "1": True, "false": False, "0": False}
+
+
+def _convert(opt: Option, value: Any) -> Any:
+    def bad() -> PassOptionError:
+        return PassOptionError(
+            f"option '{opt.name}' expects {opt.type.__name__}, got {value!r}"
+        )
+
+    if opt.type is bool:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, int) and value in (0, 1):
+            return bool(value)
+        if isinstance(value, str) and value.strip().lower() in _BOOL_TEXT:
+            return _BOOL_TEXT[value.strip().lower()]
+        raise bad()
+    if opt.type is int:
+        if isinstance(value, bool):
+            raise bad()
+        if isinstance(value, str):
+            try:
+                value = int(value.strip(), 10)
+            except ValueError:
+                raise bad() from None
+        if not isinstance(value, int):
+            raise bad()
+        # memplan's convention: every *alignment option is in bytes, a
+        # positive power of two.
+        if opt.name.endswith("alignment") and (value <= 0 or value & (value - 1)):
+            raise PassOptionError(
+                f"option '{opt.name}' must be a positive power of two, got {value}"
+            )
+        return value
+    if opt.type is str and not isinstance(value, str):
+        raise bad()
+    try:
+        return opt.type(value)
+    except (TypeError, ValueError):
+        raise bad() from None
 
 
 @dataclass
