@@ -88,6 +88,11 @@ def shell(command: str, path: Path, tmp: str) -> subprocess.CompletedProcess:
     )
 
 
+def for_upstream(command: str) -> str:
+    """The RUN line with the installed mlir-opt."""
+    return re.sub(r"(?<![\w-])mlir-opt(?![\w-])", MLIR_OPT, command)
+
+
 def for_memplan(command: str) -> str:
     """The RUN line with memplan-opt and the pass name swapped, nothing else."""
     command = re.sub(r"(?<![\w-])mlir-opt(?![\w-])", MEMPLAN_OPT, command)
@@ -115,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for path in files:
             for run in run_lines(path, args.filter):
-                oracle = shell(run.command, path, tmp)
+                oracle = shell(for_upstream(run.command), path, tmp)
                 if oracle.returncode != 0:
                     rows.append((run, "oracle-fails", reason(oracle)))
                     continue
