@@ -149,7 +149,8 @@ def test_options_and_errors():
     text = generate(1)
     with ir.Context():
         module = parse_source(text)
-        with pytest.raises(ir.MLIRError):
+        # A bad option value is an error when the pipeline is parsed.
+        with pytest.raises(memplan.PipelineError, match="positive power of two, got 48"):
             memplan.run_pipeline(module, "builtin.module(memplan-buffer-reuse{alignment=48})")
 
 
