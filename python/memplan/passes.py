@@ -19,13 +19,14 @@ Example::
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import sys
 import threading
 import traceback
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Iterator, Optional, Sequence
 
 from mlir import ir
 
@@ -369,7 +370,13 @@ def _register_in_mlir(info: PassInfo) -> None:
 
     if info.run is not None:
         def run(op: ir.Operation, text: str):
-            ctx = execute(info, parse_option_text(info, text), op)
+            values = parse_option_text(info, text)
+            ctx = execute(info, dict(values), op)
+            runs = getattr(_recording, "runs", None)
+            if runs is not None:
+                record = MemplanPass(info, values)
+                record.statistics = ctx.statistics
+                runs.append(record)
             stats = [(name, desc, value) for name, (value, desc) in ctx.statistics.items()]
             return not ctx.failed, stats
 
@@ -382,6 +389,21 @@ def _register_in_mlir(info: PassInfo) -> None:
                 raise ValueError(f"{info.argument}: {err}") from None
 
         _core.register_pipeline(info.argument, info.summary, expand)
+
+
+_recording = threading.local()
+
+
+@contextlib.contextmanager
+def recording_runs() -> Iterator[list[MemplanPass]]:
+    """Collects the memplan passes that MLIR runs on this thread meanwhile
+    (configured, with the statistics of their run)."""
+    previous = getattr(_recording, "runs", None)
+    _recording.runs = runs = []
+    try:
+        yield runs
+    finally:
+        _recording.runs = previous
 
 
 def registered_passes() -> list[PassInfo]:
