@@ -150,16 +150,33 @@ class PassContext:
         self.failed = True
 
     def remark(self, where: Any, message: str) -> None:
-        """Print a remark in MLIR's ``file:line:col: remark:`` form to stderr."""
-        print(f"{location_prefix(_location(where))}: remark: {message}", file=sys.stderr)
+        """Report a remark at an op or location (see :func:`_report`)."""
+        _report(_location(where), "remark", message)
 
     def warning(self, where: Any, message: str) -> None:
-        print(f"{location_prefix(_location(where))}: warning: {message}", file=sys.stderr)
+        """Report a warning at an op or location (see :func:`_report`)."""
+        _report(_location(where), "warning", message)
 
     def stat(self, name: str, value: int, description: str) -> None:
         """Add ``value`` to the statistic ``name``."""
         old, _ = self.statistics.get(name, (0, description))
         self.statistics[name] = (old + int(value), description)
+
+
+#: Set by memplan-opt, whose driver has MLIR's source-manager handler on every
+#: context: remarks and warnings then go through MLIR (source line and caret,
+#: ``expected-remark`` under -verify-diagnostics). Without a handler MLIR drops
+#: them, so the Python API prints them in MLIR's ``file:line:col:`` form.
+EMIT_THROUGH_MLIR = False
+
+
+def _report(loc: ir.Location, severity: str, message: str) -> None:
+    if EMIT_THROUGH_MLIR:
+        from memplan import _core
+
+        _core.emit_diagnostic(loc, {"warning": 1, "remark": 2}[severity], message)
+        return
+    print(f"{location_prefix(loc)}: {severity}: {message}", file=sys.stderr)
 
 
 def _location(where: Any) -> ir.Location:

@@ -18,7 +18,7 @@ from typing import Optional, Sequence
 from mlir import ir
 
 import memplan  # noqa: F401  (registers memplan's passes in MLIR's registry)
-from memplan import _core
+from memplan import _core, passes
 from memplan.ir.parse import format_diagnostics  # noqa: F401  (used by other commands)
 
 
@@ -37,7 +37,11 @@ def run(argv: Optional[Sequence[str]] = None) -> int:
     # The driver writes through LLVM's streams: nothing of Python's may be
     # left in a buffer to come out after (or never).
     _flush_standard_streams()
-    return _core.opt_main(["memplan-opt", *args], _new_context)
+    passes.EMIT_THROUGH_MLIR = True
+    try:
+        return _core.opt_main(["memplan-opt", *args], _new_context)
+    finally:
+        passes.EMIT_THROUGH_MLIR = False
 
 
 def version() -> str:
