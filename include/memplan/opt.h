@@ -44,7 +44,7 @@ int optMain(const std::vector<std::string> &args, const ContextFactory &contexts
 MlirOperation parseModuleForTool(MlirContext context, const std::string &text,
                                  const std::string &name, std::string &diagnostics);
 
-/// Emits a diagnostic of `severity` (0 error, 1 warning, 2 remark, 3 note) at
+/// Emits a diagnostic of `severity` (0 error, 1 warning, otherwise remark) at
 /// `location` through the context's handlers.
 void emitDiagnostic(MlirLocation location, int severity, const std::string &message);
 

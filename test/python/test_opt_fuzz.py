@@ -23,7 +23,7 @@ UPSTREAM = ["canonicalize", "cse", "symbol-dce",
             "one-shot-bufferize{bufferize-function-boundaries}",
             "func.func(optimize-allocation-liveness)", "buffer-deallocation-pipeline"]
 BAD_VALUES = ["", "x", "-1", "0", "3", "1.5", "true", "\"\"", "{", "}", "=", "99999999999999999999"]
-BUDGET_SECONDS = 40
+BUDGET_SECONDS = 30
 
 
 def _memplan_pass(rng: random.Random) -> str:
