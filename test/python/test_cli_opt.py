@@ -165,3 +165,11 @@ def test_verifier_errors_in_nested_modules_are_reported_not_fatal(tmp_path: Path
         p = opt(str(src))
         assert p.returncode == 1, p.stderr
         assert "can only contain attributes with dialect-prefixed names" in p.stderr
+
+
+def test_help_lists_mlir_opt_flags_and_memplan_passes():
+    r = opt("--help")
+    assert r.returncode == 0, r.stderr
+    for flag in ("--verify-diagnostics", "--split-input-file", "--mlir-print-ir-after-all",
+                 "--mlir-timing", "--emit-bytecode", "--memplan-buffer-reuse", "--one-shot-bufferize"):
+        assert flag in r.stdout, flag
