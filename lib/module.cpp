@@ -10,4 +10,5 @@ NB_MODULE(_core, m) {
   memplan::registerInplaceBindings(m);
   memplan::registerRegistryBindings(m);
   memplan::registerEngineBindings(m);
+  memplan::registerOptBindings(m);
 }

@@ -29,7 +29,11 @@ struct PyHooks {
   nb::object checkOptions, run, expand;
 };
 
-std::string describe(nb::python_error &err) { return err.what(); }
+/// The exception's message (what() would add the Python traceback).
+std::string describe(nb::python_error &err) {
+  nb::gil_scoped_acquire gil;
+  return nb::cast<std::string>(nb::str(err.value()));
+}
 
 std::string checkOptions(void *userData, const std::string &options) {
   nb::gil_scoped_acquire gil;
@@ -51,7 +55,7 @@ bool run(void *userData, MlirOperation op, const std::string &options, Statistic
       sink.add(name, description, value);
     return ok;
   } catch (nb::python_error &err) {
-    std::fprintf(stderr, "memplan: internal error in a pass: %s\n", err.what());
+    std::fprintf(stderr, "memplan: internal error in a pass: %s\n", describe(err).c_str());
     return false;
   }
 }

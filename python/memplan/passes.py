@@ -19,13 +19,14 @@ Example::
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import sys
 import threading
 import traceback
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Iterator, Optional, Sequence
 
 from mlir import ir
 
@@ -76,13 +77,10 @@ class Option:
         return self.convert(text)
 
     def convert(self, value: Any) -> Any:
-        """Check and convert a Python value given to the option."""
-        try:
-            value = self.type(value)
-        except (TypeError, ValueError):
-            raise PassOptionError(
-                f"option '{self.name}' expects {self.type.__name__}, got '{value}'"
-            ) from None
+        """Check and convert a Python value given to the option: a bool takes
+        True/False, 1/0 or "true"/"false"/"1"/"0"; an int takes an integer
+        (or its decimal text), never a bool or a fraction."""
+        value = _convert(self, value)
         if self.choices is not None and value not in self.choices:
             raise PassOptionError(
                 f"option '{self.name}' must be one of {', '.join(self.choices)}; got '{value}'"
@@ -93,6 +91,48 @@ class Option:
         if self.type is bool:
             return "true" if value else "false"
         return str(value)
+
+
+_BOOL_TEXT = {"true": True, "1": True, "false": False, "0": False}
+
+
+def _convert(opt: Option, value: Any) -> Any:
+    def bad() -> PassOptionError:
+        return PassOptionError(
+            f"option '{opt.name}' expects {opt.type.__name__}, got {value!r}"
+        )
+
+    if opt.type is bool:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, int) and value in (0, 1):
+            return bool(value)
+        if isinstance(value, str) and value.strip().lower() in _BOOL_TEXT:
+            return _BOOL_TEXT[value.strip().lower()]
+        raise bad()
+    if opt.type is int:
+        if isinstance(value, bool):
+            raise bad()
+        if isinstance(value, str):
+            try:
+                value = int(value.strip(), 10)
+            except ValueError:
+                raise bad() from None
+        if not isinstance(value, int):
+            raise bad()
+        # memplan's convention: every *alignment option is in bytes, a
+        # positive power of two.
+        if opt.name.endswith("alignment") and (value <= 0 or value & (value - 1)):
+            raise PassOptionError(
+                f"option '{opt.name}' must be a positive power of two, got {value}"
+            )
+        return value
+    if opt.type is str and not isinstance(value, str):
+        raise bad()
+    try:
+        return opt.type(value)
+    except (TypeError, ValueError):
+        raise bad() from None
 
 
 @dataclass
@@ -110,16 +150,33 @@ class PassContext:
         self.failed = True
 
     def remark(self, where: Any, message: str) -> None:
-        """Print a remark in MLIR's ``file:line:col: remark:`` form to stderr."""
-        print(f"{location_prefix(_location(where))}: remark: {message}", file=sys.stderr)
+        """Report a remark at an op or location (see :func:`_report`)."""
+        _report(_location(where), "remark", message)
 
     def warning(self, where: Any, message: str) -> None:
-        print(f"{location_prefix(_location(where))}: warning: {message}", file=sys.stderr)
+        """Report a warning at an op or location (see :func:`_report`)."""
+        _report(_location(where), "warning", message)
 
     def stat(self, name: str, value: int, description: str) -> None:
         """Add ``value`` to the statistic ``name``."""
         old, _ = self.statistics.get(name, (0, description))
         self.statistics[name] = (old + int(value), description)
+
+
+#: Set by memplan-opt, whose driver has MLIR's source-manager handler on every
+#: context: remarks and warnings then go through MLIR (source line and caret,
+#: ``expected-remark`` under -verify-diagnostics). Without a handler MLIR drops
+#: them, so the Python API prints them in MLIR's ``file:line:col:`` form.
+EMIT_THROUGH_MLIR = False
+
+
+def _report(loc: ir.Location, severity: str, message: str) -> None:
+    if EMIT_THROUGH_MLIR:
+        from memplan import _core
+
+        _core.emit_diagnostic(loc, {"warning": 1, "remark": 2}[severity], message)
+        return
+    print(f"{location_prefix(loc)}: {severity}: {message}", file=sys.stderr)
 
 
 def _location(where: Any) -> ir.Location:
@@ -330,7 +387,13 @@ def _register_in_mlir(info: PassInfo) -> None:
 
     if info.run is not None:
         def run(op: ir.Operation, text: str):
-            ctx = execute(info, parse_option_text(info, text), op)
+            values = parse_option_text(info, text)
+            ctx = execute(info, dict(values), op)
+            runs = getattr(_recording, "runs", None)
+            if runs is not None:
+                record = MemplanPass(info, values)
+                record.statistics = ctx.statistics
+                runs.append(record)
             stats = [(name, desc, value) for name, (value, desc) in ctx.statistics.items()]
             return not ctx.failed, stats
 
@@ -343,6 +406,21 @@ def _register_in_mlir(info: PassInfo) -> None:
                 raise ValueError(f"{info.argument}: {err}") from None
 
         _core.register_pipeline(info.argument, info.summary, expand)
+
+
+_recording = threading.local()
+
+
+@contextlib.contextmanager
+def recording_runs() -> Iterator[list[MemplanPass]]:
+    """Collects the memplan passes that MLIR runs on this thread meanwhile
+    (configured, with the statistics of their run)."""
+    previous = getattr(_recording, "runs", None)
+    _recording.runs = runs = []
+    try:
+        yield runs
+    finally:
+        _recording.runs = previous
 
 
 def registered_passes() -> list[PassInfo]:

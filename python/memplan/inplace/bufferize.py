@@ -14,6 +14,8 @@ in-place analysis (:mod:`memplan.inplace.engine`).
 
 from __future__ import annotations
 
+from typing import Optional
+
 from mlir import ir, passmanager
 
 from memplan.inplace.analysis import HEURISTICS, AnalysisError, Options
@@ -158,10 +160,36 @@ def _must_infer_function_arguments(module: ir.Operation, ctx: PassContext, value
     return bool(found)
 
 
+def _call_to_defined_function(module: ir.Operation) -> Optional[ir.Operation]:
+    """The first func.call with tensor operands to a func.func of ``module``."""
+    defined = set()
+    calls = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name == "func.func" and op.regions[0].blocks:
+            defined.add(ir.StringAttr(op.attributes["sym_name"]).value)
+        elif op.name == "func.call" and any(isinstance(v.type, ir.RankedTensorType) or
+                                            isinstance(v.type, ir.UnrankedTensorType)
+                                            for v in op.operands):
+            calls.append(op)
+        return ir.WalkResult.ADVANCE
+
+    module.walk(visit)
+    for call in calls:
+        if ir.FlatSymbolRefAttr(call.attributes["callee"]).value in defined:
+            return call
+    return None
+
+
 def _run_checked(module: ir.Operation, ctx: PassContext) -> None:
     from memplan.inplace import engine
 
     values = ctx.options
+    if values["analysis_heuristic"] == "fuzzer" and not values["analysis_fuzzer_seed"]:
+        # Upstream aborts on it.
+        ctx.error(module, "memplan-one-shot-bufferize: analysis-heuristic=fuzzer needs a "
+                          "non-zero analysis-fuzzer-seed")
+        return
     if values["must_infer_memory_space"] and values["use_encoding_for_memory_space"]:
         ctx.error(module, "only one of 'must-infer-memory-space' and 'use-encoding-for-memory-space' "
                           "are allowed in memplan-one-shot-bufferize")
@@ -171,6 +199,13 @@ def _run_checked(module: ir.Operation, ctx: PassContext) -> None:
     if values["copy_before_write"]:
         if values["test_analysis_only"]:
             ctx.error(module, "copy-before-write cannot be combined with test-analysis-only")
+            return
+        call = _call_to_defined_function(module) if values["bufferize_function_boundaries"] else None
+        if call is not None:
+            # Upstream crashes when such a callee writes its tensor argument.
+            ctx.error(call, "memplan-one-shot-bufferize: copy-before-write with "
+                            "bufferize-function-boundaries does not support calls to functions "
+                            "defined in the module")
             return
         run_upstream(module, values)
         return

@@ -3,9 +3,9 @@
 // RUN: not memplan-opt %s --pass-pipeline='builtin.module(memplan-test-print-graph{colour=red})' 2>&1 | FileCheck %s --check-prefix=OPTION
 // RUN: not memplan-opt %s --pass-pipeline='builtin.module(memplan-test-print-graph{stream=file})' 2>&1 | FileCheck %s --check-prefix=VALUE
 
-// Unknown passes and options are named, and exit with code 2.
+// Unknown passes and options are named, as mlir-opt names them (exit code 1).
 // UPSTREAM: 'no-such-pass' does not refer to a registered pass or pass pipeline
-// MEMPLAN: 'memplan-no-such-pass' does not refer to a registered memplan pass
+// MEMPLAN: 'memplan-no-such-pass' does not refer to a registered pass or pass pipeline
 // OPTION: 'memplan-test-print-graph' has no option 'colour'
 // VALUE: option 'stream' must be one of stdout, stderr; got 'file'
 func.func @f() {

@@ -31,7 +31,7 @@
 // CHECK:   "reason": "escapes-return"
 // CHECK:   "offset": null
 
-// STATS: buffer_liveness
+// STATS: MemplanBufferLivenessPass
 // STATS-DAG: (S) 3 allocations
 // STATS-DAG: (S) 2 eligible
 // STATS-DAG: (S) 512 peak-live-bytes

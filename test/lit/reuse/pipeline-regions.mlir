@@ -24,7 +24,7 @@
 //       CHECK:   memref.dealloc %[[POOL]] : memref<256xi8>
 //  CHECK-NEXT:   return %[[RET]]
 
-// STATS: buffer_reuse
+// STATS: MemplanBufferReusePass
 // STATS-DAG: (S) 3 pooled-allocations
 // STATS-DAG: (S) 1 branch-groups
 // STATS-DAG: (S) 1 skipped-escapes-return

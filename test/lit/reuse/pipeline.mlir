@@ -20,7 +20,7 @@
 //  CHECK-NEXT:   memref.dealloc %[[HB]]
 //  CHECK-NEXT:   return %[[Y]]
 
-// STATS: buffer_reuse
+// STATS: MemplanBufferReusePass
 // STATS-DAG: (S) 1 skipped-escapes-return
 // STATS-DAG: (S) 2 skipped-alone
 // STATS-DAG: (S) 16384 peak-upstream

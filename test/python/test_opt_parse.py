@@ -1,11 +1,6 @@
-"""memplan-opt's fast paths print exactly what mlir-opt prints.
-
-``parse_source`` wraps top-level ops in an implicit module without cutting the
-text into lines when no alias definition follows the first op (the fast path,
-``_close_module_in``) and goes line by line otherwise (``_rest_of_layout``);
-memplan-opt prints the module as bytes straight from MLIR, without a second
-verification. Each case runs both tools and compares the bytes.
-"""
+"""``parse_source`` and memplan-opt parse and print exactly as mlir-opt does
+(aliases between ops, explicit modules, resources, big inputs). Each case
+runs both tools and compares the bytes."""
 
 import importlib.util
 import os
@@ -64,31 +59,14 @@ def _memplan_opt(*args: str, stdin: bytes | None = None) -> subprocess.Completed
     return subprocess.run([sys.executable, "-m", "memplan.cli.opt", *args], input=stdin, capture_output=True)
 
 
-@pytest.fixture
-def taken(monkeypatch):
-    """Which ``parse_source`` path each parse takes."""
-    paths: list[str] = []
-    for name, label in (("_close_module_in", "fast"), ("_rest_of_layout", "slow")):
-        original = getattr(parse, name)
-
-        def spy(*args, _original=original, _label=label):
-            paths.append(_label)
-            return _original(*args)
-
-        monkeypatch.setattr(parse, name, spy)
-    return paths
-
-
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_parse_path_and_output_match_mlir_opt(name, tmp_path, taken):
+def test_parse_and_output_match_mlir_opt(name, tmp_path):
     text, path = CASES[name]
     src = tmp_path / f"{name}.mlir"
     src.write_text(text)
     with ir.Context() as context:
         module = parse.parse_source(text, str(src), context)
         in_process = module.get_asm(binary=True, assume_verified=True)
-    expected_paths = {"fast": ["fast"], "slow": ["slow"], "module": [], "empty": []}[path]
-    assert taken == expected_paths
     expected = _mlir_opt(src)
     assert in_process + b"\n" == expected
     out = tmp_path / "out.mlir"

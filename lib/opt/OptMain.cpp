@@ -1,0 +1,443 @@
+//===- OptMain.cpp - memplan-opt: mlir-opt's driver with memplan's passes -===//
+//
+// The bindings' library does not export `MlirOptMain`, but it exports what
+// mlir-opt is built from: the command-line registrations of the asm printer,
+// the context and the timing manager, the pass pipeline parser, the parser,
+// the bytecode writer, the source-manager diagnostic handlers (plain and
+// verifying) and the pass manager's instrumentation. This file puts them
+// together the way mlir-opt does; LLVM's command-line library parses the
+// arguments, so every flag is spelled, checked and reported as in mlir-opt.
+// The pass-manager flags (IR printing, statistics) are registered here under
+// mlir-opt's names, since their registration is not exported.
+//
+//===----------------------------------------------------------------------===//
+
+#include "memplan/opt.h"
+
+#include "mlir/Bytecode/BytecodeWriter.h"
+#include "mlir/CAPI/IR.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/Timing.h"
+#include "mlir/Support/ToolUtilities.h"
+#include "mlir/Tools/ParseUtilities.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <mutex>
+#include <optional>
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+namespace memplan {
+namespace {
+
+using VerifyLevel = SourceMgrDiagnosticVerifierHandler::Level;
+
+/// mlir-opt's own flags (MlirOptMain's) and the pass manager's, under the
+/// names and with the defaults mlir-opt gives them.
+struct OptFlags {
+  cl::opt<std::string> input{cl::Positional, cl::desc("<input file>"), cl::init("-")};
+  cl::opt<std::string> output{"o", cl::desc("Output filename"), cl::value_desc("filename"),
+                              cl::init("-")};
+  cl::opt<std::string> splitInputFile{
+      "split-input-file", cl::ValueOptional,
+      cl::desc("Split the input file into chunks using the given or default marker and "
+               "process each chunk independently"),
+      cl::init("")};
+  cl::opt<std::string> outputSplitMarker{"output-split-marker",
+                                         cl::desc("Split marker to use for merging the ouput"),
+                                         cl::init(kDefaultSplitMarker)};
+  cl::opt<VerifyLevel> verifyDiagnostics{
+      "verify-diagnostics", cl::ValueOptional,
+      cl::desc("Check that emitted diagnostics match expected-* lines on the corresponding line"),
+      cl::values(clEnumValN(VerifyLevel::All, "all",
+                            "Check all diagnostics (expected, unexpected, near-misses)"),
+                 // Implicit value: when no value is specified.
+                 clEnumValN(VerifyLevel::All, "", ""),
+                 clEnumValN(VerifyLevel::OnlyExpected, "only-expected",
+                            "Check only expected diagnostics"))};
+  cl::opt<bool> verifyEach{"verify-each",
+                           cl::desc("Run the verifier after each transformation pass"),
+                           cl::init(true)};
+  cl::opt<bool> allowUnregisteredDialect{"allow-unregistered-dialect",
+                                         cl::desc("Allow operation with no registered dialects"),
+                                         cl::init(false)};
+  cl::opt<bool> showDialects{"show-dialects",
+                             cl::desc("Print the list of registered dialects and exit"),
+                             cl::init(false)};
+  cl::opt<bool> listPasses{"list-passes",
+                           cl::desc("Print the list of registered passes and exit"),
+                           cl::init(false)};
+  cl::opt<bool> emitBytecode{"emit-bytecode", cl::desc("Emit bytecode when generating output"),
+                             cl::init(false)};
+  cl::opt<int64_t> emitBytecodeVersion{"emit-bytecode-version",
+                                       cl::desc("Use specified bytecode when generating output"),
+                                       cl::init(-1)};
+  cl::opt<bool> elideResourceData{"elide-resource-data-from-bytecode",
+                                  cl::desc("Elide resources when generating bytecode"),
+                                  cl::init(false)};
+  cl::opt<bool> noImplicitModule{
+      "no-implicit-module",
+      cl::desc("Disable implicit addition of a top-level module op during parsing"),
+      cl::init(false)};
+  cl::opt<bool> dumpPassPipeline{"dump-pass-pipeline",
+                                 cl::desc("Print the pipeline that will be run"),
+                                 cl::init(false)};
+  cl::opt<bool> disableVerifierOnParsing{
+      "mlir-very-unsafe-disable-verifier-on-parsing",
+      cl::desc("Disable the verifier on parsing (very unsafe)"), cl::init(false)};
+
+  // The pass manager's flags (mlir/lib/Pass/PassManagerOptions.cpp).
+  cl::list<std::string> printIRBefore{"mlir-print-ir-before",
+                                      cl::desc("Print IR before specified passes"),
+                                      cl::value_desc("pass-arg"), cl::CommaSeparated};
+  cl::list<std::string> printIRAfter{"mlir-print-ir-after",
+                                     cl::desc("Print IR after specified passes"),
+                                     cl::value_desc("pass-arg"), cl::CommaSeparated};
+  cl::opt<bool> printIRBeforeAll{"mlir-print-ir-before-all",
+                                 cl::desc("Print IR before each pass"), cl::init(false)};
+  cl::opt<bool> printIRAfterAll{"mlir-print-ir-after-all", cl::desc("Print IR after each pass"),
+                                cl::init(false)};
+  cl::opt<bool> printIRAfterChange{
+      "mlir-print-ir-after-change",
+      cl::desc("When printing the IR after a pass, only print if the IR changed"),
+      cl::init(false)};
+  cl::opt<bool> printIRAfterFailure{
+      "mlir-print-ir-after-failure",
+      cl::desc("When printing the IR after a pass, only print if the pass failed"),
+      cl::init(false)};
+  cl::opt<bool> printIRModuleScope{
+      "mlir-print-ir-module-scope",
+      cl::desc("When printing IR for print-ir-[before|after]{-all} always print the top-level "
+               "operation"),
+      cl::init(false)};
+  cl::opt<std::string> printIRTreeDir{
+      "mlir-print-ir-tree-dir",
+      cl::desc("When printing the IR before/after a pass, print file tree rooted at this "
+               "directory. Use in conjunction with mlir-print-ir-* flags")};
+  cl::opt<bool> passStatistics{"mlir-pass-statistics",
+                               cl::desc("Display the statistics of each pass")};
+  cl::opt<PassDisplayMode> passStatisticsDisplay{
+      "mlir-pass-statistics-display", cl::desc("Display method for pass statistics"),
+      cl::init(PassDisplayMode::Pipeline),
+      cl::values(clEnumValN(PassDisplayMode::List, "list",
+                            "display the results in a merged list sorted by pass name"),
+                 clEnumValN(PassDisplayMode::Pipeline, "pipeline",
+                            "display the results with a nested pipeline view"))};
+
+  // The pass pipeline: `--pass-pipeline=...` and one flag per registered pass.
+  PassPipelineCLParser pipeline{"", "Compiler passes to run", "p"};
+};
+
+/// Registers the flags once, after memplan's passes are in the registry (the
+/// pipeline parser lists the passes registered when it is built).
+OptFlags &flags() {
+  static OptFlags *instance = [] {
+    registerAsmPrinterCLOptions();
+    registerMLIRContextCLOptions();
+    registerDefaultTimingManagerCLOptions();
+    return new OptFlags();
+  }();
+  return *instance;
+}
+
+/// A context from the factory, released when the chunk is done.
+class ChunkContext {
+public:
+  explicit ChunkContext(const ContextFactory &factory) : factory(factory) {
+    context = unwrap(factory.create(factory.userData, &owner));
+  }
+  ~ChunkContext() { factory.release(factory.userData, owner); }
+  MLIRContext *get() const { return context; }
+
+private:
+  const ContextFactory &factory;
+  void *owner = nullptr;
+  MLIRContext *context = nullptr;
+};
+
+/// The IR printing and statistics that mlir-opt's pass-manager flags ask for.
+LogicalResult applyPassManagerFlags(const OptFlags &f, PassManager &pm) {
+  if (f.passStatistics)
+    pm.enableStatistics(f.passStatisticsDisplay);
+  bool printBefore = f.printIRBeforeAll || !f.printIRBefore.empty();
+  bool printAfter = f.printIRAfterAll || !f.printIRAfter.empty() || f.printIRAfterChange ||
+                    f.printIRAfterFailure;
+  if (!printBefore && !printAfter)
+    return success();
+  if (f.printIRModuleScope && pm.getContext()->isMultithreadingEnabled()) {
+    emitError(UnknownLoc::get(pm.getContext()))
+        << "IR print for module scope can't be setup on a pass-manager without disabling "
+           "multi-threading first.\n";
+    return failure();
+  }
+  auto matcher = [](bool all, std::vector<std::string> names) {
+    return [all, names](Pass *pass, Operation *) {
+      return all || llvm::is_contained(names, pass->getArgument().str());
+    };
+  };
+  std::vector<std::string> before(f.printIRBefore.begin(), f.printIRBefore.end());
+  std::vector<std::string> after(f.printIRAfter.begin(), f.printIRAfter.end());
+  // Like mlir-opt: -after-change / -after-failure alone print after every pass.
+  bool afterAll = f.printIRAfterAll ||
+                  (f.printIRAfter.empty() && (f.printIRAfterChange || f.printIRAfterFailure));
+  auto shouldBefore = matcher(f.printIRBeforeAll, before);
+  auto shouldAfter = matcher(afterAll, after);
+  if (!f.printIRTreeDir.empty()) {
+    pm.enableIRPrintingToFileTree(shouldBefore, shouldAfter, f.printIRModuleScope,
+                                  f.printIRAfterChange, f.printIRAfterFailure, f.printIRTreeDir);
+    return success();
+  }
+  pm.enableIRPrinting(shouldBefore, shouldAfter, f.printIRModuleScope, f.printIRAfterChange,
+                      f.printIRAfterFailure, llvm::errs());
+  return success();
+}
+
+/// Parse, run the pipeline and print one chunk: mlir-opt's performActions.
+LogicalResult performActions(const OptFlags &f, llvm::raw_ostream &os,
+                             const std::shared_ptr<llvm::SourceMgr> &sourceMgr,
+                             MLIRContext *context) {
+  DefaultTimingManager tm;
+  applyDefaultTimingManagerCLOptions(tm);
+  TimingScope timing = tm.getRootScope();
+
+  // Parsing single-threaded saves the context's synchronization.
+  bool wasThreadingEnabled = context->isMultithreadingEnabled();
+  context->disableMultithreading();
+  FallbackAsmResourceMap fallbackResourceMap;
+  ParserConfig parseConfig(context, /*verifyAfterParse=*/!f.disableVerifierOnParsing,
+                           &fallbackResourceMap);
+  TimingScope parserTiming = timing.nest("Parser");
+  OwningOpRef<Operation *> op =
+      parseSourceFileForTool(sourceMgr, parseConfig, !f.noImplicitModule);
+  parserTiming.stop();
+  if (!op)
+    return failure();
+  context->enableMultithreading(wasThreadingEnabled);
+
+  PassManager pm(context, op.get()->getName().getStringRef(), OpPassManager::Nesting::Implicit);
+  pm.enableVerifier(f.verifyEach);
+  if (failed(applyPassManagerFlags(f, pm)))
+    return failure();
+  pm.enableTiming(timing);
+  auto errorHandler = [&](const llvm::Twine &msg) {
+    emitError(UnknownLoc::get(pm.getContext())) << msg;
+    return failure();
+  };
+  if (failed(f.pipeline.addToPipeline(pm, errorHandler)))
+    return failure();
+  if (f.dumpPassPipeline) {
+    pm.dump();
+    llvm::errs() << "\n";
+  }
+  if (failed(pm.run(*op)))
+    return failure();
+
+  TimingScope outputTiming = timing.nest("Output");
+  if (f.emitBytecode) {
+    BytecodeWriterConfig writerConfig(fallbackResourceMap);
+    if (f.emitBytecodeVersion.getNumOccurrences())
+      writerConfig.setDesiredBytecodeVersion(f.emitBytecodeVersion);
+    if (f.elideResourceData)
+      writerConfig.setElideResourceDataFlag();
+    return writeBytecodeToFile(op.get(), os, writerConfig);
+  }
+  if (f.emitBytecodeVersion.getNumOccurrences())
+    return emitError(UnknownLoc::get(pm.getContext()))
+           << "bytecode version while not emitting bytecode";
+  AsmState asmState(op.get(), OpPrintingFlags(), /*locationMap=*/nullptr, &fallbackResourceMap);
+  op.get()->print(os, asmState);
+  os << '\n';
+  return success();
+}
+
+/// One chunk in its own context, under the plain or the verifying
+/// diagnostic handler: mlir-opt's processBuffer.
+LogicalResult processBuffer(const OptFlags &f, llvm::raw_ostream &os,
+                            std::unique_ptr<llvm::MemoryBuffer> buffer,
+                            const ContextFactory &factory) {
+  auto sourceMgr = std::make_shared<llvm::SourceMgr>();
+  sourceMgr->AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+  ChunkContext chunkContext(factory);
+  MLIRContext *context = chunkContext.get();
+  context->allowUnregisteredDialects(f.allowUnregisteredDialect);
+  bool verify = f.verifyDiagnostics.getNumOccurrences() > 0;
+  if (verify)
+    context->printOpOnDiagnostic(false);
+  if (!verify) {
+    SourceMgrDiagnosticHandler handler(*sourceMgr, context);
+    return performActions(f, os, sourceMgr, context);
+  }
+  SourceMgrDiagnosticVerifierHandler handler(*sourceMgr, context, f.verifyDiagnostics);
+  // Whether the actions succeed does not matter, only the diagnostics.
+  (void)performActions(f, os, sourceMgr, context);
+  return handler.verify();
+}
+
+/// Splits `input` on `marker` lines (a near miss is warned about) and
+/// processes each chunk; the outputs are joined with `outputMarker`. Each
+/// chunk keeps the file's name and line numbers in its diagnostics.
+LogicalResult splitAndProcess(const OptFlags &f, std::unique_ptr<llvm::MemoryBuffer> input,
+                              llvm::raw_ostream &os, llvm::StringRef marker,
+                              llvm::StringRef outputMarker, const ContextFactory &factory) {
+  if (marker.empty())
+    return processBuffer(f, os, std::move(input), factory);
+  const size_t checkLen = 2;
+  llvm::SmallVector<llvm::StringRef, 8> raw;
+  input->getBuffer().split(raw, marker.drop_back(checkLen));
+  llvm::SourceMgr fileSourceMgr;
+  llvm::MemoryBuffer *original = input.get();
+  fileSourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+
+  // A piece counts as split off only when the whole marker ends it.
+  llvm::SmallVector<llvm::StringRef, 8> chunks;
+  llvm::StringRef prev;
+  for (llvm::StringRef piece : raw) {
+    if (prev.data() == nullptr) {
+      prev = piece;
+      continue;
+    }
+    bool full = piece.starts_with(marker.take_back(checkLen)) && piece.size() > checkLen &&
+                piece[checkLen] != '0';
+    if (full) {
+      chunks.push_back(prev);
+      prev = piece.drop_front(checkLen);
+    } else {
+      fileSourceMgr.PrintMessage(llvm::errs(), llvm::SMLoc::getFromPointer(piece.data()),
+                                 llvm::SourceMgr::DK_Warning, "near miss with file split marker");
+      prev = llvm::StringRef(prev.data(), prev.size() + marker.size() - checkLen + piece.size());
+    }
+  }
+  chunks.push_back(prev);
+
+  bool failed = false;
+  llvm::interleave(
+      chunks, os,
+      [&](llvm::StringRef chunk) {
+        // Pad the chunk with blank lines for the lines above it and spaces
+        // for the marker before it, so that locations and expected-* lines
+        // count lines and columns of the whole file.
+        auto [line, column] =
+            fileSourceMgr.getLineAndColumn(llvm::SMLoc::getFromPointer(chunk.data()));
+        std::string text(line - 1, '\n');
+        text.append(column - 1, ' ');
+        text += chunk.str();
+        auto buffer =
+            llvm::MemoryBuffer::getMemBufferCopy(text, original->getBufferIdentifier());
+        if (mlir::failed(processBuffer(f, os, std::move(buffer), factory)))
+          failed = true;
+      },
+      outputMarker.empty() ? std::string() : (outputMarker + "\n").str());
+  return mlir::failure(failed);
+}
+
+} // namespace
+
+int optMain(const std::vector<std::string> &args, const ContextFactory &factory) {
+  OptFlags &f = flags();
+  // The flags keep their values between calls in one process: start afresh.
+  cl::ResetAllOptionOccurrences();
+  std::vector<const char *> argv;
+  for (const std::string &arg : args)
+    argv.push_back(arg.c_str());
+
+  std::string helpHeader = "memplan-opt: mlir-opt with memplan's passes\nAvailable Dialects: ";
+  {
+    ChunkContext probe(factory);
+    llvm::raw_string_ostream os(helpHeader);
+    llvm::interleaveComma(probe.get()->getDialectRegistry().getDialectNames(), os,
+                          [&](llvm::StringRef name) { os << name; });
+  }
+  if (!cl::ParseCommandLineOptions(static_cast<int>(argv.size()), argv.data(), helpHeader,
+                                   &llvm::errs()))
+    return 1;
+
+  if (f.showDialects) {
+    ChunkContext probe(factory);
+    llvm::outs() << "Available Dialects: ";
+    llvm::interleave(probe.get()->getDialectRegistry().getDialectNames(), llvm::outs(), ",");
+    llvm::outs() << "\n";
+    llvm::outs().flush();
+    return 0;
+  }
+  if (f.listPasses) {
+    printRegisteredPasses();
+    llvm::outs().flush();
+    return 0;
+  }
+
+  std::string errorMessage;
+  std::unique_ptr<llvm::MemoryBuffer> file = openInputFile(f.input, &errorMessage);
+  if (!file) {
+    llvm::errs() << errorMessage << "\n";
+    return 1;
+  }
+  std::unique_ptr<llvm::ToolOutputFile> output = openOutputFile(f.output, &errorMessage);
+  if (!output) {
+    llvm::errs() << errorMessage << "\n";
+    return 1;
+  }
+  llvm::StringRef marker;
+  std::string defaultMarker = kDefaultSplitMarker;
+  if (f.splitInputFile.getNumOccurrences())
+    marker = f.splitInputFile.empty() ? llvm::StringRef(defaultMarker)
+                                      : llvm::StringRef(f.splitInputFile);
+  LogicalResult result =
+      splitAndProcess(f, std::move(file), output->os(), marker, f.outputSplitMarker, factory);
+  output->os().flush();
+  if (output->os().has_error()) {
+    llvm::errs() << args[0] << ": error writing '" << f.output
+                 << "': " << output->os().error().message() << "\n";
+    output->os().clear_error();
+    return 1;
+  }
+  if (failed(result))
+    return 1;
+  output->keep();
+  return 0;
+}
+
+MlirOperation parseModuleForTool(MlirContext context, const std::string &text,
+                                 const std::string &name, std::string &diagnostics) {
+  MLIRContext *ctx = unwrap(context);
+  auto sourceMgr = std::make_shared<llvm::SourceMgr>();
+  sourceMgr->AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, name), llvm::SMLoc());
+  llvm::raw_string_ostream os(diagnostics);
+  SourceMgrDiagnosticHandler handler(*sourceMgr, ctx, os);
+  ParserConfig config(ctx);
+  OwningOpRef<Operation *> op = parseSourceFileForTool(sourceMgr, config, true);
+  os.flush();
+  return wrap(op.release());
+}
+
+void emitDiagnostic(MlirLocation location, int severity, const std::string &message) {
+  Location loc = unwrap(location);
+  switch (severity) {
+  case 0:
+    emitError(loc) << message;
+    break;
+  case 1:
+    emitWarning(loc) << message;
+    break;
+  default:
+    emitRemark(loc) << message;
+    break;
+  }
+}
+
+} // namespace memplan
