@@ -16,6 +16,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <cstdio>
+#include <exception>
 #include <mutex>
 
 namespace nb = nanobind;
@@ -41,8 +42,13 @@ std::string checkOptions(void *userData, const std::string &options) {
     return nb::cast<std::string>(static_cast<PyHooks *>(userData)->checkOptions(options));
   } catch (nb::python_error &err) {
     return describe(err);
+  } catch (std::exception &err) {
+    return std::string("memplan: internal error checking pass options: ") + err.what();
   }
 }
+
+// No exception may leave these hooks: MLIR, which calls them, is built
+// without exceptions.
 
 bool run(void *userData, MlirOperation op, const std::string &options, StatisticSink &sink) {
   nb::gil_scoped_acquire gil;
@@ -57,6 +63,9 @@ bool run(void *userData, MlirOperation op, const std::string &options, Statistic
   } catch (nb::python_error &err) {
     std::fprintf(stderr, "memplan: internal error in a pass: %s\n", describe(err).c_str());
     return false;
+  } catch (std::exception &err) {
+    std::fprintf(stderr, "memplan: internal error in a pass: %s\n", err.what());
+    return false;
   }
 }
 
@@ -66,6 +75,9 @@ std::string expand(void *userData, const std::string &options, std::string &erro
     return nb::cast<std::string>(static_cast<PyHooks *>(userData)->expand(options));
   } catch (nb::python_error &err) {
     error = describe(err);
+    return "";
+  } catch (std::exception &err) {
+    error = std::string("memplan: internal error expanding a pipeline: ") + err.what();
     return "";
   }
 }

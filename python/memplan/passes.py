@@ -394,7 +394,9 @@ def _register_in_mlir(info: PassInfo) -> None:
                 record = MemplanPass(info, values)
                 record.statistics = ctx.statistics
                 runs.append(record)
-            stats = [(name, desc, value) for name, (value, desc) in ctx.statistics.items()]
+            # MLIR statistics are unsigned 64-bit counters.
+            stats = [(name, desc, min(max(int(value), 0), 2**64 - 1))
+                     for name, (value, desc) in ctx.statistics.items()]
             return not ctx.failed, stats
 
         _core.register_pass(info.argument, mlir_pass_name(info), info.summary, check, run)

@@ -152,7 +152,7 @@ class FunctionLifetimes:
     def total_alloc_bytes(self) -> int:
         """Sum of the static sizes of all allocations (allocas included)."""
         b = self.bytes
-        return int(b[b >= 0].sum())
+        return sum(int(x) for x in b[b >= 0])  # exact: an int64 sum can wrap
 
     @property
     def peak_live_bytes(self) -> int:
