@@ -1,10 +1,11 @@
 """Numerics checker: does a rewritten program compute the same bits?
 
-* :func:`compare` lowers two versions of a program (tensor or memref level) to
-  the LLVM dialect, JIT-compiles both, runs them on identical random (or
-  given) inputs and compares every result and every memref argument bit for
-  bit.  In poison mode each module also runs twice with different garbage in
-  fresh heap blocks, which exposes reads of uninitialized memory.
+* :func:`compare` lowers two versions of a program (tensor or memref level,
+  any function-boundary layout) to the LLVM dialect, JIT-compiles each once,
+  runs them on identical random (or given) inputs and compares every result
+  and every memref argument bit for bit, and which ``cf.assert``s failed how
+  often.  In poison mode each module also runs twice with different garbage
+  in fresh heap blocks, which exposes reads of uninitialized memory.
 * :func:`measure_heap` reports the exact heap traffic of one run
   (allocations, frees, bytes, peak live bytes); :func:`execute` runs a
   program once and returns its outputs as numpy arrays.
