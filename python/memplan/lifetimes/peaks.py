@@ -90,26 +90,26 @@ def input_peak(lt: FunctionLifetimes) -> int:
     return _peak(*_heap_items(lt, set()))
 
 
-def plan_peak(lt: FunctionLifetimes, pools: Iterable[Pool]) -> int:
-    """Peak heap bytes once ``pools`` replace their rows."""
+def _planned_items(lt: FunctionLifetimes, pools: Iterable[Pool]) -> tuple[list, list, list]:
+    """(starts, ends, sizes) of the heap once ``pools`` replace their rows."""
     pools = list(pools)
     starts, ends, sizes = _heap_items(lt, {r for p in pools for r in p.rows})
     for p in pools:
         starts.append(p.start)
         ends.append(p.end)
         sizes.append(p.bytes)
-    return _peak(starts, ends, sizes)
+    return starts, ends, sizes
+
+
+def plan_peak(lt: FunctionLifetimes, pools: Iterable[Pool]) -> int:
+    """Peak heap bytes once ``pools`` replace their rows."""
+    return _peak(*_planned_items(lt, pools))
 
 
 def plan_excess(lt: FunctionLifetimes, pools: Iterable[Pool], limit: int) -> tuple[int, int]:
     """(peak, bytes above ``limit`` summed over program points) with ``pools``:
     the second figure tells two plans with the same peak apart."""
-    pools = list(pools)
-    starts, ends, sizes = _heap_items(lt, {r for p in pools for r in p.rows})
-    for p in pools:
-        starts.append(p.start)
-        ends.append(p.end)
-        sizes.append(p.bytes)
+    starts, ends, sizes = _planned_items(lt, pools)
     if sum(-(-b // ROUNDING) * ROUNDING for b in sizes if b > 0) >= 1 << 62:
         return _peak(starts, ends, sizes), 0  # beyond int64 sums: the peak alone, exactly
     size = np.array(sizes, np.int64)
