@@ -23,19 +23,9 @@ def _blocks(language: str) -> list[tuple[int, str]]:
             for m in re.finditer(rf"^```{language}\n(.*?)^```", text, re.S | re.M)]
 
 
-#: Blocks in README sections this change does not own, which do not run as
-#: written yet (strict: the test reports when they are fixed).
-KNOWN_BROKEN = {
-    "from memplan.inplace import analyze": "no `module` defined before analyze(module, ...)",
-    "import numpy as np\nfrom memplan.transients import runtime": "no `module` with @scale transformed by memplan-transients",
-}
-
-
 def _python_cases():
     for line, code in _blocks("python"):
-        marks = [pytest.mark.xfail(strict=True, reason=why)
-                 for start, why in KNOWN_BROKEN.items() if code.startswith(start)]
-        yield pytest.param(code, id=f"README.md:{line}", marks=marks)
+        yield pytest.param(code, id=f"README.md:{line}")
 
 
 @pytest.mark.parametrize("code", list(_python_cases()))
