@@ -26,7 +26,7 @@ def add_parser(subparsers: "argparse._SubParsersAction") -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("file", help="JSON report or .mlir file")
-    p.add_argument("--function", help="function to plot (default: the first)")
+    p.add_argument("--function", help="report only this function (and plot it; default: all, plot the first)")
     p.add_argument("--plot", metavar="PNG", help="draw the memory timeline to this image")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.add_argument("--bufferize", action="store_true", help="bufferize tensor-level MLIR first")
@@ -54,8 +54,31 @@ def _load(args: argparse.Namespace) -> dict:
         module = parse_source(open(args.file).read(), args.file)
         if args.bufferize:
             run_pipeline(module, PREPARE)
+        elif _has_tensors(module.operation):
+            raise ValueError(f"{args.file} holds tensor IR: the report needs memrefs "
+                             "(pass --bufferize to bufferize it first)")
         return report_dict(analyze_module(module), algorithm=args.algorithm,
                            alignment=args.alignment)
+
+
+def _has_tensors(module) -> bool:
+    """Whether any function signature or op result of ``module`` is a tensor."""
+    from mlir import ir
+
+    found = []
+
+    def visit(op: "ir.Operation") -> "ir.WalkResult":
+        types = [r.type for r in op.results]
+        if op.name == "func.func":
+            ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
+            types += list(ftype.inputs) + list(ftype.results)
+        if any(isinstance(t, (ir.RankedTensorType, ir.UnrankedTensorType)) for t in types):
+            found.append(op)
+            return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+
+    module.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return bool(found)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -70,13 +93,15 @@ def run(args: argparse.Namespace) -> int:
     except Exception as err:  # parse errors and pipeline failures from MLIR
         print(f"memplan report: {args.file}: {err}", file=sys.stderr)
         return 1
+    try:
+        func = find_function(doc, args.function)
+    except ValueError as err:
+        print(f"memplan report: {err}", file=sys.stderr)
+        return 1
+    if args.function is not None:
+        doc = dict(doc, functions=[func])
     print(json.dumps(doc, indent=1) if args.json else format_text(doc))
     if args.plot:
-        try:
-            func = find_function(doc, args.function)
-        except ValueError as err:
-            print(f"memplan report: {err}", file=sys.stderr)
-            return 1
         from memplan.lifetimes.plot import plot_timeline
 
         try:

@@ -38,8 +38,12 @@ def _plan(module: ir.Operation, ctx: PassContext) -> ModulePlan:
     options=[Option("func", str, "", "name of the function (without @)")],
 )
 def _add_storage(module: ir.Operation, ctx: PassContext) -> None:
-    graph = extract_graph(module)
     name = ctx.options["func"]
+    if not name:
+        ctx.error(module, "memplan-add-transient-storage: the option 'func' (the function to "
+                          "add storage to, without @) is required")
+        return
+    graph = extract_graph(module)
     funcs = functions_by_name(graph)
     if name not in funcs:
         ctx.error(module, f"memplan-add-transient-storage: no function @{name}")

@@ -1,0 +1,51 @@
+"""The ``memplan`` subcommands on input they cannot handle: a clear message
+and exit code 1, never a traceback."""
+
+import os
+import subprocess
+import sys
+
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
+BIN = os.path.dirname(sys.executable)
+MEMPLAN = os.path.join(BIN, "memplan")
+MEMPLAN_OPT = os.path.join(BIN, "memplan-opt")
+RESMLP = os.path.join(ROOT, "examples", "resmlp.mlir")
+
+TENSOR_FN = "func.func @f(%a: tensor<8xf32>) -> tensor<8xf32> {\n  return %a : tensor<8xf32>\n}\n"
+
+
+def _run(*args, **kwargs):
+    return subprocess.run(list(args), capture_output=True, text=True, timeout=300, **kwargs)
+
+
+def test_report_refuses_tensor_ir(tmp_path):
+    src = tmp_path / "t.mlir"
+    src.write_text(TENSOR_FN)
+    p = _run(MEMPLAN, "report", str(src))
+    assert p.returncode == 1 and p.stdout == ""
+    assert "holds tensor IR" in p.stderr and "--bufferize" in p.stderr
+    assert "Traceback" not in p.stderr
+    p = _run(MEMPLAN, "report", str(src), "--bufferize")
+    assert p.returncode == 0 and "liveness @f" in p.stdout
+
+
+def test_report_function_must_exist():
+    p = _run(MEMPLAN, "report", RESMLP, "--bufferize", "--function", "nope")
+    assert p.returncode == 1 and p.stdout == ""
+    assert "no function 'nope'" in p.stderr
+    p = _run(MEMPLAN, "report", RESMLP, "--bufferize", "--function", "resmlp")
+    assert p.returncode == 0 and p.stdout.startswith("liveness @resmlp")
+
+
+def test_report_into_a_closed_pipe():
+    p = subprocess.run(f"'{MEMPLAN}' report '{RESMLP}' --bufferize | head -1", shell=True,
+                       capture_output=True, text=True, timeout=300)
+    assert p.stdout.startswith("liveness @resmlp")
+    assert "Traceback" not in p.stderr and "BrokenPipe" not in p.stderr
+
+
+def test_add_transient_storage_needs_func():
+    p = _run(MEMPLAN_OPT, os.path.join(ROOT, "examples", "scale.mlir"),
+             "--pass-pipeline=builtin.module(memplan-add-transient-storage)")
+    assert p.returncode == 1
+    assert "the option 'func' (the function to add storage to, without @) is required" in p.stderr
