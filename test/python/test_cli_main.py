@@ -49,3 +49,11 @@ def test_add_transient_storage_needs_func():
              "--pass-pipeline=builtin.module(memplan-add-transient-storage)")
     assert p.returncode == 1
     assert "the option 'func' (the function to add storage to, without @) is required" in p.stderr
+
+
+def test_liveness_report_to_an_unwritable_path():
+    p = _run(MEMPLAN_OPT, RESMLP, "--pass-pipeline=builtin.module(one-shot-bufferize{bufferize-function-boundaries},"
+             "memplan-buffer-liveness{output=/nonexistent/dir/report.txt})")
+    assert p.returncode == 1
+    assert "cannot write the report to '/nonexistent/dir/report.txt': No such file or directory" in p.stderr
+    assert "Traceback" not in p.stderr and "internal error" not in p.stderr

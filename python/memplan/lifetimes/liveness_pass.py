@@ -80,5 +80,9 @@ def _run(module: ir.Operation, ctx: PassContext) -> None:
         print(text, file=sys.stdout)
         sys.stdout.flush()
     else:
-        with open(ctx.options["output"], "w") as f:
-            f.write(text + "\n")
+        try:
+            with open(ctx.options["output"], "w") as f:
+                f.write(text + "\n")
+        except OSError as err:
+            ctx.error(module, f"memplan-buffer-liveness: cannot write the report to "
+                              f"'{ctx.options['output']}': {err.strerror}")
