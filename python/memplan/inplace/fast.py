@@ -1,11 +1,10 @@
-"""The C++ in-place core (``lib/inplace_*.cpp``) behind the Python API.
+"""The earlier graph-based C++ in-place core (``lib/inplace_*.cpp``).
 
-The core makes the same decisions as the Python reference analysis
-(:mod:`memplan.inplace.analysis`) for the ops and options it models, and
-*declines* everything else, naming the op and the reason; the caller then
-runs the Python analysis. The reference stays the single source of truth for
-error messages, the explanation API and the debugging options
-(``print-conflicts``, ``dump-alias-sets``), which need its full state.
+The pass runs the interface engine (:mod:`memplan.inplace.engine`); this
+core, with the Python reference analysis (:mod:`memplan.inplace.analysis`)
+where it declines, still ranks the analysis orders for
+``analysis-heuristic=min-copy-bytes`` (its copy plan gives each order's copy
+bytes) until that and the explanation API move onto the engine's results.
 """
 
 from __future__ import annotations
