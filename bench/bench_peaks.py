@@ -17,6 +17,10 @@ included, 64-byte blocks; buffers with dynamic sizes are not in the figures):
 * transients: the storage ``memplan-transients`` asks for (its buffers are
   not on the heap), against the single-pool lower bound of the same buffers.
 
+* allocator calls: ``malloc`` calls of one run of the entry through the
+  ExecutionEngine (``memplan.numerics.measure_heap``, random inputs that
+  respect the IR), upstream -> memplan (``--no-run`` skips these runs).
+
 The last column says whether memplan's peak is above upstream's (it must
 never be).
 """
@@ -64,7 +68,7 @@ def stats_of(passes) -> dict[str, int]:
     return out
 
 
-def run_case(text: str, entry: str) -> dict[str, object]:
+def run_case(text: str, entry: str, run: bool) -> dict[str, object]:
     with ir.Context():
         module = parse_source(text)
         memplan.run_pipeline(module, f"builtin.module({UPSTREAM})")
@@ -72,7 +76,12 @@ def run_case(text: str, entry: str) -> dict[str, object]:
         t0 = time.perf_counter()
         reuse = stats_of(memplan.run_pipeline(module, "builtin.module(memplan-buffer-reuse)"))
         t_reuse = time.perf_counter() - t0
+        reuse_text = str(module)
     row: dict[str, object] = {"reuse": reuse, "t_reuse": t_reuse}
+    if run:
+        from memplan.numerics import measure_heap
+
+        row["calls"] = tuple(measure_heap(t, entry).allocations for t in (memref_text, reuse_text))
     with ir.Context():
         module = parse_source(memref_text)
         try:
@@ -92,20 +101,24 @@ def run_case(text: str, entry: str) -> dict[str, object]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--skip-gpt2", action="store_true", help="leave out the 48-layer GPT-2 (slowest)")
+    ap.add_argument("--no-run", action="store_true", help="skip the ExecutionEngine runs (allocator calls)")
     args = ap.parse_args()
     print("| workload | upstream peak B | memplan peak B | lower bound B | memplan / upstream "
-          "| heap allocations upstream -> memplan | transient storage B | reuse s | above upstream |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|:---:|")
+          "| heap allocations upstream -> memplan | allocator calls upstream -> memplan "
+          "| transient storage B | reuse s | above upstream |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|:---:|")
     above = 0
     for label, text, entry in cases(args.skip_gpt2):
-        row = run_case(text, entry)
+        row = run_case(text, entry, not args.no_run)
         s = row["reuse"]
         up, mp, lb = s.get("peak-upstream", 0), s.get("peak-planned", 0), s.get("peak-lower-bound", 0)
         before = s.get("heap-allocations-left", 0) + s.get("pooled-allocations", 0) - s.get("pools", 0)
         worse = mp > up
         above += worse
         print(f"| {label} | {up} | {mp} | {lb} | {mp / up if up else 1:.3f} | {before} -> "
-              f"{s.get('heap-allocations-left', 0)} | {row['transients']} | {row['t_reuse']:.2f} "
+              f"{s.get('heap-allocations-left', 0)} | "
+              f"{' -> '.join(map(str, row['calls'])) if 'calls' in row else '-'} | "
+              f"{row['transients']} | {row['t_reuse']:.2f} "
               f"| {'**YES**' if worse else 'no'} |", flush=True)
     print(f"\nWorkloads above upstream: {above}.")
 
