@@ -221,3 +221,20 @@ __all__ = [
     "dynamic_size_values",
     "hoistable_slice",
 ]
+
+
+#: Module attributes that set a data layout of the module's own.
+_LAYOUT_ATTRIBUTES = ("dlti.dl_spec", "llvm.data_layout", "dlti.target_system_spec")
+
+
+def custom_data_layout(module) -> "str | None":
+    """The attribute by which ``module`` sets its own data layout, if any.
+
+    memplan sizes elements as LLVM's default (x86-64) layout does; under
+    another layout a planned view could overlap its neighbour, so callers
+    leave such modules alone."""
+    attributes = module.attributes
+    for name in _LAYOUT_ATTRIBUTES:
+        if name in attributes:
+            return name
+    return None

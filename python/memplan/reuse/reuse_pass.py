@@ -15,6 +15,7 @@ from mlir import ir
 from memplan.ir.graph import extract_graph, function_ids, operation
 from memplan.lifetimes import reasons as R
 from memplan.lifetimes.analysis import LifetimeAnalysis
+from memplan.lifetimes.sizes import custom_data_layout
 from memplan.passes import Option, PassContext, register_pass, register_pipeline
 from memplan.pipeline import BUFFERIZATION
 from memplan.reuse.plan import PoolOverflow, plan_function
@@ -28,6 +29,12 @@ def _run_reuse(module: ir.Operation, ctx: PassContext) -> None:
     alignment = ctx.options["alignment"]
     if alignment <= 0 or alignment & (alignment - 1):
         ctx.error(module, f"memplan-buffer-reuse: alignment must be a power of two, got {alignment}")
+        return
+    layout = custom_data_layout(module)
+    if layout is not None:
+        ctx.remark(module, f"memplan-buffer-reuse: the module sets its own data layout ({layout}); "
+                           "memplan sizes elements for LLVM's default layout only: nothing pooled")
+        ctx.stat("skipped-data-layout", 1, "Modules left alone: they set their own data layout")
         return
     graph = extract_graph(module)
     analysis = LifetimeAnalysis(graph)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Optional
+
 from mlir import ir
 
 from memplan.ir.graph import extract_graph, operation
+from memplan.lifetimes.sizes import custom_data_layout
 from memplan.passes import Option, PassContext, register_pass, register_pipeline
 from memplan.transients.annotate import annotate
 from memplan.transients.contract import add_storage_argument, find_storage, functions_by_name, is_public
@@ -25,7 +28,14 @@ def _report(plan: ModulePlan, ctx: PassContext, remarks: bool) -> bool:
     return bool(plan.errors)
 
 
-def _plan(module: ir.Operation, ctx: PassContext) -> ModulePlan:
+def _plan(module: ir.Operation, ctx: PassContext) -> Optional[ModulePlan]:
+    """The module's transient plan; None (after a located error) when the
+    module sets a data layout memplan does not model."""
+    layout = custom_data_layout(module)
+    if layout is not None:
+        ctx.error(module, f"{ctx.info.argument}: the module sets its own data layout ({layout}); "
+                          "memplan sizes elements for LLVM's default layout only")
+        return None
     return plan_module(extract_graph(module), alignment=ctx.options.get("alignment", DEFAULT_ALIGNMENT))
 
 
@@ -74,6 +84,8 @@ def _add_storage(module: ir.Operation, ctx: PassContext) -> None:
 )
 def _verify(module: ir.Operation, ctx: PassContext) -> None:
     plan = _plan(module, ctx)
+    if plan is None:
+        return
     _report(plan, ctx, ctx.options["remarks"])
     ctx.stat("functions", len(plan.functions), "functions planned")
     ctx.stat("transients", sum(len(fp.items) for fp in plan.functions.values()), "transient items")
@@ -89,6 +101,8 @@ def _verify(module: ir.Operation, ctx: PassContext) -> None:
 )
 def _annotate(module: ir.Operation, ctx: PassContext) -> None:
     plan = _plan(module, ctx)
+    if plan is None:
+        return
     if _report(plan, ctx, remarks=False):
         return
     annotate(plan)
@@ -109,6 +123,8 @@ def _annotate(module: ir.Operation, ctx: PassContext) -> None:
 )
 def _emplace(module: ir.Operation, ctx: PassContext) -> None:
     plan = _plan(module, ctx)
+    if plan is None:
+        return
     if _report(plan, ctx, remarks=False):
         return
     stats = emplace_module(plan, assert_size=ctx.options["assert_size"])
