@@ -6,7 +6,8 @@ in one run, and print a table of times and their ratio.
 Each case in ``CASES`` names an input generator and the two command lines
 (``{input}`` is replaced by the generated file). Later features add their
 cases here. Times are wall-clock seconds, best of ``--repeat`` runs, including
-process start-up and parsing for both tools.
+process start-up and parsing for both tools; memory is the largest maximum
+resident set of the runs.
 """
 
 from __future__ import annotations
@@ -53,14 +54,34 @@ CASES: list[Case] = [
 CASES += [Case(*c) for c in __import__("bench_inplace").run_cases()]  # in-place analysis
 CASES.append(Case(*__import__("bench_reuse").run_case((MEMPLAN_OPT, MLIR_OPT))))  # buffer reuse
 
+#: Real-model inputs (../shared/workloads/README.md), when present.
+WORKLOADS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "workloads")
+_GPT2 = os.path.join(WORKLOADS, "gpt2_l48_h512_s128.mlir")
+if os.path.exists(_GPT2):
+    # The whole memory pipeline against upstream's reference pipeline.
+    CASES.append(Case(
+        "memory pipeline: memplan-memory-pipeline vs upstream bufferize+dealloc+OAL, gpt2_l48_h512_s128",
+        lambda: open(_GPT2).read(),
+        [MEMPLAN_OPT, "{input}", "--pass-pipeline=builtin.module(memplan-memory-pipeline)"],
+        [MLIR_OPT, "{input}", "--pass-pipeline=builtin.module(one-shot-bufferize{bufferize-function-boundaries "
+         "function-boundary-type-conversion=identity-layout-map},buffer-deallocation-pipeline,"
+         "func.func(optimize-allocation-liveness))"],
+    ))
 
-def time_command(argv: list[str], repeat: int) -> float:
-    best = float("inf")
+
+def time_command(argv: list[str], repeat: int) -> tuple[float, int]:
+    """Best wall-clock seconds and largest maximum resident set (KiB)."""
+    best, rss = float("inf"), 0
     for _ in range(repeat):
         t0 = time.perf_counter()
-        subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
+        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL)
+        _, status, usage = os.wait4(proc.pid, 0)
         best = min(best, time.perf_counter() - t0)
-    return best
+        rss = max(rss, usage.ru_maxrss)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode != 0:
+            raise subprocess.CalledProcessError(proc.returncode, argv)
+    return best, rss
 
 
 def main() -> None:
@@ -68,8 +89,8 @@ def main() -> None:
     ap.add_argument("--only", help="run the cases whose name contains this text")
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
-    print("| case | memplan (s) | upstream (s) | upstream / memplan |")
-    print("|---|---:|---:|---:|")
+    print("| case | memplan (s) | upstream (s) | upstream / memplan | memplan / upstream max RSS (MB) |")
+    print("|---|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as tmp:
         for case in CASES:
             if args.only and args.only not in case.name:
@@ -78,9 +99,10 @@ def main() -> None:
             with open(path, "w") as f:
                 f.write(case.make_input())
             fill = lambda argv: [a.replace("{input}", path) for a in argv]
-            ours = time_command(fill(case.memplan), args.repeat)
-            theirs = time_command(fill(case.upstream), args.repeat)
-            print(f"| {case.name} | {ours:.3f} | {theirs:.3f} | {theirs / ours:.2f}x |", flush=True)
+            ours, our_rss = time_command(fill(case.memplan), args.repeat)
+            theirs, their_rss = time_command(fill(case.upstream), args.repeat)
+            print(f"| {case.name} | {ours:.3f} | {theirs:.3f} | {theirs / ours:.2f}x "
+                  f"| {our_rss / 1024:.0f} / {their_rss / 1024:.0f} |", flush=True)
 
 
 if __name__ == "__main__":
