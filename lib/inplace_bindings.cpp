@@ -66,10 +66,6 @@ void registerInplaceBindings(nb::module_ &m) {
       nb::arg("allow_return_allocs_from_loops"), nb::arg("heuristic"), nb::arg("seed"),
       nb::arg("check_parallel_regions") = true, nb::arg("plan_copies") = false,
       "One-Shot in-place analysis of the graph's module (0 bottom-up, 1 top-down, 2 fuzzer, 3 bottom-up-from-terminators).");
-  m.def("inplace_all_in_place", &inplace::allInPlace, nb::arg("graph"), nb::arg("result"),
-        "True if every tensor operand of the analyzed scopes is in place.");
-  m.def("inplace_annotate_operands", &inplace::annotateOperands, nb::arg("graph"), nb::arg("result"),
-        "Set __inplace_operands_attr__ on the ops of the analyzed scopes.");
 }
 
 }  // namespace memplan

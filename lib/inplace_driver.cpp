@@ -700,57 +700,5 @@ Result analyze(const Graph &g, const Options &opts) {
   return res;
 }
 
-bool allInPlace(const Graph &g, const Result &r) {
-  for (int32_t scope : r.scopes)
-    for (int32_t o = g.operandBegin[scope]; o < g.operandBegin[g.opEnd[scope] + 1]; ++o) {
-      int32_t v = g.operands[o];
-      if (v >= 0 && g.types[g.valueType[v]].isTensor() && !r.inplace[o])
-        return false;
-    }
-  return true;
-}
-
-void annotateOperands(const Graph &g, const Result &r) {
-  if (r.scopes.empty() || g.numOps() == 0)
-    return;
-  MlirOperation root{g.opPtr[0]};
-  MlirContext ctx = mlirOperationGetContext(root);
-  MlirAttribute strs[3] = {mlirStringAttrGet(ctx, mlirStringRefCreateFromCString("none")),
-                           mlirStringAttrGet(ctx, mlirStringRefCreateFromCString("true")),
-                           mlirStringAttrGet(ctx, mlirStringRefCreateFromCString("false"))};
-  MlirStringRef attrName = mlirStringRefCreateFromCString("__inplace_operands_attr__");
-  std::unordered_map<std::string, MlirAttribute> cache;
-  std::string key;
-  std::vector<MlirAttribute> elems;
-  for (int32_t scope : r.scopes) {
-    for (int32_t op = scope; op <= g.opEnd[scope]; ++op) {
-      int32_t b = g.operandBegin[op], e = g.operandBegin[op + 1];
-      if (b == e)
-        continue;
-      key.clear();
-      bool any = false;
-      for (int32_t o = b; o < e; ++o) {
-        int32_t v = g.operands[o];
-        char c = 0;
-        if (v >= 0 && g.types[g.valueType[v]].isTensor()) {
-          c = r.inplace[o] ? 1 : 2;
-          any = true;
-        }
-        key.push_back(c);
-      }
-      if (!any)
-        continue;
-      auto it = cache.find(key);
-      if (it == cache.end()) {
-        elems.clear();
-        for (char c : key)
-          elems.push_back(strs[(int)c]);
-        it = cache.emplace(key, mlirArrayAttrGet(ctx, (intptr_t)elems.size(), elems.data())).first;
-      }
-      mlirOperationSetAttributeByName(MlirOperation{g.opPtr[op]}, attrName, it->second);
-    }
-  }
-}
-
 }  // namespace inplace
 }  // namespace memplan

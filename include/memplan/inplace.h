@@ -91,13 +91,6 @@ struct Result {
 /// Runs the analysis over the module the graph was extracted from.
 Result analyze(const Graph &g, const Options &opts);
 
-/// Every tensor operand of the analyzed scopes is in place.
-bool allInPlace(const Graph &g, const Result &r);
-
-/// Sets `__inplace_operands_attr__` on every op of the analyzed scopes that has
-/// tensor operands, as upstream's test-analysis-only does.
-void annotateOperands(const Graph &g, const Result &r);
-
 }  // namespace inplace
 }  // namespace memplan
 

@@ -301,6 +301,20 @@ def analyze(target: Union[ir.Module, ir.Operation, Any], **options) -> AnalysisR
     return build_result(ma, func_name)
 
 
+def _value(an, v: int) -> ir.Value:
+    """The bindings' value for the analysis' value id ``v``."""
+    op = an.value_op[v]
+    if op >= 0:
+        return an.pyop(op).results[an.value_index[v]]
+    b = an.value_block[v]
+    parent = an.pyop(an.block_parent[b])
+    r = an.block_region[b]
+    region = parent.regions[r - an.region_begin[an.block_parent[b]]]
+    pos = an.region_blocks_of(r).index(b)
+    block = list(region.blocks)[pos]
+    return block.arguments[an.value_index[v]]
+
+
 class InplaceAnalysisError(ValueError):
     """The analysis stopped: an op it does not model, or an upstream error
     (e.g. a loop yielding a non-equivalent tensor). ``str()`` is located."""
@@ -321,8 +335,6 @@ def _located(module, err) -> str:
 
 
 def build_result(ma, func_name: Optional[str] = None) -> AnalysisResult:
-    from memplan.inplace.annotate import _value
-
     an = ma.an
     states: dict[int, ir.AsmState] = {}
     infos: dict[int, ValueInfo] = {}

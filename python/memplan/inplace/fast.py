@@ -16,7 +16,7 @@ from mlir import ir
 
 from memplan import _core
 from memplan.inplace.analysis import Options
-from memplan.ir.graph import extract_graph, operation
+from memplan.ir.graph import extract_graph
 
 _HEURISTICS = {"bottom-up": 0, "top-down": 1, "fuzzer": 2, "bottom-up-from-terminators": 3}
 
@@ -49,33 +49,13 @@ class FastAnalysis:
     def ok(self) -> bool:
         return self.result.ok
 
-    def decline_location(self, module: ir.Operation):
-        """The op the core declined at (the module when unknown)."""
-        op = self.result.decline_op
-        if 0 <= op < self.graph.num_ops:
-            return operation(self.graph, op)
-        return module
-
-    def all_in_place(self) -> bool:
-        """Every tensor operand of the analyzed scopes is in place."""
-        return _core.inplace_all_in_place(self.graph, self.result)
-
-    def copy_actions(self) -> list[tuple]:
-        """The planned copies as :func:`memplan.inplace.rewrite.plan_copies`
-        returns them: (kind, op id, operand index or value id, copy?)."""
-        kinds = ("operand", "result", "yield")
-        return [(kinds[k], op, what, bool(copy)) for (k, op, what, copy) in self.result.copies]
-
-    def num_inplace(self) -> int:
-        """Tensor operands decided in place (or forced in place)."""
-        return int(self.result.inplace.sum())
 
 
 def analyze(module: ir.Operation, opts: Options, plan_copies: bool = False,
             graph: Optional[_core.Graph] = None) -> FastAnalysis:
     """Run the C++ core on ``module`` (the options must be supported).
     ``plan_copies`` also plans the tensor copies of the out-of-place
-    decisions (``FastAnalysis.copy_actions``). ``graph``: the module's
+    decisions (its bytes rank the orders of min-copy-bytes). ``graph``: the module's
     graph, when already extracted (the IR must not have changed since)."""
     reason = unsupported_options(opts)
     if reason is not None:
@@ -117,22 +97,3 @@ def choose_min_copy_bytes(module: ir.Operation, opts: Options):
         if best is None or cost < best[0]:
             best = (cost, o, fa)
     return best[1], costs, best[2]
-
-
-def annotate(fa: FastAnalysis, opts: Options) -> None:
-    """Annotate like upstream's test-analysis-only: operand decisions, then
-    ``__equivalent_func_args__`` and ``bufferization.access`` at function
-    boundaries."""
-    from memplan.inplace.annotate import _set_arg_access
-
-    _core.inplace_annotate_operands(fa.graph, fa.result)
-    if not opts.bufferize_function_boundaries:
-        return
-    i64 = ir.IntegerType.get_signless(64)
-    g = fa.graph
-    for facts in fa.result.facts:
-        for ret, per in facts.equiv_annot.items():
-            n = int(g.operand_begin[ret + 1] - g.operand_begin[ret])
-            operation(g, ret).attributes["__equivalent_func_args__"] = ir.ArrayAttr.get(
-                [ir.IntegerAttr.get(i64, per.get(i, -1)) for i in range(n)])
-        _set_arg_access(operation(g, facts.func), dict(facts.access))
