@@ -57,3 +57,30 @@ def test_liveness_report_to_an_unwritable_path():
     assert p.returncode == 1
     assert "cannot write the report to '/nonexistent/dir/report.txt': No such file or directory" in p.stderr
     assert "Traceback" not in p.stderr and "internal error" not in p.stderr
+
+
+def test_only_cli_parses_command_lines():
+    """Command-line parsing lives in memplan.cli alone: no other module of the
+    package uses argparse or reads sys.argv."""
+    import ast
+
+    package = os.path.join(ROOT, "python", "memplan")
+    offenders = []
+    for folder, _, files in os.walk(package):
+        if os.path.relpath(folder, package).split(os.sep)[0] == "cli":
+            continue
+        for name in files:
+            if not name.endswith(".py"):
+                continue
+            path = os.path.join(folder, name)
+            tree = ast.parse(open(path).read(), path)
+            for node in ast.walk(tree):
+                imported = []
+                if isinstance(node, ast.Import):
+                    imported = [a.name for a in node.names]
+                elif isinstance(node, ast.ImportFrom):
+                    imported = [node.module or ""]
+                if "argparse" in imported or (isinstance(node, ast.Attribute) and node.attr == "argv"
+                                              and isinstance(node.value, ast.Name) and node.value.id == "sys"):
+                    offenders.append(f"{os.path.relpath(path, package)}:{node.lineno}")
+    assert offenders == []

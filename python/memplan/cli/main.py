@@ -1,11 +1,14 @@
 """``memplan``: the memplan command line, one subcommand per tool.
 
     memplan report FILE [--plot timeline.png] [--function NAME] [--json]
+    memplan explain FILE [--json] [--function NAME]
+    memplan transients FILE --func NAME [--dim ARG:DIM=SIZE] [--value ARG=N]
 
-Subcommands live in their own modules, each exposing
-``add_parser(subparsers)`` that registers its parser and sets ``run`` (a
-function of the parsed arguments returning an exit code). To add one (e.g.
-``explain`` or ``transients``), append its module to :data:`SUBCOMMANDS`.
+Subcommands live in their own modules of :mod:`memplan.cli` (the only
+package that parses command lines), each exposing ``add_parser(subparsers)``
+that registers its parser and sets ``run`` (a function of the parsed
+arguments returning an exit code). To add one, append its module to
+:data:`SUBCOMMANDS`.
 """
 
 from __future__ import annotations
@@ -18,9 +21,9 @@ from typing import Optional, Sequence
 
 #: Modules providing ``add_parser(subparsers)``, in help order.
 SUBCOMMANDS: tuple[str, ...] = (
-    "memplan.lifetimes.cli_report",
-    "memplan.inplace.cli_explain",
-    "memplan.transients.cli_transients",
+    "memplan.cli.report",
+    "memplan.cli.explain",
+    "memplan.cli.transients",
 )
 
 

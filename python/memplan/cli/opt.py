@@ -19,7 +19,6 @@ from mlir import ir
 
 import memplan  # noqa: F401  (registers memplan's passes in MLIR's registry)
 from memplan import _core, passes
-from memplan.ir.parse import format_diagnostics  # noqa: F401  (used by other commands)
 
 
 def _new_context() -> ir.Context:

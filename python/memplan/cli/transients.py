@@ -18,7 +18,7 @@ from mlir.dialects import arith
 
 import memplan
 from memplan.cli.check import _dim
-from memplan.ir.parse import ParseError, parse_source
+from memplan.ir.parse import ParseError, format_diagnostics, parse_source
 from memplan.numerics.signature import entry_signature
 from memplan.transients.contract import marked_arguments
 from memplan.transients.queries import CONSTANT_ATTR, QUERY_SUFFIX
@@ -135,8 +135,6 @@ def run(args: argparse.Namespace) -> int:
             print(err, file=sys.stderr)
             return 1
         except ir.MLIRError as err:
-            from memplan.cli.opt import format_diagnostics
-
             print(format_diagnostics(err), file=sys.stderr)
             return 1
         except (KeyError, ValueError) as err:
