@@ -12,6 +12,8 @@
 #include "mlir-c/IR.h"
 
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -61,6 +63,16 @@ void registerGraphBindings(nb::module_ &m) {
       .def_ro("identity_layout", &TypeInfo::identityLayout)
       .def_ro("memory_space", &TypeInfo::memorySpace)
       .def_ro("text", &TypeInfo::text)
+      .def_ro("elem_bytes", &TypeInfo::elemBytes,
+              "Bytes per element at LLVM's default data-layout size; -1 if not modeled.")
+      .def_prop_ro(
+          "elem_reason",
+          [](const TypeInfo &t) -> nb::object {
+            if (t.elemReason.empty())
+              return nb::none();
+            return nb::str(t.elemReason.c_str(), t.elemReason.size());
+          },
+          "Why the element layout is not modeled, or None.")
       .def_ro("kind", &TypeInfo::kind)
       .def_prop_ro("is_tensor", &TypeInfo::isTensor)
       .def_prop_ro("is_memref", &TypeInfo::isMemRef)
@@ -122,16 +134,36 @@ void registerGraphBindings(nb::module_ &m) {
           },
           "Printed location of an op.")
       .def(
-          "attribute",
-          [](const Graph &g, int32_t op, const std::string &name) -> nb::object {
+          "has_attribute",
+          [](const Graph &g, int32_t op, const std::string &name) {
             checkOp(g, op);
-            bool found = false;
-            std::string text = opAttribute(g.opPtr[op], name, found);
-            if (!found)
-              return nb::none();
-            return nb::str(text.c_str(), text.size());
+            return opHasAttribute(g.opPtr[op], name);
           },
-          "Printed attribute of an op, or None.")
+          nb::arg("op"), nb::arg("name"), "Whether the op has the attribute.")
+      .def(
+          "int_attribute",
+          [](const Graph &g, int32_t op, const std::string &name) {
+            checkOp(g, op);
+            return opIntegerAttribute(g.opPtr[op], name);
+          },
+          nb::arg("op"), nb::arg("name"),
+          "Value of an IntegerAttr (index or at most 64 bits; signless ones "
+          "sign-extended, so an i1 `true` is -1) or BoolAttr of the op, else None.")
+      .def(
+          "str_attribute",
+          [](const Graph &g, int32_t op, const std::string &name) {
+            checkOp(g, op);
+            return opStringAttribute(g.opPtr[op], name);
+          },
+          nb::arg("op"), nb::arg("name"), "Value of a StringAttr of the op, else None.")
+      .def(
+          "symbol_attribute",
+          [](const Graph &g, int32_t op, const std::string &name) {
+            checkOp(g, op);
+            return opSymbolAttribute(g.opPtr[op], name);
+          },
+          nb::arg("op"), nb::arg("name"),
+          "Symbol (without `@`) of a FlatSymbolRefAttr of the op, else None.")
       .def(
           "op_capsule",
           [](const Graph &g, int32_t op) {
@@ -155,6 +187,22 @@ void registerGraphBindings(nb::module_ &m) {
       nb::arg("op_capsule"), nb::arg("assume_verified") = false,
       "The op printed with MLIR's default flags, as UTF-8 bytes (one buffer, "
       "not a Python callback per printed piece).");
+  m.def(
+      "element_layout",
+      [](nb::handle type) -> std::pair<nb::object, nb::object> {
+        nb::object capsule = nb::getattr(type, "_CAPIPtr");
+        void *ptr = PyCapsule_GetPointer(capsule.ptr(), "mlir.ir.Type._CAPIPtr");
+        if (!ptr)
+          throw nb::python_error();
+        std::string reason;
+        int64_t bytes = elementLayout(MlirType{ptr}, reason);
+        if (bytes < 0)
+          return {nb::none(), nb::str(reason.c_str(), reason.size())};
+        return {nb::int_(bytes), nb::none()};
+      },
+      nb::arg("type"),
+      "(bytes per element, None) of an `mlir.ir.Type` at LLVM's default "
+      "data-layout size, or (None, reason) when memplan does not model it.");
   m.def(
       "extract_graph",
       [](nb::handle capsule) { return extractGraph(capsulePointer(capsule)); },

@@ -40,6 +40,11 @@ struct TypeInfo {
   bool identityLayout = true;  ///< MemRef layout is the identity map.
   int64_t memorySpace = 0;     ///< Integer memory space; -1 for a non-integer attr.
   std::string text;            ///< Printed form.
+  /// Shaped types: bytes per element as LLVM's default data layout lays them
+  /// out (the stride of a GEP over the element type); -1 when memplan does
+  /// not model the element's layout, with the reason in `elemReason`.
+  int64_t elemBytes = -1;
+  std::string elemReason;
 
   static constexpr int64_t kDynamic = INT64_MIN;
   bool isTensor() const {

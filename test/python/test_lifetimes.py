@@ -17,7 +17,6 @@ from memplan.lifetimes import REASONS, analyze_function, analyze_module
 from memplan.lifetimes.analysis import peak_live
 from memplan.lifetimes.reasons import bit, names, primary
 from memplan.lifetimes.report import format_text, load_report
-from memplan.lifetimes.sizes import element_type_text
 from progs.scale import chain
 
 MLP = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "mlp.mlir")
@@ -127,7 +126,6 @@ def test_reason_helpers():
     assert names(bit("alloca") | bit("memory-space")) == ["alloca", "memory-space"]
     assert primary(0) is None
     assert len(set(REASONS)) == len(REASONS)
-    assert element_type_text("memref<4x?xvector<2xf32>, 3>") == "vector<2xf32>"
 
 
 def test_peak_live_half_open():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from memplan.ir.graph import Graph, function_ids, function_name
+from memplan.ir.graph import Graph, function_ids, function_name, is_public
 
 
 @dataclass
@@ -20,12 +20,10 @@ class CallGraph:
     order: list[str] = field(default_factory=list)
 
     def callee_of(self, call: int) -> str:
-        attr = self.graph.attribute(call, "callee") or ""
-        return attr.lstrip("@")
+        return self.graph.symbol_attribute(call, "callee") or ""
 
     def is_public(self, func: int) -> bool:
-        vis = self.graph.attribute(func, "sym_visibility")
-        return vis is None or vis.strip('"') == "public"
+        return is_public(self.graph, func)
 
     def is_declaration(self, func: int) -> bool:
         return self.graph.region_begin[func + 1] == self.graph.region_begin[func] or (

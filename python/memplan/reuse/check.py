@@ -12,7 +12,6 @@ yielded out of the exclusive branches of one ``scf.if`` into the same result
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -26,8 +25,6 @@ from memplan.lifetimes.roles import role_table
 from memplan.lifetimes.sizes import static_bytes
 
 _ESCAPES_BLOCK = bit("escapes-block")
-
-_INT = re.compile(r"^\s*(-?\d+)")
 
 
 @dataclass
@@ -63,10 +60,10 @@ def check_module(module: ir.Operation | ir.Module) -> CheckResult:
         shift = int(g.operands[g.operand_begin[op] + 1])
         shift_op = int(g.value_op[shift])
         size = static_bytes(g.types[g.value_type[g.result_begin[op]]])
-        if shift_op < 0 or g.op_name[shift_op] != const_name or size is None:
+        offset = g.int_attribute(shift_op, "value") if shift_op >= 0 and g.op_name[shift_op] == const_name else None
+        if offset is None or size is None:
             result.unchecked += 1
             continue
-        offset = int(_INT.match(g.attribute(shift_op, "value")).group(1))
         by_pool.setdefault(src, []).append((op, offset, size))
     roles = role_table(g.names)
     for pool, members in by_pool.items():
