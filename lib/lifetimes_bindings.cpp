@@ -31,10 +31,10 @@ Int32Out toArray(std::vector<int32_t> &&v) {
 
 }  // namespace
 
-void registerLifetimesRewriteBindings(nb::module_ &m);
+void registerPoolViewBindings(nb::module_ &m);
 
 void registerLifetimesBindings(nb::module_ &m) {
-  registerLifetimesRewriteBindings(m);
+  registerPoolViewBindings(m);
   m.attr("LIFETIME_NUM_CPP_REASONS") = (int)kNumCppReasons;
   m.def(
       "analyze_lifetimes",
