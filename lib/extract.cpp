@@ -352,8 +352,6 @@ std::optional<int64_t> opIntegerAttribute(void *opPtr, const std::string &name) 
   MlirAttribute attr = namedAttribute(opPtr, name);
   if (mlirAttributeIsNull(attr))
     return std::nullopt;
-  if (mlirAttributeIsABool(attr))
-    return mlirBoolAttrGetValue(attr) ? 1 : 0;
   if (!mlirAttributeIsAInteger(attr))
     return std::nullopt;
   MlirType type = mlirAttributeGetType(attr);

@@ -122,10 +122,35 @@ void registerGraphBindings(nb::module_ &m) {
       .def("name_id", &Graph::nameId, "Id of an op name, or -1.")
       .def("is_ancestor", &Graph::isAncestor)
       .def("ancestor_in_block", &Graph::ancestorInBlock)
-      .def("happens_before", &Graph::happensBefore,
-           "Op `a` runs before op `b` (neither encloses the other).")
-      .def("properly_dominates", &Graph::properlyDominates)
-      .def("value_dominates", &Graph::valueDominates)
+      .def(
+          "happens_before",
+          [](const Graph &g, int32_t a, int32_t b) {
+            checkOp(g, a);
+            checkOp(g, b);
+            return g.happensBefore(a, b);
+          },
+          nb::arg("a"), nb::arg("b"),
+          "Upstream One-Shot's happens-before: op `a`, or an op enclosing it that "
+          "does not enclose `b`, properly dominates op `b` (MLIR's DominanceInfo).")
+      .def(
+          "properly_dominates",
+          [](const Graph &g, int32_t a, int32_t b) {
+            checkOp(g, a);
+            checkOp(g, b);
+            return g.properlyDominates(a, b);
+          },
+          nb::arg("a"), nb::arg("b"),
+          "Op `a` properly dominates op `b` (DominanceInfo; not the ops nested in `a`).")
+      .def(
+          "value_dominates",
+          [](const Graph &g, int32_t v, int32_t b) {
+            if (v < 0 || v >= g.numValues())
+              throw nb::index_error("value id out of range");
+            checkOp(g, b);
+            return g.valueDominates(v, b);
+          },
+          nb::arg("value"), nb::arg("op"),
+          "Value `value` properly dominates op `op` (DominanceInfo).")
       .def(
           "location",
           [](const Graph &g, int32_t op) {
@@ -148,7 +173,7 @@ void registerGraphBindings(nb::module_ &m) {
           },
           nb::arg("op"), nb::arg("name"),
           "Value of an IntegerAttr (index or at most 64 bits; signless ones "
-          "sign-extended, so an i1 `true` is -1) or BoolAttr of the op, else None.")
+          "sign-extended, so an i1 `true` is -1) of the op, else None.")
       .def(
           "str_attribute",
           [](const Graph &g, int32_t op, const std::string &name) {

@@ -35,8 +35,9 @@ std::string printOperation(MlirOperation op, bool assumeVerified);
 bool opHasAttribute(void *opPtr, const std::string &name);
 
 /// Value of the op's attribute `name` when it is an IntegerAttr (of `index`
-/// or an integer type of at most 64 bits; signless values sign-extended) or a
-/// BoolAttr; nullopt when absent, of another kind, or not representable.
+/// or an integer type of at most 64 bits; signless values sign-extended, so
+/// an i1 `true` (a BoolAttr) is -1); nullopt when absent, of another kind, or
+/// not representable.
 std::optional<int64_t> opIntegerAttribute(void *opPtr, const std::string &name);
 
 /// Value of the op's attribute `name` when it is a StringAttr.

@@ -14,7 +14,10 @@
 #ifndef MEMPLAN_GRAPH_H
 #define MEMPLAN_GRAPH_H
 
+#include "memplan/dominance.h"
+
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -113,17 +116,21 @@ struct Graph {
   /// The ancestor of `op` (possibly `op` itself) that lives directly in
   /// `block`, or -1 if `op` is not nested in `block`.
   int32_t ancestorInBlock(int32_t block, int32_t op) const;
-  /// `a` runs before `b` in program order: `a` precedes the ancestor of `b`
-  /// that shares a block with `a` (pre-order comparison on the common path).
-  /// Ops in different blocks of one region fall back to pre-order.
+  /// Upstream One-Shot's happens-before: `a`, or an op enclosing it that
+  /// does not enclose `b`, properly dominates `b` (MLIR's DominanceInfo, so
+  /// it follows control flow across blocks, not the textual order).
   bool happensBefore(int32_t a, int32_t b) const;
-  /// `a` properly dominates `b` for single-block (structured) regions: `a`'s
-  /// block encloses `b` and `a` comes first in it. Conservative (false) when
-  /// `a` sits in a multi-block region other than `b`'s ancestor chain.
+  /// `a` properly dominates `b` (DominanceInfo); an op does not dominate the
+  /// ops nested in it.
   bool properlyDominates(int32_t a, int32_t b) const;
-  /// The value `v` dominates the op `b` (its definition does, or for a block
-  /// argument, `b` is nested in the argument's block).
+  /// The value `v` properly dominates the op `b` (DominanceInfo).
   bool valueDominates(int32_t v, int32_t b) const;
+
+  /// DominanceInfo of the extracted IR, built on the first query.
+  mutable std::shared_ptr<OpDominance> dominance;
+
+private:
+  const OpDominance &dominanceInfo() const;
 };
 
 }  // namespace memplan
