@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "memplan/extract.h"
+#include "memplan/op_roles.h"
 
 #include "mlir-c/AffineMap.h"
 #include "mlir-c/BuiltinAttributes.h"
@@ -181,6 +182,10 @@ public:
     resolveOperands();
     buildRegionBlocks();
     buildUses();
+    OpRoleTable roles = classifyOps(g.opPtr, g.operandBegin, valueIds);
+    g.opRole = std::move(roles.role);
+    g.flowBegin = std::move(roles.flowBegin);
+    g.flowTarget = std::move(roles.flowTarget);
   }
 
 private:

@@ -74,6 +74,11 @@ struct Graph {
   std::vector<int32_t> numResults;
   std::vector<int32_t> regionBegin;   ///< First region id of each op, size numOps+1.
   std::vector<void *> opPtr;          ///< MlirOperation storage.
+  std::vector<int32_t> opRole;        ///< Role word (memplan/op_roles.h), from MLIR's interfaces.
+  /// Region-branch forwarding, CSR over operand slots (size operands+1):
+  /// operand slot s flows to the values flowTarget[flowBegin[s] .. flowBegin[s+1]).
+  std::vector<int32_t> flowBegin;
+  std::vector<int32_t> flowTarget;
 
   // --- regions: op i owns regions [regionBegin[i], regionBegin[i+1]); region r
   // holds blocks regionBlocks[regionBlockBegin[r] .. regionBlockBegin[r+1]) ---

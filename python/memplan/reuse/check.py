@@ -21,7 +21,6 @@ from memplan import _core, packing
 from memplan.ir.graph import extract_graph
 from memplan.lifetimes.branches import branch_exit
 from memplan.lifetimes.reasons import bit
-from memplan.lifetimes.roles import role_table
 from memplan.lifetimes.sizes import static_bytes
 
 _ESCAPES_BLOCK = bit("escapes-block")
@@ -65,13 +64,12 @@ def check_module(module: ir.Operation | ir.Module) -> CheckResult:
             result.unchecked += 1
             continue
         by_pool.setdefault(src, []).append((op, offset, size))
-    roles = role_table(g.names)
     for pool, members in by_pool.items():
         result.pools += 1
         result.views += len(members)
         ops = np.array([m[0] for m in members], dtype=np.int32)
         roots = np.ascontiguousarray(g.result_begin[ops], dtype=np.int32)
-        t = _core.analyze_lifetimes(g, roles, roots)
+        t = _core.analyze_lifetimes(g, roots)
         offsets = np.array([m[1] for m in members], dtype=np.int64)
         sizes = np.array([m[2] for m in members], dtype=np.int64)
         starts = t["start"].astype(np.int64)
@@ -83,7 +81,7 @@ def check_module(module: ir.Operation | ir.Module) -> CheckResult:
         for j, (op, off, size) in enumerate(members):
             if not int(t["reasons"][j]) & _ESCAPES_BLOCK:
                 continue
-            found_exit = branch_exit(g, roles, op)
+            found_exit = branch_exit(g, op)
             if found_exit is None:
                 continue
             key = (found_exit[0], found_exit[1], off)
