@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "memplan/bindings.h"
+#include "memplan/call_order.h"
 #include "memplan/extract.h"
 #include "memplan/graph.h"
 
@@ -215,6 +216,17 @@ void registerGraphBindings(nb::module_ &m) {
       nb::arg("op_capsule"), nb::arg("assume_verified") = false,
       "The op printed with MLIR's default flags, as UTF-8 bytes (one buffer, "
       "not a Python callback per printed piece).");
+  m.def(
+      "call_graph_order",
+      [](nb::handle capsule) {
+        nb::list out;
+        for (CallScc &scc : callGraphOrder(MlirOperation{capsulePointer(capsule)}))
+          out.append(nb::make_tuple(nb::cast(scc.symbols), scc.recursive));
+        return out;
+      },
+      nb::arg("op_capsule"),
+      "Strongly connected components of MLIR's CallGraph over the callables "
+      "directly inside the op, callees first: [(symbol names, recursive)].");
   m.def(
       "element_layout",
       [](nb::handle type) -> std::pair<nb::object, nb::object> {

@@ -252,3 +252,43 @@ def test_order_and_dominance_across_blocks_and_regions():
         # The entry-block argument of @cfg dominates every op of the function.
         cfg = int(g.op_parent[x])
         assert g.value_dominates(int(g.block_arg_begin[entry_block(g, cfg)]), x)
+
+
+CALLS = """
+func.func @c() {
+  func.call @a() : () -> ()
+  return
+}
+func.func @a() {
+  func.call @b() : () -> ()
+  return
+}
+func.func @b() {
+  func.call @a() : () -> ()
+  func.call @leaf() : () -> ()
+  return
+}
+func.func @d() {
+  func.call @d() : () -> ()
+  return
+}
+func.func @leaf() {
+  return
+}
+func.func private @decl()
+"""
+
+
+def test_call_graph_order_is_callee_first():
+    """One call-graph order (MLIR's CallGraph, components in post-order):
+    every callee before its callers, cycles and self calls reported."""
+    from memplan.ir.callgraph import build_call_graph
+
+    with ir.Context():
+        cg = build_call_graph(extract_graph(parse_source(CALLS)))
+        order = cg.order
+        assert sorted(order) == ["a", "b", "c", "d", "decl", "leaf"]
+        pos = {name: i for i, name in enumerate(order)}
+        assert pos["leaf"] < pos["a"] and pos["leaf"] < pos["b"]
+        assert pos["a"] < pos["c"] and pos["b"] < pos["c"]
+        assert sorted(cg.recursive) == [["a", "b"], ["d"]]
