@@ -115,6 +115,18 @@ int32_t effectRole(Operation *op) {
   return role;
 }
 
+/// Every region only returns to the op: one of them runs per execution.
+bool exclusiveRegions(RegionBranchOpInterface op) {
+  for (Region &region : op->getRegions()) {
+    SmallVector<RegionSuccessor> successors;
+    op.getSuccessorRegions(region, successors);
+    for (const RegionSuccessor &s : successors)
+      if (!s.isParent())
+        return false;
+  }
+  return true;
+}
+
 int32_t classify(Operation *op) {
   if (op->getNumRegions() == 0)
     return effectRole(op);
@@ -124,8 +136,9 @@ int32_t classify(Operation *op) {
     return kRoleOther;
   if (op->hasTrait<OpTrait::HasParallelRegion>())
     return kRoleParallel | kFlagCaptureOk;
-  if (isa<RegionBranchOpInterface>(op))
-    return kRoleBranch | kFlagCaptureOk | kFlagSequential;
+  if (auto branch = dyn_cast<RegionBranchOpInterface>(op))
+    return kRoleBranch | kFlagCaptureOk | kFlagSequential |
+           (exclusiveRegions(branch) ? kFlagExclusive : 0);
   // An op that declares its own effects (linalg structured ops, atomic
   // read-modify-write) runs its regions as part of itself: outer buffers may
   // be used there, but an allocation inside is not hoisted.

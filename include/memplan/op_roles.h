@@ -9,7 +9,8 @@
 //   * CallOpInterface, a terminator of a FunctionOpInterface: escapes;
 //   * RegionBranchOpInterface / RegionBranchTerminatorOpInterface: which
 //     operand flows into which region argument or result (the forwarding
-//     table), and that the regions run one at a time during the op;
+//     table), that the regions run one at a time during the op, and whether
+//     they are exclusive (each returns to the op: scf.if's branches);
 //   * HasParallelRegion: a pooling scope per body instance;
 //   * FunctionOpInterface: a pooling scope.
 // An op with no effects information (no MemoryEffectOpInterface, no
@@ -46,6 +47,7 @@ enum LifetimeRole : int32_t {
 enum LifetimeRoleFlag : int32_t {
   kFlagCaptureOk = 1 << 8,   ///< Its regions may use outer buffers.
   kFlagSequential = 1 << 9,  ///< Its regions run one at a time during the op: hoisting is safe.
+  kFlagExclusive = 1 << 10,  ///< Region branch op whose regions only return to it: at most one runs.
 };
 
 /// Roles of the ops of a graph and where their operands flow.

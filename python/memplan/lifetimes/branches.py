@@ -21,7 +21,11 @@ the ``scf.if``. Such a *branch group* is pooled as one buffer: its members
 share one offset, live from the ``scf.if`` to the last use of ``%r``, and the
 merged dealloc goes away. :func:`find_branch_groups` recognises the pattern
 conservatively (every branch must yield a fresh allocation of its own, the
-merged value must have no unknown user, escape, or second dealloc).
+merged value must have no unknown user, escape, or second dealloc). The
+same holds for any region-branch op whose regions only return to it
+(``roles.EXCLUSIVE``, from RegionBranchOpInterface: ``scf.index_switch``,
+``scf.execute_region``, ``affine.if``, ...), its terminators forwarding to
+its results as the interface says.
 """
 
 from __future__ import annotations
@@ -91,16 +95,18 @@ def closure(graph: Graph, value: int) -> tuple[set[int], list[tuple[int, int, in
     return values, uses
 
 
-_MERGE_OPS = ("scf.if", "scf.index_switch", "scf.execute_region")
 _CANDIDATE = R.bit("escapes-block") | R.bit("dealloc-through-alias") | R.bit("no-dealloc")
 
 
 def branch_exit(graph: Graph, op: int) -> Optional[tuple[int, int, set[int], list]]:
     """(region op, result index, closure, uses) if ``op``'s buffer leaves its
-    block only through its block's terminator, into a merge op."""
+    block only through its block's terminator, into a result of a merge op:
+    a region-branch op whose regions are exclusive (each returns only to the
+    op, ``roles.EXCLUSIVE``: ``scf.if``, ``scf.index_switch``,
+    ``affine.if``, ...)."""
     block = int(graph.op_block[op])
     parent = int(graph.block_parent_op[block])
-    if graph.names[graph.op_name[parent]] not in _MERGE_OPS:
+    if not int(graph.op_role[parent]) & K.EXCLUSIVE:
         return None
     values, uses = closure(graph, int(graph.result_begin[op]))
     exits = {
@@ -113,7 +119,10 @@ def branch_exit(graph: Graph, op: int) -> Optional[tuple[int, int, set[int], lis
     ((y, k),) = exits
     if int(graph.op_block[y]) != block or int(graph.op_parent[y]) != parent:
         return None
-    return parent, k, values, uses
+    targets = K.flows(graph, y, k)
+    if len(targets) != 1 or int(graph.value_op[targets[0]]) != parent:
+        return None  # forwarded anywhere but to one result of the merge op
+    return parent, int(graph.value_index[targets[0]]), values, uses
 
 
 def find_branch_groups(

@@ -22,6 +22,7 @@ OTHER, ALLOC, ALLOCA, DEALLOC, ALIAS, ACCESS, STORE, RETURN, CALL, TERMINATOR, B
 FUNC, PARALLEL = 14, 15
 CAPTURE_OK = 1 << 8
 SEQUENTIAL = 1 << 9
+EXCLUSIVE = 1 << 10
 
 KIND_NAMES: dict[int, str] = {
     OTHER: "other", ALLOC: "alloc", ALLOCA: "alloca", DEALLOC: "dealloc", ALIAS: "alias",
@@ -42,6 +43,8 @@ def describe(role: int) -> str:
         text += "+capture"
     if role & SEQUENTIAL:
         text += "+sequential"
+    if role & EXCLUSIVE:
+        text += "+exclusive"
     return text
 
 

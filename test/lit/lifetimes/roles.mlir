@@ -52,11 +52,12 @@ func.func @unknown(%out: memref<16xf32>) -> index {
 // -----
 
 // Region-branch forwarding: the buffer returned by memref.alloca_scope.return
-// flows into the scope's result, whose uses keep it live (to point 6); it
-// leaves its block.
+// flows into the scope's result, whose uses keep it live (to point 5). The
+// scope's one region only returns to it (exclusive regions), and the result
+// is freed once after it: a branch group, poolable from the scope op on.
 
-// CHECK-LABEL: liveness @alloca_scope: 1 allocations, 0 eligible
-//       CHECK:   %alloc      64  [1, 7)    escapes-block
+// CHECK-LABEL: liveness @alloca_scope: 1 allocations, 1 eligible
+//       CHECK:   %alloc     64  [1, 6)    eligible (branch group 0)
 func.func @alloca_scope(%out: memref<16xf32>) {
   %r = memref.alloca_scope -> (memref<16xf32>) {
     %a = memref.alloc() : memref<16xf32>
