@@ -7,12 +7,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "memplan/extract.h"
+#include "memplan/op_roles.h"
 
 #include "mlir-c/AffineMap.h"
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/IR.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 namespace memplan {
@@ -40,6 +42,86 @@ int64_t elementBits(MlirType t) {
   return 0;
 }
 
+int64_t pow2Ceil(int64_t n) {
+  int64_t p = 1;
+  while (p < n)
+    p <<= 1;
+  return p;
+}
+
+/// (bit width, allocation bytes) of a scalar element type; false if not one.
+bool scalarLayout(MlirType t, int64_t &bits, int64_t &bytes) {
+  if (mlirTypeIsAIndex(t)) {
+    bits = 64, bytes = 8;
+    return true;
+  }
+  if (mlirTypeIsAInteger(t)) {
+    bits = mlirIntegerTypeGetWidth(t);
+    int64_t store = (bits + 7) / 8;
+    // LLVM's allocation size: the store size rounded up to the ABI alignment
+    // (a power of two up to 64 bits; above, 4 in LLVM's default layout and
+    // 16 with x86-64's and AArch64's i128:128: the larger is taken).
+    bytes = bits <= 64 ? pow2Ceil(store) : (store + 15) / 16 * 16;
+    return bits > 0;
+  }
+  if (mlirTypeIsAFloat(t)) {
+    bits = mlirFloatTypeGetWidth(t);
+    switch (bits) {
+    case 16: bytes = 2; return true;   // f16, bf16
+    case 32: bytes = 4; return true;
+    case 64: bytes = 8; return true;
+    case 80: bytes = 16; return true;  // x86_fp80
+    case 128: bytes = 16; return true;
+    default:
+      bytes = 1;  // the 4/6/8-bit floats are an iN
+      return bits <= 8;
+    }
+  }
+  return false;
+}
+
+std::string printType(MlirType t) {
+  std::string text;
+  mlirTypePrint(t, appendToString, &text);
+  return text;
+}
+
+}  // namespace
+
+int64_t elementLayout(MlirType t, std::string &reason) {
+  int64_t bits = 0, bytes = 0;
+  if (scalarLayout(t, bits, bytes))
+    return bytes;
+  if (mlirTypeIsAComplex(t)) {
+    int64_t inner = elementLayout(mlirComplexTypeGetElementType(t), reason);
+    return inner < 0 ? -1 : 2 * inner;
+  }
+  if (mlirTypeIsAVector(t)) {
+    if (mlirVectorTypeIsScalable(t)) {
+      reason = "scalable vector element type '" + printType(t) +
+               "': its size is only known at run time";
+      return -1;
+    }
+    MlirType elem = mlirShapedTypeGetElementType(t);
+    if (!scalarLayout(elem, bits, bytes)) {
+      reason = "element type '" + printType(t) + "': vectors of " + printType(elem) +
+               " are not modeled";
+      return -1;
+    }
+    // LLVM's vector: its store size rounded up to a power of two (natural
+    // alignment); an N-d vector is an array of 1-d vectors.
+    intptr_t rank = mlirShapedTypeGetRank(t);
+    int64_t lanes = rank ? mlirShapedTypeGetDimSize(t, rank - 1) : 1, outer = 1;
+    for (intptr_t i = 0; i + 1 < rank; ++i)
+      outer *= mlirShapedTypeGetDimSize(t, i);
+    return outer * pow2Ceil(std::max<int64_t>(1, (lanes * bits + 7) / 8));
+  }
+  reason = "element type '" + printType(t) + "': memplan does not model its LLVM layout";
+  return -1;
+}
+
+namespace {
+
 TypeInfo describeType(MlirType t) {
   TypeInfo info;
   mlirTypePrint(t, appendToString, &info.text);
@@ -66,8 +148,11 @@ TypeInfo describeType(MlirType t) {
     info.kind = TypeKind::Float;
     info.elemBits = mlirFloatTypeGetWidth(t);
   }
-  if (info.isTensor() || info.isMemRef())
-    info.elemBits = elementBits(mlirShapedTypeGetElementType(t));
+  if (info.isTensor() || info.isMemRef()) {
+    MlirType elem = mlirShapedTypeGetElementType(t);
+    info.elemBits = elementBits(elem);
+    info.elemBytes = elementLayout(elem, info.elemReason);
+  }
   if (ranked) {
     for (intptr_t i = 0, e = mlirShapedTypeGetRank(t); i < e; ++i)
       info.shape.push_back(mlirShapedTypeIsDynamicDim(t, i)
@@ -97,6 +182,10 @@ public:
     resolveOperands();
     buildRegionBlocks();
     buildUses();
+    OpRoleTable roles = classifyOps(g.opPtr, g.operandBegin, valueIds);
+    g.opRole = std::move(roles.role);
+    g.flowBegin = std::move(roles.flowBegin);
+    g.flowTarget = std::move(roles.flowTarget);
   }
 
 private:
@@ -253,14 +342,53 @@ std::string opLocation(void *opPtr) {
   return out;
 }
 
-std::string opAttribute(void *opPtr, const std::string &name, bool &found) {
-  MlirAttribute attr = mlirOperationGetAttributeByName(
-      MlirOperation{opPtr}, mlirStringRefCreate(name.data(), name.size()));
-  found = !mlirAttributeIsNull(attr);
-  std::string out;
-  if (found)
-    mlirAttributePrint(attr, appendToString, &out);
-  return out;
+namespace {
+MlirAttribute namedAttribute(void *opPtr, const std::string &name) {
+  return mlirOperationGetAttributeByName(MlirOperation{opPtr},
+                                         mlirStringRefCreate(name.data(), name.size()));
+}
+}  // namespace
+
+bool opHasAttribute(void *opPtr, const std::string &name) {
+  return !mlirAttributeIsNull(namedAttribute(opPtr, name));
+}
+
+std::optional<int64_t> opIntegerAttribute(void *opPtr, const std::string &name) {
+  MlirAttribute attr = namedAttribute(opPtr, name);
+  if (mlirAttributeIsNull(attr))
+    return std::nullopt;
+  if (!mlirAttributeIsAInteger(attr))
+    return std::nullopt;
+  MlirType type = mlirAttributeGetType(attr);
+  if (mlirTypeIsAIndex(type))
+    return mlirIntegerAttrGetValueInt(attr);
+  if (!mlirTypeIsAInteger(type) || mlirIntegerTypeGetWidth(type) > 64)
+    return std::nullopt;
+  if (mlirIntegerTypeIsUnsigned(type)) {
+    uint64_t v = mlirIntegerAttrGetValueUInt(attr);
+    if (v > (uint64_t)INT64_MAX)
+      return std::nullopt;
+    return (int64_t)v;
+  }
+  if (mlirIntegerTypeIsSigned(type))
+    return mlirIntegerAttrGetValueSInt(attr);
+  return mlirIntegerAttrGetValueInt(attr);
+}
+
+std::optional<std::string> opStringAttribute(void *opPtr, const std::string &name) {
+  MlirAttribute attr = namedAttribute(opPtr, name);
+  if (mlirAttributeIsNull(attr) || !mlirAttributeIsAString(attr))
+    return std::nullopt;
+  MlirStringRef s = mlirStringAttrGetValue(attr);
+  return std::string(s.data, s.length);
+}
+
+std::optional<std::string> opSymbolAttribute(void *opPtr, const std::string &name) {
+  MlirAttribute attr = namedAttribute(opPtr, name);
+  if (mlirAttributeIsNull(attr) || !mlirAttributeIsAFlatSymbolRef(attr))
+    return std::nullopt;
+  MlirStringRef s = mlirFlatSymbolRefAttrGetValue(attr);
+  return std::string(s.data, s.length);
 }
 
 std::string printOperation(MlirOperation op, bool assumeVerified) {

@@ -35,27 +35,36 @@ int32_t Graph::ancestorInBlock(int32_t block, int32_t op) const {
   return op;
 }
 
+const OpDominance &Graph::dominanceInfo() const {
+  if (!dominance)
+    dominance = makeOpDominance(MlirOperation{opPtr[0]});
+  return *dominance;
+}
+
 bool Graph::happensBefore(int32_t a, int32_t b) const {
-  if (a == b || isAncestor(a, b))
-    return false;
-  // Pre-order agrees with program order once both sit in one block; it also
-  // orders distinct blocks of a region by their textual position.
-  return a < b;
+  return opHappensBefore(dominanceInfo(), MlirOperation{opPtr[a]}, MlirOperation{opPtr[b]});
 }
 
 bool Graph::properlyDominates(int32_t a, int32_t b) const {
-  if (a == b || opBlock[a] < 0)
-    return false;
-  int32_t bAncestor = ancestorInBlock(opBlock[a], b);
-  if (bAncestor < 0)
-    return false;
-  return a < bAncestor;
+  return opProperlyDominates(dominanceInfo(), MlirOperation{opPtr[a]}, MlirOperation{opPtr[b]});
 }
 
 bool Graph::valueDominates(int32_t v, int32_t b) const {
-  if (valueOp[v] >= 0)
-    return properlyDominates(valueOp[v], b);
-  return ancestorInBlock(valueBlock[v], b) >= 0;
+  MlirValue value;
+  if (valueOp[v] >= 0) {
+    value = mlirOperationGetResult(MlirOperation{opPtr[valueOp[v]]}, valueIndex[v]);
+  } else {
+    // The graph keeps no block handles: reach the block through its parent
+    // op's region (blocks of a region are listed in order).
+    int32_t block = valueBlock[v], region = blockRegion[block];
+    int32_t owner = blockParentOp[block];
+    MlirRegion r = mlirOperationGetRegion(MlirOperation{opPtr[owner]}, region - regionBegin[owner]);
+    MlirBlock blk = mlirRegionGetFirstBlock(r);
+    for (int32_t k = regionBlockBegin[region]; regionBlocks[k] != block; ++k)
+      blk = mlirBlockGetNextInRegion(blk);
+    value = mlirBlockGetArgument(blk, valueIndex[v]);
+  }
+  return valueProperlyDominates(dominanceInfo(), value, MlirOperation{opPtr[b]});
 }
 
 }  // namespace memplan

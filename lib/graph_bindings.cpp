@@ -6,12 +6,15 @@
 //===----------------------------------------------------------------------===//
 
 #include "memplan/bindings.h"
+#include "memplan/call_order.h"
 #include "memplan/extract.h"
 #include "memplan/graph.h"
 
 #include "mlir-c/IR.h"
 
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -61,6 +64,16 @@ void registerGraphBindings(nb::module_ &m) {
       .def_ro("identity_layout", &TypeInfo::identityLayout)
       .def_ro("memory_space", &TypeInfo::memorySpace)
       .def_ro("text", &TypeInfo::text)
+      .def_ro("elem_bytes", &TypeInfo::elemBytes,
+              "Bytes per element at LLVM's default data-layout size; -1 if not modeled.")
+      .def_prop_ro(
+          "elem_reason",
+          [](const TypeInfo &t) -> nb::object {
+            if (t.elemReason.empty())
+              return nb::none();
+            return nb::str(t.elemReason.c_str(), t.elemReason.size());
+          },
+          "Why the element layout is not modeled, or None.")
       .def_ro("kind", &TypeInfo::kind)
       .def_prop_ro("is_tensor", &TypeInfo::isTensor)
       .def_prop_ro("is_memref", &TypeInfo::isMemRef)
@@ -105,15 +118,43 @@ void registerGraphBindings(nb::module_ &m) {
       .MEMPLAN_ARRAY("use_begin", useBegin)
       .MEMPLAN_ARRAY("use_op", useOp)
       .MEMPLAN_ARRAY("use_operand", useOperand)
+      .MEMPLAN_ARRAY("op_role", opRole)
+      .MEMPLAN_ARRAY("flow_begin", flowBegin)
+      .MEMPLAN_ARRAY("flow_target", flowTarget)
       .def_ro("names", &Graph::names)
       .def_ro("types", &Graph::types)
       .def("name_id", &Graph::nameId, "Id of an op name, or -1.")
       .def("is_ancestor", &Graph::isAncestor)
       .def("ancestor_in_block", &Graph::ancestorInBlock)
-      .def("happens_before", &Graph::happensBefore,
-           "Op `a` runs before op `b` (neither encloses the other).")
-      .def("properly_dominates", &Graph::properlyDominates)
-      .def("value_dominates", &Graph::valueDominates)
+      .def(
+          "happens_before",
+          [](const Graph &g, int32_t a, int32_t b) {
+            checkOp(g, a);
+            checkOp(g, b);
+            return g.happensBefore(a, b);
+          },
+          nb::arg("a"), nb::arg("b"),
+          "Upstream One-Shot's happens-before: op `a`, or an op enclosing it that "
+          "does not enclose `b`, properly dominates op `b` (MLIR's DominanceInfo).")
+      .def(
+          "properly_dominates",
+          [](const Graph &g, int32_t a, int32_t b) {
+            checkOp(g, a);
+            checkOp(g, b);
+            return g.properlyDominates(a, b);
+          },
+          nb::arg("a"), nb::arg("b"),
+          "Op `a` properly dominates op `b` (DominanceInfo; not the ops nested in `a`).")
+      .def(
+          "value_dominates",
+          [](const Graph &g, int32_t v, int32_t b) {
+            if (v < 0 || v >= g.numValues())
+              throw nb::index_error("value id out of range");
+            checkOp(g, b);
+            return g.valueDominates(v, b);
+          },
+          nb::arg("value"), nb::arg("op"),
+          "Value `value` properly dominates op `op` (DominanceInfo).")
       .def(
           "location",
           [](const Graph &g, int32_t op) {
@@ -122,16 +163,36 @@ void registerGraphBindings(nb::module_ &m) {
           },
           "Printed location of an op.")
       .def(
-          "attribute",
-          [](const Graph &g, int32_t op, const std::string &name) -> nb::object {
+          "has_attribute",
+          [](const Graph &g, int32_t op, const std::string &name) {
             checkOp(g, op);
-            bool found = false;
-            std::string text = opAttribute(g.opPtr[op], name, found);
-            if (!found)
-              return nb::none();
-            return nb::str(text.c_str(), text.size());
+            return opHasAttribute(g.opPtr[op], name);
           },
-          "Printed attribute of an op, or None.")
+          nb::arg("op"), nb::arg("name"), "Whether the op has the attribute.")
+      .def(
+          "int_attribute",
+          [](const Graph &g, int32_t op, const std::string &name) {
+            checkOp(g, op);
+            return opIntegerAttribute(g.opPtr[op], name);
+          },
+          nb::arg("op"), nb::arg("name"),
+          "Value of an IntegerAttr (index or at most 64 bits; signless ones "
+          "sign-extended, so an i1 `true` is -1) of the op, else None.")
+      .def(
+          "str_attribute",
+          [](const Graph &g, int32_t op, const std::string &name) {
+            checkOp(g, op);
+            return opStringAttribute(g.opPtr[op], name);
+          },
+          nb::arg("op"), nb::arg("name"), "Value of a StringAttr of the op, else None.")
+      .def(
+          "symbol_attribute",
+          [](const Graph &g, int32_t op, const std::string &name) {
+            checkOp(g, op);
+            return opSymbolAttribute(g.opPtr[op], name);
+          },
+          nb::arg("op"), nb::arg("name"),
+          "Symbol (without `@`) of a FlatSymbolRefAttr of the op, else None.")
       .def(
           "op_capsule",
           [](const Graph &g, int32_t op) {
@@ -155,6 +216,33 @@ void registerGraphBindings(nb::module_ &m) {
       nb::arg("op_capsule"), nb::arg("assume_verified") = false,
       "The op printed with MLIR's default flags, as UTF-8 bytes (one buffer, "
       "not a Python callback per printed piece).");
+  m.def(
+      "call_graph_order",
+      [](nb::handle capsule) {
+        nb::list out;
+        for (CallScc &scc : callGraphOrder(MlirOperation{capsulePointer(capsule)}))
+          out.append(nb::make_tuple(nb::cast(scc.symbols), scc.recursive));
+        return out;
+      },
+      nb::arg("op_capsule"),
+      "Strongly connected components of MLIR's CallGraph over the callables "
+      "directly inside the op, callees first: [(symbol names, recursive)].");
+  m.def(
+      "element_layout",
+      [](nb::handle type) -> std::pair<nb::object, nb::object> {
+        nb::object capsule = nb::getattr(type, "_CAPIPtr");
+        void *ptr = PyCapsule_GetPointer(capsule.ptr(), "mlir.ir.Type._CAPIPtr");
+        if (!ptr)
+          throw nb::python_error();
+        std::string reason;
+        int64_t bytes = elementLayout(MlirType{ptr}, reason);
+        if (bytes < 0)
+          return {nb::none(), nb::str(reason.c_str(), reason.size())};
+        return {nb::int_(bytes), nb::none()};
+      },
+      nb::arg("type"),
+      "(bytes per element, None) of an `mlir.ir.Type` at LLVM's default "
+      "data-layout size, or (None, reason) when memplan does not model it.");
   m.def(
       "extract_graph",
       [](nb::handle capsule) { return extractGraph(capsulePointer(capsule)); },

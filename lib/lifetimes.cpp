@@ -15,21 +15,26 @@ namespace {
 
 struct Walker {
   const Graph &g;
-  const std::vector<int32_t> &roles;
   std::vector<int32_t> stamp;      // per value: last root index that visited it
   std::vector<int32_t> blockLast;  // per block: its last op
   std::vector<int32_t> queue;
 
-  Walker(const Graph &g, const std::vector<int32_t> &roles)
-      : g(g), roles(roles), stamp(g.numValues(), -1), blockLast(g.numBlocks(), -1) {
+  explicit Walker(const Graph &g)
+      : g(g), stamp(g.numValues(), -1), blockLast(g.numBlocks(), -1) {
     for (int32_t op = 0, e = g.numOps(); op < e; ++op)
       if (g.opBlock[op] >= 0)
         blockLast[g.opBlock[op]] = op;
   }
 
-  int32_t role(int32_t op) const {
-    int32_t name = g.opName[op];
-    return name >= 0 && name < (int32_t)roles.size() ? roles[name] : 0;
+  int32_t role(int32_t op) const { return g.opRole[op]; }
+
+  /// Push where operand `k` of op `u` is forwarded; false if it goes nowhere.
+  bool pushFlows(int32_t u, int32_t k, int32_t root) {
+    int32_t slot = g.operandBegin[u] + k;
+    int32_t b = g.flowBegin[slot], e = g.flowBegin[slot + 1];
+    for (int32_t i = b; i < e; ++i)
+      push(g.flowTarget[i], root);
+    return b < e;
   }
 
   bool isShaped(int32_t value) const {
@@ -42,24 +47,6 @@ struct Walker {
       return;
     stamp[value] = root;
     queue.push_back(value);
-  }
-
-  int32_t firstBlock(int32_t op, int32_t regionIndex) const {
-    int32_t region = g.regionBegin[op] + regionIndex;
-    if (region >= g.regionBegin[op + 1])
-      return -1;
-    int32_t b = g.regionBlockBegin[region];
-    return b < g.regionBlockBegin[region + 1] ? g.regionBlocks[b] : -1;
-  }
-
-  void pushResult(int32_t op, int32_t index, int32_t root) {
-    if (index >= 0 && index < g.numResults[op])
-      push(g.resultBegin[op] + index, root);
-  }
-
-  void pushBlockArg(int32_t block, int32_t index, int32_t root) {
-    if (block >= 0 && index >= 0 && index < g.blockNumArgs[block])
-      push(g.blockArgBegin[block] + index, root);
   }
 
   bool singleBlockRegion(int32_t block) const {
@@ -111,9 +98,8 @@ void lift(const Graph &g, int32_t a, int32_t u, int32_t &lo, int32_t &hi, bool &
 
 }  // namespace
 
-LifetimeTable analyzeLifetimes(const Graph &g, const std::vector<int32_t> &roles,
-                               const int32_t *roots, size_t numRoots) {
-  Walker w(g, roles);
+LifetimeTable analyzeLifetimes(const Graph &g, const int32_t *roots, size_t numRoots) {
+  Walker w(g);
   LifetimeTable t;
   t.op.resize(numRoots);
   t.value.resize(numRoots);
@@ -222,51 +208,16 @@ LifetimeTable analyzeLifetimes(const Graph &g, const std::vector<int32_t> &roles
         case kRoleCall:
           add(kReasonEscapesCall);
           break;
-        case kRoleYield: {
-          int32_t p = g.opParent[u];
-          if (p < 0) {
-            add(kReasonUnknownUser);
-            break;
-          }
-          if (g.isAncestor(p, a))
+        case kRoleTerminator:
+          // Leaving the root's block through its parent's terminator.
+          if (g.opParent[u] >= 0 && g.isAncestor(g.opParent[u], a))
             add(kReasonEscapesBlock);
-          int32_t pk = w.role(p) & 0xff;
-          if (pk == kRoleFor) {
-            w.pushResult(p, k, root);
-            w.pushBlockArg(g.opBlock[u], k + 1, root);
-          } else if (pk == kRoleWhile) {
-            w.pushBlockArg(w.firstBlock(p, 0), k, root);
-          } else if (pk == kRoleRegion) {
-            w.pushResult(p, k, root);
-          } else {
+          if (!w.pushFlows(u, k, root))
             add(kReasonUnknownUser);
-          }
           break;
-        }
-        case kRoleCondition: {
-          int32_t p = g.opParent[u];
-          if (p < 0 || (w.role(p) & 0xff) != kRoleWhile) {
+        case kRoleBranch:
+          if (!w.pushFlows(u, k, root))
             add(kReasonUnknownUser);
-            break;
-          }
-          if (g.isAncestor(p, a))
-            add(kReasonEscapesBlock);
-          if (k >= 1) {
-            w.pushResult(p, k - 1, root);
-            w.pushBlockArg(w.firstBlock(p, 1), k - 1, root);
-          }
-          break;
-        }
-        case kRoleFor:
-          if (k >= 3) {
-            w.pushResult(u, k - 3, root);
-            w.pushBlockArg(w.firstBlock(u, 0), k - 2, root);
-          } else {
-            add(kReasonUnknownUser);
-          }
-          break;
-        case kRoleWhile:
-          w.pushBlockArg(w.firstBlock(u, 0), k, root);
           break;
         default:
           add(kReasonUnknownUser);

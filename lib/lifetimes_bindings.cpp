@@ -1,6 +1,6 @@
 //===- lifetimes_bindings.cpp - Python surface of the lifetime kernel -----===//
 //
-// `analyze_lifetimes(graph, roles, roots)` returns a dict of int32 numpy
+// `analyze_lifetimes(graph, roots)` returns a dict of int32 numpy
 // arrays (one entry per root); python/memplan/lifetimes/ wraps it.
 //
 //===----------------------------------------------------------------------===//
@@ -31,15 +31,14 @@ Int32Out toArray(std::vector<int32_t> &&v) {
 
 }  // namespace
 
-void registerLifetimesRewriteBindings(nb::module_ &m);
+void registerPoolViewBindings(nb::module_ &m);
 
 void registerLifetimesBindings(nb::module_ &m) {
-  registerLifetimesRewriteBindings(m);
+  registerPoolViewBindings(m);
   m.attr("LIFETIME_NUM_CPP_REASONS") = (int)kNumCppReasons;
   m.def(
       "analyze_lifetimes",
-      [](const Graph &g, const Int32In &roles, const Int32In &roots) {
-        std::vector<int32_t> roleVec(roles.data(), roles.data() + roles.shape(0));
+      [](const Graph &g, const Int32In &roots) {
         for (size_t i = 0; i < roots.shape(0); ++i) {
           int32_t v = roots.data()[i];
           if (v < 0 || v >= g.numValues() || g.valueOp[v] < 0)
@@ -48,7 +47,7 @@ void registerLifetimesBindings(nb::module_ &m) {
         LifetimeTable t;
         {
           nb::gil_scoped_release release;
-          t = analyzeLifetimes(g, roleVec, roots.data(), roots.shape(0));
+          t = analyzeLifetimes(g, roots.data(), roots.shape(0));
         }
         nb::dict d;
         d["op"] = toArray(std::move(t.op));
@@ -62,7 +61,7 @@ void registerLifetimesBindings(nb::module_ &m) {
         d["num_uses"] = toArray(std::move(t.numUses));
         return d;
       },
-      nb::arg("graph"), nb::arg("roles"), nb::arg("roots"),
+      nb::arg("graph"), nb::arg("roots"),
       "Live intervals, deallocs, scopes and rejection reasons of root values.");
 }
 

@@ -14,7 +14,10 @@
 #ifndef MEMPLAN_GRAPH_H
 #define MEMPLAN_GRAPH_H
 
+#include "memplan/dominance.h"
+
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -40,6 +43,11 @@ struct TypeInfo {
   bool identityLayout = true;  ///< MemRef layout is the identity map.
   int64_t memorySpace = 0;     ///< Integer memory space; -1 for a non-integer attr.
   std::string text;            ///< Printed form.
+  /// Shaped types: bytes per element as LLVM's default data layout lays them
+  /// out (the stride of a GEP over the element type); -1 when memplan does
+  /// not model the element's layout, with the reason in `elemReason`.
+  int64_t elemBytes = -1;
+  std::string elemReason;
 
   static constexpr int64_t kDynamic = INT64_MIN;
   bool isTensor() const {
@@ -66,6 +74,11 @@ struct Graph {
   std::vector<int32_t> numResults;
   std::vector<int32_t> regionBegin;   ///< First region id of each op, size numOps+1.
   std::vector<void *> opPtr;          ///< MlirOperation storage.
+  std::vector<int32_t> opRole;        ///< Role word (memplan/op_roles.h), from MLIR's interfaces.
+  /// Region-branch forwarding, CSR over operand slots (size operands+1):
+  /// operand slot s flows to the values flowTarget[flowBegin[s] .. flowBegin[s+1]).
+  std::vector<int32_t> flowBegin;
+  std::vector<int32_t> flowTarget;
 
   // --- regions: op i owns regions [regionBegin[i], regionBegin[i+1]); region r
   // holds blocks regionBlocks[regionBlockBegin[r] .. regionBlockBegin[r+1]) ---
@@ -108,17 +121,21 @@ struct Graph {
   /// The ancestor of `op` (possibly `op` itself) that lives directly in
   /// `block`, or -1 if `op` is not nested in `block`.
   int32_t ancestorInBlock(int32_t block, int32_t op) const;
-  /// `a` runs before `b` in program order: `a` precedes the ancestor of `b`
-  /// that shares a block with `a` (pre-order comparison on the common path).
-  /// Ops in different blocks of one region fall back to pre-order.
+  /// Upstream One-Shot's happens-before: `a`, or an op enclosing it that
+  /// does not enclose `b`, properly dominates `b` (MLIR's DominanceInfo, so
+  /// it follows control flow across blocks, not the textual order).
   bool happensBefore(int32_t a, int32_t b) const;
-  /// `a` properly dominates `b` for single-block (structured) regions: `a`'s
-  /// block encloses `b` and `a` comes first in it. Conservative (false) when
-  /// `a` sits in a multi-block region other than `b`'s ancestor chain.
+  /// `a` properly dominates `b` (DominanceInfo); an op does not dominate the
+  /// ops nested in it.
   bool properlyDominates(int32_t a, int32_t b) const;
-  /// The value `v` dominates the op `b` (its definition does, or for a block
-  /// argument, `b` is nested in the argument's block).
+  /// The value `v` properly dominates the op `b` (DominanceInfo).
   bool valueDominates(int32_t v, int32_t b) const;
+
+  /// DominanceInfo of the extracted IR, built on the first query.
+  mutable std::shared_ptr<OpDominance> dominance;
+
+private:
+  const OpDominance &dominanceInfo() const;
 };
 
 }  // namespace memplan

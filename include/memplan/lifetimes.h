@@ -1,9 +1,9 @@
 //===- lifetimes.h - Live intervals of buffers over the graph ---*- C++ -*-===//
 //
-// The hot path of the buffer lifetime analysis. Given the graph, a role for
-// every op name (what the op does with memref operands, computed in Python
-// from the name table) and the root values to follow (allocation results, or
-// pool views for the checker), compute per root:
+// The hot path of the buffer lifetime analysis. Given the graph (with the
+// role of every op and the forwarding table of region-branch operands, both
+// from MLIR's interfaces: memplan/op_roles.h) and the root values to follow
+// (allocation results, or pool views for the checker), compute per root:
 //   * its live interval [start, end) over pre-order op ids, with every use of
 //     every alias lifted to the op in the root's block that encloses it (so a
 //     use inside a region keeps the buffer live across the whole region op);
@@ -18,37 +18,12 @@
 #define MEMPLAN_LIFETIMES_H
 
 #include "memplan/graph.h"
+#include "memplan/op_roles.h"
 
 #include <cstdint>
 #include <vector>
 
 namespace memplan {
-
-/// What an op does with a memref (or tensor) operand. Low byte of a role word.
-enum LifetimeRole : int32_t {
-  kRoleOther = 0,      ///< Unknown memory effects: `unknown-user`.
-  kRoleAlloc = 1,      ///< memref.alloc
-  kRoleAlloca = 2,     ///< memref.alloca
-  kRoleDealloc = 3,    ///< memref.dealloc
-  kRoleAlias = 4,      ///< Every shaped result aliases the operand (views, casts).
-  kRoleAccess = 5,     ///< Reads/writes through the operand, no alias, no escape.
-  kRoleStore = 6,      ///< Like access, but operand 0 is stored into memory.
-  kRoleReturn = 7,     ///< func.return: escapes.
-  kRoleCall = 8,       ///< func.call: escapes.
-  kRoleYield = 9,      ///< scf.yield: flows to the parent's results (and iter_args).
-  kRoleCondition = 10, ///< scf.condition: operand i+1 flows to while result i.
-  kRoleFor = 11,       ///< scf.for: init operand flows to iter_arg and result.
-  kRoleWhile = 12,     ///< scf.while: init operand flows to before-region args.
-  kRoleRegion = 13,    ///< Understood region op, no memref operand flow (scf.if).
-  kRoleFunc = 14,      ///< func.func: a pooling scope.
-  kRoleParallel = 15,  ///< scf.parallel / scf.forall: a pooling scope.
-};
-
-/// Flags above the role byte.
-enum LifetimeRoleFlag : int32_t {
-  kFlagCaptureOk = 1 << 8,   ///< Its regions may use outer buffers.
-  kFlagSequential = 1 << 9,  ///< Its regions run sequentially: hoisting is safe.
-};
 
 /// Reasons a root is not pooled, as bits; lower bits take precedence.
 enum LifetimeReason : int32_t {
@@ -82,11 +57,9 @@ struct LifetimeTable {
   std::vector<int32_t> numUses;  ///< Uses over the alias closure (deallocs excluded).
 };
 
-/// Analyze the given roots. `roles[nameId]` is a role word. When
-/// `extendToDealloc` is set for a root with reasons, its end also covers its
-/// dealloc (or, without one, the rest of its block).
-LifetimeTable analyzeLifetimes(const Graph &g, const std::vector<int32_t> &roles,
-                               const int32_t *roots, size_t numRoots);
+/// Analyze the given roots. A root with reasons stays live until its dealloc
+/// (or, without one, the end of its block).
+LifetimeTable analyzeLifetimes(const Graph &g, const int32_t *roots, size_t numRoots);
 
 }  // namespace memplan
 

@@ -5,6 +5,7 @@ import pytest
 from mlir import ir
 
 from memplan.ir import extract_graph, function_ids, function_name, operation, parse_source
+from memplan.ir.graph import entry_block
 
 NESTED = """
 func.func @f(%m: memref<8xf32>, %n: index) -> f32 {
@@ -140,3 +141,154 @@ def test_graph_keeps_its_ir_alive(ctx):
     assert [function_name(graph, f) for f in function_ids(graph)] == ["kept"]
     assert operation(graph, 1).name == "func.func"
     del others
+
+
+QUOTED = """
+func.func private @"my-fn"(%a: i32) attributes {note = "a \\"quoted\\" string", big = 200 : ui8, neg = -3 : si8}
+func.func @g() {
+  %c = arith.constant 5 : i32
+  %t = arith.constant true
+  %w = arith.constant 36893488147419103232 : i128
+  %a = memref.alloc() {alignment = 128 : i64} : memref<4xf32>
+  memref.dealloc %a : memref<4xf32>
+  func.call @"my-fn"(%c) : (i32) -> ()
+  return
+}
+"""
+
+
+def test_typed_attributes():
+    """Attributes are read as typed MLIR attributes, not parsed from their
+    printed form: quoted symbol names keep no quotes, integers of every
+    signedness, i1, and integers wider than 64 bits (None) read exactly."""
+    from memplan.ir.callgraph import build_call_graph
+    from memplan.reuse.plan import alloc_alignment
+
+    with ir.Context():
+        module = parse_source(QUOTED)
+        g = extract_graph(module)
+        by_name = {}
+        for op in range(g.num_ops):
+            by_name.setdefault(g.names[g.op_name[op]], []).append(op)
+        fn, caller = function_ids(g)
+        assert function_name(g, fn) == "my-fn"
+        assert g.str_attribute(fn, "note") == 'a "quoted" string'
+        assert g.str_attribute(fn, "sym_visibility") == "private"
+        call = by_name["func.call"][0]
+        assert g.symbol_attribute(call, "callee") == "my-fn"
+        assert g.str_attribute(call, "callee") is None  # a symbol ref, not a string
+        c, t, w = by_name["arith.constant"]
+        assert [g.int_attribute(x, "value") for x in (c, t, w)] == [5, -1, None]
+        assert (g.int_attribute(fn, "big"), g.int_attribute(fn, "neg")) == (200, -3)
+        alloc = by_name["memref.alloc"][0]
+        assert alloc_alignment(g, alloc) == 128
+        assert g.has_attribute(alloc, "alignment") and not g.has_attribute(alloc, "nope")
+        assert g.int_attribute(alloc, "nope") is None
+        cg = build_call_graph(g)
+        assert cg.calls[caller] == [(call, "my-fn")]
+        assert cg.order == ["my-fn", "g"]
+        assert not cg.is_public(fn) and cg.is_public(caller)
+
+
+ACROSS_BLOCKS = """
+func.func @cfg(%c: i1) -> i32 {
+  cf.br ^bb2
+^bb1:  // textually first, but runs after ^bb2, which dominates it
+  %x = arith.addi %y, %y : i32
+  return %x : i32
+^bb2:
+  %y = arith.constant 2 : i32
+  cf.br ^bb1
+}
+func.func @branches(%c: i1) {
+  scf.if %c {
+    %t = arith.constant 1 : i32
+  } else {
+    %e = arith.constant 2 : i32
+  }
+  return
+}
+func.func @diamond(%c: i1) {
+  cf.cond_br %c, ^left, ^right
+^left:
+  %l = arith.constant 1 : i32
+  cf.br ^join
+^right:
+  %r = arith.constant 2 : i32
+  cf.br ^join
+^join:
+  %j = arith.constant 3 : i32
+  return
+}
+"""
+
+
+def test_order_and_dominance_across_blocks_and_regions():
+    """happens_before / properly_dominates / value_dominates follow control
+    flow (MLIR's DominanceInfo), not the textual pre-order: a block written
+    before its dominator, the two branches of an scf.if, a CFG diamond."""
+    with ir.Context():
+        g = extract_graph(parse_source(ACROSS_BLOCKS))
+        ops = {}
+        for op in range(g.num_ops):
+            ops.setdefault(g.names[g.op_name[op]], []).append(op)
+        (x,) = ops["arith.addi"]
+        y, t, e, l, r, j = ops["arith.constant"]
+        # ^bb2 dominates ^bb1 although it comes later in the text.
+        assert g.happens_before(y, x) and not g.happens_before(x, y)
+        assert g.properly_dominates(y, x) and not g.properly_dominates(x, y)
+        assert g.value_dominates(int(g.result_begin[y]), x)
+        assert not g.value_dominates(int(g.result_begin[x]), y)
+        # The two branches of an scf.if never run one after the other.
+        assert not g.happens_before(t, e) and not g.happens_before(e, t)
+        assert not g.properly_dominates(t, e)
+        # A diamond: happens-before is upstream One-Shot's (a, or an op
+        # enclosing it, properly dominates b): the branch before the join
+        # does, the exclusive branches and a branch against the join do not.
+        (cond_br,) = ops["cf.cond_br"]
+        assert g.happens_before(cond_br, j) and g.happens_before(cond_br, l)
+        assert not g.happens_before(l, r) and not g.happens_before(r, l)
+        assert not g.happens_before(l, j) and not g.properly_dominates(l, j)
+        # The entry-block argument of @cfg dominates every op of the function.
+        cfg = int(g.op_parent[x])
+        assert g.value_dominates(int(g.block_arg_begin[entry_block(g, cfg)]), x)
+
+
+CALLS = """
+func.func @c() {
+  func.call @a() : () -> ()
+  return
+}
+func.func @a() {
+  func.call @b() : () -> ()
+  return
+}
+func.func @b() {
+  func.call @a() : () -> ()
+  func.call @leaf() : () -> ()
+  return
+}
+func.func @d() {
+  func.call @d() : () -> ()
+  return
+}
+func.func @leaf() {
+  return
+}
+func.func private @decl()
+"""
+
+
+def test_call_graph_order_is_callee_first():
+    """One call-graph order (MLIR's CallGraph, components in post-order):
+    every callee before its callers, cycles and self calls reported."""
+    from memplan.ir.callgraph import build_call_graph
+
+    with ir.Context():
+        cg = build_call_graph(extract_graph(parse_source(CALLS)))
+        order = cg.order
+        assert sorted(order) == ["a", "b", "c", "d", "decl", "leaf"]
+        pos = {name: i for i, name in enumerate(order)}
+        assert pos["leaf"] < pos["a"] and pos["leaf"] < pos["b"]
+        assert pos["a"] < pos["c"] and pos["b"] < pos["c"]
+        assert sorted(cg.recursive) == [["a", "b"], ["d"]]

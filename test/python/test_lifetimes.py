@@ -17,7 +17,6 @@ from memplan.lifetimes import REASONS, analyze_function, analyze_module
 from memplan.lifetimes.analysis import peak_live
 from memplan.lifetimes.reasons import bit, names, primary
 from memplan.lifetimes.report import format_text, load_report
-from memplan.lifetimes.sizes import element_type_text
 from progs.scale import chain
 
 MLP = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "mlp.mlir")
@@ -127,7 +126,6 @@ def test_reason_helpers():
     assert names(bit("alloca") | bit("memory-space")) == ["alloca", "memory-space"]
     assert primary(0) is None
     assert len(set(REASONS)) == len(REASONS)
-    assert element_type_text("memref<4x?xvector<2xf32>, 3>") == "vector<2xf32>"
 
 
 def test_peak_live_half_open():
@@ -206,3 +204,77 @@ def test_branch_group_shares_one_interval():
     assert group.rows == (0, 1) and all(a.eligible for a in allocs)
     assert {(a.start, a.end) for a in allocs} == {(1, 10)}  # the scf.if to the copy
     assert lt.peak_live_bytes == 32  # one of the two at a time
+
+
+ROLES = """
+func.func @f(%src: memref<16xf32>, %t: tensor<4xf32>, %i: i1) -> index {
+  %c0 = arith.constant 0 : index
+  %a = memref.alloc() : memref<16xf32>
+  %s = memref.alloca() : memref<16xf32>
+  gpu.memcpy %a, %src : memref<16xf32>, memref<16xf32>
+  %cl = bufferization.clone %a : memref<16xf32> to memref<16xf32>
+  %sel = arith.select %i, %a, %cl : memref<16xf32>
+  %sub = memref.subview %a[0] [8] [1] : memref<16xf32> to memref<8xf32, strided<[1]>>
+  %p = memref.extract_aligned_pointer_as_index %a : memref<16xf32> -> index
+  %d = memref.dim %a, %c0 : memref<16xf32>
+  %e = tensor.extract %t[%c0] : tensor<4xf32>
+  memref.store %e, %a[%c0] : memref<16xf32>
+  %v = scf.if %i -> (memref<16xf32>) {
+    scf.yield %a : memref<16xf32>
+  } else {
+    scf.yield %cl : memref<16xf32>
+  }
+  scf.forall (%k) in (2) {
+  }
+  "mydialect.use"(%a) : (memref<16xf32>) -> ()
+  %r = memref.realloc %cl : memref<16xf32> to memref<32xf32>
+  memref.dealloc %a : memref<16xf32>
+  func.call @g(%s) : (memref<16xf32>) -> ()
+  return %p : index
+}
+func.func private @g(memref<16xf32>)
+"""
+
+
+def test_roles_from_interfaces():
+    """Roles come from MLIR's interfaces (memory effects, view-like, call,
+    region-branch, parallel region, function), not op names; ops without
+    effects information, and pure ops turning a buffer into an integer, are
+    unknown users; scf.if's yields forward to its results."""
+    from memplan.lifetimes import roles as K
+
+    with ir.Context() as ctx:
+        ctx.allow_unregistered_dialects = True
+        g = extract_graph(parse_source(ROLES))
+        seen: dict[str, str] = {}
+        for op in range(g.num_ops):
+            seen.setdefault(g.names[g.op_name[op]], K.describe(int(g.op_role[op])))
+        assert seen == {
+            "builtin.module": "other",
+            "func.func": "func",
+            "arith.constant": "access",
+            "memref.alloc": "alloc",
+            "memref.alloca": "alloca",
+            "gpu.memcpy": "access",
+            "bufferization.clone": "access",
+            "arith.select": "alias",
+            "memref.subview": "alias",
+            "memref.extract_aligned_pointer_as_index": "other",
+            "memref.dim": "access",
+            "tensor.extract": "access",
+            "memref.store": "access",
+            "scf.if": "branch+capture+sequential+exclusive",
+            "scf.yield": "terminator",
+            "scf.forall": "parallel+capture",
+            "scf.forall.in_parallel": "other+capture",  # no region-branch terminator
+            "mydialect.use": "other",
+            "memref.realloc": "other",
+            "memref.dealloc": "dealloc",
+            "func.call": "call",
+            "func.return": "return",
+        }
+        if_op = next(op for op in range(g.num_ops) if g.names[g.op_name[op]] == "scf.if")
+        yields = [op for op in range(g.num_ops) if g.names[g.op_name[op]] == "scf.yield"]
+        result = int(g.result_begin[if_op])
+        assert [list(K.flows(g, y, 0)) for y in yields] == [[result], [result]]
+        assert list(K.flows(g, if_op, 0)) == []  # the condition goes nowhere

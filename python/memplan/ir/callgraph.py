@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from memplan.ir.graph import Graph, function_ids, function_name
+from memplan import _core
+from memplan.ir.graph import Graph, function_ids, function_name, is_public
 
 
 @dataclass
@@ -20,12 +21,10 @@ class CallGraph:
     order: list[str] = field(default_factory=list)
 
     def callee_of(self, call: int) -> str:
-        attr = self.graph.attribute(call, "callee") or ""
-        return attr.lstrip("@")
+        return self.graph.symbol_attribute(call, "callee") or ""
 
     def is_public(self, func: int) -> bool:
-        vis = self.graph.attribute(func, "sym_visibility")
-        return vis is None or vis.strip('"') == "public"
+        return is_public(self.graph, func)
 
     def is_declaration(self, func: int) -> bool:
         return self.graph.region_begin[func + 1] == self.graph.region_begin[func] or (
@@ -50,45 +49,13 @@ def build_call_graph(graph: Graph) -> CallGraph:
 
 
 def _order(cg: CallGraph) -> None:
-    # Tarjan's SCC algorithm, iterative; SCCs come out callee-first.
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    on_stack: set[str] = set()
-    stack: list[str] = []
-    counter = 0
-    succ = {
-        name: [c for _, c in cg.calls[f] if c in cg.funcs] for name, f in cg.funcs.items()
-    }
-    for root in cg.funcs:
-        if root in index:
-            continue
-        work = [(root, 0)]
-        while work:
-            node, i = work.pop()
-            if i == 0:
-                index[node] = low[node] = counter
-                counter += 1
-                stack.append(node)
-                on_stack.add(node)
-            if i < len(succ[node]):
-                work.append((node, i + 1))
-                nxt = succ[node][i]
-                if nxt not in index:
-                    work.append((nxt, 0))
-                elif nxt in on_stack:
-                    low[node] = min(low[node], index[nxt])
-                continue
-            if low[node] == index[node]:
-                scc = []
-                while True:
-                    w = stack.pop()
-                    on_stack.discard(w)
-                    scc.append(w)
-                    if w == node:
-                        break
-                cg.order.extend(reversed(scc))
-                if len(scc) > 1 or node in succ[node]:
-                    cg.recursive.append(sorted(scc))
-            if work:
-                parent = work[-1][0]
-                low[parent] = min(low[parent], low[node])
+    # MLIR's CallGraph, components in post-order (lib/call_order.cpp).
+    # Declarations have no callable region, so no node: they call nothing and
+    # go first.
+    ordered: list[str] = []
+    for names, recursive in _core.call_graph_order(cg.graph.op_capsule(0)):
+        ordered.extend(n for n in names if n in cg.funcs)
+        if recursive:
+            cg.recursive.append(sorted(names))
+    placed = set(ordered)
+    cg.order = [n for n in cg.funcs if n not in placed] + ordered

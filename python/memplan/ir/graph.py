@@ -77,8 +77,14 @@ def entry_block(graph: Graph, op_id: int) -> int:
 
 def function_name(graph: Graph, op_id: int) -> str:
     """Symbol name of a function op (without the ``@``)."""
-    attr = graph.attribute(op_id, "sym_name")
-    return attr.strip('"') if attr is not None else "<anonymous>"
+    name = graph.str_attribute(op_id, "sym_name")
+    return name if name is not None else "<anonymous>"
+
+
+def is_public(graph: Graph, op_id: int) -> bool:
+    """A symbol op (function) without ``sym_visibility``, or with ``"public"``."""
+    visibility = graph.str_attribute(op_id, "sym_visibility")
+    return visibility is None or visibility == "public"
 
 
 def value_namer(graph: Graph, func_op: int) -> Callable[[int], str]:

@@ -152,18 +152,14 @@ class SliceAnalysis:
         op = int(g.value_op[v])
         if op < 0 or g.names[g.op_name[op]] not in _CONSTANT_OPS:
             return None
-        text = (g.attribute(op, "value") or "").split(":")[0].strip()
-        try:
-            return int(text)
-        except ValueError:
-            return {"true": -1, "false": 0}.get(text)
+        return g.int_attribute(op, "value")
 
     def _blocked_load(self, op: int, name: str) -> Blocked:
         g = self.graph
         src = int(g.operands[g.operand_begin[op]])
         src_op = int(g.value_op[src])
         if src_op >= 0 and g.names[g.op_name[src_op]] == "memref.get_global":
-            global_name = (g.attribute(src_op, "name") or "?").lstrip("@")
+            global_name = g.symbol_attribute(src_op, "name") or "?"
             if not self._global_is_constant(global_name):
                 return Blocked("mutable-global", op, f"depends on a load of the mutable global @{global_name}")
         return Blocked("load", op, f"depends on a memory load ('{name}')")
@@ -172,8 +168,8 @@ class SliceAnalysis:
         g = self.graph
         gid = g.name_id("memref.global")
         for op in range(g.num_ops):
-            if g.op_name[op] == gid and (g.attribute(op, "sym_name") or "").strip('"') == sym:
-                return g.attribute(op, "constant") is not None
+            if g.op_name[op] == gid and g.str_attribute(op, "sym_name") == sym:
+                return g.has_attribute(op, "constant")
         return False
 
     def _combine(self, v: int, deps: list[int]) -> SliceResult:

@@ -29,7 +29,6 @@ from memplan.ir.graph import Graph, extract_graph, function_ids, function_name, 
 from memplan.ir.parse import location_prefix
 from memplan.lifetimes import reasons as R
 from memplan.lifetimes.branches import BranchGroup, find_branch_groups
-from memplan.lifetimes.roles import role_table
 from memplan.lifetimes.sizes import (
     INDEX_MAX,
     dynamic_size_values,
@@ -265,7 +264,6 @@ class LifetimeAnalysis:
 
     def __init__(self, graph: Graph):
         self.graph = graph
-        self.roles = role_table(graph.names)
         self.types = _TypeTables(graph)
         self.alloc_names = np.array(
             [i for i, n in enumerate(graph.names) if n in ("memref.alloc", "memref.alloca")],
@@ -280,7 +278,7 @@ class LifetimeAnalysis:
         names = g.op_name[lo:hi]
         ops = (np.nonzero(np.isin(names, self.alloc_names))[0] + lo).astype(np.int32)
         roots = np.ascontiguousarray(g.result_begin[ops], dtype=np.int32)
-        t = _core.analyze_lifetimes(g, self.roles, roots)
+        t = _core.analyze_lifetimes(g, roots)
         value_types = g.value_type[roots]
         size = self.types.static_bytes[value_types]
         reasons = t["reasons"].astype(np.int64)
@@ -299,7 +297,7 @@ class LifetimeAnalysis:
         late = (reasons >= R.bit("unsupported-element-type")) & (t["dealloc"] >= 0)
         if late.any():  # rejected here: live until freed, as the kernel does
             end[late] = np.maximum(end[late], t["dealloc"][late] + 1)
-        groups = find_branch_groups(g, self.roles, ops, reasons, size, t["scope"])
+        groups = find_branch_groups(g, ops, reasons, size, t["scope"])
         for grp in groups:
             rows = list(grp.rows)
             reasons[rows] = 0

@@ -21,7 +21,11 @@ the ``scf.if``. Such a *branch group* is pooled as one buffer: its members
 share one offset, live from the ``scf.if`` to the last use of ``%r``, and the
 merged dealloc goes away. :func:`find_branch_groups` recognises the pattern
 conservatively (every branch must yield a fresh allocation of its own, the
-merged value must have no unknown user, escape, or second dealloc).
+merged value must have no unknown user, escape, or second dealloc). The
+same holds for any region-branch op whose regions only return to it
+(``roles.EXCLUSIVE``, from RegionBranchOpInterface: ``scf.index_switch``,
+``scf.execute_region``, ``affine.if``, ...), its terminators forwarding to
+its results as the interface says.
 """
 
 from __future__ import annotations
@@ -54,15 +58,16 @@ class BranchGroup:
     """Live interval of the group: from the region op to the last use of the result."""
 
 
-def closure(graph: Graph, roles: np.ndarray, value: int) -> tuple[set[int], list[tuple[int, int, int]]]:
-    """Alias closure of ``value`` (the flow rules of the C++ kernel).
+def closure(graph: Graph, value: int) -> tuple[set[int], list[tuple[int, int, int]]]:
+    """Alias closure of ``value`` (the flow rules of the C++ kernel: views and
+    other aliasing results, region-branch forwarding).
 
     Returns the values and every use as ``(value, op, operand)``.
     """
     values = {value}
     stack = [value]
     uses: list[tuple[int, int, int]] = []
-    names = graph.op_name
+    roles = graph.op_role
 
     def push(v: int) -> None:
         if v not in values:
@@ -73,83 +78,55 @@ def closure(graph: Graph, roles: np.ndarray, value: int) -> tuple[set[int], list
         t = graph.types[graph.value_type[v]]
         return t.is_memref or t.is_tensor
 
-    def first_block(op: int, region: int) -> int:
-        r = int(graph.region_begin[op]) + region
-        if r >= graph.region_begin[op + 1]:
-            return -1
-        b = int(graph.region_block_begin[r])
-        return int(graph.region_blocks[b]) if b < graph.region_block_begin[r + 1] else -1
-
-    def block_arg(block: int, i: int) -> None:
-        if block >= 0 and 0 <= i < graph.block_num_args[block]:
-            push(int(graph.block_arg_begin[block]) + i)
-
-    def result(op: int, i: int) -> None:
-        if 0 <= i < graph.num_results[op]:
-            push(int(graph.result_begin[op]) + i)
-
     while stack:
         v = stack.pop()
         for u in range(int(graph.use_begin[v]), int(graph.use_begin[v + 1])):
             op, k = int(graph.use_op[u]), int(graph.use_operand[u])
             uses.append((v, op, k))
-            kind = int(roles[names[op]]) & 0xFF
+            kind = int(roles[op]) & 0xFF
             if kind == K.ALIAS:
                 for j in range(int(graph.num_results[op])):
                     rv = int(graph.result_begin[op]) + j
                     if shaped(rv):
                         push(rv)
-            elif kind == K.YIELD:
-                p = int(graph.op_parent[op])
-                pk = int(roles[names[p]]) & 0xFF
-                if pk == K.FOR:
-                    result(p, k)
-                    block_arg(int(graph.op_block[op]), k + 1)
-                elif pk == K.WHILE:
-                    block_arg(first_block(p, 0), k)
-                elif pk == K.REGION:
-                    result(p, k)
-            elif kind == K.CONDITION and k >= 1:
-                p = int(graph.op_parent[op])
-                result(p, k - 1)
-                block_arg(first_block(p, 1), k - 1)
-            elif kind == K.FOR and k >= 3:
-                result(op, k - 3)
-                block_arg(first_block(op, 0), k - 2)
-            elif kind == K.WHILE:
-                block_arg(first_block(op, 0), k)
+            elif kind in (K.TERMINATOR, K.BRANCH):
+                for target in K.flows(graph, op, k):
+                    push(int(target))
     return values, uses
 
 
-_MERGE_OPS = ("scf.if", "scf.index_switch", "scf.execute_region")
 _CANDIDATE = R.bit("escapes-block") | R.bit("dealloc-through-alias") | R.bit("no-dealloc")
 
 
-def branch_exit(graph: Graph, roles: np.ndarray, op: int) -> Optional[tuple[int, int, set[int], list]]:
+def branch_exit(graph: Graph, op: int) -> Optional[tuple[int, int, set[int], list]]:
     """(region op, result index, closure, uses) if ``op``'s buffer leaves its
-    block only through its block's terminator, into a merge op."""
+    block only through its block's terminator, into a result of a merge op:
+    a region-branch op whose regions are exclusive (each returns only to the
+    op, ``roles.EXCLUSIVE``: ``scf.if``, ``scf.index_switch``,
+    ``affine.if``, ...)."""
     block = int(graph.op_block[op])
     parent = int(graph.block_parent_op[block])
-    if graph.names[graph.op_name[parent]] not in _MERGE_OPS:
+    if not int(graph.op_role[parent]) & K.EXCLUSIVE:
         return None
-    values, uses = closure(graph, roles, int(graph.result_begin[op]))
-    yield_name = graph.name_id("scf.yield")
+    values, uses = closure(graph, int(graph.result_begin[op]))
     exits = {
         (u_op, k)
         for _, u_op, k in uses
-        if graph.op_name[u_op] == yield_name and graph.is_ancestor(int(graph.op_parent[u_op]), op)
+        if K.kind(graph, u_op) == K.TERMINATOR and graph.is_ancestor(int(graph.op_parent[u_op]), op)
     }
     if len(exits) != 1:
         return None
     ((y, k),) = exits
     if int(graph.op_block[y]) != block or int(graph.op_parent[y]) != parent:
         return None
-    return parent, k, values, uses
+    targets = K.flows(graph, y, k)
+    if len(targets) != 1 or int(graph.value_op[targets[0]]) != parent:
+        return None  # forwarded anywhere but to one result of the merge op
+    return parent, int(graph.value_index[targets[0]]), values, uses
 
 
 def find_branch_groups(
     graph: Graph,
-    roles: np.ndarray,
     ops: np.ndarray,
     reasons: np.ndarray,
     sizes: np.ndarray,
@@ -161,7 +138,7 @@ def find_branch_groups(
                       & (sizes >= 0) & (scopes >= 0))[0]
     by_exit: dict[tuple[int, int], list[tuple[int, set[int], list]]] = {}
     for row in rows:
-        found = branch_exit(graph, roles, int(ops[row]))
+        found = branch_exit(graph, int(ops[row]))
         if found is not None:
             parent, k, values, uses = found
             by_exit.setdefault((parent, k), []).append((int(row), values, uses))
@@ -172,12 +149,12 @@ def find_branch_groups(
         if len(members) != n_regions or len(blocks) != n_regions:
             continue  # some branch yields something else (an argument, a view, ...)
         result = int(graph.result_begin[parent]) + k
-        t = _core.analyze_lifetimes(graph, roles, np.array([result], dtype=np.int32))
+        t = _core.analyze_lifetimes(graph, np.array([result], dtype=np.int32))
         # Freed directly or through an alias (the merged type usually has a
         # dynamic strided layout: that is fine); nothing else.
         if int(t["reasons"][0]) & ~(R.bit("non-identity-layout") | R.bit("dealloc-through-alias")):
             continue  # the merged value escapes, has unknown users, or is not freed once
-        r_values, r_uses = closure(graph, roles, result)
+        r_values, r_uses = closure(graph, result)
         frees = [op for v, op, _ in r_uses if graph.op_name[op] == dealloc_name]
         if len(frees) != 1 or int(graph.op_block[frees[0]]) != int(graph.op_block[parent]):
             continue

@@ -1,132 +1,58 @@
-"""What each op does with a buffer operand: the role table of the lifetime kernel.
+"""What each op does with a buffer operand: the role words the IR bridge
+computes from MLIR's interfaces (``lib/extract_roles.cpp``, documented in
+``include/memplan/op_roles.h``), one per op in ``graph.op_role``.
 
-The C++ kernel (``lib/lifetimes.cpp``) reads one role word per interned op
-name. The low byte says how a buffer flows through the op (alias, access,
-escape, region-carried flow); two flag bits say whether the op's regions may
-use outer buffers and whether they run sequentially (so allocations inside
-may be hoisted into the enclosing pool). Any op not listed has unknown memory
-effects: a buffer it uses is ``unknown-user``, and an allocation nested in its
-regions is ``unknown-region``.
+The low byte says how a buffer flows through the op; two flag bits say
+whether the op's regions may use outer buffers and whether they run one at a
+time during the op (so allocations inside may be hoisted into the enclosing
+pool). Region-branch ops and their terminators forward operands as
+``graph.flow_begin`` / ``graph.flow_target`` say (RegionBranchOpInterface).
+An op without effects information has the role ``OTHER``: a buffer it uses
+is ``unknown-user``, an allocation nested in its regions ``unknown-region``.
 """
 
 from __future__ import annotations
 
-from typing import Sequence
-
 import numpy as np
 
-# Role codes; keep in sync with LifetimeRole in include/memplan/lifetimes.h.
-OTHER, ALLOC, ALLOCA, DEALLOC, ALIAS, ACCESS, STORE, RETURN, CALL = range(9)
-YIELD, CONDITION, FOR, WHILE, REGION, FUNC, PARALLEL = range(9, 16)
+from memplan.ir.graph import Graph
+
+# Role codes; the values of LifetimeRole in include/memplan/op_roles.h.
+OTHER, ALLOC, ALLOCA, DEALLOC, ALIAS, ACCESS, STORE, RETURN, CALL, TERMINATOR, BRANCH = range(11)
+FUNC, PARALLEL = 14, 15
 CAPTURE_OK = 1 << 8
 SEQUENTIAL = 1 << 9
+EXCLUSIVE = 1 << 10
 
-#: Ops whose shaped results alias their buffer operand.
-ALIAS_OPS: frozenset[str] = frozenset(
-    {
-        "memref.subview",
-        "memref.view",
-        "memref.cast",
-        "memref.reinterpret_cast",
-        "memref.expand_shape",
-        "memref.collapse_shape",
-        "memref.transpose",
-        "memref.memory_space_cast",
-        "memref.extract_strided_metadata",
-        "memref.assume_alignment",
-        "memref.reshape",
-        "bufferization.to_tensor",
-        "bufferization.to_buffer",
-        "arith.select",
-    }
-)
-
-#: Ops that read or write through a buffer operand without keeping it.
-ACCESS_OPS: frozenset[str] = frozenset(
-    {
-        "memref.load",
-        "memref.copy",
-        "memref.dim",
-        "memref.rank",
-        "memref.atomic_rmw",
-        "memref.prefetch",
-        "bufferization.clone",
-        "vector.transfer_read",
-        "vector.transfer_write",
-        "vector.load",
-        "vector.store",
-        "vector.maskedload",
-        "vector.maskedstore",
-        "vector.gather",
-        "vector.scatter",
-        "vector.expandload",
-        "vector.compressstore",
-        "affine.load",
-        "affine.vector_load",
-        "affine.vector_store",
-        "affine.prefetch",
-    }
-)
-
-#: Ops that store their operand 0 into the memory of another operand.
-STORE_OPS: frozenset[str] = frozenset({"memref.store", "affine.store"})
-
-#: Region ops whose regions run one after another (hoisting out is safe).
-SEQUENTIAL_REGION_OPS: dict[str, int] = {
-    "scf.for": FOR,
-    "scf.while": WHILE,
-    "scf.if": REGION,
-    "scf.execute_region": REGION,
-    "scf.index_switch": REGION,
-    "affine.for": REGION,
-    "affine.if": REGION,
-    "memref.alloca_scope": REGION,
+KIND_NAMES: dict[int, str] = {
+    OTHER: "other", ALLOC: "alloc", ALLOCA: "alloca", DEALLOC: "dealloc", ALIAS: "alias",
+    ACCESS: "access", STORE: "store", RETURN: "return", CALL: "call", TERMINATOR: "terminator",
+    BRANCH: "branch", FUNC: "func", PARALLEL: "parallel",
 }
 
-#: Region ops whose body instances may run at the same time: pool scopes.
-PARALLEL_OPS: frozenset[str] = frozenset({"scf.parallel", "scf.forall", "affine.parallel"})
+
+def kind(graph: Graph, op: int) -> int:
+    """The role kind (low byte) of op ``op``."""
+    return int(graph.op_role[op]) & 0xFF
 
 
-def role_of(name: str) -> int:
-    """The role word of the op name ``name``."""
-    if name == "memref.alloc":
-        return ALLOC
-    if name == "memref.alloca":
-        return ALLOCA
-    if name == "memref.dealloc":
-        return DEALLOC
-    if name in ALIAS_OPS:
-        return ALIAS
-    if name in ACCESS_OPS:
-        return ACCESS
-    if name == "memref.generic_atomic_rmw":
-        return ACCESS | CAPTURE_OK
-    if name in STORE_OPS:
-        return STORE
-    if name == "func.return":
-        return RETURN
-    if name in ("func.call", "func.call_indirect"):
-        return CALL
-    if name == "scf.yield":
-        return YIELD
-    if name == "scf.condition":
-        return CONDITION
-    if name in SEQUENTIAL_REGION_OPS:
-        return SEQUENTIAL_REGION_OPS[name] | CAPTURE_OK | SEQUENTIAL
-    if name in PARALLEL_OPS:
-        return PARALLEL | CAPTURE_OK
-    if name == "func.func":
-        return FUNC
-    if name.startswith("linalg.") and name not in ("linalg.yield", "linalg.index"):
-        # Structured ops read ins and write outs; their bodies compute scalars.
-        return ACCESS | CAPTURE_OK
-    return OTHER
+def describe(role: int) -> str:
+    """Readable form of a role word, e.g. ``branch+capture+sequential``."""
+    text = KIND_NAMES.get(role & 0xFF, str(role & 0xFF))
+    if role & CAPTURE_OK:
+        text += "+capture"
+    if role & SEQUENTIAL:
+        text += "+sequential"
+    if role & EXCLUSIVE:
+        text += "+exclusive"
+    return text
 
 
-def role_table(names: Sequence[str]) -> np.ndarray:
-    """Role words for an interned name table (``graph.names``)."""
-    return np.fromiter((role_of(n) for n in names), dtype=np.int32, count=len(names))
+def flows(graph: Graph, op: int, operand: int) -> np.ndarray:
+    """Value ids that operand ``operand`` of region-branch op (or terminator)
+    ``op`` is forwarded to."""
+    slot = int(graph.operand_begin[op]) + operand
+    return graph.flow_target[graph.flow_begin[slot] : graph.flow_begin[slot + 1]]
 
 
-__all__ = ["role_of", "role_table", "ALIAS_OPS", "ACCESS_OPS", "STORE_OPS", "PARALLEL_OPS",
-           "SEQUENTIAL_REGION_OPS"]
+__all__ = ["kind", "describe", "flows", "KIND_NAMES"]

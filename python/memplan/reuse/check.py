@@ -12,7 +12,6 @@ yielded out of the exclusive branches of one ``scf.if`` into the same result
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -22,12 +21,9 @@ from memplan import _core, packing
 from memplan.ir.graph import extract_graph
 from memplan.lifetimes.branches import branch_exit
 from memplan.lifetimes.reasons import bit
-from memplan.lifetimes.roles import role_table
 from memplan.lifetimes.sizes import static_bytes
 
 _ESCAPES_BLOCK = bit("escapes-block")
-
-_INT = re.compile(r"^\s*(-?\d+)")
 
 
 @dataclass
@@ -63,18 +59,17 @@ def check_module(module: ir.Operation | ir.Module) -> CheckResult:
         shift = int(g.operands[g.operand_begin[op] + 1])
         shift_op = int(g.value_op[shift])
         size = static_bytes(g.types[g.value_type[g.result_begin[op]]])
-        if shift_op < 0 or g.op_name[shift_op] != const_name or size is None:
+        offset = g.int_attribute(shift_op, "value") if shift_op >= 0 and g.op_name[shift_op] == const_name else None
+        if offset is None or size is None:
             result.unchecked += 1
             continue
-        offset = int(_INT.match(g.attribute(shift_op, "value")).group(1))
         by_pool.setdefault(src, []).append((op, offset, size))
-    roles = role_table(g.names)
     for pool, members in by_pool.items():
         result.pools += 1
         result.views += len(members)
         ops = np.array([m[0] for m in members], dtype=np.int32)
         roots = np.ascontiguousarray(g.result_begin[ops], dtype=np.int32)
-        t = _core.analyze_lifetimes(g, roles, roots)
+        t = _core.analyze_lifetimes(g, roots)
         offsets = np.array([m[1] for m in members], dtype=np.int64)
         sizes = np.array([m[2] for m in members], dtype=np.int64)
         starts = t["start"].astype(np.int64)
@@ -86,7 +81,7 @@ def check_module(module: ir.Operation | ir.Module) -> CheckResult:
         for j, (op, off, size) in enumerate(members):
             if not int(t["reasons"][j]) & _ESCAPES_BLOCK:
                 continue
-            found_exit = branch_exit(g, roles, op)
+            found_exit = branch_exit(g, op)
             if found_exit is None:
                 continue
             key = (found_exit[0], found_exit[1], off)

@@ -17,7 +17,6 @@ pool. That is correct but does not reuse bytes among dynamic buffers.
 from __future__ import annotations
 
 import bisect
-import re
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -34,9 +33,6 @@ from memplan.lifetimes.peaks import (
     plan_excess,
     plan_peak,
 )
-
-_ALIGN_ATTR = re.compile(r"^\s*(\d+)")
-
 
 @dataclass
 class PoolPlan:
@@ -80,12 +76,9 @@ class PoolOverflow(ValueError):
 
 
 def alloc_alignment(graph: Graph, op: int) -> int:
-    """The ``alignment`` attribute of an allocation op, or 1."""
-    text = graph.attribute(op, "alignment")
-    if not text:
-        return 1
-    m = _ALIGN_ATTR.match(text)
-    return int(m.group(1)) if m else 1
+    """The ``alignment`` attribute of an allocation op (an integer), or 1."""
+    value = graph.int_attribute(op, "alignment")
+    return value if value is not None and value > 0 else 1
 
 
 _INFEASIBLE = (1 << 62, 1 << 62, 1 << 62)

@@ -66,11 +66,13 @@ def _run_reuse(module: ir.Operation, ctx: PassContext) -> None:
             ctx.stat("skipped-alone", alone, "Eligible allocations left alone: alone in their scope, or pooling them would not lower the heap peak")
         if ctx.options["remarks"]:
             for i in range(len(lt)):
-                reason = lt.reason(i)
-                if reason is None and i not in pooled:
+                if lt.reason(i) is not None:
+                    reason = lt.reason_detail(i)
+                elif i not in pooled:
                     reason = "pooling it would not lower the heap peak"
-                if reason is not None:
-                    ctx.remark(operation(graph, int(lt.op[i])), f"not pooled: {lt.reason_detail(i)}")
+                else:
+                    continue
+                ctx.remark(operation(graph, int(lt.op[i])), f"not pooled: {reason}")
         for p in plans:
             before = int(lt.bytes[p.static_members].sum())
             ctx.stat("pools", 1, "Pools created")

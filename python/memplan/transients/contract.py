@@ -7,7 +7,7 @@ from typing import Optional
 
 from mlir import ir
 
-from memplan.ir.graph import Graph, function_ids, function_name, operation
+from memplan.ir.graph import Graph, function_ids, function_name, is_public, operation  # noqa: F401 (is_public re-exported)
 
 ATTR = "memplan.transients"
 
@@ -24,11 +24,6 @@ class StorageArg:
 def storage_type() -> ir.Type:
     """``memref<?xi8>``: the only accepted storage type."""
     return ir.MemRefType.get([ir.ShapedType.get_dynamic_size()], ir.IntegerType.get_signless(8))
-
-
-def is_public(graph: Graph, func: int) -> bool:
-    vis = graph.attribute(func, "sym_visibility")
-    return vis is None or vis.strip('"') == "public"
 
 
 def marked_arguments(func_op: ir.Operation) -> list[int]:

@@ -171,7 +171,7 @@ def _num_dynamic(t: ir.Type) -> int:
 
 
 def _callee(g: Graph, call: int) -> str:
-    return (g.attribute(call, "callee") or "").lstrip("@")
+    return g.symbol_attribute(call, "callee") or ""
 
 
 def _rebuild_call(g: Graph, call_id: int, storage: ir.Value, index: int) -> ir.Operation:

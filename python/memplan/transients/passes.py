@@ -67,7 +67,7 @@ def _add_storage(module: ir.Operation, ctx: PassContext) -> None:
         return
     callee = graph.name_id("func.call")
     for op in range(graph.num_ops):
-        if graph.op_name[op] == callee and (graph.attribute(op, "callee") or "") == f"@{name}":
+        if graph.op_name[op] == callee and graph.symbol_attribute(op, "callee") == name:
             ctx.error(operation(graph, op), f"cannot add transient storage to @{name}: it is called here")
             return
     add_storage_argument(operation(graph, f))

@@ -180,7 +180,7 @@ def _fixed_signatures(graph: Graph, cg: CallGraph) -> dict[str, str]:
     constant = graph.name_id("func.constant")
     if constant >= 0:
         for op in np.nonzero(graph.op_name == constant)[0]:
-            name = (graph.attribute(int(op), "value") or "").lstrip("@")
+            name = graph.symbol_attribute(int(op), "value") or ""
             if name in cg.funcs and find_storage(graph, cg.funcs[name]).index is None:
                 fixed.setdefault(name, f"is referenced by func.constant at {location_prefix(graph.location(int(op)))}")
     return fixed
@@ -331,11 +331,8 @@ def _is_const_nonneg(g: Graph, v: int) -> bool:
     op = int(g.value_op[v])
     if op < 0 or g.names[g.op_name[op]] != "arith.constant":
         return False
-    text = g.attribute(op, "value") or ""
-    try:
-        return int(text.split(":")[0].strip()) >= 0
-    except ValueError:
-        return False
+    value = g.int_attribute(op, "value")
+    return value is not None and value >= 0
 
 
 def _leaf(plan: ModulePlan, v: int) -> E.Expr:
@@ -343,11 +340,9 @@ def _leaf(plan: ModulePlan, v: int) -> E.Expr:
     g = plan.graph
     op = int(g.value_op[v])
     if op >= 0 and g.names[g.op_name[op]] == "arith.constant":
-        text = g.attribute(op, "value") or ""
-        try:
-            return E.const(int(text.split(":")[0].strip()))
-        except ValueError:
-            pass
+        value = g.int_attribute(op, "value")
+        if value is not None:
+            return E.const(value)
     return PathLeaf(v, _describe(plan, v), ())
 
 

@@ -30,7 +30,7 @@ def find_marker(graph: Graph, func_op: int) -> Optional[int]:
     for op in range(func_op + 1, int(graph.op_end[func_op]) + 1):
         if graph.op_parent[op] != func_op or not graph.names[graph.op_name[op]].startswith("arith."):
             continue
-        if graph.attribute(op, SIZE_MARKER) is not None:
+        if graph.has_attribute(op, SIZE_MARKER):
             return op
     return None
 

@@ -94,6 +94,7 @@ func.func @not_a_group(%c: i1, %x: memref<64xf32>, %out: memref<64xf32>) {
     scf.yield %x : memref<64xf32>
   }
   memref.copy %r, %out : memref<64xf32> to memref<64xf32>
+  // REMARK: branches.mlir:[[# @LINE + 1]]:9: remark: not pooled: pooling it would not lower the heap peak
   %ok = memref.alloc() : memref<64xf32>
   memref.dealloc %ok : memref<64xf32>
   return
@@ -117,4 +118,37 @@ func.func @merged_escapes(%c: i1, %x: memref<64xf32>) -> memref<64xf32> {
     scf.yield %b : memref<64xf32>
   }
   return %r : memref<64xf32>
+}
+
+// -----
+
+// Any region-branch op whose regions only return to it is a merge op, not
+// only scf's: the buffers of affine.if's branches share one offset and the
+// dealloc of the merged result goes away.
+
+// CHECK-LABEL: func @affine_if_result
+//       CHECK:   %[[POOL:.*]] = memref.alloc() {alignment = 64 : i64} : memref<256xi8>
+//       CHECK:   %[[R:.*]] = affine.if
+//       CHECK:     %[[A:.*]] = memref.view %[[POOL]][%[[C0:.*]]][] : memref<256xi8> to memref<64xf32>
+//       CHECK:     affine.yield %[[A]]
+//       CHECK:   } else {
+//       CHECK:     %[[B:.*]] = memref.view %[[POOL]][%[[C0]]][] : memref<256xi8> to memref<64xf32>
+//       CHECK:     affine.yield %[[B]]
+//       CHECK:   memref.copy %[[R]], %{{.*}}
+//  CHECK-NEXT:   memref.dealloc %[[POOL]] : memref<256xi8>
+//  CHECK-NEXT:   return
+// REMARK: branches.mlir:[[# @LINE + 2]]:8: remark: pooled 2 allocations into 256 bytes
+func.func @affine_if_result(%n: index, %x: memref<64xf32>, %out: memref<64xf32>) {
+  %r = affine.if affine_set<(d0) : (d0 - 4 >= 0)>(%n) -> memref<64xf32> {
+    %a = memref.alloc() : memref<64xf32>
+    linalg.exp ins(%x : memref<64xf32>) outs(%a : memref<64xf32>)
+    affine.yield %a : memref<64xf32>
+  } else {
+    %b = memref.alloc() : memref<64xf32>
+    linalg.negf ins(%x : memref<64xf32>) outs(%b : memref<64xf32>)
+    affine.yield %b : memref<64xf32>
+  }
+  memref.copy %r, %out : memref<64xf32> to memref<64xf32>
+  memref.dealloc %r : memref<64xf32>
+  return
 }

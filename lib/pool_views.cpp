@@ -1,4 +1,4 @@
-//===- lifetimes_rewrite.cpp - Replace allocations by pool views ----------===//
+//===- pool_views.cpp - Replace pooled allocations by views of the pool ---===//
 //
 // The per-allocation part of the buffer-reuse rewrite, through the MLIR C API
 // so that 100k allocations cost milliseconds: for each member, create
@@ -46,7 +46,7 @@ void erase(MlirOperation op) {
 
 }  // namespace
 
-void registerLifetimesRewriteBindings(nb::module_ &m) {
+void registerPoolViewBindings(nb::module_ &m) {
   m.def(
       "replace_allocs_with_views",
       [](const Graph &g, const Int32In &allocs, const Int32In &deallocs, nb::handle pool,

@@ -1,0 +1,194 @@
+//===- extract_roles.cpp - Op roles from MLIR's interfaces ----------------===//
+//
+// See include/memplan/op_roles.h. Built on MLIR's C++ API without RTTI
+// (memplan_mlir in CMakeLists.txt).
+//
+//===----------------------------------------------------------------------===//
+
+#include "memplan/op_roles.h"
+
+#include "mlir/CAPI/IR.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/Operation.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
+#include "mlir/Interfaces/ShapedOpInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+#include <algorithm>
+
+using namespace mlir;
+
+namespace memplan {
+namespace {
+
+bool isBuffer(Type t) { return isa<BaseMemRefType>(t); }
+bool isShaped(Type t) { return isa<BaseMemRefType, TensorType>(t); }
+
+/// Interfaces say nothing of time: the regions of an `async` op run after
+/// the op returns, so none of them is a region that runs during its op.
+bool isAsynchronous(Operation *op) {
+  Dialect *d = op->getDialect();
+  return d && d->getNamespace() == "async";
+}
+
+/// Role of an op without regions of its own semantics, from its effects.
+int32_t effectRole(Operation *op) {
+  if (isa<CallOpInterface>(op))
+    return kRoleCall;
+  if (op->hasTrait<OpTrait::IsTerminator>()) {
+    Operation *parent = op->getParentOp();
+    if (parent && isa<FunctionOpInterface>(parent) && op->hasTrait<OpTrait::ReturnLike>())
+      return kRoleReturn;
+    if (parent && isa<RegionBranchTerminatorOpInterface>(op) && isa<RegionBranchOpInterface>(parent) &&
+        !isAsynchronous(parent))
+      return kRoleTerminator;
+    // Other terminators (linalg.yield, ...) may hand a buffer to their parent
+    // in ways we do not model.
+    return kRoleOther;
+  }
+  if (isa<ViewLikeOpInterface>(op))
+    return kRoleAlias;
+  auto iface = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!iface)
+    return kRoleOther;  // no effects information: unknown user
+  SmallVector<MemoryEffects::EffectInstance> effects;
+  iface.getEffects(effects);
+  bool allocatesAutomatic = false, allocates = false, writes = false;
+  llvm::SmallDenseSet<Value, 4> touched, allocated;
+  for (const MemoryEffects::EffectInstance &e : effects) {
+    Value v = e.getValue();
+    if (isa<MemoryEffects::Free>(e.getEffect())) {
+      // A free of its one operand and nothing else is a dealloc; anything
+      // else that frees (conditional deallocs, realloc) is not understood.
+      bool plain = op->getNumOperands() == 1 && op->getNumResults() == 0 && v == op->getOperand(0);
+      return plain ? kRoleDealloc : kRoleOther;
+    }
+    if (isa<MemoryEffects::Allocate>(e.getEffect())) {
+      if (isa<SideEffects::AutomaticAllocationScopeResource>(e.getResource()))
+        allocatesAutomatic = true;
+      else
+        allocates = true;
+      if (v)
+        allocated.insert(v);
+      continue;
+    }
+    if (isa<MemoryEffects::Write>(e.getEffect()))
+      writes = true;
+    if (v)
+      touched.insert(v);
+  }
+  if (allocatesAutomatic)
+    return kRoleAlloca;
+  bool bufferOperands = llvm::any_of(op->getOperandTypes(), isBuffer);
+  if (allocates && !bufferOperands)
+    return kRoleAlloc;
+  // A shaped result the op does not allocate may be (a view of) an operand.
+  for (Value r : op->getResults())
+    if (isShaped(r.getType()) && !allocated.contains(r))
+      return kRoleAlias;
+  if (effects.empty()) {
+    // A pure op reading a buffer's shape keeps nothing of it; any other
+    // pure op turning a memref into a scalar (its pointer as an index, ...)
+    // may let the buffer escape.
+    if (!bufferOperands || isa<ShapedDimOpInterface>(op))
+      return kRoleAccess;
+    return kRoleOther;
+  }
+  int32_t role = kRoleAccess;
+  for (OpOperand &operand : op->getOpOperands()) {
+    if (!isBuffer(operand.get().getType()) || touched.contains(operand.get()))
+      continue;
+    // A buffer the op neither reads nor writes through: stored as a value
+    // (memref.store of a memref) when it is operand 0 of a writing op.
+    if (operand.getOperandNumber() == 0 && writes)
+      role = kRoleStore;
+    else
+      return kRoleOther;
+  }
+  return role;
+}
+
+/// Every region only returns to the op: one of them runs per execution.
+bool exclusiveRegions(RegionBranchOpInterface op) {
+  for (Region &region : op->getRegions()) {
+    SmallVector<RegionSuccessor> successors;
+    op.getSuccessorRegions(region, successors);
+    for (const RegionSuccessor &s : successors)
+      if (!s.isParent())
+        return false;
+  }
+  return true;
+}
+
+int32_t classify(Operation *op) {
+  if (op->getNumRegions() == 0)
+    return effectRole(op);
+  if (isa<FunctionOpInterface>(op))
+    return kRoleFunc;
+  if (isAsynchronous(op))
+    return kRoleOther;
+  if (op->hasTrait<OpTrait::HasParallelRegion>())
+    return kRoleParallel | kFlagCaptureOk;
+  if (auto branch = dyn_cast<RegionBranchOpInterface>(op))
+    return kRoleBranch | kFlagCaptureOk | kFlagSequential |
+           (exclusiveRegions(branch) ? kFlagExclusive : 0);
+  // An op that declares its own effects (linalg structured ops, atomic
+  // read-modify-write) runs its regions as part of itself: outer buffers may
+  // be used there, but an allocation inside is not hoisted.
+  if (isa<MemoryEffectOpInterface>(op))
+    return effectRole(op) | kFlagCaptureOk;
+  return kRoleOther;
+}
+
+}  // namespace
+
+OpRoleTable classifyOps(const std::vector<void *> &opPtr, const std::vector<int32_t> &operandBegin,
+                        const std::unordered_map<const void *, int32_t> &valueIds) {
+  OpRoleTable t;
+  size_t n = opPtr.size();
+  t.role.resize(n);
+  llvm::DenseMap<Operation *, int32_t> opIds;
+  for (size_t i = 0; i < n; ++i)
+    opIds[unwrap(MlirOperation{opPtr[i]})] = (int32_t)i;
+  std::vector<std::pair<int32_t, int32_t>> flows;  // (operand slot, value id)
+  for (size_t i = 0; i < n; ++i) {
+    Operation *op = unwrap(MlirOperation{opPtr[i]});
+    t.role[i] = classify(op);
+    if ((t.role[i] & 0xff) != kRoleBranch)
+      continue;
+    RegionBranchSuccessorMapping mapping;
+    cast<RegionBranchOpInterface>(op).getSuccessorOperandInputMapping(mapping);
+    for (auto &[operand, inputs] : mapping) {
+      auto owner = opIds.find(operand->getOwner());
+      if (owner == opIds.end())
+        continue;
+      int32_t slot = operandBegin[owner->second] + (int32_t)operand->getOperandNumber();
+      for (Value input : inputs) {
+        auto id = valueIds.find(wrap(input).ptr);
+        if (id != valueIds.end())
+          flows.emplace_back(slot, id->second);
+      }
+    }
+  }
+  std::sort(flows.begin(), flows.end());
+  flows.erase(std::unique(flows.begin(), flows.end()), flows.end());
+  size_t numSlots = operandBegin.empty() ? 0 : (size_t)operandBegin.back();
+  t.flowBegin.assign(numSlots + 1, 0);
+  for (auto &f : flows)
+    ++t.flowBegin[f.first + 1];
+  for (size_t s = 0; s < numSlots; ++s)
+    t.flowBegin[s + 1] += t.flowBegin[s];
+  t.flowTarget.reserve(flows.size());
+  for (auto &f : flows)
+    t.flowTarget.push_back(f.second);
+  return t;
+}
+
+}  // namespace memplan
