@@ -178,3 +178,43 @@ def test_plugin_that_does_not_load_is_an_error(tmp_path: Path):
     r = memplan_opt([bufz, f"--load-dialect-plugin={libm}"], tmp_path)
     assert r.returncode == 1 and r.stdout == b""
     assert "Plugin entry point not found in" in r.stderr.decode()
+
+
+# A plugin in plain C (no MLIR headers needed): its entry points return
+# MLIR's PassPluginLibraryInfo / DialectPluginLibraryInfo layout, and its
+# callbacks say on stderr that they ran.
+PLUGIN_C = r"""
+#include <stdint.h>
+#include <stdio.h>
+typedef struct { uint32_t api; const char *name, *version; void (*cb)(void); } PassInfo;
+typedef struct { uint32_t api; const char *name, *version; void (*cb)(void *); } DialectInfo;
+static void passes(void) { fprintf(stderr, "pass plugin registered\n"); }
+static void dialects(void *registry) { fprintf(stderr, "dialect plugin got a registry: %d\n", registry != 0); }
+PassInfo mlirGetPassPluginInfo(void) { PassInfo i = {API, "P", "v1", passes}; return i; }
+DialectInfo mlirGetDialectPluginInfo(void) { DialectInfo i = {API, "D", "v1", dialects}; return i; }
+"""
+
+
+def build_plugin(tmp_path: Path, api: int) -> Path:
+    src = tmp_path / "plugin.c"
+    src.write_text(PLUGIN_C)
+    lib = tmp_path / f"plugin{api}.so"
+    subprocess.run(["cc", "-shared", "-fPIC", f"-DAPI={api}", str(src), "-o", str(lib)], check=True)
+    return lib
+
+
+def test_plugins_load_like_mlir_opt(tmp_path: Path):
+    lib = build_plugin(tmp_path, 1)
+    args = [str(INPUTS / "bufz.mlir"), f"--load-pass-plugin={lib}", f"--load-dialect-plugin={lib}", "-canonicalize"]
+    want, got = mlir_opt(args, tmp_path), memplan_opt(args, tmp_path)
+    assert want.stderr == b"pass plugin registered\ndialect plugin got a registry: 1\n"
+    assert (got.returncode, got.stdout, got.stderr) == (want.returncode, want.stdout, want.stderr)
+
+
+def test_plugin_of_another_api_version_is_an_error(tmp_path: Path):
+    lib = build_plugin(tmp_path, 7)
+    r = memplan_opt([str(INPUTS / "bufz.mlir"), f"--load-pass-plugin={lib}"], tmp_path)
+    assert r.returncode == 1 and r.stdout == b""
+    assert r.stderr.decode() == (
+        f"Failed to load passes from '{lib}': Wrong API version on plugin '{lib}'. "
+        "Got version 7, supported version is 1.\n")
