@@ -7,8 +7,13 @@
 // verifying) and the pass manager's instrumentation. This file puts them
 // together the way mlir-opt does; LLVM's command-line library parses the
 // arguments, so every flag is spelled, checked and reported as in mlir-opt.
-// The pass-manager flags (IR printing, statistics) are registered here under
-// mlir-opt's names, since their registration is not exported.
+// The pass-manager flags (IR printing, statistics, crash reproducers) are
+// registered here under mlir-opt's names, since their registration is not
+// exported; so are MlirOptMain's (round-trip check, reproducers, IRDL files,
+// plugins through lib/opt/Plugins.cpp, diagnostic filtering, remarks). Not
+// offered: action tracing and debug counters (tracing::DebugConfig and
+// tracing::DebugCounter are not exported), remark files (no LLVM remark
+// serializer in the library).
 //
 //===----------------------------------------------------------------------===//
 
@@ -611,6 +616,7 @@ int optMain(const std::vector<std::string> &args, const ContextFactory &factory)
 
   if (f.showDialects) {
     ChunkContext probe(factory);
+    probe.get()->appendDialectRegistry(f.pluginDialects);
     llvm::outs() << "Available Dialects: ";
     llvm::interleave(probe.get()->getDialectRegistry().getDialectNames(), llvm::outs(), ",");
     llvm::outs() << "\n";
