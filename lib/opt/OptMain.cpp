@@ -12,8 +12,9 @@
 // exported; so are MlirOptMain's (round-trip check, reproducers, IRDL files,
 // plugins through lib/opt/Plugins.cpp, diagnostic filtering, remarks). Not
 // offered: action tracing and debug counters (tracing::DebugConfig and
-// tracing::DebugCounter are not exported), remark files (no LLVM remark
-// serializer in the library).
+// tracing::DebugCounter are not exported), and writing remarks into remark
+// files (no LLVM remark serializer in the library: the file is created empty,
+// and a remark that would go there is an error).
 //
 //===----------------------------------------------------------------------===//
 
@@ -392,8 +393,32 @@ LogicalResult verifyRoundTrip(const OptFlags &f, Operation *op, bool useBytecode
   return success();
 }
 
+/// `--remark-format=yaml|bitstream`: the file mlir-opt writes. The bindings'
+/// library has no LLVM remark serializer, so the file stays empty: a pass
+/// that reports an optimization remark (none of upstream's or memplan's
+/// passes does) gets an error instead, and the run fails (`*lost`).
+class RemarkFileStreamer : public remark::detail::MLIRRemarkStreamerBase {
+public:
+  RemarkFileStreamer(std::unique_ptr<llvm::raw_fd_ostream> file, llvm::StringRef format,
+                     std::shared_ptr<bool> lost)
+      : file(std::move(file)), format(format), lost(std::move(lost)) {}
+
+  void streamOptimizationRemark(const remark::detail::Remark &remark) override {
+    emitError(remark.getLocation())
+        << "memplan-opt cannot write " << format << " remarks (the MLIR library it runs on "
+        << "has no remark serializer): remark '" << remark.getRemarkName() << "' is lost";
+    *lost = true;
+  }
+
+private:
+  std::unique_ptr<llvm::raw_fd_ostream> file;
+  llvm::StringRef format;
+  std::shared_ptr<bool> lost;
+};
+
 /// `--remark-*`: the context's remark engine, as mlir-opt sets it up.
-LogicalResult enableRemarks(const OptFlags &f, MLIRContext &context) {
+LogicalResult enableRemarks(const OptFlags &f, MLIRContext &context,
+                            const std::shared_ptr<bool> &lost) {
   remark::RemarkCategories categories{f.remarksAll, f.remarksPassed, f.remarksMissed,
                                       f.remarksAnalyse, f.remarksFailed};
   std::unique_ptr<remark::detail::RemarkEmittingPolicyBase> policy;
@@ -401,14 +426,23 @@ LogicalResult enableRemarks(const OptFlags &f, MLIRContext &context) {
     policy = std::make_unique<remark::RemarkEmittingPolicyAll>();
   else
     policy = std::make_unique<remark::RemarkEmittingPolicyFinal>();
-  if (f.remarkFormat != RemarkFormat::Stdout)
-    // The bindings' library leaves out LLVM's remark serializers.
+  if (f.remarkFormat == RemarkFormat::Stdout)
+    return remark::enableOptimizationRemarks(context, nullptr, std::move(policy), categories,
+                                             /*printAsEmitRemarks=*/true);
+  bool yaml = f.remarkFormat == RemarkFormat::Yaml;
+  std::string path = f.remarksOutputFile.empty()
+                         ? (yaml ? "mlir-remarks.yaml" : "mlir-remarks.bitstream")
+                         : f.remarksOutputFile.getValue();
+  std::error_code error;
+  auto file = std::make_unique<llvm::raw_fd_ostream>(path, error);
+  if (error)
+    // mlir-opt fails without a word here.
     return emitError(UnknownLoc::get(&context))
-           << "memplan-opt cannot write remark files (--remark-format="
-           << (f.remarkFormat == RemarkFormat::Yaml ? "yaml" : "bitstream")
-           << "): the MLIR library it runs on has no remark serializer";
-  return remark::enableOptimizationRemarks(context, nullptr, std::move(policy), categories,
-                                           /*printAsEmitRemarks=*/true);
+           << "cannot open remarks file '" << path << "': " << error.message();
+  auto streamer =
+      std::make_unique<RemarkFileStreamer>(std::move(file), yaml ? "yaml" : "bitstream", lost);
+  return remark::enableOptimizationRemarks(context, std::move(streamer), std::move(policy),
+                                           categories);
 }
 
 /// Parse, run the pipeline and print one chunk: mlir-opt's performActions.
@@ -442,7 +476,8 @@ LogicalResult performActions(const OptFlags &f, llvm::raw_ostream &os,
       return failure();
   }
   context->enableMultithreading(wasThreadingEnabled);
-  if (failed(enableRemarks(f, *context)))
+  auto remarkLost = std::make_shared<bool>(false);
+  if (failed(enableRemarks(f, *context, remarkLost)))
     return failure();
 
   PassManager pm(context, op.get()->getName().getStringRef(), OpPassManager::Nesting::Implicit);
@@ -462,7 +497,7 @@ LogicalResult performActions(const OptFlags &f, llvm::raw_ostream &os,
     pm.dump();
     llvm::errs() << "\n";
   }
-  if (failed(pm.run(*op)))
+  if (failed(pm.run(*op)) || *remarkLost)
     return failure();
   if (!f.generateReproducer.empty())
     (void)makeReproducer(pm.getOpAnchorName(), pm.getPasses(), op.get(), f.generateReproducer);
@@ -485,7 +520,7 @@ LogicalResult performActions(const OptFlags &f, llvm::raw_ostream &os,
   // Under --remark-policy=final the remarks come out now.
   if (remark::detail::RemarkEngine *engine = context->getRemarkEngine())
     engine->getRemarkEmittingPolicy()->finalize();
-  return success();
+  return failure(*remarkLost);
 }
 
 /// One chunk in its own context, under the plain or the verifying
