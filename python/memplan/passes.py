@@ -468,14 +468,3 @@ def __getattr__(name: str) -> Callable[..., MemplanPass]:
     make.__name__ = name
     make.__doc__ = f"{info.summary}\n\n{info.description}"
     return make
-
-
-def describe(info: PassInfo) -> str:
-    """``--list-passes`` text for one pass: summary, then options with defaults."""
-    lines = [f"  {info.argument}  -  {info.summary}"]
-    for opt in info.options:
-        kind = "|".join(opt.choices) if opt.choices else opt.type.__name__
-        lines.append(
-            f"    {opt.name}=<{kind}>  -  {opt.help} (default: {opt.format(opt.default)})"
-        )
-    return "\n".join(lines)
