@@ -1,8 +1,9 @@
 //===- registry_bindings.cpp - Python hooks of registered memplan passes --===//
 //
-// `register_pass(argument, name, description, check_options, run)` and
-// `register_pipeline(argument, description, expand)` put Python-defined
-// passes into MLIR's pass registry (lib/passes/ExternalPass.cpp).
+// `register_pass(argument, name, description, options, check_options, run)`
+// and `register_pipeline(argument, description, options, check_options,
+// expand)` put Python-defined passes into MLIR's pass registry
+// (lib/passes/ExternalPass.cpp); `options` are the specs of their options.
 //
 //===----------------------------------------------------------------------===//
 
@@ -85,13 +86,24 @@ std::string expand(void *userData, const std::string &options, std::string &erro
 /// MLIR's registry is not thread-safe: registrations are serialized here.
 std::mutex registryMutex;
 
+/// (name, type, default, description, choices) tuples from Python.
+using OptionTuple = std::tuple<std::string, std::string, std::string, std::string,
+                               std::vector<std::string>>;
+
+std::vector<ExternalOption> toOptions(const std::vector<OptionTuple> &tuples) {
+  std::vector<ExternalOption> options;
+  for (const auto &[name, type, defaultValue, description, choices] : tuples)
+    options.push_back(ExternalOption{name, type, defaultValue, description, choices});
+  return options;
+}
+
 } // namespace
 
 void registerRegistryBindings(nb::module_ &m) {
   m.def(
       "register_pass",
       [](const std::string &argument, const std::string &name, const std::string &description,
-         nb::object checkOptionsFn, nb::object runFn) {
+         const std::vector<OptionTuple> &options, nb::object checkOptionsFn, nb::object runFn) {
         std::lock_guard<std::mutex> lock(registryMutex);
         if (isRegisteredPass(argument))
           return false;
@@ -99,29 +111,34 @@ void registerRegistryBindings(nb::module_ &m) {
         hooks.userData = new PyHooks{checkOptionsFn, runFn, nb::none()};
         hooks.checkOptions = &checkOptions;
         hooks.run = &run;
-        registerExternalPass(argument, name, description, hooks);
+        registerExternalPass(argument, name, description, toOptions(options), hooks);
         return true;
       },
-      nb::arg("argument"), nb::arg("name"), nb::arg("description"), nb::arg("check_options"),
-      nb::arg("run"),
+      nb::arg("argument"), nb::arg("name"), nb::arg("description"), nb::arg("options"),
+      nb::arg("check_options"), nb::arg("run"),
       "Register a Python-defined module pass in MLIR's pass registry (False if the argument is "
-      "taken). check_options(text) -> error or ''; run(op, text) -> (ok, [(name, description, "
-      "value)]).");
+      "taken). options: [(name, 'bool'|'int'|'str', default, description, choices)]; "
+      "check_options(text) -> error or ''; run(op, text) -> (ok, [(name, description, value)]). "
+      "The hooks see every option spelled out as name=value.");
   m.def(
       "register_pipeline",
-      [](const std::string &argument, const std::string &description, nb::object expandFn) {
+      [](const std::string &argument, const std::string &description,
+         const std::vector<OptionTuple> &options, nb::object checkOptionsFn, nb::object expandFn) {
         std::lock_guard<std::mutex> lock(registryMutex);
         if (isRegisteredPass(argument))
           return false;
         ExternalPassHooks hooks;
-        hooks.userData = new PyHooks{nb::none(), nb::none(), expandFn};
+        hooks.userData = new PyHooks{checkOptionsFn, nb::none(), expandFn};
+        hooks.checkOptions = &checkOptions;
         hooks.expand = &expand;
-        registerExternalPipeline(argument, description, hooks);
+        registerExternalPipeline(argument, description, toOptions(options), hooks);
         return true;
       },
-      nb::arg("argument"), nb::arg("description"), nb::arg("expand"),
-      "Register a pass pipeline alias in MLIR's registry; expand(text) -> textual pipeline "
-      "elements (raise ValueError on bad options).");
+      nb::arg("argument"), nb::arg("description"), nb::arg("options"), nb::arg("check_options"),
+      nb::arg("expand"),
+      "Register a pass pipeline alias in MLIR's registry; options and check_options as for "
+      "register_pass; expand(text) -> textual pipeline elements (raise ValueError on bad "
+      "options).");
   m.def(
       "is_registered_pass",
       [](const std::string &argument) {

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace memplan {
 
@@ -40,13 +41,24 @@ struct ExternalPassHooks {
   std::string (*expand)(void *userData, const std::string &options, std::string &error) = nullptr;
 };
 
-/// Registers a pass on `builtin.module` under `argument`.
-void registerExternalPass(const std::string &argument, const std::string &name,
-                          const std::string &description, ExternalPassHooks hooks);
+/// One option of an external pass, declared as a real MLIR pass option (in
+/// `--help`, `--list-passes` and printed pipelines). `type` is "bool", "int"
+/// or "str"; a "str" option with `choices` takes only those values.
+struct ExternalOption {
+  std::string name, type, defaultValue, description;
+  std::vector<std::string> choices;
+};
 
-/// Registers a pass pipeline alias under `argument` (hooks.expand is used).
+/// Registers a pass on `builtin.module` under `argument`. The hooks see the
+/// options as `name=value` text, every option spelled out.
+void registerExternalPass(const std::string &argument, const std::string &name,
+                          const std::string &description, std::vector<ExternalOption> options,
+                          ExternalPassHooks hooks);
+
+/// Registers a pass pipeline alias under `argument` (hooks.checkOptions and
+/// hooks.expand are used).
 void registerExternalPipeline(const std::string &argument, const std::string &description,
-                              ExternalPassHooks hooks);
+                              std::vector<ExternalOption> options, ExternalPassHooks hooks);
 
 /// True when `argument` names a registered pass or pipeline.
 bool isRegisteredPass(const std::string &argument);

@@ -7,12 +7,20 @@
 // verifying) and the pass manager's instrumentation. This file puts them
 // together the way mlir-opt does; LLVM's command-line library parses the
 // arguments, so every flag is spelled, checked and reported as in mlir-opt.
-// The pass-manager flags (IR printing, statistics) are registered here under
-// mlir-opt's names, since their registration is not exported.
+// The pass-manager flags (IR printing, statistics, crash reproducers) are
+// registered here under mlir-opt's names, since their registration is not
+// exported; so are MlirOptMain's (round-trip check, reproducers, IRDL files,
+// plugins through lib/opt/Plugins.cpp, diagnostic filtering, remarks). Not
+// offered: action tracing and debug counters (tracing::DebugConfig and
+// tracing::DebugCounter are not exported), and writing remarks into remark
+// files (no LLVM remark serializer in the library: the file is created empty,
+// and a remark that would go there is an error).
 //
 //===----------------------------------------------------------------------===//
 
 #include "memplan/opt.h"
+
+#include "Plugins.h"
 
 #include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/CAPI/IR.h"
@@ -21,6 +29,9 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Remarks.h"
+#include "mlir/Dialect/IRDL/IR/IRDL.h"
+#include "mlir/Dialect/IRDL/IRDLLoading.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
@@ -47,6 +58,12 @@ namespace memplan {
 namespace {
 
 using VerifyLevel = SourceMgrDiagnosticVerifierHandler::Level;
+
+/// mlir-opt's `--mlir-diagnostic-verbosity-level` values.
+enum class Verbosity { ErrorsOnly, ErrorsAndWarnings, ErrorsWarningsAndRemarks };
+/// mlir-opt's `--remark-format` and `--remark-policy` values.
+enum class RemarkFormat { Stdout, Yaml, Bitstream };
+enum class RemarkPolicy { All, Final };
 
 /// mlir-opt's own flags (MlirOptMain's) and the pass manager's, under the
 /// names and with the defaults mlir-opt gives them.
@@ -101,8 +118,78 @@ struct OptFlags {
   cl::opt<bool> disableVerifierOnParsing{
       "mlir-very-unsafe-disable-verifier-on-parsing",
       cl::desc("Disable the verifier on parsing (very unsafe)"), cl::init(false)};
+  cl::opt<bool> verifyRoundtrip{"verify-roundtrip",
+                                cl::desc("Round-trip the IR after parsing and ensure it succeeds"),
+                                cl::init(false)};
+  cl::opt<bool> runReproducer{"run-reproducer",
+                              cl::desc("Run the pipeline stored in the reproducer"),
+                              cl::init(false)};
+  cl::opt<std::string> generateReproducer{
+      "mlir-generate-reproducer",
+      cl::desc("Generate an mlir reproducer at the provided filename (no crash required)"),
+      cl::init(""), cl::value_desc("filename")};
+  cl::opt<std::string> irdlFile{"irdl-file",
+                                cl::desc("IRDL file to register before processing the input"),
+                                cl::init(""), cl::value_desc("filename")};
+  cl::opt<Verbosity> diagnosticVerbosity{
+      "mlir-diagnostic-verbosity-level", cl::desc("Choose level of diagnostic information"),
+      cl::init(Verbosity::ErrorsWarningsAndRemarks),
+      cl::values(clEnumValN(Verbosity::ErrorsOnly, "errors", "Errors only"),
+                 clEnumValN(Verbosity::ErrorsAndWarnings, "warnings", "Errors and warnings"),
+                 clEnumValN(Verbosity::ErrorsWarningsAndRemarks, "remarks",
+                            "Errors, warnings and remarks"))};
+  cl::opt<bool> disableDiagnosticNotes{"mlir-disable-diagnostic-notes",
+                                       cl::desc("Disable diagnostic notes."), cl::init(false)};
+  // Loaded while the command line is parsed (see optMain).
+  cl::list<std::string> passPlugins{"load-pass-plugin",
+                                    cl::desc("Load passes from plugin library")};
+  cl::list<std::string> dialectPlugins{"load-dialect-plugin",
+                                       cl::desc("Load dialects from plugin library")};
+
+  // Optimization remarks, in mlir-opt's category.
+  cl::OptionCategory remarkCategory{"Remark Options",
+                                    "Filter remarks by regular expression (llvm::Regex syntax)."};
+  cl::opt<RemarkFormat> remarkFormat{
+      "remark-format", cl::desc("Specify the format for remark output."),
+      cl::value_desc("format"), cl::init(RemarkFormat::Stdout),
+      cl::values(clEnumValN(RemarkFormat::Stdout, "emitRemark",
+                            "Print as emitRemark to command-line"),
+                 clEnumValN(RemarkFormat::Yaml, "yaml", "Print yaml file"),
+                 clEnumValN(RemarkFormat::Bitstream, "bitstream", "Print bitstream file")),
+      cl::cat(remarkCategory)};
+  cl::opt<RemarkPolicy> remarkPolicy{
+      "remark-policy", cl::desc("Specify the policy for remark output."),
+      cl::value_desc("format"), cl::init(RemarkPolicy::All),
+      cl::values(clEnumValN(RemarkPolicy::All, "all", "Print all remarks"),
+                 clEnumValN(RemarkPolicy::Final, "final", "Print final remarks")),
+      cl::cat(remarkCategory)};
+  cl::opt<std::string> remarksAll{"remarks-filter",
+                                  cl::desc("Show all remarks: passed, missed, failed, analysis"),
+                                  cl::init(""), cl::cat(remarkCategory)};
+  cl::opt<std::string> remarksOutputFile{
+      "remarks-output-file",
+      cl::desc("Output file for yaml and bitstream remark formats. Default is "
+               "mlir-remarks.yaml or mlir-remarks.bitstream"),
+      cl::init(""), cl::cat(remarkCategory)};
+  cl::opt<std::string> remarksPassed{"remarks-filter-passed", cl::desc("Show passed remarks"),
+                                     cl::init(""), cl::cat(remarkCategory)};
+  cl::opt<std::string> remarksFailed{"remarks-filter-failed", cl::desc("Show failed remarks"),
+                                     cl::init(""), cl::cat(remarkCategory)};
+  cl::opt<std::string> remarksMissed{"remarks-filter-missed", cl::desc("Show missed remarks"),
+                                     cl::init(""), cl::cat(remarkCategory)};
+  cl::opt<std::string> remarksAnalyse{"remarks-filter-analyse", cl::desc("Show analysis remarks"),
+                                      cl::init(""), cl::cat(remarkCategory)};
 
   // The pass manager's flags (mlir/lib/Pass/PassManagerOptions.cpp).
+  cl::opt<std::string> crashReproducer{
+      "mlir-pass-pipeline-crash-reproducer",
+      cl::desc("Generate a .mlir reproducer file at the given output path if the pass manager "
+               "crashes or fails")};
+  cl::opt<bool> localReproducer{
+      "mlir-pass-pipeline-local-reproducer",
+      cl::desc("When generating a crash reproducer, attempt to generated a reproducer with the "
+               "smallest pipeline."),
+      cl::init(false)};
   cl::list<std::string> printIRBefore{"mlir-print-ir-before",
                                       cl::desc("Print IR before specified passes"),
                                       cl::value_desc("pass-arg"), cl::CommaSeparated};
@@ -142,6 +229,11 @@ struct OptFlags {
 
   // The pass pipeline: `--pass-pipeline=...` and one flag per registered pass.
   PassPipelineCLParser pipeline{"", "Compiler passes to run", "p"};
+
+  /// The dialects of `--load-dialect-plugin`s, added to every chunk's context.
+  DialectRegistry pluginDialects;
+  /// Whether a `--load-*-plugin` failed to load.
+  bool pluginFailed = false;
 };
 
 /// Registers the flags once, after memplan's passes are in the registry (the
@@ -173,6 +265,14 @@ private:
 
 /// The IR printing and statistics that mlir-opt's pass-manager flags ask for.
 LogicalResult applyPassManagerFlags(const OptFlags &f, PassManager &pm) {
+  if (f.crashReproducer.getNumOccurrences()) {
+    // Checked here as mlir-opt does; the pass manager would abort.
+    if (f.localReproducer && pm.getContext()->isMultithreadingEnabled())
+      return emitError(UnknownLoc::get(pm.getContext()))
+             << "Local crash reproduction may not be used without disabling mutli-threading "
+                "first.";
+    pm.enableCrashReproducerGeneration(f.crashReproducer, f.localReproducer);
+  }
   if (f.passStatistics)
     pm.enableStatistics(f.passStatisticsDisplay);
   bool printBefore = f.printIRBeforeAll || !f.printIRBefore.empty();
@@ -208,6 +308,143 @@ LogicalResult applyPassManagerFlags(const OptFlags &f, PassManager &pm) {
   return success();
 }
 
+/// Drops the diagnostics `--mlir-diagnostic-verbosity-level` and
+/// `--mlir-disable-diagnostic-notes` leave out (mlir-opt's DiagnosticFilter).
+class DiagnosticFilter : public ScopedDiagnosticHandler {
+public:
+  DiagnosticFilter(MLIRContext *context, Verbosity verbosity, bool showNotes)
+      : ScopedDiagnosticHandler(context) {
+    setHandler([verbosity, showNotes](Diagnostic &diag) {
+      switch (diag.getSeverity()) {
+      case DiagnosticSeverity::Error:
+        return failure();
+      case DiagnosticSeverity::Warning:
+        return success(verbosity == Verbosity::ErrorsOnly);
+      case DiagnosticSeverity::Remark:
+        return success(verbosity != Verbosity::ErrorsWarningsAndRemarks);
+      case DiagnosticSeverity::Note:
+        return success(!showNotes);
+      }
+      return failure();
+    });
+  }
+};
+
+/// Registers the dialects that `--irdl-file` defines in `context`.
+LogicalResult loadIRDLFile(llvm::StringRef path, MLIRContext &context) {
+  DialectRegistry registry;
+  registry.insert<irdl::IRDLDialect>();
+  context.appendDialectRegistry(registry);
+  std::string errorMessage;
+  std::unique_ptr<llvm::MemoryBuffer> file = openInputFile(path, &errorMessage);
+  if (!file)
+    return emitError(UnknownLoc::get(&context)) << errorMessage;
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return failure();
+  return irdl::loadDialects(module.get());
+}
+
+/// `--verify-roundtrip` in one format: prints `op` (generic form with
+/// locations, or bytecode), parses it back in a fresh context and compares
+/// both printed in the generic form. A difference is an error on `op`.
+LogicalResult verifyRoundTrip(const OptFlags &f, Operation *op, bool useBytecode) {
+  // A fresh context, so resource names are not renamed on the way back.
+  MLIRContext roundtripContext;
+  roundtripContext.appendDialectRegistry(op->getContext()->getDialectRegistry());
+  if (op->getContext()->allowsUnregisteredDialects())
+    roundtripContext.allowUnregisteredDialects();
+  if (!f.irdlFile.empty() && failed(loadIRDLFile(f.irdlFile, roundtripContext)))
+    return failure();
+  const char *format = useBytecode ? "bytecode" : "textual";
+  auto generic = [] { return OpPrintingFlags().printGenericOpForm().enableDebugInfo(); };
+  OwningOpRef<Operation *> roundtripped;
+  {
+    std::string buffer;
+    llvm::raw_string_ostream os(buffer);
+    if (useBytecode) {
+      if (failed(writeBytecodeToFile(op, os)))
+        return op->emitOpError() << "failed to write bytecode, cannot verify round-trip.\n";
+    } else {
+      op->print(os, generic());
+    }
+    FallbackAsmResourceMap fallbackResourceMap;
+    ParserConfig config(&roundtripContext, !f.disableVerifierOnParsing, &fallbackResourceMap);
+    roundtripped = parseSourceString<Operation *>(buffer, config);
+    if (!roundtripped)
+      return op->emitOpError() << "failed to parse " << format
+                               << " content back, cannot verify round-trip.\n";
+  }
+  std::string reference, result;
+  {
+    llvm::raw_string_ostream referenceOs(reference), resultOs(result);
+    op->print(referenceOs, generic());
+    roundtripped.get()->print(resultOs, generic());
+  }
+  if (reference != result)
+    return op->emitOpError() << format
+                             << " roundTrip testing roundtripped module differs from "
+                                "reference:\n<<<<<<Reference\n"
+                             << reference << "\n=====\n"
+                             << result << "\n>>>>>roundtripped\n";
+  return success();
+}
+
+/// `--remark-format=yaml|bitstream`: the file mlir-opt writes. The bindings'
+/// library has no LLVM remark serializer, so the file stays empty: a pass
+/// that reports an optimization remark (none of upstream's or memplan's
+/// passes does) gets an error instead, and the run fails (`*lost`).
+class RemarkFileStreamer : public remark::detail::MLIRRemarkStreamerBase {
+public:
+  RemarkFileStreamer(std::unique_ptr<llvm::raw_fd_ostream> file, llvm::StringRef format,
+                     std::shared_ptr<bool> lost)
+      : file(std::move(file)), format(format), lost(std::move(lost)) {}
+
+  void streamOptimizationRemark(const remark::detail::Remark &remark) override {
+    emitError(remark.getLocation())
+        << "memplan-opt cannot write " << format << " remarks (the MLIR library it runs on "
+        << "has no remark serializer): remark '" << remark.getRemarkName() << "' is lost";
+    *lost = true;
+  }
+
+private:
+  std::unique_ptr<llvm::raw_fd_ostream> file;
+  llvm::StringRef format;
+  std::shared_ptr<bool> lost;
+};
+
+/// `--remark-*`: the context's remark engine, as mlir-opt sets it up.
+LogicalResult enableRemarks(const OptFlags &f, MLIRContext &context,
+                            const std::shared_ptr<bool> &lost) {
+  remark::RemarkCategories categories{f.remarksAll, f.remarksPassed, f.remarksMissed,
+                                      f.remarksAnalyse, f.remarksFailed};
+  std::unique_ptr<remark::detail::RemarkEmittingPolicyBase> policy;
+  if (f.remarkPolicy == RemarkPolicy::All)
+    policy = std::make_unique<remark::RemarkEmittingPolicyAll>();
+  else
+    policy = std::make_unique<remark::RemarkEmittingPolicyFinal>();
+  if (f.remarkFormat == RemarkFormat::Stdout)
+    return remark::enableOptimizationRemarks(context, nullptr, std::move(policy), categories,
+                                             /*printAsEmitRemarks=*/true);
+  bool yaml = f.remarkFormat == RemarkFormat::Yaml;
+  std::string path = f.remarksOutputFile.empty()
+                         ? (yaml ? "mlir-remarks.yaml" : "mlir-remarks.bitstream")
+                         : f.remarksOutputFile.getValue();
+  std::error_code error;
+  auto file = std::make_unique<llvm::raw_fd_ostream>(path, error);
+  if (error)
+    // mlir-opt fails without a word here.
+    return emitError(UnknownLoc::get(&context))
+           << "cannot open remarks file '" << path << "': " << error.message();
+  auto streamer =
+      std::make_unique<RemarkFileStreamer>(std::move(file), yaml ? "yaml" : "bitstream", lost);
+  return remark::enableOptimizationRemarks(context, std::move(streamer), std::move(policy),
+                                           categories);
+}
+
 /// Parse, run the pipeline and print one chunk: mlir-opt's performActions.
 LogicalResult performActions(const OptFlags &f, llvm::raw_ostream &os,
                              const std::shared_ptr<llvm::SourceMgr> &sourceMgr,
@@ -219,22 +456,37 @@ LogicalResult performActions(const OptFlags &f, llvm::raw_ostream &os,
   // Parsing single-threaded saves the context's synchronization.
   bool wasThreadingEnabled = context->isMultithreadingEnabled();
   context->disableMultithreading();
+  PassReproducerOptions reproducerOptions;
   FallbackAsmResourceMap fallbackResourceMap;
   ParserConfig parseConfig(context, /*verifyAfterParse=*/!f.disableVerifierOnParsing,
                            &fallbackResourceMap);
+  if (f.runReproducer)
+    reproducerOptions.attachResourceParser(parseConfig);
   TimingScope parserTiming = timing.nest("Parser");
   OwningOpRef<Operation *> op =
       parseSourceFileForTool(sourceMgr, parseConfig, !f.noImplicitModule);
   parserTiming.stop();
   if (!op)
     return failure();
+  if (f.verifyRoundtrip) {
+    // Both formats are checked, even when the first fails.
+    bool textual = succeeded(verifyRoundTrip(f, op.get(), /*useBytecode=*/false));
+    bool bytecode = succeeded(verifyRoundTrip(f, op.get(), /*useBytecode=*/true));
+    if (!textual || !bytecode)
+      return failure();
+  }
   context->enableMultithreading(wasThreadingEnabled);
+  auto remarkLost = std::make_shared<bool>(false);
+  if (failed(enableRemarks(f, *context, remarkLost)))
+    return failure();
 
   PassManager pm(context, op.get()->getName().getStringRef(), OpPassManager::Nesting::Implicit);
   pm.enableVerifier(f.verifyEach);
   if (failed(applyPassManagerFlags(f, pm)))
     return failure();
   pm.enableTiming(timing);
+  if (f.runReproducer && failed(reproducerOptions.apply(pm)))
+    return failure();
   auto errorHandler = [&](const llvm::Twine &msg) {
     emitError(UnknownLoc::get(pm.getContext())) << msg;
     return failure();
@@ -245,8 +497,10 @@ LogicalResult performActions(const OptFlags &f, llvm::raw_ostream &os,
     pm.dump();
     llvm::errs() << "\n";
   }
-  if (failed(pm.run(*op)))
+  if (failed(pm.run(*op)) || *remarkLost)
     return failure();
+  if (!f.generateReproducer.empty())
+    (void)makeReproducer(pm.getOpAnchorName(), pm.getPasses(), op.get(), f.generateReproducer);
 
   TimingScope outputTiming = timing.nest("Output");
   if (f.emitBytecode) {
@@ -263,7 +517,10 @@ LogicalResult performActions(const OptFlags &f, llvm::raw_ostream &os,
   AsmState asmState(op.get(), OpPrintingFlags(), /*locationMap=*/nullptr, &fallbackResourceMap);
   op.get()->print(os, asmState);
   os << '\n';
-  return success();
+  // Under --remark-policy=final the remarks come out now.
+  if (remark::detail::RemarkEngine *engine = context->getRemarkEngine())
+    engine->getRemarkEmittingPolicy()->finalize();
+  return failure(*remarkLost);
 }
 
 /// One chunk in its own context, under the plain or the verifying
@@ -275,12 +532,16 @@ LogicalResult processBuffer(const OptFlags &f, llvm::raw_ostream &os,
   sourceMgr->AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
   ChunkContext chunkContext(factory);
   MLIRContext *context = chunkContext.get();
+  context->appendDialectRegistry(f.pluginDialects);
+  if (!f.irdlFile.empty() && failed(loadIRDLFile(f.irdlFile, *context)))
+    return failure();
   context->allowUnregisteredDialects(f.allowUnregisteredDialect);
   bool verify = f.verifyDiagnostics.getNumOccurrences() > 0;
   if (verify)
     context->printOpOnDiagnostic(false);
   if (!verify) {
     SourceMgrDiagnosticHandler handler(*sourceMgr, context);
+    DiagnosticFilter filter(context, f.diagnosticVerbosity, !f.disableDiagnosticNotes);
     return performActions(f, os, sourceMgr, context);
   }
   SourceMgrDiagnosticVerifierHandler handler(*sourceMgr, context, f.verifyDiagnostics);
@@ -352,6 +613,25 @@ int optMain(const std::vector<std::string> &args, const ContextFactory &factory)
   OptFlags &f = flags();
   // The flags keep their values between calls in one process: start afresh.
   cl::ResetAllOptionOccurrences();
+  f.pluginDialects = DialectRegistry();
+  f.pluginFailed = false;
+  // Plugins load as their flag is parsed, so that the passes of a pass plugin
+  // are there for `--pass-pipeline`. mlir-opt says "Request ignored" and then
+  // aborts on the unchecked error; memplan-opt reports why and exits with 1.
+  f.passPlugins.setCallback([&f](const std::string &path) {
+    std::string error = loadPassPlugin(path);
+    if (error.empty())
+      return;
+    llvm::errs() << "Failed to load passes from '" << path << "': " << error << "\n";
+    f.pluginFailed = true;
+  });
+  f.dialectPlugins.setCallback([&f](const std::string &path) {
+    std::string error = loadDialectPlugin(path, f.pluginDialects);
+    if (error.empty())
+      return;
+    llvm::errs() << "Failed to load dialect plugin from '" << path << "': " << error << "\n";
+    f.pluginFailed = true;
+  });
   std::vector<const char *> argv;
   for (const std::string &arg : args)
     argv.push_back(arg.c_str());
@@ -366,9 +646,12 @@ int optMain(const std::vector<std::string> &args, const ContextFactory &factory)
   if (!cl::ParseCommandLineOptions(static_cast<int>(argv.size()), argv.data(), helpHeader,
                                    &llvm::errs()))
     return 1;
+  if (f.pluginFailed)
+    return 1;
 
   if (f.showDialects) {
     ChunkContext probe(factory);
+    probe.get()->appendDialectRegistry(f.pluginDialects);
     llvm::outs() << "Available Dialects: ";
     llvm::interleave(probe.get()->getDialectRegistry().getDialectNames(), llvm::outs(), ",");
     llvm::outs() << "\n";

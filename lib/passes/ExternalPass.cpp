@@ -1,10 +1,13 @@
 //===- ExternalPass.cpp - Python-defined passes in MLIR's registry --------===//
 //
-// A module pass whose options and body are Python hooks. Options are checked
-// when the pipeline is parsed (a bad value fails `PassManager.parse` with the
-// hook's message), statistics reported by the hook become real pass
-// statistics, and the pass anchors on `builtin.module` like upstream module
-// passes (written inside `func.func(...)`, the pass manager rejects it).
+// A module pass whose body is a Python hook. Its options are real MLIR pass
+// options declared from the Python registry's specs, so `--help`,
+// `--list-passes` and printed pipelines show them as upstream passes show
+// theirs; MLIR parses them (unknown options and malformed values fail with
+// MLIR's messages) and the Python hook checks the rest (ranges, alignments)
+// when the pipeline is parsed. Statistics reported by the hook become real
+// pass statistics, and the pass anchors on `builtin.module` like upstream
+// module passes (written inside `func.func(...)`, the pass manager rejects it).
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,9 +26,11 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <deque>
+#include <functional>
 #include <memory>
 
 using namespace mlir;
@@ -37,16 +42,121 @@ namespace {
 /// argument always allocates passes of one TypeID.
 struct ExternalPassTag {};
 
+/// The value of a `str` option with choices: the index of the choice (an
+/// enum, so that LLVM's parser lists the choices like an upstream enum option).
+enum class Choice : int {};
+
 struct Spec {
   std::string argument, name, description;
+  std::vector<ExternalOption> options;
   ExternalPassHooks hooks;
 };
+
+/// The options of one pass instance (or of one pipeline's option set),
+/// declared on `Parent` from the specs, with their values as `name=value` text.
+/// (Each option's pointer is taken before the option is moved into `owned`.)
+class DeclaredOptions {
+public:
+  template <template <typename> class Opt, typename Parent>
+  void declare(Parent &parent, const std::vector<ExternalOption> &specs) {
+    for (const ExternalOption &spec : specs) {
+      auto desc = llvm::cl::desc(spec.description);
+      llvm::StringRef def = spec.defaultValue;
+      if (spec.type == "bool") {
+        auto opt = std::make_unique<Opt<bool>>(parent, spec.name, desc,
+                                               llvm::cl::init(def == "true"));
+        auto *o = opt.get();
+        add(spec, [o] { return std::string(*o ? "true" : "false"); }, std::move(opt));
+      } else if (spec.type == "int") {
+        int64_t value = 0;
+        (void)def.getAsInteger(10, value);
+        auto opt = std::make_unique<Opt<int64_t>>(parent, spec.name, desc, llvm::cl::init(value));
+        auto *o = opt.get();
+        add(spec, [o] { return std::to_string(static_cast<int64_t>(*o)); }, std::move(opt));
+      } else if (!spec.choices.empty()) {
+        int index = 0;
+        for (size_t i = 0; i < spec.choices.size(); ++i)
+          if (spec.choices[i] == spec.defaultValue)
+            index = static_cast<int>(i);
+        auto opt = std::make_unique<Opt<Choice>>(parent, spec.name, desc,
+                                                 llvm::cl::init(static_cast<Choice>(index)));
+        for (size_t i = 0; i < spec.choices.size(); ++i)
+          opt->getParser().addLiteralOption(spec.choices[i], static_cast<Choice>(i), "");
+        auto *o = opt.get();
+        add(spec, [o, &spec] { return spec.choices[static_cast<int>(o->getValue())]; },
+            std::move(opt));
+      } else {
+        auto opt = std::make_unique<Opt<std::string>>(parent, spec.name, desc,
+                                                      llvm::cl::init(spec.defaultValue));
+        auto *o = opt.get();
+        add(spec, [o] { return quote(o->getValue()); }, std::move(opt));
+      }
+    }
+  }
+
+  /// `name=value ...`, every option spelled out, for the Python hooks.
+  std::string text() const {
+    std::string result;
+    for (const auto &[name, value] : values) {
+      if (!result.empty())
+        result += ' ';
+      result += *name + "=" + value();
+    }
+    return result;
+  }
+
+private:
+  void add(const ExternalOption &spec, std::function<std::string()> value,
+           std::unique_ptr<llvm::cl::Option> option) {
+    values.emplace_back(&spec.name, std::move(value));
+    owned.push_back(std::move(option));
+  }
+
+  static std::string quote(const std::string &value) {
+    if (llvm::none_of(value, [](char c) { return llvm::isSpace(c); }))
+      return value;
+    return "\"" + value + "\"";
+  }
+
+  std::vector<std::pair<const std::string *, std::function<std::string()>>> values;
+  std::vector<std::unique_ptr<llvm::cl::Option>> owned;
+};
+
+template <typename T>
+using PassOption = Pass::Option<T>;
+template <typename T>
+using PipelineOption = detail::PassOptions::Option<T>;
+
+/// The Python hook's verdict on the options, through `errorHandler`.
+LogicalResult checkWithHook(const Spec &spec, const std::string &text,
+                            function_ref<LogicalResult(const Twine &)> errorHandler) {
+  std::string error = spec.hooks.checkOptions(spec.hooks.userData, text);
+  if (!error.empty())
+    return errorHandler(error);
+  return success();
+}
+
+/// Reports options MLIR could not parse. MLIR's message names an unknown
+/// option, but LLVM writes a malformed value's message to stderr only, which
+/// the Python API does not see: then the hook's reading of `text` says why.
+LogicalResult reportParseError(const Spec &spec, StringRef text, const std::string &mlirError,
+                               function_ref<LogicalResult(const Twine &)> errorHandler) {
+  if (!StringRef(mlirError).trim().empty())
+    return errorHandler(mlirError);
+  std::string error = spec.hooks.checkOptions(spec.hooks.userData, text.str());
+  return errorHandler(error.empty() ? mlirError : error);
+}
 
 class ExternalPass : public Pass, public StatisticSink {
 public:
   explicit ExternalPass(std::shared_ptr<const Spec> spec)
-      : Pass(TypeID::get<ExternalPassTag>(), ModuleOp::getOperationName()), spec(std::move(spec)) {}
-  ExternalPass(const ExternalPass &other) : Pass(other), spec(other.spec), options(other.options) {}
+      : Pass(TypeID::get<ExternalPassTag>(), ModuleOp::getOperationName()), spec(std::move(spec)) {
+    options.declare<PassOption>(*this, this->spec->options);
+  }
+  ExternalPass(const ExternalPass &other) : Pass(other), spec(other.spec) {
+    options.declare<PassOption>(*this, spec->options);
+    copyOptionValuesFrom(&other);
+  }
 
   bool canScheduleOn(RegisteredOperationName) const override { return true; }
 
@@ -56,11 +166,14 @@ public:
 
   LogicalResult initializeOptions(StringRef text,
                                   function_ref<LogicalResult(const Twine &)> errorHandler) override {
-    options = text.str();
-    std::string error = spec->hooks.checkOptions(spec->hooks.userData, options);
-    if (!error.empty())
-      return errorHandler(error);
-    return success();
+    std::string mlirError;
+    auto capture = [&](const Twine &message) {
+      mlirError = message.str();
+      return failure();
+    };
+    if (failed(Pass::initializeOptions(text, capture)))
+      return reportParseError(*spec, text, mlirError, errorHandler);
+    return checkWithHook(*spec, options.text(), errorHandler);
   }
 
   void getDependentDialects(DialectRegistry &registry) const override {
@@ -70,7 +183,7 @@ public:
   }
 
   void runOnOperation() override {
-    if (!spec->hooks.run(spec->hooks.userData, wrap(getOperation()), options, *this))
+    if (!spec->hooks.run(spec->hooks.userData, wrap(getOperation()), options.text(), *this))
       signalPassFailure();
   }
 
@@ -93,36 +206,52 @@ protected:
 
 private:
   std::shared_ptr<const Spec> spec;
-  std::string options;
+  DeclaredOptions options;
   std::deque<std::string> names, descriptions;
   std::vector<std::pair<std::string, std::unique_ptr<Statistic>>> statistics;
+};
+
+/// A pipeline alias' option set (`--help`, and parsing its `{...}`).
+struct PipelineOptions : detail::PassOptions {
+  explicit PipelineOptions(const Spec &spec) { options.declare<PipelineOption>(*this, spec.options); }
+  DeclaredOptions options;
 };
 
 } // namespace
 
 void registerExternalPass(const std::string &argument, const std::string &name,
-                          const std::string &description, ExternalPassHooks hooks) {
-  auto spec = std::make_shared<const Spec>(Spec{argument, name, description, hooks});
+                          const std::string &description, std::vector<ExternalOption> options,
+                          ExternalPassHooks hooks) {
+  auto spec = std::make_shared<const Spec>(
+      Spec{argument, name, description, std::move(options), hooks});
   registerPass([spec]() -> std::unique_ptr<Pass> { return std::make_unique<ExternalPass>(spec); });
 }
 
 void registerExternalPipeline(const std::string &argument, const std::string &description,
-                              ExternalPassHooks hooks) {
+                              std::vector<ExternalOption> options, ExternalPassHooks hooks) {
+  auto spec = std::make_shared<const Spec>(Spec{argument, "", description, std::move(options), hooks});
   registerPassPipeline(
       argument, description,
-      [hooks](OpPassManager &pm, StringRef options,
-              function_ref<LogicalResult(const Twine &)> errorHandler) -> LogicalResult {
+      [spec](OpPassManager &pm, StringRef text,
+             function_ref<LogicalResult(const Twine &)> errorHandler) -> LogicalResult {
+        PipelineOptions options(*spec);
+        std::string message;
+        llvm::raw_string_ostream errors(message);
+        if (failed(options.parseFromString(text, errors)))
+          return reportParseError(*spec, text, errors.str(), errorHandler);
         std::string error;
-        std::string text = hooks.expand(hooks.userData, options.str(), error);
+        std::string pipeline = spec->hooks.expand(spec->hooks.userData, options.options.text(), error);
         if (!error.empty())
           return errorHandler(error);
-        std::string message;
-        llvm::raw_string_ostream os(message);
-        if (failed(parsePassPipeline(text, pm, os)))
-          return errorHandler(os.str());
+        message.clear();
+        if (failed(parsePassPipeline(pipeline, pm, errors)))
+          return errorHandler(errors.str());
         return success();
       },
-      [](function_ref<void(const detail::PassOptions &)>) {});
+      [spec](function_ref<void(const detail::PassOptions &)> printOptions) {
+        PipelineOptions options(*spec);
+        printOptions(options);
+      });
 }
 
 bool isRegisteredPass(const std::string &argument) {

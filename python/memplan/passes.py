@@ -399,7 +399,8 @@ def _register_in_mlir(info: PassInfo) -> None:
                      for name, (value, desc) in ctx.statistics.items()]
             return not ctx.failed, stats
 
-        _core.register_pass(info.argument, mlir_pass_name(info), info.summary, check, run)
+        _core.register_pass(info.argument, mlir_pass_name(info), info.summary,
+                            _option_specs(info), check, run)
     else:
         def expand(text: str) -> str:
             try:
@@ -407,7 +408,16 @@ def _register_in_mlir(info: PassInfo) -> None:
             except PassOptionError as err:
                 raise ValueError(f"{info.argument}: {err}") from None
 
-        _core.register_pipeline(info.argument, info.summary, expand)
+        _core.register_pipeline(info.argument, info.summary, _option_specs(info), check, expand)
+
+
+def _option_specs(info: PassInfo) -> list[tuple[str, str, str, str, list[str]]]:
+    """``info``'s options as MLIR declares them: (name, type, default text,
+    description, choices)."""
+    return [
+        (opt.name, opt.type.__name__, opt.format(opt.default), opt.help, list(opt.choices or ()))
+        for opt in info.options
+    ]
 
 
 _recording = threading.local()
@@ -458,14 +468,3 @@ def __getattr__(name: str) -> Callable[..., MemplanPass]:
     make.__name__ = name
     make.__doc__ = f"{info.summary}\n\n{info.description}"
     return make
-
-
-def describe(info: PassInfo) -> str:
-    """``--list-passes`` text for one pass: summary, then options with defaults."""
-    lines = [f"  {info.argument}  -  {info.summary}"]
-    for opt in info.options:
-        kind = "|".join(opt.choices) if opt.choices else opt.type.__name__
-        lines.append(
-            f"    {opt.name}=<{kind}>  -  {opt.help} (default: {opt.format(opt.default)})"
-        )
-    return "\n".join(lines)

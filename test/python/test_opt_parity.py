@@ -73,6 +73,26 @@ CASES = {
     "statistics_list": ["bufz.mlir", "--mlir-pass-statistics", "--mlir-pass-statistics-display=list", "-cse"],
     "emit_bytecode": ["bufz.mlir", "--emit-bytecode"],
     "bytecode_version_without_bytecode": ["bufz.mlir", "--emit-bytecode-version=1"],
+    # Round-trip check through text and bytecode after parsing.
+    "verify_roundtrip": ["bufz.mlir", "--verify-roundtrip", "-canonicalize"],
+    "verify_roundtrip_irdl": ["cmath.mlir", "--irdl-file=cmath.irdl.mlir", "--verify-roundtrip"],
+    # Elided resource strings do not come back: the check reports the difference.
+    "verify_roundtrip_differs": ["resource.mlir", "--verify-roundtrip", "--mlir-elide-resource-strings-if-larger=4"],
+    "resource_without_roundtrip": ["resource.mlir", "--mlir-elide-resource-strings-if-larger=4"],
+    # Dialects defined in IRDL.
+    "irdl_file": ["cmath.mlir", "--irdl-file=cmath.irdl.mlir"],
+    "irdl_file_missing": ["cmath.mlir", "--irdl-file=nonexistent.mlir"],
+    "without_irdl_file": ["cmath.mlir"],
+    # Diagnostic filtering.
+    "verbosity_errors": ["unbufferizable.mlir", "--allow-unregistered-dialect", "-one-shot-bufferize", "--mlir-diagnostic-verbosity-level=errors"],
+    "disable_notes": ["unbufferizable.mlir", "--allow-unregistered-dialect", "-one-shot-bufferize", "--mlir-disable-diagnostic-notes"],
+    # Optimization remarks printed as diagnostics.
+    "remarks_emit_remark": ["bufz.mlir", "-canonicalize", "--remark-format=emitRemark", "--remarks-filter=.*", "--remark-policy=final"],
+    "remarks_filters": ["bufz.mlir", "-canonicalize", "--remarks-filter-passed=a", "--remarks-filter-missed=b", "--remarks-filter-failed=c", "--remarks-filter-analyse=d"],
+    "remark_format_bad": ["bufz.mlir", "--remark-format=xml"],
+    # Crash reproducers (the file itself is compared by test_reproducer_files).
+    "local_reproducer_threaded": ["unbufferizable.mlir", "--allow-unregistered-dialect", "-one-shot-bufferize", "--mlir-pass-pipeline-crash-reproducer=repro.mlir", "--mlir-pass-pipeline-local-reproducer"],
+    "run_reproducer_without_one": ["bufz.mlir", "--run-reproducer"],
 }
 
 
@@ -117,3 +137,32 @@ def test_show_dialects(tmp_path: Path):
     got = memplan_opt(["--show-dialects"], tmp_path)
     assert got.returncode == want.returncode == 0
     assert got.stdout.replace(b"vcix,", b"") == want.stdout
+
+
+REPRODUCER_CASES = {
+    # A failing pass writes the pipeline and the IR before it.
+    "crash_reproducer": ["unbufferizable.mlir", "--allow-unregistered-dialect", "-one-shot-bufferize=bufferize-function-boundaries", "-canonicalize", "--mlir-pass-pipeline-crash-reproducer=repro.mlir"],
+    # The local reproducer keeps only the failing pass.
+    "local_reproducer": ["unbufferizable.mlir", "--allow-unregistered-dialect", "-canonicalize", "-one-shot-bufferize", "--mlir-pass-pipeline-crash-reproducer=repro.mlir", "--mlir-pass-pipeline-local-reproducer", "--mlir-disable-threading"],
+    # A reproducer written without a crash.
+    "generate_reproducer": ["bufz.mlir", "-canonicalize", "-cse", "--mlir-generate-reproducer=repro.mlir"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(REPRODUCER_CASES))
+def test_reproducer_files(name: str, tmp_path: Path):
+    # Same diagnostics and exit code, and the same reproducer file; then
+    # running that file with --run-reproducer gives the same result again.
+    args = REPRODUCER_CASES[name]
+    results = []
+    for tool in (mlir_opt, memplan_opt):
+        work = tmp_path / tool.__name__
+        work.mkdir()
+        for f in INPUTS.iterdir():
+            (work / f.name).write_bytes(f.read_bytes())
+        r = tool(args, work)
+        repro = (work / "repro.mlir").read_bytes()
+        rerun = tool(["repro.mlir", "--run-reproducer", "--allow-unregistered-dialect"], work)
+        results.append((r.returncode, r.stdout, r.stderr, repro, rerun.returncode, rerun.stdout, rerun.stderr))
+    assert b"mlir_reproducer" in results[0][3]
+    assert results[1] == results[0]

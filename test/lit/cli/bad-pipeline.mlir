@@ -6,7 +6,8 @@
 // Unknown passes and options are named, as mlir-opt names them (exit code 1).
 // UPSTREAM: 'no-such-pass' does not refer to a registered pass or pass pipeline
 // MEMPLAN: 'memplan-no-such-pass' does not refer to a registered pass or pass pipeline
-// OPTION: 'memplan-test-print-graph' has no option 'colour'
+// OPTION: error: <Pass-Options-Parser>: no such option colour
+// OPTION: failed to add `memplan-test-print-graph` with options `colour=red`
 // VALUE: option 'stream' must be one of stdout, stderr; got 'file'
 func.func @f() {
   return
