@@ -306,7 +306,8 @@ EngineResult runInterfaceEngine(MlirOperation rootHandle, const EngineOptions &r
     return result;
   // Like the pass manager after upstream's pass: the result must verify.
   if (!rewrite) {
-    result.ok = succeeded(verify(root));
+    // Analysis only leaves the IR as it was: nothing to verify.
+    result.ok = engineOptions.analysisOnly || succeeded(verify(root));
     return result;
   }
   result.ok = succeeded(rewriteAnalyzed(root, state, options, result.stats)) && succeeded(verify(root));
