@@ -76,7 +76,7 @@ void registerEngineBindings(nb::module_ &m) {
             }
             return out;
           },
-          "Equivalence sets with more than one member, in upstream's member order.")
+          "Analysis only: equivalence sets with more than one member, in upstream's member order.")
       .def_prop_ro(
           "copies",
           [](const EngineResult &r) {

@@ -105,9 +105,10 @@ struct EngineResult {
   std::vector<EngineDecision> decisions;  ///< In analysis order.
   std::vector<EngineConflict> conflicts;
   std::vector<std::vector<EngineValue>> aliasSets;  ///< Non-trivial sets, upstream's member order.
-  std::vector<std::vector<EngineValue>> equivalenceSets;  ///< Non-trivial sets, upstream's member order.
-  /// Per out-of-place decision (ops upstream's copy insertion visits), in
-  /// analysis order.
+  /// Analysis only: non-trivial equivalence sets, upstream's member order.
+  std::vector<std::vector<EngineValue>> equivalenceSets;
+  /// Analysis only: per out-of-place decision (ops upstream's copy insertion
+  /// visits), in analysis order.
   std::vector<EngineCopy> copies;
   std::vector<EngineFunction> functions;
   BufferizeStats stats;

@@ -281,9 +281,10 @@ EngineResult runInterfaceEngine(MlirOperation rootHandle, const EngineOptions &r
   }
   collectSets(
       ir, engine, [&](Value v, function_ref<void(Value)> fn) { state.applyOnAliases(v, fn); }, result.aliasSets);
-  collectSets(
-      ir, engine, [&](Value v, function_ref<void(Value)> fn) { state.applyOnEquivalenceClass(v, fn); },
-      result.equivalenceSets);
+  if (engineOptions.analysisOnly)
+    collectSets(
+        ir, engine, [&](Value v, function_ref<void(Value)> fn) { state.applyOnEquivalenceClass(v, fn); },
+        result.equivalenceSets);
   collect();
   // The copies upstream's copy insertion would make.
   auto describe = [&](Value v) { return engine.describe(v); };
