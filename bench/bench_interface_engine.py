@@ -1,8 +1,9 @@
-"""Interface engine benchmark: ``_core.run_interface_engine`` (lib/analysis/)
-vs memplan's table-driven C++ core (``memplan-one-shot-bufferize{analysis-engine=cpp}``)
-vs upstream ``one-shot-bufferize``, in one Python process each run (parse
-and print excluded), in test-analysis-only and full bufferization, outputs
-compared with upstream's.
+"""Interface engine benchmark: memplan's in-place engine
+(``_core.run_interface_engine``, lib/analysis/) against upstream
+``one-shot-bufferize``, in one Python process each run (parse and print
+excluded): analysis only (the IR untouched; what explain and min-copy-bytes
+run), test-analysis-only (annotations compared with upstream's) and full
+bufferization (memref IR compared with upstream's).
 
     python bench/bench_interface_engine.py                      # gpt2 + shared-read chain 4000
     python bench/bench_interface_engine.py --chain 2000 --no-upstream-chain
@@ -17,20 +18,19 @@ import time
 
 from mlir import ir, passmanager
 
-import memplan
 from memplan import _core
 from memplan.ir.parse import parse_source
 
-HERE = os.path.dirname(__file__)
-sys.path.insert(0, os.path.join(HERE, "..", "test", "python"))
-from test_inplace_core import _shared_read_chain  # noqa: E402
+sys.path.insert(0, os.path.dirname(__file__))
+from generators import elementwise_chain  # noqa: E402
 
 GPT2 = "/work/shared/workloads/gpt2_l48_h512_s128.mlir"
 GPT2_OPTIONS = "bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map"
 
 
-def _kwargs(options: str, analysis_only: bool) -> dict:
-    kw = {"function_boundaries": "bufferize-function-boundaries" in options, "test_analysis_only": analysis_only}
+def _kwargs(options: str, mode: str) -> dict:
+    kw = {"function_boundaries": "bufferize-function-boundaries" in options,
+          "test_analysis_only": mode == "test-analysis-only", "analysis_only": mode == "analysis-only"}
     for token in options.split():
         if token.startswith("function-boundary-type-conversion="):
             kw["function_boundary_type_conversion"] = token.split("=", 1)[1]
@@ -47,22 +47,17 @@ def _timed(text: str, run) -> tuple[float, str]:
 
 
 def measure(name: str, text: str, options: str, upstream: bool) -> None:
-    for analysis_only in (True, False):
-        full = options + (" test-analysis-only" if analysis_only else "")
-        mode = "analysis-only" if analysis_only else "bufferize"
-        rows = []
-        t, ours = _timed(text, lambda m: _core.run_interface_engine(m.operation._CAPIPtr, **_kwargs(options, analysis_only)))
-        rows.append(("interface engine", t, ours))
-        t, core = _timed(text, lambda m: memplan.run_pipeline(
-            m, f"builtin.module(memplan-one-shot-bufferize{{{full} analysis-engine=cpp}})"))
-        rows.append(("table-driven C++ core", t, core))
-        if upstream:
-            t, up = _timed(text, lambda m: passmanager.PassManager.parse(
+    for mode in ("analysis-only", "test-analysis-only", "bufferize"):
+        t, ours = _timed(text, lambda m: _core.run_interface_engine(m.operation._CAPIPtr, **_kwargs(options, mode)))
+        line = f"{name:28s} {mode:18s} interface engine {t:8.3f} s"
+        if mode == "analysis-only":
+            line += "  (IR untouched)" if ours == _timed(text, lambda m: None)[1] else "  (IR CHANGED)"
+        elif upstream:
+            full = options + (" test-analysis-only" if mode == "test-analysis-only" else "")
+            tu, up = _timed(text, lambda m: passmanager.PassManager.parse(
                 f"builtin.module(one-shot-bufferize{{{full}}})").run(m.operation))
-            rows.append(("upstream one-shot-bufferize", t, up))
-        for label, t, out in rows:
-            same = "" if not upstream else ("  (= upstream)" if out == rows[-1][2] else "  (DIFFERS from upstream)")
-            print(f"{name:28s} {mode:14s} {label:28s} {t:8.3f} s{same}", flush=True)
+            line += f"   upstream {tu:8.3f} s  ({tu / t:5.1f}x){'  = upstream' if ours == up else '  DIFFERS'}"
+        print(line, flush=True)
 
 
 def main() -> None:
@@ -72,7 +67,7 @@ def main() -> None:
     args = parser.parse_args()
     if os.path.exists(GPT2):
         measure("gpt2_l48_h512_s128", open(GPT2).read(), GPT2_OPTIONS, upstream=True)
-    measure(f"shared-read chain n={args.chain}", _shared_read_chain(args.chain),
+    measure(f"shared-read chain n={args.chain}", elementwise_chain(args.chain, shared_read=True),
             "bufferize-function-boundaries", upstream=not args.no_upstream_chain)
 
 

@@ -65,6 +65,34 @@ void registerEngineBindings(nb::module_ &m) {
           },
           "Alias sets with more than one member, in upstream's member order.")
       .def_prop_ro(
+          "equivalence_sets",
+          [](const EngineResult &r) {
+            nb::list out;
+            for (const std::vector<EngineValue> &set : r.equivalenceSets) {
+              nb::list members;
+              for (const EngineValue &v : set)
+                members.append(valueTuple(v));
+              out.append(members);
+            }
+            return out;
+          },
+          "Analysis only: equivalence sets with more than one member, in upstream's member order.")
+      .def_prop_ro(
+          "copies",
+          [](const EngineResult &r) {
+            nb::list out;
+            for (const EngineCopy &c : r.copies) {
+              nb::list nonWritable;
+              for (const EngineValue &v : c.nonWritable)
+                nonWritable.append(valueTuple(v));
+              out.append(nb::make_tuple(c.op, c.operand, valueTuple(c.value), c.allocOnly, c.bytes, nonWritable));
+            }
+            return out;
+          },
+          "Analysis only: (op, operand, value copied, allocation only, bytes or -1, non-writable "
+          "values that forced it) per out-of-place operand whose op upstream's copy insertion visits "
+          "(resolveTensorOpOperandConflicts, canOmitTensorCopy), in analysis order.")
+      .def_prop_ro(
           "functions",
           [](const EngineResult &r) {
             nb::list out;
@@ -96,7 +124,8 @@ void registerEngineBindings(nb::module_ &m) {
          bool allowReturnAllocsFromLoops, bool allowUnknownOps, bool checkParallelRegions,
          uint32_t bufferAlignment, const std::vector<std::string> &dialectFilter,
          const std::vector<std::string> &noAnalysisFuncFilter, bool mustInferMemorySpace,
-         bool useEncodingForMemorySpace, uint64_t conflictCounter, uint64_t nonWritableCounter) {
+         bool useEncodingForMemorySpace, uint64_t conflictCounter, uint64_t nonWritableCounter,
+         bool analysisOnly) {
         void *ptr = PyCapsule_GetPointer(capsule.ptr(), kOpCapsuleName);
         if (!ptr)
           throw nb::python_error();
@@ -105,6 +134,7 @@ void registerEngineBindings(nb::module_ &m) {
           throw std::invalid_argument("unknown analysis heuristic '" + heuristic + "'");
         EngineOptions o;
         o.testAnalysisOnly = testAnalysisOnly;
+        o.analysisOnly = analysisOnly;
         o.heuristic = heuristic;
         o.fuzzerSeed = fuzzerSeed;
         o.printConflicts = printConflicts;
@@ -135,10 +165,11 @@ void registerEngineBindings(nb::module_ &m) {
       nb::arg("dialect_filter") = std::vector<std::string>(),
       nb::arg("no_analysis_func_filter") = std::vector<std::string>(),
       nb::arg("must_infer_memory_space") = false, nb::arg("use_encoding_for_memory_space") = false,
-      nb::arg("conflict_counter") = 0, nb::arg("non_writable_counter") = 0,
+      nb::arg("conflict_counter") = 0, nb::arg("non_writable_counter") = 0, nb::arg("analysis_only") = false,
       "One-Shot Analysis of the module (operation capsule) with op semantics from the "
       "BufferizableOpInterface, then the test-analysis-only annotations or upstream's copy insertion "
-      "and bufferization on the same state. Diagnostics go to the context's handlers; returns an "
+      "and bufferization on the same state, or (analysis_only) nothing that touches the IR, with the "
+      "copies the rewrite would make. Diagnostics go to the context's handlers; returns an "
       "EngineResult (ok False: the analysis or the rewrite failed). Python must hold no op handles "
       "inside the module across a rewrite.");
 }

@@ -7,7 +7,6 @@ NB_MODULE(_core, m) {
   memplan::registerGraphBindings(m);
   memplan::registerPackingBindings(m);
   memplan::registerLifetimesBindings(m);
-  memplan::registerInplaceBindings(m);
   memplan::registerRegistryBindings(m);
   memplan::registerEngineBindings(m);
   memplan::registerOptBindings(m);

@@ -13,7 +13,6 @@ namespace memplan {
 void registerGraphBindings(nanobind::module_ &m);
 void registerPackingBindings(nanobind::module_ &m);
 void registerLifetimesBindings(nanobind::module_ &m);
-void registerInplaceBindings(nanobind::module_ &m);
 void registerRegistryBindings(nanobind::module_ &m);
 void registerEngineBindings(nanobind::module_ &m);
 void registerOptBindings(nanobind::module_ &m);

@@ -31,6 +31,10 @@ struct EngineOptions {
   std::string heuristic = "bottom-up";
   unsigned fuzzerSeed = 0;
   bool testAnalysisOnly = false;
+  /// Analyze only: no annotations, no rewrite, the IR stays untouched
+  /// (explanations, ranking analysis orders). Ops that are not bufferizable
+  /// are errors unless allow-unknown-ops (upstream's rewrite rejects them).
+  bool analysisOnly = false;
   bool printConflicts = false;
   bool dumpAliasSets = false;
   /// Upstream numbers the `C_<i>` / `W_<i>` annotations of print-conflicts
@@ -75,6 +79,25 @@ struct EngineFunction {
   std::vector<std::pair<int64_t, int64_t>> aliasing, equivalent;
 };
 
+/// An out-of-place tensor operand and the copy that resolves it, as
+/// upstream's copy insertion (resolveTensorOpOperandConflicts,
+/// canOmitTensorCopy) decides on the analyzed state.
+struct EngineCopy {
+  int32_t op, operand;
+  /// The values without a writable buffer that forced it out of place (empty
+  /// for a read-after-write conflict).
+  std::vector<EngineValue> nonWritable;
+  /// The value the copy materializes: the operand, or the op's only aliasing
+  /// result for an op that does not write (e.g. tensor.extract_slice).
+  EngineValue value;
+  /// Only an allocation is needed (the contents are undefined, overwritten or
+  /// never read).
+  bool allocOnly = false;
+  /// Bytes of `value`'s type (LLVM's default data layout), -1 if dynamic or
+  /// not modeled.
+  int64_t bytes = -1;
+};
+
 struct EngineResult {
   bool ok = false;
   /// Analyzed scopes (functions, or the root) in analysis order.
@@ -82,13 +105,18 @@ struct EngineResult {
   std::vector<EngineDecision> decisions;  ///< In analysis order.
   std::vector<EngineConflict> conflicts;
   std::vector<std::vector<EngineValue>> aliasSets;  ///< Non-trivial sets, upstream's member order.
+  /// Analysis only: non-trivial equivalence sets, upstream's member order.
+  std::vector<std::vector<EngineValue>> equivalenceSets;
+  /// Analysis only: per out-of-place decision (ops upstream's copy insertion
+  /// visits), in analysis order.
+  std::vector<EngineCopy> copies;
   std::vector<EngineFunction> functions;
   BufferizeStats stats;
   uint64_t conflictCounter = 0, nonWritableCounter = 0;  ///< After the run.
 };
 
 /// Runs the analysis on `root` (a module) and then annotates
-/// (`testAnalysisOnly`) or bufferizes. Diagnostics go to the context's
+/// (`testAnalysisOnly`), bufferizes, or stops (`analysisOnly`). Diagnostics go to the context's
 /// handlers; `ok` false means the analysis or the rewrite failed (the IR may
 /// then be partially rewritten, as with upstream's pass).
 EngineResult runInterfaceEngine(MlirOperation root, const EngineOptions &options);

@@ -561,14 +561,20 @@ bool InplaceAnalysis::wouldCreateWriteToNonWritable(int32_t o, bool consistencyO
     return false;
   if (!llvm::any_of(values, [&](int32_t v) { return nNonWritable[find(v)] != 0; }))
     return false;
-  if (options.printConflicts) {
-    auto annotate = [&](Value v) {
-      if (!state.isWritable(v))
+  if (options.printConflicts || !consistencyOnly) {
+    std::vector<EngineValue> *hits = consistencyOnly ? nullptr : &nonWritable[o];
+    llvm::DenseSet<Value> seen;
+    auto visit = [&](Value v) {
+      if (state.isWritable(v))
+        return;
+      if (options.printConflicts)
         annotateValue(v, "W_" + std::to_string(wCounter++) + "[NOT-WRITABLE: ");
+      if (hits && seen.insert(v).second)
+        hits->push_back(describe(v));
     };
-    state.applyOnAliases(ir.operands[o]->get(), annotate);
+    state.applyOnAliases(ir.operands[o]->get(), visit);
     for (AliasingValue alias : state.getAliasingValues(*ir.operands[o]))
-      state.applyOnAliases(alias.value, annotate);
+      state.applyOnAliases(alias.value, visit);
   }
   return true;
 }

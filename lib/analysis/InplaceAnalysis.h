@@ -42,6 +42,9 @@ public:
   uint64_t conflictCounter() const { return cCounter; }
   uint64_t nonWritableCounter() const { return wCounter; }
   EngineValue describe(mlir::Value v) const;
+  /// Per operand (id) forced out of place by a write to a buffer that is not
+  /// writable: those values (upstream's W_ annotations).
+  const std::unordered_map<int32_t, std::vector<EngineValue>> &nonWritableHits() const { return nonWritable; }
 
 private:
   using OpOperand = mlir::OpOperand;
@@ -108,6 +111,7 @@ private:
 
   std::vector<EngineDecision> decided;
   std::vector<EngineConflict> conflictList;
+  std::unordered_map<int32_t, std::vector<EngineValue>> nonWritable;
   uint64_t cCounter, wCounter;
 };
 

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AnalysisSteps.h"
+#include "CopyPlan.h"
 #include "CrashGuards.h"
 #include "InplaceAnalysis.h"
 #include "TestAnnotations.h"
@@ -131,10 +132,52 @@ LogicalResult checkFilteredCalls(Operation *root, const OneShotBufferizationOpti
   return failure(walk.wasInterrupted());
 }
 
+/// Analysis only: an allowed op with tensor semantics that is not
+/// bufferizable fails upstream's rewrite unless allow-unknown-ops.
+LogicalResult checkUnknownOps(Operation *root, const OneShotBufferizationOptions &options) {
+  if (options.allowUnknownOps)
+    return success();
+  WalkResult walk = root->walk([&](Operation *op) {
+    if (op == root || !hasTensorSemantics(op) || !options.isOpAllowed(op) || options.dynCastBufferizableOp(op))
+      return WalkResult::advance();
+    op->emitError("op '" + op->getName().getStringRef().str() +
+                  "' is not bufferizable (upstream's rewrite fails on it; allow-unknown-ops treats it as an "
+                  "unknown op)");
+    return WalkResult::interrupt();
+  });
+  return failure(walk.wasInterrupted());
+}
+
+/// Sets of more than one member of `v`'s class, in upstream's member order,
+/// each listed once.
+template <typename ApplyFn>
+void collectSets(const IRNumbering &ir, const InplaceAnalysis &engine, ApplyFn apply,
+                 std::vector<std::vector<EngineValue>> &out) {
+  llvm::DenseSet<Value> listed;
+  for (Value v : ir.values) {
+    if (listed.contains(v))
+      continue;
+    std::vector<EngineValue> members;
+    apply(v, [&](Value m) {
+      listed.insert(m);
+      members.push_back(engine.describe(m));
+    });
+    if (members.size() > 1)
+      out.push_back(std::move(members));
+  }
+}
+
 } // namespace
 
-EngineResult runInterfaceEngine(MlirOperation rootHandle, const EngineOptions &engineOptions) {
+EngineResult runInterfaceEngine(MlirOperation rootHandle, const EngineOptions &requested) {
   EngineResult result;
+  EngineOptions engineOptions = requested;
+  if (engineOptions.analysisOnly) {
+    // Nothing may touch the IR.
+    engineOptions.testAnalysisOnly = false;
+    engineOptions.printConflicts = false;
+    engineOptions.dumpAliasSets = false;
+  }
   Operation *root = unwrap(rootHandle);
   MLIRContext *ctx = root->getContext();
   ctx->loadDialect<BufferizationDialect, memref::MemRefDialect, func::FuncDialect, arith::ArithDialect,
@@ -152,7 +195,10 @@ EngineResult runInterfaceEngine(MlirOperation rootHandle, const EngineOptions &e
   options.printConflicts = engineOptions.printConflicts;
   options.dumpAliasSets = engineOptions.dumpAliasSets;
   OneShotBufferizationOptions analysisOptions = makeAnalysisOptions(options);
-  if (!engineOptions.testAnalysisOnly &&
+  bool rewrite = !engineOptions.testAnalysisOnly && !engineOptions.analysisOnly;
+  if (engineOptions.analysisOnly && failed(checkUnknownOps(root, analysisOptions)))
+    return result;
+  if (rewrite &&
       (failed(checkFilteredCalls(root, options)) ||
        (config.functionBoundaries && failed(checkNonBranchSuccessors(root)))))
     return result;
@@ -233,27 +279,36 @@ EngineResult runInterfaceEngine(MlirOperation rootHandle, const EngineOptions &e
     }
     llvm::sort(result.functions, [](const EngineFunction &a, const EngineFunction &b) { return a.op < b.op; });
   }
-  // Alias sets with more than one member, in upstream's member order.
-  llvm::DenseSet<Value> listed;
-  for (Value v : ir.values) {
-    if (listed.contains(v))
-      continue;
-    std::vector<EngineValue> members;
-    state.applyOnAliases(v, [&](Value m) {
-      listed.insert(m);
-      members.push_back(engine.describe(m));
-    });
-    if (members.size() > 1)
-      result.aliasSets.push_back(std::move(members));
-  }
+  collectSets(
+      ir, engine, [&](Value v, function_ref<void(Value)> fn) { state.applyOnAliases(v, fn); }, result.aliasSets);
+  if (engineOptions.analysisOnly)
+    collectSets(
+        ir, engine, [&](Value v, function_ref<void(Value)> fn) { state.applyOnEquivalenceClass(v, fn); },
+        result.equivalenceSets);
   collect();
+  // The copies upstream's copy insertion would make.
+  auto describe = [&](Value v) { return engine.describe(v); };
+  for (const EngineDecision &d : result.decisions) {
+    if (rewrite || d.inPlace)
+      continue;
+    OpOperand &operand = ir.ops[d.op]->getOpOperand(d.operand);
+    EngineCopy copy;
+    if (!planCopy(operand, state, describe, copy))
+      continue;
+    copy.op = d.op;
+    auto hits = engine.nonWritableHits().find(ir.operandId.lookup(&operand));
+    if (hits != engine.nonWritableHits().end())
+      copy.nonWritable = hits->second;
+    result.copies.push_back(std::move(copy));
+  }
   result.stats.numTensorInPlace = state.getStatNumTensorInPlace();
   result.stats.numTensorOutOfPlace = state.getStatNumTensorOutOfPlace();
   if (!ok)
     return result;
   // Like the pass manager after upstream's pass: the result must verify.
-  if (engineOptions.testAnalysisOnly) {
-    result.ok = succeeded(verify(root));
+  if (!rewrite) {
+    // Analysis only leaves the IR as it was: nothing to verify.
+    result.ok = engineOptions.analysisOnly || succeeded(verify(root));
     return result;
   }
   result.ok = succeeded(rewriteAnalyzed(root, state, options, result.stats)) && succeeded(verify(root));

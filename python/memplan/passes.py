@@ -456,6 +456,11 @@ def create(argument: str, **options: Any) -> MemplanPass:
 
 
 def __getattr__(name: str) -> Callable[..., MemplanPass]:
+    if name.startswith("__"):
+        # Python's import asks for __path__ on every ``from memplan.passes
+        # import ...``: that must not load the pass modules (which import
+        # this one) half-way through their own imports.
+        raise AttributeError(name)
     _ensure_loaded()
     argument = "memplan-" + name.replace("_", "-")
     info = _REGISTRY.get(argument)

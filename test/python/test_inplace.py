@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import math
 import os
 import subprocess
 import sys
+from typing import Optional
 
 import pytest
 from mlir import ir
 
 import memplan
-from memplan.inplace import analyze
+from memplan.inplace import InplaceAnalysisError, analyze
+from memplan.inplace.options import MIN_COPY_BYTES_ORDERS, order_name
 from progs.randprog import random_program
 from memplan.ir.parse import parse_source
 
@@ -71,11 +74,9 @@ def test_random_programs_without_calls_and_loops():
         assert ours(text, options) == upstream(text, options)
 
 
-def test_incremental_check_agrees_with_full_check(monkeypatch):
-    """The incremental pair check (only new pairs) against upstream's full one."""
-    from memplan.inplace import analysis
-
-    monkeypatch.setattr(analysis, "VERIFY", True)
+def test_incremental_check_matches_upstream():
+    """The engine's incremental pair check (only the pairs a decision
+    creates) against upstream's full one, on larger programs."""
     for seed in range(200, 215):
         text = random_program(seed, n_ops=18)
         opts = "bufferize-function-boundaries test-analysis-only allow-return-allocs-from-loops"
@@ -149,15 +150,21 @@ def test_unknown_op_as_upstream(tmp_path):
     assert f"{src}:2:8: error: op was not bufferized" in p.stderr
 
 
-def test_min_copy_bytes_never_worse_than_bottom_up(ctx):
-    from memplan.inplace.explain import copy_cost, run_heuristic, _options
+def _ranking_cost(result) -> tuple[int, int]:
+    """(bytes, copies) as min-copy-bytes ranks: a dynamic copy counts 2^40."""
+    copies = [c for c in result.copies if c.copy_of is not None and not c.alloc_only]
+    return sum((1 << 40) if c.copy_bytes < 0 else c.copy_bytes for c in copies), len(copies)
 
+
+def test_min_copy_bytes_never_worse_than_bottom_up(ctx):
     for seed in range(20):
         module = parse_source(random_program(seed, n_ops=14, loops=False), "r.mlir")
-        base = run_heuristic(module, _options({"bufferize_function_boundaries": True}))
-        best = run_heuristic(module, _options({"bufferize_function_boundaries": True,
-                                               "analysis_heuristic": "min-copy-bytes"}))
-        assert copy_cost(best) <= copy_cost(base)
+        base = analyze(module, bufferize_function_boundaries=True)
+        best = analyze(module, bufferize_function_boundaries=True, analysis_heuristic="min-copy-bytes")
+        costs = [(b, c) for _, b, c in best.heuristic_costs if b is not None]
+        assert best.heuristic_costs[0][0] == "bottom-up"
+        assert best.heuristic_costs[0][1:] == _ranking_cost(base)
+        assert _ranking_cost(best) == min(costs) <= _ranking_cost(base)
 
 
 def test_explain_cli(tmp_path):
@@ -231,3 +238,122 @@ def test_analyze_errors_are_located(ctx):
         analyze(module)
     result = analyze(module, allow_unknown_ops=True, bufferize_function_boundaries=True)
     assert [c.op for c in result.copies] == ["test.foo"]
+
+
+def _upstream_annotations(text: str, options: str) -> Optional[list[tuple[str, int, bool]]]:
+    """(op, operand, in place) per tensor operand, in program order, from
+    upstream's test-analysis-only annotations (None if upstream fails)."""
+    rc, out = upstream(text, options + " test-analysis-only")
+    if rc != 0:
+        return None
+    marks = []
+    with ir.Context() as ctx:
+        ctx.allow_unregistered_dialects = True
+        module = ir.Module.parse(out)
+
+        def visit(op: ir.Operation) -> ir.WalkResult:
+            if "__inplace_operands_attr__" in op.attributes:
+                attr = ir.ArrayAttr(op.attributes["__inplace_operands_attr__"])
+                for i, mark in enumerate(ir.StringAttr(a).value for a in attr):
+                    if mark != "none":
+                        marks.append((op.name, i, mark == "true"))
+            return ir.WalkResult.ADVANCE
+
+        module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return marks
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_analyze_decisions_match_upstream_annotations(seed):
+    """analyze()'s decisions (program order) are upstream's
+    test-analysis-only annotations, per option set and heuristic."""
+    text = random_program(3000 + seed, n_ops=14, extra=("while", "forall"))
+    options = OPTION_SETS[seed % len(OPTION_SETS)]
+    options = " ".join(o for o in options.split() if o not in ("test-analysis-only", "dump-alias-sets"))
+    kwargs = {}
+    for token in options.split():
+        key, _, value = token.partition("=")
+        kwargs[key.replace("-", "_")] = int(value) if value.isdigit() else (value or True)
+    expected = _upstream_annotations(text, options)
+    with ir.Context() as ctx:
+        ctx.allow_unregistered_dialects = True
+        module = parse_source(text, "r.mlir", ctx)
+        before = str(module)
+        if expected is None:
+            with pytest.raises(InplaceAnalysisError):
+                analyze(module, **kwargs)
+            return
+        result = analyze(module, **kwargs)
+        assert str(module) == before
+        ours = [(d.op, d.operand, d.inplace) for d in result.operands]
+    assert ours == expected
+
+
+def _copies_and_allocs(text: str) -> tuple[int, int, int]:
+    """(bytes, count) of the memref.copy ops into a fresh memref.alloc (the
+    copies of out-of-place operands; tensor.insert_slice copies into a
+    subview), and the number of memref.alloc ops, of bufferized IR."""
+    total = count = allocs = 0
+    with ir.Context() as ctx:
+        ctx.allow_unregistered_dialects = True
+        module = ir.Module.parse(text)
+
+        def visit(op: ir.Operation) -> ir.WalkResult:
+            nonlocal total, count, allocs
+            allocs += op.name == "memref.alloc"
+            target = op.operands[1] if op.name == "memref.copy" else None
+            if target is not None and isinstance(target.owner, ir.OpView) and \
+                    target.owner.operation.name == "memref.alloc":
+                t = ir.MemRefType(target.type)
+                count += 1
+                total += t.element_type.width // 8 * math.prod(t.shape) if t.has_static_shape else 1 << 40
+            return ir.WalkResult.ADVANCE
+
+        module.operation.walk(visit)
+    return total, count, allocs
+
+
+def _empty_tensors_with_uses(text: str) -> int:
+    with ir.Context() as ctx:
+        ctx.allow_unregistered_dialects = True
+        module = ir.Module.parse(text)
+        found = []
+
+        def visit(op: ir.Operation) -> ir.WalkResult:
+            if op.name == "tensor.empty" and list(op.results[0].uses):
+                found.append(op)
+            return ir.WalkResult.ADVANCE
+
+        module.operation.walk(visit)
+        return len(found)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_copy_costs_match_upstream_bufferization(seed):
+    """The engine's per-order copy costs (what min-copy-bytes ranks) are
+    upstream's one-shot-bufferize in that order: the number and bytes of its
+    copies into new buffers, and every other new buffer is an allocation-only
+    copy or a tensor.empty."""
+    text = random_program(4000 + seed, n_ops=16, loops=False)
+    empties = _empty_tensors_with_uses(text)
+    checked = 0
+    for heuristic, fuzzer_seed in MIN_COPY_BYTES_ORDERS:
+        kwargs = {"analysis_heuristic": heuristic, "analysis_fuzzer_seed": fuzzer_seed}
+        options = f"bufferize-function-boundaries analysis-heuristic={heuristic} analysis-fuzzer-seed={fuzzer_seed}"
+        rc, out = upstream(text, options)
+        with ir.Context() as ctx:
+            module = parse_source(text, "r.mlir", ctx)
+            if rc != 0:
+                with pytest.raises(InplaceAnalysisError):
+                    analyze(module, bufferize_function_boundaries=True, **kwargs)
+                continue
+            result = analyze(module, bufferize_function_boundaries=True, **kwargs)
+        nbytes, ncopies, allocs = _copies_and_allocs(out)
+        assert _ranking_cost(result) == (nbytes, ncopies)
+        assert allocs == empties + len(result.copies)
+        checked += 1
+    assert checked >= 1
+    with ir.Context() as ctx:
+        module = parse_source(text, "r.mlir", ctx)
+        ranked = analyze(module, bufferize_function_boundaries=True, analysis_heuristic="min-copy-bytes")
+    assert [name for name, _, _ in ranked.heuristic_costs] == [order_name(h, s) for h, s in MIN_COPY_BYTES_ORDERS]

@@ -161,3 +161,30 @@ def test_min_copy_bytes_keeps_the_cheapest_order():
         assert p.stdout == up.stdout
         differing += len(set(costs.values())) > 1
     assert differing >= 1  # some program where the order matters
+
+
+def test_min_copy_bytes_skips_orders_whose_analysis_fails():
+    """A program where top-down and fuzzer seed 2 fail as upstream does (a
+    loop yields a tensor that is not equivalent to its iter_arg): those
+    orders have no statistics and their errors do not surface; the kept
+    order's output is upstream's."""
+    text = random_program(90, n_ops=14)
+    options = "bufferize-function-boundaries test-analysis-only"
+    names = ["bottom-up", "top-down", "bottom-up-from-terminators", "fuzzer-1", "fuzzer-2", "fuzzer-3"]
+    failing = {"top-down", "fuzzer-2"}
+    for (heuristic, seed), name in zip(ORDERS, names):
+        order = f"analysis-heuristic={heuristic} analysis-fuzzer-seed={seed}"
+        up = subprocess.run([MLIR_OPT, "-", f"--one-shot-bufferize={options} {order}"],
+                            input=text, capture_output=True, text=True)
+        assert (up.returncode != 0) == (name in failing), name
+    p = subprocess.run([MEMPLAN_OPT, "-", "--mlir-pass-statistics", "--pass-pipeline=builtin.module("
+                        f"memplan-one-shot-bufferize{{{options} analysis-heuristic=min-copy-bytes}})"],
+                       input=text, capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert "error" not in p.stderr
+    stats = _statistics(p.stderr)
+    assert {n for n in names if f"copies-{n}" in stats} == set(names) - failing
+    heuristic, seed = ORDERS[stats["min-copy-bytes-choice"]]
+    up = subprocess.run([MLIR_OPT, "-", f"--one-shot-bufferize={options} analysis-heuristic={heuristic} "
+                         f"analysis-fuzzer-seed={seed}"], input=text, capture_output=True, text=True)
+    assert p.stdout == up.stdout

@@ -235,6 +235,64 @@ def test_structured_results():
         assert "C_7[CONFL-WRITE: 1]" in str(module)
 
 
+COPIES = """
+func.func @copies(%t: tensor<8xf32>, %ro: tensor<16xf64> {bufferization.writable = false}, %f: f32,
+                  %i: index, %dyn: tensor<?xf32>) -> (tensor<8xf32>, f32, tensor<16xf64>, tensor<4xf64>,
+                                                      tensor<?xf32>, f32) {
+  %w = tensor.insert %f into %t[%i] : tensor<8xf32>
+  %r = tensor.extract %t[%i] : tensor<8xf32>
+  %d = arith.constant 1.0 : f64
+  %fill = linalg.fill ins(%d : f64) outs(%ro : tensor<16xf64>) -> tensor<16xf64>
+  %s = tensor.extract_slice %ro[0] [4] [1] : tensor<16xf64> to tensor<4xf64>
+  %s2 = tensor.insert %d into %s[%i] : tensor<4xf64>
+  %g = tensor.insert %f into %dyn[%i] : tensor<?xf32>
+  %x = tensor.extract %dyn[%i] : tensor<?xf32>
+  return %w, %r, %fill, %s2, %g, %x : tensor<8xf32>, f32, tensor<16xf64>, tensor<4xf64>, tensor<?xf32>, f32
+}
+"""
+
+
+def test_analysis_only_copies_and_equivalence():
+    """Analysis only leaves the IR untouched and reports per out-of-place
+    operand the copy upstream's copy insertion makes: a RaW copy of the
+    operand, a non-writable operand overwritten (allocation only), the
+    slice's result copied in place of its source, a copy of dynamic size."""
+    with ir.Context() as ctx:
+        module = parse_source(COPIES, "c.mlir", ctx)
+        before = str(module)
+        r = _core.run_interface_engine(module.operation._CAPIPtr, function_boundaries=True, analysis_only=True,
+                                       print_conflicts=True, dump_alias_sets=True, test_analysis_only=True)
+        assert r.ok
+        assert str(module) == before
+        # 0 module, 1 func, 2 insert, 3 extract, 4 constant, 5 fill, 6 its linalg.yield, 7 slice,
+        # 8 insert, 9 insert, 10 extract, 11 return.
+        copies = {(op, operand): rest for op, operand, *rest in r.copies}
+        arg = lambda i: (1, True, 0, 0, i)  # noqa: E731
+        assert copies[(2, 1)] == [arg(0), False, 32, []]
+        assert copies[(5, 1)] == [arg(1), True, 128, [arg(1)]]
+        assert copies[(7, 0)] == [(7, False, 0, 0, 0), False, 32, [arg(1)]]
+        assert copies[(9, 1)] == [arg(4), False, -1, []]
+        assert len(copies) == 4
+        # The insert into the slice is in place: slice, insert equivalent.
+        assert [(7, False, 0, 0, 0), (8, False, 0, 0, 0)] in [sorted(s) for s in r.equivalence_sets]
+
+
+def test_analysis_only_rejects_ops_that_are_not_bufferizable():
+    with ir.Context() as ctx:
+        ctx.allow_unregistered_dialects = True
+        module = parse_source('func.func @u(%t: tensor<4xf32>) -> tensor<4xf32> {\n'
+                              '  %0 = "test.foo"(%t) : (tensor<4xf32>) -> tensor<4xf32>\n'
+                              '  return %0 : tensor<4xf32>\n}\n', "u.mlir", ctx)
+        messages = []
+        handler = ctx.attach_diagnostic_handler(lambda d: messages.append(str(d.location) + d.message) or True)
+        r = _core.run_interface_engine(module.operation._CAPIPtr, analysis_only=True)
+        assert not r.ok and len(messages) == 1 and "'test.foo' is not bufferizable" in messages[0]
+        r = _core.run_interface_engine(module.operation._CAPIPtr, analysis_only=True, allow_unknown_ops=True)
+        handler.detach()
+        # Upstream's copy insertion skips unknown ops: out of place, no copy.
+        assert r.ok and (2, 0, False) in r.decisions and r.copies == []
+
+
 def test_rewrite_mode_returns_stats_and_bufferizes():
     with ir.Context() as ctx:
         module = parse_source(PRINT_CONFLICTS_UNIQUE, "raw.mlir", ctx)

@@ -18,52 +18,10 @@ from typing import Optional
 
 from mlir import ir, passmanager
 
-from memplan.inplace.analysis import HEURISTICS, AnalysisError, Options
-from memplan.inplace.semantics import Unsupported
-from memplan.passes import Option, PassContext, register_pass
-
-OPTIONS = [
-    Option("bufferize-function-boundaries", bool, False, "bufferize function boundaries (module analysis)"),
-    Option("function-boundary-type-conversion", str, "infer-layout-map",
-           "layout of function boundary memrefs",
-           choices=("infer-layout-map", "identity-layout-map", "fully-dynamic-layout-map")),
-    Option("unknown-type-conversion", str, "fully-dynamic-layout-map",
-           "layout of memrefs at unknown-op boundaries",
-           choices=("identity-layout-map", "fully-dynamic-layout-map")),
-    Option("allow-return-allocs-from-loops", bool, False, "allow loops to yield new allocations"),
-    Option("allow-unknown-ops", bool, False, "treat ops that are not bufferizable as unknown ops"),
-    Option("analysis-heuristic", str, "bottom-up", "analysis order", choices=HEURISTICS),
-    Option("analysis-fuzzer-seed", int, 0, "seed of the fuzzer heuristic"),
-    Option("test-analysis-only", bool, False, "only annotate the IR with the analysis results"),
-    Option("print-conflicts", bool, False, "annotate RaW conflicts (with test-analysis-only)"),
-    Option("dump-alias-sets", bool, False, "annotate alias sets (with test-analysis-only)"),
-    Option("copy-before-write", bool, False, "skip the analysis, copy before every write"),
-    Option("buffer-alignment", int, 64, "alignment of new allocations"),
-    Option("dialect-filter", str, "", "comma-separated dialects to bufferize; empty: all"),
-    Option("no-analysis-func-filter", str, "", "comma-separated functions to skip in the analysis"),
-    Option("check-parallel-regions", bool, True, "privatize buffers written in parallel regions"),
-    Option("must-infer-memory-space", bool, False,
-           "memory spaces of new buffers must be inferred (no default memory space)"),
-    Option("use-encoding-for-memory-space", bool, False,
-           "use a ranked tensor's encoding as its buffer's memory space"),
-]
-
-
-def options_from(values: dict) -> Options:
-    heuristic = values["analysis_heuristic"]
-    return Options(
-        bufferize_function_boundaries=values["bufferize_function_boundaries"],
-        allow_unknown_ops=values["allow_unknown_ops"],
-        allow_return_allocs_from_loops=values["allow_return_allocs_from_loops"],
-        analysis_heuristic=heuristic,
-        analysis_fuzzer_seed=values["analysis_fuzzer_seed"],
-        test_analysis_only=values["test_analysis_only"],
-        print_conflicts=values["print_conflicts"],
-        dump_alias_sets=values["dump_alias_sets"],
-        check_parallel_regions=values["check_parallel_regions"],
-        dialect_filter=tuple(x for x in values["dialect_filter"].split(",") if x),
-        no_analysis_func_filter=tuple(x for x in values["no_analysis_func_filter"].split(",") if x),
-    )
+from memplan.inplace import engine
+from memplan.inplace.min_copy_bytes import Ranking, rank_orders
+from memplan.inplace.options import OPTIONS
+from memplan.passes import PassContext, register_pass
 
 
 def upstream_pipeline(values: dict, **override) -> str:
@@ -118,16 +76,12 @@ def _run(module: ir.Operation, ctx: PassContext) -> None:
         _report_upstream(ctx, module, err)
 
 
-def _report_costs(ctx: PassContext, costs: list, chosen: Options) -> None:
+def _report_costs(ctx: PassContext, ranking: Ranking) -> None:
     """min-copy-bytes: bytes and copies of every analysis order tried, and
     which one was kept."""
-    from memplan.inplace.explain import MIN_COPY_BYTES_ORDERS
-
-    key = (chosen.analysis_heuristic, chosen.analysis_fuzzer_seed)
-    if key in MIN_COPY_BYTES_ORDERS:
-        ctx.stat("min-copy-bytes-choice", MIN_COPY_BYTES_ORDERS.index(key),
-                 "order kept (0 bottom-up, 1 top-down, 2 bottom-up-from-terminators, 3-5 fuzzer seeds 1-3)")
-    for name, nbytes, ncopies in costs:
+    ctx.stat("min-copy-bytes-choice", ranking.choice,
+             "order kept (0 bottom-up, 1 top-down, 2 bottom-up-from-terminators, 3-5 fuzzer seeds 1-3)")
+    for name, nbytes, ncopies in ranking.costs:
         if nbytes is None:
             continue  # that order's analysis failed
         # A copy of dynamic size costs 2^40 in the ranking; MLIR's statistics
@@ -186,8 +140,6 @@ def _call_to_defined_function(module: ir.Operation) -> Optional[ir.Operation]:
 
 
 def _run_checked(module: ir.Operation, ctx: PassContext) -> None:
-    from memplan.inplace import engine
-
     values = ctx.options
     if values["analysis_heuristic"] == "fuzzer" and not values["analysis_fuzzer_seed"]:
         # Upstream aborts on it.
@@ -215,7 +167,9 @@ def _run_checked(module: ir.Operation, ctx: PassContext) -> None:
         return
     heuristic, seed = values["analysis_heuristic"], values["analysis_fuzzer_seed"]
     if heuristic == "min-copy-bytes":
-        heuristic, seed = _choose_min_copy_bytes(module, ctx, values)
+        ranking = rank_orders(module, values)
+        _report_costs(ctx, ranking)
+        heuristic, seed = ranking.heuristic, ranking.seed
     result = engine.run(module, values, heuristic, seed)
     if not result.ok:
         ctx.failed = True
@@ -224,25 +178,3 @@ def _run_checked(module: ir.Operation, ctx: PassContext) -> None:
     ctx.stat("num-tensor-out-of-place", result.num_tensor_out_of_place, "tensor operands out of place")
     if not values["test_analysis_only"]:
         ctx.stat("num-buffer-alloc", result.num_buffer_alloc, "buffer allocations")
-
-
-def _choose_min_copy_bytes(module: ir.Operation, ctx: PassContext, values: dict) -> tuple[str, int]:
-    """min-copy-bytes: the analysis order (heuristic, fuzzer seed) whose
-    copies move the fewest bytes, with the cost of every order as statistics."""
-    from memplan.inplace import fast
-    from memplan.inplace.explain import run_heuristic
-
-    opts = options_from(values)
-    chosen = fast.choose_min_copy_bytes(module, opts) if fast.unsupported_options(opts) is None else None
-    if chosen is not None:
-        opts, costs, _ = chosen
-    else:
-        try:
-            ma = run_heuristic(module, opts)
-        except (Unsupported, AnalysisError) as err:
-            ctx.remark(module, f"memplan-one-shot-bufferize: min-copy-bytes cannot compare the analysis "
-                               f"orders of this input ({err}); using bottom-up")
-            return "bottom-up", 0
-        opts, costs = ma.opts, ma.heuristic_costs
-    _report_costs(ctx, costs, opts)
-    return opts.analysis_heuristic, opts.analysis_fuzzer_seed

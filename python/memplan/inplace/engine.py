@@ -6,7 +6,8 @@ that implements it, downstream dialects included), keeps its decisions in
 upstream's ``OneShotAnalysisState`` and checks only the (read, write) pairs
 a decision creates. It then annotates the IR like upstream's
 ``test-analysis-only`` or runs upstream's copy insertion and bufferization on
-that same state (no upstream analysis).
+that same state (no upstream analysis), or only analyzes (explanations,
+min-copy-bytes).
 """
 
 from __future__ import annotations
@@ -35,10 +36,14 @@ def _split(text: str) -> list[str]:
     return [x for x in text.split(",") if x]
 
 
-def run(module: ir.Operation, values: dict, heuristic: str, seed: int) -> _core.EngineResult:
+def run(module: ir.Operation, values: dict, heuristic: str, seed: int,
+        analysis_only: bool = False) -> _core.EngineResult:
     """Analyze ``module`` with the ``memplan-one-shot-bufferize`` option
     ``values`` in the order ``heuristic`` (``seed`` for the fuzzer), then
-    annotate (``test-analysis-only``) or bufferize it. Diagnostics go to the
+    annotate (``test-analysis-only``) or bufferize it; with
+    ``analysis_only`` leave the IR untouched and report the copies the
+    rewrite would make (``result.copies``; an op that is not bufferizable is
+    then an error unless ``allow-unknown-ops``). Diagnostics go to the
     context's handlers; ``result.ok`` is False when the analysis or the
     rewrite failed."""
     with _counters_lock:
@@ -62,6 +67,7 @@ def run(module: ir.Operation, values: dict, heuristic: str, seed: int) -> _core.
             use_encoding_for_memory_space=values["use_encoding_for_memory_space"],
             conflict_counter=_counters["conflicts"],
             non_writable_counter=_counters["non_writable"],
+            analysis_only=analysis_only,
         )
         _counters["conflicts"] = result.conflict_counter
         _counters["non_writable"] = result.non_writable_counter

@@ -1,10 +1,12 @@
 """The explanation API: the analysis' decisions, sets and conflicts as data.
 
-:func:`analyze` runs memplan's in-place analysis (without touching the IR) and
-returns an :class:`AnalysisResult`: the decision per tensor OpOperand, alias
-and equivalence sets, every conflict as (definition, conflicting write, read)
-with ops and locations, and the bytes each copy costs. ``to_json()`` exports
-all of it; ``explain_text()`` is what ``memplan explain FILE`` prints.
+:func:`analyze` runs memplan's in-place engine (:mod:`memplan.inplace.engine`)
+in analysis-only mode (the IR is not touched) and returns an
+:class:`AnalysisResult`: the decision per tensor OpOperand, alias and
+equivalence sets, every conflict as (definition, conflicting write, read)
+with ops and locations, and the copy upstream's copy insertion would make
+with its bytes. ``to_json()`` exports all of it; ``explain_text()`` is what
+``memplan explain FILE`` prints.
 """
 
 from __future__ import annotations
@@ -15,9 +17,11 @@ from typing import Any, Optional, Union
 
 from mlir import ir
 
+from memplan import _core
+from memplan.inplace import engine
+from memplan.inplace.min_copy_bytes import rank_orders
+from memplan.inplace.options import order_name, option_values
 from memplan.ir.parse import location_prefix
-
-_DYNAMIC_COST = 1 << 40  # a copy of unknown size, for comparing heuristics
 
 
 @dataclass
@@ -62,7 +66,8 @@ class OperandDecision:
     non_writable: list[ValueInfo] = field(default_factory=list)
     #: What the copy materializes (the operand, or the op's result for ops that
     #: only create an alias, like tensor.extract_slice), its byte size (-1 when
-    #: the shape is dynamic) and whether only an allocation is needed.
+    #: the shape is dynamic) and whether only an allocation is needed. None
+    #: for an op upstream's copy insertion skips (an unknown op: no copy).
     copy_of: Optional[ValueInfo] = None
     copy_bytes: int = 0
     alloc_only: bool = False
@@ -72,7 +77,9 @@ class OperandDecision:
                 f"{self.value.type}) bufferizes out of place")
         size = "dynamic size" if self.copy_bytes < 0 else f"{self.copy_bytes} bytes"
         subject = self.copy_of.name if self.copy_of else self.value.name
-        if self.alloc_only:
+        if self.copy_of is None:
+            lines = [f"{head}: no copy (the op is not bufferizable; it keeps its tensor operand)"]
+        elif self.alloc_only:
             lines = [f"{head}: a new buffer in place of {subject} ({size}; no copy, its contents are not read)"]
         else:
             lines = [f"{head}: a copy of {subject} ({size})"]
@@ -135,147 +142,13 @@ class AnalysisResult:
         return "\n\n".join(parts) + "\n\n" + total + "\n"
 
 
-def _options(kwargs: dict):
-    from memplan.inplace.bufferize import OPTIONS, options_from
-
-    values = {o.py_name: o.default for o in OPTIONS}
-    for k, v in kwargs.items():
-        key = k.replace("-", "_")
-        if key not in values:
-            raise TypeError(f"analyze() got an unknown option '{k}'")
-        if isinstance(v, (list, tuple)):
-            v = ",".join(v)
-        values[key] = v
-    opts = options_from(values)
-    opts.test_analysis_only = False
-    opts.print_conflicts = False
-    opts.dump_alias_sets = False
-    return opts
-
-
-#: The analysis orders min-copy-bytes tries, bottom-up first (it wins ties).
-MIN_COPY_BYTES_ORDERS = (("bottom-up", 0), ("top-down", 0), ("bottom-up-from-terminators", 0),
-                         ("fuzzer", 1), ("fuzzer", 2), ("fuzzer", 3))
-
-
-def order_name(heuristic: str, seed: int) -> str:
-    """``top-down``, ``fuzzer-2``: one of :data:`MIN_COPY_BYTES_ORDERS`."""
-    return f"{heuristic}-{seed}" if heuristic == "fuzzer" else heuristic
-
-
-def run_heuristic(module: ir.Operation, opts):
-    """A finished ModuleAnalysis; ``min-copy-bytes`` tries several orders and
-    keeps the one copying the fewest bytes (ties: fewest copies, then the
-    first order). Its ``heuristic_costs`` lists (order, bytes, copies) per
-    order tried (None for an order whose analysis failed)."""
-    from memplan.inplace.driver import ModuleAnalysis
-
-    if opts.analysis_heuristic != "min-copy-bytes":
-        ma = ModuleAnalysis(module, opts)
-        ma.run()
-        ma.heuristic_costs = []
-        return ma
-    best = None
-    costs = []
-    for h, seed in MIN_COPY_BYTES_ORDERS:
-        o = _copy_opts(opts, h, seed)
-        ma = ModuleAnalysis(module, o)
-        ma.run()
-        if ma.an.errors:
-            costs.append((order_name(h, seed), None, None))
-            continue
-        cost = (copy_cost(ma), copy_count(ma))
-        costs.append((order_name(h, seed), *cost))
-        if best is None or cost < best[0]:
-            best = (cost, ma)
-    if best is None:
-        o = _copy_opts(opts, "bottom-up", 0)
-        ma = ModuleAnalysis(module, o)
-        ma.run()
-    else:
-        ma = best[1]
-    ma.heuristic_costs = costs
-    return ma
-
-
-def _copy_opts(opts, heuristic: str, seed: int):
-    from dataclasses import replace
-
-    return replace(opts, analysis_heuristic=heuristic, analysis_fuzzer_seed=seed)
-
-
-def _copy_targets(ma):
-    """(value copied, allocation only) per out-of-place operand of the scopes."""
-    an = ma.an
-    for scope in ma.scopes:
-        for op in range(scope, an.op_end[scope] + 1):
-            for o in an.tensor_operands(op):
-                if not an.inplace[o]:
-                    yield copy_target(ma, o)
-
-
-def copy_count(ma) -> int:
-    """Out-of-place operands that copy contents (allocation-only ones do not)."""
-    return sum(1 for _, alloc_only in _copy_targets(ma) if not alloc_only)
-
-
-def copy_cost(ma) -> int:
-    """Bytes the out-of-place decisions copy (dynamic shapes count huge)."""
-    an = ma.an
-    total = 0
-    for value, alloc_only in _copy_targets(ma):
-        if alloc_only:
-            continue
-        b = an.types[an.value_type[value]].static_bytes
-        total += _DYNAMIC_COST if b < 0 else b
-    return total
-
-
-def copy_target(ma, o: int) -> tuple[int, bool]:
-    """(value copied, allocation only) for an out-of-place operand, as
-    upstream's resolveTensorOpOperandConflicts and canOmitTensorCopy decide."""
-    an = ma.an
-    aliases = an.aliasing_values(o)
-    s = an.sem[an.opnd_op[o]]
-    if s is None or not s.bufferizable:
-        return an.operands[o], False
-    target = an.operands[o]
-    if (len(aliases) == 1 and an.value_op[aliases[0][0]] >= 0 and not an.write(o)
-            and len(an.aliasing_opoperands(aliases[0][0])) == 1):
-        target = aliases[0][0]
-    return target, can_omit_copy(ma, o)
-
-
-def can_omit_copy(ma, o: int) -> bool:
-    an = ma.an
-    if undefined_contents(ma, an.operands[o]):
-        return True
-    if an.write(o) and not an.read(o):
-        return True
-    if not an.read(o) and not any(an.is_value_read(v) for (v, _, _) in an.aliasing_values(o)):
-        return True
-    return False
-
-
-def undefined_contents(ma, v: int) -> bool:
-    """gatherUndefinedTensorUses: a bufferizable op's tensor result without
-    definitions in its reverse use-def chain."""
-    an = ma.an
-    op = an.value_op[v]
-    if op < 0 or an.sem[op] is None or not an.sem[op].bufferizable:
-        return False
-    first = an.use_begin[v]
-    if first == an.use_begin[v + 1]:
-        return False
-    return not an.definitions(an.use_opnd[first])
-
-
 def analyze(target: Union[ir.Module, ir.Operation, Any], **options) -> AnalysisResult:
     """Run memplan's in-place analysis on a module or one function.
 
     ``options`` are the pass options in Python spelling
     (``bufferize_function_boundaries=True``, ``analysis_heuristic="top-down"``,
-    ...). The IR is not modified.
+    ...). The IR is not modified. Raises :class:`InplaceAnalysisError` (with
+    the first error, located) when the analysis fails.
     """
     op = target.operation if isinstance(target, (ir.Module, ir.OpView)) else target
     func_name = None
@@ -287,120 +160,171 @@ def analyze(target: Union[ir.Module, ir.Operation, Any], **options) -> AnalysisR
             module = module.parent
         if module is None:
             raise ValueError("the function is not inside a builtin.module")
-    opts = _options(options)
-    from memplan.inplace.analysis import AnalysisError
-    from memplan.inplace.semantics import Unsupported
-
     try:
-        ma = run_heuristic(module, opts)
-    except (Unsupported, AnalysisError) as err:
-        raise InplaceAnalysisError(_located(module, err), err) from None
-    if ma.an.errors:
-        op, msg = ma.an.errors[0]
-        raise InplaceAnalysisError(f"{location_prefix(ma.an.pyop(op).location)}: {msg}", None)
-    return build_result(ma, func_name)
+        values = option_values(**options)
+    except TypeError as err:
+        raise TypeError(f"analyze() got an {err}") from None
+    values.update(test_analysis_only=False, print_conflicts=False, dump_alias_sets=False)
+    heuristic, seed = values["analysis_heuristic"], values["analysis_fuzzer_seed"]
+    if heuristic == "fuzzer" and not seed:
+        raise ValueError("analysis_heuristic='fuzzer' needs a non-zero analysis_fuzzer_seed")
+    errors: list[str] = []
 
+    def on_diagnostic(d: ir.Diagnostic) -> bool:
+        if d.severity == ir.DiagnosticSeverity.ERROR:
+            errors.append(f"{location_prefix(d.location)}: {d.message}")
+        return True
 
-def _value(an, v: int) -> ir.Value:
-    """The bindings' value for the analysis' value id ``v``."""
-    op = an.value_op[v]
-    if op >= 0:
-        return an.pyop(op).results[an.value_index[v]]
-    b = an.value_block[v]
-    parent = an.pyop(an.block_parent[b])
-    r = an.block_region[b]
-    region = parent.regions[r - an.region_begin[an.block_parent[b]]]
-    pos = an.region_blocks_of(r).index(b)
-    block = list(region.blocks)[pos]
-    return block.arguments[an.value_index[v]]
+    costs: list = []
+    handler = module.context.attach_diagnostic_handler(on_diagnostic)
+    try:
+        result = None
+        if heuristic == "min-copy-bytes":
+            ranking = rank_orders(module, values)
+            heuristic, seed, costs, result = ranking.heuristic, ranking.seed, ranking.costs, ranking.result
+        if result is None:
+            result = engine.run(module, values, heuristic, seed, analysis_only=True)
+    finally:
+        handler.detach()
+    if not result.ok:
+        raise InplaceAnalysisError(errors[0] if errors else "the in-place analysis failed", None)
+    return build_result(module, result, order_name(heuristic, seed), costs, func_name)
 
 
 class InplaceAnalysisError(ValueError):
-    """The analysis stopped: an op it does not model, or an upstream error
-    (e.g. a loop yielding a non-equivalent tensor). ``str()`` is located."""
+    """The analysis stopped: an op that is not bufferizable (without
+    allow_unknown_ops), or an upstream error (e.g. a loop yielding a
+    non-equivalent tensor). ``str()`` is located."""
 
     def __init__(self, message: str, cause):
         super().__init__(message)
         self.cause = cause
 
 
-def _located(module, err) -> str:
-    from memplan.ir.graph import extract_graph, operation
+class _Numbering:
+    """The engine's op numbering (pre-order from the module, which is op 0)
+    and the value and location facts an :class:`AnalysisResult` prints."""
 
-    try:
-        op = operation(extract_graph(module), err.op)
-        return f"{location_prefix(op.location)}: {err.message}"
-    except Exception:  # pragma: no cover
-        return err.message
+    def __init__(self, module: ir.Operation):
+        self.ops: list[ir.Operation] = []
+        self.func: list[int] = []  # nearest func.func (itself included), or -1
+        stack = [(module, -1)]
+        while stack:
+            op, parent = stack.pop()
+            i = len(self.ops)
+            self.ops.append(op)
+            self.func.append(i if op.name == "func.func" else (self.func[parent] if parent >= 0 else -1))
+            children = [child.operation for region in op.regions for block in region.blocks
+                        for child in block.operations]
+            stack.extend((c, i) for c in reversed(children))
+        self._op_ids = {op: i for i, op in enumerate(self.ops)}
+        self._states: dict[int, ir.AsmState] = {}
+        self._infos: dict[tuple, ValueInfo] = {}
+        self._ids: dict[tuple, int] = {}
+
+    def function_name(self, op: int) -> str:
+        f = self.func[op]
+        return "" if f < 0 else ir.StringAttr(self.ops[f].attributes["sym_name"]).value
+
+    def location(self, op: int) -> str:
+        return location_prefix(self.ops[op].location)
+
+    def value(self, key: tuple) -> ir.Value:
+        """The value of an engine value tuple (op, block argument, region, block, index)."""
+        op, is_arg, region, block, index = key
+        if not is_arg:
+            return self.ops[op].results[index]
+        return list(self.ops[op].regions[region].blocks)[block].arguments[index]
+
+    def value_key(self, value: ir.Value) -> tuple:
+        """The engine value tuple of ``value``."""
+        owner = value.owner
+        if isinstance(owner, ir.Block):
+            parent = owner.owner
+            for ri, region in enumerate(parent.regions):
+                for bi, block in enumerate(region.blocks):
+                    if block == owner:
+                        return (self._op_ids[parent.operation], True, ri, bi, ir.BlockArgument(value).arg_number)
+            raise ValueError("a block argument outside its parent's regions")  # pragma: no cover
+        return (self._op_ids[owner.operation], False, 0, 0, ir.OpResult(value).result_number)
+
+    def info(self, key: tuple) -> ValueInfo:
+        key = tuple(key)
+        found = self._infos.get(key)
+        if found is None:
+            op, is_arg, _, _, index = key
+            f = self.func[op] if self.func[op] >= 0 else 0
+            state = self._states.get(f)
+            if state is None:
+                state = self._states[f] = ir.AsmState(self.ops[f])
+            value = self.value(key)
+            kind = "bbArg" if is_arg else "result"
+            found = self._infos[key] = ValueInfo(self._ids.setdefault(key, len(self._ids)), value.get_name(state),
+                                                 str(value.type), f"{kind} {index} of {self.ops[op].name}",
+                                                 self.location(op))
+        return found
+
+    def ref(self, op: int, operand: int) -> OpRef:
+        return OpRef(self.ops[op].name, operand, self.location(op))
+
+    def tensor_values(self, op: int) -> list[tuple]:
+        """Tensor results, then tensor block arguments, of op ``op``."""
+        o = self.ops[op]
+        out = [(op, False, 0, 0, i) for i, r in enumerate(o.results)
+               if isinstance(r.type, (ir.RankedTensorType, ir.UnrankedTensorType))]
+        for ri, region in enumerate(o.regions):
+            for bi, block in enumerate(region.blocks):
+                out.extend((op, True, ri, bi, i) for i, a in enumerate(block.arguments)
+                           if isinstance(a.type, (ir.RankedTensorType, ir.UnrankedTensorType)))
+        return out
 
 
-def build_result(ma, func_name: Optional[str] = None) -> AnalysisResult:
-    an = ma.an
-    states: dict[int, ir.AsmState] = {}
-    infos: dict[int, ValueInfo] = {}
+def build_result(module: ir.Operation, result: _core.EngineResult, heuristic: str, costs: list,
+                 func_name: Optional[str] = None) -> AnalysisResult:
+    """The :class:`AnalysisResult` of an analysis-only engine ``result`` on
+    ``module`` (only function ``func_name``'s operands and values if given)."""
+    n = _Numbering(module)
+    scopes = set(result.scopes)
 
-    def func_of(op: int) -> int:
-        while op > 0 and an.op_name[op] != "func.func":
-            op = an.op_parent[op]
-        return op
+    def selected(op: int) -> bool:
+        in_scope = 0 in scopes or n.func[op] in scopes
+        return in_scope and (func_name is None or n.function_name(op) == func_name)
 
-    def loc(op: int) -> str:
-        return location_prefix(an.pyop(op).location)
-
-    def info(v: int) -> ValueInfo:
-        i = infos.get(v)
-        if i is None:
-            owner = an.owner(v)
-            f = func_of(owner)
-            st = states.get(f)
-            if st is None:
-                st = states[f] = ir.AsmState(an.pyop(f))
-            kind = "result" if an.value_op[v] >= 0 else "bbArg"
-            i = infos[v] = ValueInfo(v, _value(an, v).get_name(st), an.types[an.value_type[v]].text,
-                                     f"{kind} {an.value_index[v]} of {an.op_name[owner]}", loc(owner))
-        return i
-
-    def fname(f: int) -> str:
-        if f <= 0:
-            return ""
-        return ir.StringAttr(an.pyop(f).attributes["sym_name"]).value
-
-    def ref(o: int) -> OpRef:
-        op = an.opnd_op[o]
-        return OpRef(an.op_name[op], o - an.ob[op], loc(op))
-
+    conflicts = {(c[0][0], c[0][1]): c for c in result.conflicts if c[1][0] >= 0}
+    copies = {(c[0], c[1]): c for c in result.copies}
     decisions: list[OperandDecision] = []
-    scope_values: list[int] = []
-    for scope in ma.scopes:
-        for op in range(scope, an.op_end[scope] + 1):
-            f = func_of(op)
-            if func_name is not None and fname(f) != func_name:
-                continue
-            scope_values.extend(an.tensor_results(op))
-            for r in an.regions_of(op):
-                for b in an.region_blocks_of(r):
-                    scope_values.extend(a for a in an.block_args(b) if an.is_tensor[a])
-            for o in an.tensor_operands(op):
-                d = OperandDecision(an.op_name[op], o - an.ob[op], loc(op), fname(f),
-                                    info(an.operands[o]), bool(an.inplace[o]))
-                if not d.inplace:
-                    c = an.conflicts.get(o)
-                    if c is not None:
-                        d.conflict = ConflictInfo(info(c.definition), ref(c.write), ref(c.read))
-                    d.non_writable = [info(v) for v in an.nonwritable_hits.get(o, [])]
-                    target, alloc_only = copy_target(ma, o)
-                    d.copy_of = info(target)
-                    d.copy_bytes = an.types[an.value_type[target]].static_bytes
-                    d.alloc_only = alloc_only
-                decisions.append(d)
+    for op, operand, inplace in sorted(result.decisions, key=lambda d: (d[0], d[1])):
+        if not selected(op):
+            continue
+        value = n.ops[op].operands[operand]
+        key = n.value_key(value)
+        d = OperandDecision(n.ops[op].name, operand, n.location(op), n.function_name(op), n.info(key), inplace)
+        if not inplace:
+            c = conflicts.get((op, operand))
+            if c is not None:
+                d.conflict = ConflictInfo(n.info(c[3]), n.ref(*c[2]), n.ref(*c[1]))
+            copy = copies.get((op, operand))
+            if copy is not None:
+                _, _, copied, alloc_only, nbytes, non_writable = copy
+                d.non_writable = [n.info(v) for v in non_writable]
+                d.copy_of = n.info(copied)
+                d.copy_bytes = nbytes
+                d.alloc_only = alloc_only
+        decisions.append(d)
 
-    def groups(uf) -> list[list[ValueInfo]]:
-        by_root: dict[int, list[ValueInfo]] = {}
+    scope_values = [v for op in range(len(n.ops)) if selected(op) for v in n.tensor_values(op)]
+
+    def groups(sets: list) -> list[list[ValueInfo]]:
+        set_of = {tuple(m): i for i, members in enumerate(sets) for m in members}
+        out, emitted = [], set()
         for v in scope_values:
-            by_root.setdefault(uf.find(v), [])
-        for root in by_root:
-            by_root[root] = [info(m) for m in uf.members(root)]
-        return list(by_root.values())
+            i = set_of.get(v)
+            if i is None:
+                out.append([n.info(v)])
+            elif i not in emitted:
+                emitted.add(i)
+                out.append([n.info(m) for m in sets[i]])
+        return out
 
-    return AnalysisResult(decisions, groups(an.alias), groups(an.equiv), ma.opts.analysis_heuristic,
-                          list(getattr(ma, "heuristic_costs", [])))
+    return AnalysisResult(decisions, groups(result.alias_sets), groups(result.equivalence_sets), heuristic,
+                          list(costs))

@@ -1,0 +1,73 @@
+"""The options of ``memplan-one-shot-bufferize`` (upstream's
+``one-shot-bufferize`` options plus ``analysis-heuristic=min-copy-bytes``)
+and the analysis orders min-copy-bytes compares.
+
+The pass, the explanation API and the min-copy-bytes ranking all hand the
+engine the same option values: a dict keyed by Python spelling
+(``bufferize_function_boundaries``), as :class:`memplan.passes.PassContext`
+holds them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memplan.passes import Option
+
+#: Analysis orders: upstream's four and memplan's min-copy-bytes.
+HEURISTICS = ("bottom-up", "top-down", "bottom-up-from-terminators", "fuzzer", "min-copy-bytes")
+
+OPTIONS = [
+    Option("bufferize-function-boundaries", bool, False, "bufferize function boundaries (module analysis)"),
+    Option("function-boundary-type-conversion", str, "infer-layout-map",
+           "layout of function boundary memrefs",
+           choices=("infer-layout-map", "identity-layout-map", "fully-dynamic-layout-map")),
+    Option("unknown-type-conversion", str, "fully-dynamic-layout-map",
+           "layout of memrefs at unknown-op boundaries",
+           choices=("identity-layout-map", "fully-dynamic-layout-map")),
+    Option("allow-return-allocs-from-loops", bool, False, "allow loops to yield new allocations"),
+    Option("allow-unknown-ops", bool, False, "treat ops that are not bufferizable as unknown ops"),
+    Option("analysis-heuristic", str, "bottom-up", "analysis order", choices=HEURISTICS),
+    Option("analysis-fuzzer-seed", int, 0, "seed of the fuzzer heuristic"),
+    Option("test-analysis-only", bool, False, "only annotate the IR with the analysis results"),
+    Option("print-conflicts", bool, False, "annotate RaW conflicts (with test-analysis-only)"),
+    Option("dump-alias-sets", bool, False, "annotate alias sets (with test-analysis-only)"),
+    Option("copy-before-write", bool, False, "skip the analysis, copy before every write"),
+    Option("buffer-alignment", int, 64, "alignment of new allocations"),
+    Option("dialect-filter", str, "", "comma-separated dialects to bufferize; empty: all"),
+    Option("no-analysis-func-filter", str, "", "comma-separated functions to skip in the analysis"),
+    Option("check-parallel-regions", bool, True, "privatize buffers written in parallel regions"),
+    Option("must-infer-memory-space", bool, False,
+           "memory spaces of new buffers must be inferred (no default memory space)"),
+    Option("use-encoding-for-memory-space", bool, False,
+           "use a ranked tensor's encoding as its buffer's memory space"),
+]
+
+#: The analysis orders min-copy-bytes tries, bottom-up first (it wins ties).
+MIN_COPY_BYTES_ORDERS = (("bottom-up", 0), ("top-down", 0), ("bottom-up-from-terminators", 0),
+                         ("fuzzer", 1), ("fuzzer", 2), ("fuzzer", 3))
+
+
+def order_name(heuristic: str, seed: int) -> str:
+    """``top-down``, ``fuzzer-2``: one of :data:`MIN_COPY_BYTES_ORDERS`."""
+    return f"{heuristic}-{seed}" if heuristic == "fuzzer" else heuristic
+
+
+def option_values(**overrides: Any) -> dict[str, Any]:
+    """The pass' option values: the defaults with ``overrides`` (Python or
+    pass spelling; a list or tuple for a comma-separated option). Raises
+    TypeError for an unknown option, ValueError for a value outside its
+    choices."""
+    values = {o.py_name: o.default for o in OPTIONS}
+    by_name = {o.py_name: o for o in OPTIONS}
+    for key, value in overrides.items():
+        name = key.replace("-", "_")
+        if name not in values:
+            raise TypeError(f"unknown option '{key}'")
+        if isinstance(value, (list, tuple)):
+            value = ",".join(value)
+        choices = by_name[name].choices
+        if choices is not None and value not in choices:
+            raise ValueError(f"option '{key}': '{value}' is not one of {', '.join(choices)}")
+        values[name] = value
+    return values
