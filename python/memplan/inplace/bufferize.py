@@ -118,25 +118,34 @@ def _must_infer_function_arguments(module: ir.Operation, ctx: PassContext, value
     return bool(found)
 
 
-def _call_to_defined_function(module: ir.Operation) -> Optional[ir.Operation]:
-    """The first func.call with tensor operands to a func.func of ``module``."""
-    defined = set()
-    calls = []
+def _copy_before_write_blocker(module: ir.Operation) -> Optional[tuple[ir.Operation, str]]:
+    """copy-before-write with function boundaries: the first op upstream's
+    module bufferization cannot take, with the message to report, or None.
+
+    Without the analysis, upstream's call interface reads a One-Shot analysis
+    state that was never built (llvm-project issue 163052): a func.call with
+    tensor operands crashes, whether its callee has a body (when it writes the
+    argument) or not. A func.func whose body does not end in func.return trips
+    an assertion (MLIR 22.1.8); the analysis path reports it with this message.
+    """
+    found: list[tuple[ir.Operation, str]] = []
 
     def visit(op: ir.Operation) -> ir.WalkResult:
         if op.name == "func.func" and op.regions[0].blocks:
-            defined.add(ir.StringAttr(op.attributes["sym_name"]).value)
-        elif op.name == "func.call" and any(isinstance(v.type, ir.RankedTensorType) or
-                                            isinstance(v.type, ir.UnrankedTensorType)
+            if not any(len(block.operations) and block.operations[len(block.operations) - 1].name == "func.return"
+                       for block in op.regions[0].blocks):
+                found.append((op, "cannot bufferize func.func without func.return"))
+                return ir.WalkResult.INTERRUPT
+        elif op.name == "func.call" and any(isinstance(v.type, (ir.RankedTensorType, ir.UnrankedTensorType))
                                             for v in op.operands):
-            calls.append(op)
+            found.append((op, "memplan-one-shot-bufferize: copy-before-write with "
+                              "bufferize-function-boundaries does not support calls with tensor operands "
+                              "(upstream crashes on them)"))
+            return ir.WalkResult.INTERRUPT
         return ir.WalkResult.ADVANCE
 
-    module.walk(visit)
-    for call in calls:
-        if ir.FlatSymbolRefAttr(call.attributes["callee"]).value in defined:
-            return call
-    return None
+    module.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found[0] if found else None
 
 
 def _run_checked(module: ir.Operation, ctx: PassContext) -> None:
@@ -156,12 +165,9 @@ def _run_checked(module: ir.Operation, ctx: PassContext) -> None:
         if values["test_analysis_only"]:
             ctx.error(module, "copy-before-write cannot be combined with test-analysis-only")
             return
-        call = _call_to_defined_function(module) if values["bufferize_function_boundaries"] else None
-        if call is not None:
-            # Upstream crashes when such a callee writes its tensor argument.
-            ctx.error(call, "memplan-one-shot-bufferize: copy-before-write with "
-                            "bufferize-function-boundaries does not support calls to functions "
-                            "defined in the module")
+        blocker = _copy_before_write_blocker(module) if values["bufferize_function_boundaries"] else None
+        if blocker is not None:
+            ctx.error(*blocker)
             return
         run_upstream(module, values)
         return
