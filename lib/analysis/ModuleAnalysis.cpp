@@ -26,7 +26,6 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/SymbolTable.h"
-#include "mlir/IR/Verifier.h"
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
@@ -305,13 +304,9 @@ EngineResult runInterfaceEngine(MlirOperation rootHandle, const EngineOptions &r
   result.stats.numTensorOutOfPlace = state.getStatNumTensorOutOfPlace();
   if (!ok)
     return result;
-  // Like the pass manager after upstream's pass: the result must verify.
-  if (!rewrite) {
-    // Analysis only leaves the IR as it was: nothing to verify.
-    result.ok = engineOptions.analysisOnly || succeeded(verify(root));
-    return result;
-  }
-  result.ok = succeeded(rewriteAnalyzed(root, state, options, result.stats)) && succeeded(verify(root));
+  // The IR is verified by the pass manager after the pass, as after
+  // upstream's.
+  result.ok = !rewrite || succeeded(rewriteAnalyzed(root, state, options, result.stats));
   return result;
 }
 
