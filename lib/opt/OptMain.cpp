@@ -10,16 +10,19 @@
 // The pass-manager flags (IR printing, statistics, crash reproducers) are
 // registered here under mlir-opt's names, since their registration is not
 // exported; so are MlirOptMain's (round-trip check, reproducers, IRDL files,
-// plugins through lib/opt/Plugins.cpp, diagnostic filtering, remarks). Not
-// offered: action tracing and debug counters (tracing::DebugConfig and
-// tracing::DebugCounter are not exported), and writing remarks into remark
-// files (no LLVM remark serializer in the library: the file is created empty,
-// and a remark that would go there is an error).
+// plugins through lib/opt/Plugins.cpp, diagnostic filtering, remarks), and
+// action tracing and debug counters through lib/opt/ActionTracing.cpp. Not
+// offered: the debugger hook (MLIR's debugger support is not exported), and
+// writing remarks into remark files (no LLVM remark serializer in the
+// library: the file is created empty, and a remark that would go there is an
+// error).
 //
 //===----------------------------------------------------------------------===//
 
 #include "memplan/opt.h"
 
+#include "ActionCounter.h"
+#include "ActionTracing.h"
 #include "Plugins.h"
 
 #include "mlir/Bytecode/BytecodeWriter.h"
@@ -243,6 +246,7 @@ OptFlags &flags() {
     registerAsmPrinterCLOptions();
     registerMLIRContextCLOptions();
     registerDefaultTimingManagerCLOptions();
+    registerActionTracingFlags();
     return new OptFlags();
   }();
   return *instance;
@@ -523,31 +527,56 @@ LogicalResult performActions(const OptFlags &f, llvm::raw_ostream &os,
   return failure(*remarkLost);
 }
 
-/// One chunk in its own context, under the plain or the verifying
-/// diagnostic handler: mlir-opt's processBuffer.
+/// Keeps the handler that `registerInContext` adds for the verifier in a
+/// chunk's context for as long as the chunk runs: the context may outlive
+/// the chunk (a Python reference), the verifier must not be called from it
+/// then. Handler ids are handed out in order, so the verifier's is the one
+/// before a probe registered right after it.
+class ChunkVerification {
+public:
+  ChunkVerification(SourceMgrDiagnosticVerifierHandler &verifier, MLIRContext *context)
+      : engine(context->getDiagEngine()) {
+    verifier.registerInContext(context);
+    probe = engine.registerHandler([](Diagnostic &) { return failure(); });
+    engine.eraseHandler(probe);
+  }
+  ~ChunkVerification() { engine.eraseHandler(probe - 1); }
+
+private:
+  DiagnosticEngine &engine;
+  DiagnosticEngine::HandlerID probe;
+};
+
+/// One chunk in its own context: mlir-opt's processBuffer. With
+/// `--verify-diagnostics` (`verifier` set) its diagnostics go to the
+/// verifier of the whole file, and the chunk succeeds whatever they are;
+/// otherwise they are printed and filtered.
 LogicalResult processBuffer(const OptFlags &f, llvm::raw_ostream &os,
                             std::unique_ptr<llvm::MemoryBuffer> buffer,
-                            const ContextFactory &factory) {
+                            const ContextFactory &factory,
+                            SourceMgrDiagnosticVerifierHandler *verifier) {
   auto sourceMgr = std::make_shared<llvm::SourceMgr>();
   sourceMgr->AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
   ChunkContext chunkContext(factory);
   MLIRContext *context = chunkContext.get();
+  std::optional<ChunkVerification> verification;
+  if (verifier)
+    verification.emplace(*verifier, context);
   context->appendDialectRegistry(f.pluginDialects);
   if (!f.irdlFile.empty() && failed(loadIRDLFile(f.irdlFile, *context)))
     return failure();
   context->allowUnregisteredDialects(f.allowUnregisteredDialect);
-  bool verify = f.verifyDiagnostics.getNumOccurrences() > 0;
-  if (verify)
+  if (verifier)
     context->printOpOnDiagnostic(false);
-  if (!verify) {
-    SourceMgrDiagnosticHandler handler(*sourceMgr, context);
-    DiagnosticFilter filter(context, f.diagnosticVerbosity, !f.disableDiagnosticNotes);
-    return performActions(f, os, sourceMgr, context);
+  ActionTracing tracing(*context);
+  if (verifier) {
+    // Whether the actions succeed does not matter, only the diagnostics.
+    (void)performActions(f, os, sourceMgr, context);
+    return success();
   }
-  SourceMgrDiagnosticVerifierHandler handler(*sourceMgr, context, f.verifyDiagnostics);
-  // Whether the actions succeed does not matter, only the diagnostics.
-  (void)performActions(f, os, sourceMgr, context);
-  return handler.verify();
+  SourceMgrDiagnosticHandler handler(*sourceMgr, context);
+  DiagnosticFilter filter(context, f.diagnosticVerbosity, !f.disableDiagnosticNotes);
+  return performActions(f, os, sourceMgr, context);
 }
 
 /// Splits `input` on `marker` lines (a near miss is warned about) and
@@ -555,9 +584,10 @@ LogicalResult processBuffer(const OptFlags &f, llvm::raw_ostream &os,
 /// chunk keeps the file's name and line numbers in its diagnostics.
 LogicalResult splitAndProcess(const OptFlags &f, std::unique_ptr<llvm::MemoryBuffer> input,
                               llvm::raw_ostream &os, llvm::StringRef marker,
-                              llvm::StringRef outputMarker, const ContextFactory &factory) {
+                              llvm::StringRef outputMarker, const ContextFactory &factory,
+                              SourceMgrDiagnosticVerifierHandler *verifier) {
   if (marker.empty())
-    return processBuffer(f, os, std::move(input), factory);
+    return processBuffer(f, os, std::move(input), factory, verifier);
   const size_t checkLen = 2;
   llvm::SmallVector<llvm::StringRef, 8> raw;
   input->getBuffer().split(raw, marker.drop_back(checkLen));
@@ -600,11 +630,35 @@ LogicalResult splitAndProcess(const OptFlags &f, std::unique_ptr<llvm::MemoryBuf
         text += chunk.str();
         auto buffer =
             llvm::MemoryBuffer::getMemBufferCopy(text, original->getBufferIdentifier());
-        if (mlir::failed(processBuffer(f, os, std::move(buffer), factory)))
+        if (mlir::failed(processBuffer(f, os, std::move(buffer), factory, verifier)))
           failed = true;
       },
       outputMarker.empty() ? std::string() : (outputMarker + "\n").str());
   return mlir::failure(failed);
+}
+
+/// Processes `input` as mlir-opt does: one verifier reads the expected-*
+/// lines of the whole file first. With `--verify-diagnostics` it checks them
+/// against the diagnostics of every chunk and its verdict is the result's;
+/// without, nothing reaches it and, as in mlir-opt, it still reports each
+/// expectation as not produced when it goes, without changing the result.
+LogicalResult processFile(const OptFlags &f, std::unique_ptr<llvm::MemoryBuffer> input,
+                          llvm::raw_ostream &os, llvm::StringRef marker,
+                          const ContextFactory &factory) {
+  bool verify = f.verifyDiagnostics.getNumOccurrences() > 0;
+  llvm::SourceMgr expectations;
+  llvm::MemoryBufferRef whole = input->getMemBufferRef();
+  expectations.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+  // The verifier needs a context to sit in; no diagnostic is emitted there.
+  MLIRContext verifierContext(MLIRContext::Threading::DISABLED);
+  SourceMgrDiagnosticVerifierHandler verifier(
+      expectations, &verifierContext, verify ? f.verifyDiagnostics.getValue() : VerifyLevel::None);
+  LogicalResult result = splitAndProcess(
+      f, llvm::MemoryBuffer::getMemBuffer(whole, /*RequiresNullTerminator=*/false), os, marker,
+      f.outputSplitMarker, factory, verify ? &verifier : nullptr);
+  if (verify && failed(verifier.verify()))
+    return failure();
+  return result;
 }
 
 } // namespace
@@ -613,6 +667,7 @@ int optMain(const std::vector<std::string> &args, const ContextFactory &factory)
   OptFlags &f = flags();
   // The flags keep their values between calls in one process: start afresh.
   cl::ResetAllOptionOccurrences();
+  resetActionTracingFlags();
   f.pluginDialects = DialectRegistry();
   f.pluginFailed = false;
   // Plugins load as their flag is parsed, so that the passes of a pass plugin
@@ -646,7 +701,10 @@ int optMain(const std::vector<std::string> &args, const ContextFactory &factory)
   if (!cl::ParseCommandLineOptions(static_cast<int>(argv.size()), argv.data(), helpHeader,
                                    &llvm::errs()))
     return 1;
-  if (f.pluginFailed)
+  if (f.pluginFailed || actionFilterRejected())
+    return 1;
+  // mlir-opt aborts on a bad counter when the first chunk starts.
+  if (!checkActionCounterFlags())
     return 1;
 
   if (f.showDialects) {
@@ -680,8 +738,7 @@ int optMain(const std::vector<std::string> &args, const ContextFactory &factory)
   if (f.splitInputFile.getNumOccurrences())
     marker = f.splitInputFile.empty() ? llvm::StringRef(defaultMarker)
                                       : llvm::StringRef(f.splitInputFile);
-  LogicalResult result =
-      splitAndProcess(f, std::move(file), output->os(), marker, f.outputSplitMarker, factory);
+  LogicalResult result = processFile(f, std::move(file), output->os(), marker, factory);
   output->os().flush();
   if (output->os().has_error()) {
     llvm::errs() << args[0] << ": error writing '" << f.output
