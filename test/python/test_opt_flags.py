@@ -14,16 +14,10 @@ from test_opt_parity import INPUTS, memplan_opt, mlir_opt
 # mlir-opt flags memplan-opt cannot offer, each with its reason. Everything
 # else in `mlir-opt --help-hidden` must be in `memplan-opt --help-hidden`.
 NOT_SUPPORTED = {
-    # MLIR's action tracing (tracing::DebugConfig, ActionLogger,
-    # ActionProfiler, the debugger hook) is not exported by the bindings'
-    # libMLIRPythonCAPI.so.
-    "log-actions-to",
-    "log-mlir-actions-filter",
-    "profile-actions-to",
+    # The debugger hook hands actions to a debugger through MLIR's debug
+    # library (DebuggerExecutionContextHook), which the bindings'
+    # libMLIRPythonCAPI.so does not export.
     "mlir-enable-debugger-hook",
-    # tracing::DebugCounter is not exported either.
-    "mlir-debug-counter",
-    "mlir-print-debug-counter",
 }
 
 FLAG = re.compile(r"^ {2,8}-{1,2}([A-Za-z0-9][A-Za-z0-9_.-]*)", re.M)
