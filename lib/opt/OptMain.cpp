@@ -24,6 +24,7 @@
 #include "ActionCounter.h"
 #include "ActionTracing.h"
 #include "Plugins.h"
+#include "UnknownLocExpectations.h"
 
 #include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/CAPI/IR.h"
@@ -527,24 +528,40 @@ LogicalResult performActions(const OptFlags &f, llvm::raw_ostream &os,
   return failure(*remarkLost);
 }
 
-/// Keeps the handler that `registerInContext` adds for the verifier in a
-/// chunk's context for as long as the chunk runs: the context may outlive
-/// the chunk (a Python reference), the verifier must not be called from it
-/// then. Handler ids are handed out in order, so the verifier's is the one
+/// Sends a chunk's diagnostics to the verifiers of the whole file for as
+/// long as the chunk runs. The context may outlive the chunk (a Python
+/// reference), so the handler that `registerInContext` adds is taken out
+/// again: handler ids are handed out in order, the verifier's is the one
 /// before a probe registered right after it.
 class ChunkVerification {
 public:
-  ChunkVerification(SourceMgrDiagnosticVerifierHandler &verifier, MLIRContext *context)
+  ChunkVerification(SourceMgrDiagnosticVerifierHandler &verifier,
+                    UnknownLocExpectations &unknownLoc, MLIRContext *context)
       : engine(context->getDiagEngine()) {
     verifier.registerInContext(context);
-    probe = engine.registerHandler([](Diagnostic &) { return failure(); });
+    DiagnosticEngine::HandlerID probe =
+        engine.registerHandler([](Diagnostic &) { return failure(); });
     engine.eraseHandler(probe);
+    verifierHandler = probe - 1;
+    unknownLocHandler =
+        engine.registerHandler([&unknownLoc](Diagnostic &diag) { return unknownLoc.match(diag); });
   }
-  ~ChunkVerification() { engine.eraseHandler(probe - 1); }
+  ~ChunkVerification() {
+    engine.eraseHandler(unknownLocHandler);
+    engine.eraseHandler(verifierHandler);
+  }
 
 private:
   DiagnosticEngine &engine;
-  DiagnosticEngine::HandlerID probe;
+  DiagnosticEngine::HandlerID verifierHandler;
+  DiagnosticEngine::HandlerID unknownLocHandler;
+};
+
+/// The verifiers of a file's expected-* lines: MLIR's, and memplan's of the
+/// `@unknown` ones (UnknownLocExpectations.h).
+struct Verifiers {
+  SourceMgrDiagnosticVerifierHandler &lines;
+  UnknownLocExpectations &unknownLoc;
 };
 
 /// One chunk in its own context: mlir-opt's processBuffer. With
@@ -553,15 +570,14 @@ private:
 /// otherwise they are printed and filtered.
 LogicalResult processBuffer(const OptFlags &f, llvm::raw_ostream &os,
                             std::unique_ptr<llvm::MemoryBuffer> buffer,
-                            const ContextFactory &factory,
-                            SourceMgrDiagnosticVerifierHandler *verifier) {
+                            const ContextFactory &factory, const Verifiers *verifier) {
   auto sourceMgr = std::make_shared<llvm::SourceMgr>();
   sourceMgr->AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
   ChunkContext chunkContext(factory);
   MLIRContext *context = chunkContext.get();
   std::optional<ChunkVerification> verification;
   if (verifier)
-    verification.emplace(*verifier, context);
+    verification.emplace(verifier->lines, verifier->unknownLoc, context);
   context->appendDialectRegistry(f.pluginDialects);
   if (!f.irdlFile.empty() && failed(loadIRDLFile(f.irdlFile, *context)))
     return failure();
@@ -585,7 +601,7 @@ LogicalResult processBuffer(const OptFlags &f, llvm::raw_ostream &os,
 LogicalResult splitAndProcess(const OptFlags &f, std::unique_ptr<llvm::MemoryBuffer> input,
                               llvm::raw_ostream &os, llvm::StringRef marker,
                               llvm::StringRef outputMarker, const ContextFactory &factory,
-                              SourceMgrDiagnosticVerifierHandler *verifier) {
+                              const Verifiers *verifier) {
   if (marker.empty())
     return processBuffer(f, os, std::move(input), factory, verifier);
   const size_t checkLen = 2;
@@ -646,18 +662,31 @@ LogicalResult processFile(const OptFlags &f, std::unique_ptr<llvm::MemoryBuffer>
                           llvm::raw_ostream &os, llvm::StringRef marker,
                           const ContextFactory &factory) {
   bool verify = f.verifyDiagnostics.getNumOccurrences() > 0;
-  llvm::SourceMgr expectations;
   llvm::MemoryBufferRef whole = input->getMemBufferRef();
-  expectations.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
-  // The verifier needs a context to sit in; no diagnostic is emitted there.
-  MLIRContext verifierContext(MLIRContext::Threading::DISABLED);
-  SourceMgrDiagnosticVerifierHandler verifier(
-      expectations, &verifierContext, verify ? f.verifyDiagnostics.getValue() : VerifyLevel::None);
-  LogicalResult result = splitAndProcess(
-      f, llvm::MemoryBuffer::getMemBuffer(whole, /*RequiresNullTerminator=*/false), os, marker,
-      f.outputSplitMarker, factory, verify ? &verifier : nullptr);
-  if (verify && failed(verifier.verify()))
-    return failure();
+  UnknownLocExpectations unknownLoc;
+  std::optional<std::string> hidden = unknownLoc.extract(whole.getBuffer());
+  LogicalResult result = success();
+  {
+    llvm::SourceMgr expectations;
+    expectations.AddNewSourceBuffer(
+        hidden ? llvm::MemoryBuffer::getMemBufferCopy(*hidden, whole.getBufferIdentifier())
+               : llvm::MemoryBuffer::getMemBuffer(whole, /*RequiresNullTerminator=*/false),
+        llvm::SMLoc());
+    // The verifier needs a context to sit in; no diagnostic is emitted there.
+    MLIRContext verifierContext(MLIRContext::Threading::DISABLED);
+    SourceMgrDiagnosticVerifierHandler verifier(
+        expectations, &verifierContext,
+        verify ? f.verifyDiagnostics.getValue() : VerifyLevel::None);
+    Verifiers verifiers{verifier, unknownLoc};
+    result = splitAndProcess(
+        f, llvm::MemoryBuffer::getMemBuffer(whole, /*RequiresNullTerminator=*/false), os, marker,
+        f.outputSplitMarker, factory, verify ? &verifiers : nullptr);
+    if (verify && failed(verifier.verify()))
+      result = failure();
+  }
+  // After the verifier's own report, which it completes as it goes.
+  if (!unknownLoc.report(llvm::errs()) && verify)
+    result = failure();
   return result;
 }
 

@@ -62,6 +62,10 @@ CASES = {
     # expectations of every chunk at the end.
     "verify_split_unmet": ["expect_split.mlir", "--split-input-file", "-verify-diagnostics"],
     "verify_bad_regex": ["expect_badregex.mlir", "-verify-diagnostics"],
+    # Diagnostics without a location met by `@unknown` expectations (an unmet
+    # one makes mlir-opt abort: test_opt_flags.py).
+    "verify_unknown_loc": ["unknown_loc.mlir", "-verify-diagnostics", "--pass-pipeline=builtin.module(nope)"],
+    "verify_unknown_loc_regex": ["unknown_loc_re.mlir", "-verify-diagnostics", "--pass-pipeline=builtin.module(nope)"],
     # Without -verify-diagnostics mlir-opt still reads the expected-* lines:
     # each is reported as not produced (even when it was), exit code unchanged.
     "expectations_without_verify": ["expect.mlir"],
