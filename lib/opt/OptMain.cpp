@@ -10,17 +10,21 @@
 // The pass-manager flags (IR printing, statistics, crash reproducers) are
 // registered here under mlir-opt's names, since their registration is not
 // exported; so are MlirOptMain's (round-trip check, reproducers, IRDL files,
-// plugins through lib/opt/Plugins.cpp, diagnostic filtering, remarks). Not
-// offered: action tracing and debug counters (tracing::DebugConfig and
-// tracing::DebugCounter are not exported), and writing remarks into remark
-// files (no LLVM remark serializer in the library: the file is created empty,
-// and a remark that would go there is an error).
+// plugins through lib/opt/Plugins.cpp, diagnostic filtering, remarks), and
+// action tracing and debug counters through lib/opt/ActionTracing.cpp. Not
+// offered: the debugger hook (MLIR's debugger support is not exported), and
+// writing remarks into remark files (no LLVM remark serializer in the
+// library: the file is created empty, and a remark that would go there is an
+// error).
 //
 //===----------------------------------------------------------------------===//
 
 #include "memplan/opt.h"
 
+#include "ActionCounter.h"
+#include "ActionTracing.h"
 #include "Plugins.h"
+#include "UnknownLocExpectations.h"
 
 #include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/CAPI/IR.h"
@@ -243,6 +247,7 @@ OptFlags &flags() {
     registerAsmPrinterCLOptions();
     registerMLIRContextCLOptions();
     registerDefaultTimingManagerCLOptions();
+    registerActionTracingFlags();
     return new OptFlags();
   }();
   return *instance;
@@ -523,31 +528,71 @@ LogicalResult performActions(const OptFlags &f, llvm::raw_ostream &os,
   return failure(*remarkLost);
 }
 
-/// One chunk in its own context, under the plain or the verifying
-/// diagnostic handler: mlir-opt's processBuffer.
+/// Sends a chunk's diagnostics to the verifiers of the whole file for as
+/// long as the chunk runs. The context may outlive the chunk (a Python
+/// reference), so the handler that `registerInContext` adds is taken out
+/// again: handler ids are handed out in order, the verifier's is the one
+/// before a probe registered right after it.
+class ChunkVerification {
+public:
+  ChunkVerification(SourceMgrDiagnosticVerifierHandler &verifier,
+                    UnknownLocExpectations &unknownLoc, MLIRContext *context)
+      : engine(context->getDiagEngine()) {
+    verifier.registerInContext(context);
+    DiagnosticEngine::HandlerID probe =
+        engine.registerHandler([](Diagnostic &) { return failure(); });
+    engine.eraseHandler(probe);
+    verifierHandler = probe - 1;
+    unknownLocHandler =
+        engine.registerHandler([&unknownLoc](Diagnostic &diag) { return unknownLoc.match(diag); });
+  }
+  ~ChunkVerification() {
+    engine.eraseHandler(unknownLocHandler);
+    engine.eraseHandler(verifierHandler);
+  }
+
+private:
+  DiagnosticEngine &engine;
+  DiagnosticEngine::HandlerID verifierHandler;
+  DiagnosticEngine::HandlerID unknownLocHandler;
+};
+
+/// The verifiers of a file's expected-* lines: MLIR's, and memplan's of the
+/// `@unknown` ones (UnknownLocExpectations.h).
+struct Verifiers {
+  SourceMgrDiagnosticVerifierHandler &lines;
+  UnknownLocExpectations &unknownLoc;
+};
+
+/// One chunk in its own context: mlir-opt's processBuffer. With
+/// `--verify-diagnostics` (`verifier` set) its diagnostics go to the
+/// verifier of the whole file, and the chunk succeeds whatever they are;
+/// otherwise they are printed and filtered.
 LogicalResult processBuffer(const OptFlags &f, llvm::raw_ostream &os,
                             std::unique_ptr<llvm::MemoryBuffer> buffer,
-                            const ContextFactory &factory) {
+                            const ContextFactory &factory, const Verifiers *verifier) {
   auto sourceMgr = std::make_shared<llvm::SourceMgr>();
   sourceMgr->AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
   ChunkContext chunkContext(factory);
   MLIRContext *context = chunkContext.get();
+  std::optional<ChunkVerification> verification;
+  if (verifier)
+    verification.emplace(verifier->lines, verifier->unknownLoc, context);
   context->appendDialectRegistry(f.pluginDialects);
   if (!f.irdlFile.empty() && failed(loadIRDLFile(f.irdlFile, *context)))
     return failure();
   context->allowUnregisteredDialects(f.allowUnregisteredDialect);
-  bool verify = f.verifyDiagnostics.getNumOccurrences() > 0;
-  if (verify)
+  if (verifier)
     context->printOpOnDiagnostic(false);
-  if (!verify) {
-    SourceMgrDiagnosticHandler handler(*sourceMgr, context);
-    DiagnosticFilter filter(context, f.diagnosticVerbosity, !f.disableDiagnosticNotes);
-    return performActions(f, os, sourceMgr, context);
+  ActionTracing tracing(*context);
+  if (verifier) {
+    // Whether the actions succeed does not matter, only the diagnostics.
+    (void)performActions(f, os, sourceMgr, context);
+    return success();
   }
-  SourceMgrDiagnosticVerifierHandler handler(*sourceMgr, context, f.verifyDiagnostics);
-  // Whether the actions succeed does not matter, only the diagnostics.
-  (void)performActions(f, os, sourceMgr, context);
-  return handler.verify();
+  SourceMgrDiagnosticHandler handler(*sourceMgr, context);
+  DiagnosticFilter filter(context, f.diagnosticVerbosity, !f.disableDiagnosticNotes);
+  return performActions(f, os, sourceMgr, context);
 }
 
 /// Splits `input` on `marker` lines (a near miss is warned about) and
@@ -555,9 +600,10 @@ LogicalResult processBuffer(const OptFlags &f, llvm::raw_ostream &os,
 /// chunk keeps the file's name and line numbers in its diagnostics.
 LogicalResult splitAndProcess(const OptFlags &f, std::unique_ptr<llvm::MemoryBuffer> input,
                               llvm::raw_ostream &os, llvm::StringRef marker,
-                              llvm::StringRef outputMarker, const ContextFactory &factory) {
+                              llvm::StringRef outputMarker, const ContextFactory &factory,
+                              const Verifiers *verifier) {
   if (marker.empty())
-    return processBuffer(f, os, std::move(input), factory);
+    return processBuffer(f, os, std::move(input), factory, verifier);
   const size_t checkLen = 2;
   llvm::SmallVector<llvm::StringRef, 8> raw;
   input->getBuffer().split(raw, marker.drop_back(checkLen));
@@ -600,11 +646,48 @@ LogicalResult splitAndProcess(const OptFlags &f, std::unique_ptr<llvm::MemoryBuf
         text += chunk.str();
         auto buffer =
             llvm::MemoryBuffer::getMemBufferCopy(text, original->getBufferIdentifier());
-        if (mlir::failed(processBuffer(f, os, std::move(buffer), factory)))
+        if (mlir::failed(processBuffer(f, os, std::move(buffer), factory, verifier)))
           failed = true;
       },
       outputMarker.empty() ? std::string() : (outputMarker + "\n").str());
   return mlir::failure(failed);
+}
+
+/// Processes `input` as mlir-opt does: one verifier reads the expected-*
+/// lines of the whole file first. With `--verify-diagnostics` it checks them
+/// against the diagnostics of every chunk and its verdict is the result's;
+/// without, nothing reaches it and, as in mlir-opt, it still reports each
+/// expectation as not produced when it goes, without changing the result.
+LogicalResult processFile(const OptFlags &f, std::unique_ptr<llvm::MemoryBuffer> input,
+                          llvm::raw_ostream &os, llvm::StringRef marker,
+                          const ContextFactory &factory) {
+  bool verify = f.verifyDiagnostics.getNumOccurrences() > 0;
+  llvm::MemoryBufferRef whole = input->getMemBufferRef();
+  UnknownLocExpectations unknownLoc;
+  std::optional<std::string> hidden = unknownLoc.extract(whole.getBuffer());
+  LogicalResult result = success();
+  {
+    llvm::SourceMgr expectations;
+    expectations.AddNewSourceBuffer(
+        hidden ? llvm::MemoryBuffer::getMemBufferCopy(*hidden, whole.getBufferIdentifier())
+               : llvm::MemoryBuffer::getMemBuffer(whole, /*RequiresNullTerminator=*/false),
+        llvm::SMLoc());
+    // The verifier needs a context to sit in; no diagnostic is emitted there.
+    MLIRContext verifierContext(MLIRContext::Threading::DISABLED);
+    SourceMgrDiagnosticVerifierHandler verifier(
+        expectations, &verifierContext,
+        verify ? f.verifyDiagnostics.getValue() : VerifyLevel::None);
+    Verifiers verifiers{verifier, unknownLoc};
+    result = splitAndProcess(
+        f, llvm::MemoryBuffer::getMemBuffer(whole, /*RequiresNullTerminator=*/false), os, marker,
+        f.outputSplitMarker, factory, verify ? &verifiers : nullptr);
+    if (verify && failed(verifier.verify()))
+      result = failure();
+  }
+  // After the verifier's own report, which it completes as it goes.
+  if (!unknownLoc.report(llvm::errs()) && verify)
+    result = failure();
+  return result;
 }
 
 } // namespace
@@ -613,6 +696,7 @@ int optMain(const std::vector<std::string> &args, const ContextFactory &factory)
   OptFlags &f = flags();
   // The flags keep their values between calls in one process: start afresh.
   cl::ResetAllOptionOccurrences();
+  resetActionTracingFlags();
   f.pluginDialects = DialectRegistry();
   f.pluginFailed = false;
   // Plugins load as their flag is parsed, so that the passes of a pass plugin
@@ -646,7 +730,10 @@ int optMain(const std::vector<std::string> &args, const ContextFactory &factory)
   if (!cl::ParseCommandLineOptions(static_cast<int>(argv.size()), argv.data(), helpHeader,
                                    &llvm::errs()))
     return 1;
-  if (f.pluginFailed)
+  if (f.pluginFailed || actionFilterRejected())
+    return 1;
+  // mlir-opt aborts on a bad counter when the first chunk starts.
+  if (!checkActionCounterFlags())
     return 1;
 
   if (f.showDialects) {
@@ -680,8 +767,7 @@ int optMain(const std::vector<std::string> &args, const ContextFactory &factory)
   if (f.splitInputFile.getNumOccurrences())
     marker = f.splitInputFile.empty() ? llvm::StringRef(defaultMarker)
                                       : llvm::StringRef(f.splitInputFile);
-  LogicalResult result =
-      splitAndProcess(f, std::move(file), output->os(), marker, f.outputSplitMarker, factory);
+  LogicalResult result = processFile(f, std::move(file), output->os(), marker, factory);
   output->os().flush();
   if (output->os().has_error()) {
     llvm::errs() << args[0] << ": error writing '" << f.output

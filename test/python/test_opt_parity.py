@@ -58,6 +58,20 @@ CASES = {
     "verify_diagnostics": ["verify.mlir", "-verify-diagnostics"],
     "verify_diagnostics_unexpected": ["split.mlir", "-verify-diagnostics", "--split-input-file"],
     "verify_only_expected": ["verify.mlir", "--verify-diagnostics=only-expected"],
+    # Expectations across chunks: unexpected diagnostics as they come, unmet
+    # expectations of every chunk at the end.
+    "verify_split_unmet": ["expect_split.mlir", "--split-input-file", "-verify-diagnostics"],
+    "verify_bad_regex": ["expect_badregex.mlir", "-verify-diagnostics"],
+    # Diagnostics without a location met by `@unknown` expectations (an unmet
+    # one makes mlir-opt abort: test_opt_flags.py).
+    "verify_unknown_loc": ["unknown_loc.mlir", "-verify-diagnostics", "--pass-pipeline=builtin.module(nope)"],
+    "verify_unknown_loc_regex": ["unknown_loc_re.mlir", "-verify-diagnostics", "--pass-pipeline=builtin.module(nope)"],
+    # Without -verify-diagnostics mlir-opt still reads the expected-* lines:
+    # each is reported as not produced (even when it was), exit code unchanged.
+    "expectations_without_verify": ["expect.mlir"],
+    "expectations_met_without_verify": ["verify.mlir"],
+    "expectations_without_verify_split": ["expect_split.mlir", "--split-input-file"],
+    "expectations_bad_regex_without_verify": ["expect_badregex.mlir", "-canonicalize"],
     # Printing, instrumentation.
     "print_ir_after_all": ["bufz.mlir", "-canonicalize", "-cse", "--mlir-print-ir-after-all"],
     "print_ir_before_all": ["bufz.mlir", "-canonicalize", "-cse", "--mlir-print-ir-before-all"],

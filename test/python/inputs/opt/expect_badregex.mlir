@@ -1,0 +1,4 @@
+func.func @f() {
+  // expected-error-re @+1 {{ret{{urn}}
+  return
+}

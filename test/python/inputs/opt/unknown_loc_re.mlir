@@ -1,0 +1,4 @@
+// expected-error-re @unknown {{does not {{re.*}} pass}}
+func.func @f() {
+  return
+}
