@@ -3,6 +3,7 @@
 #include "ActionTracing.h"
 
 #include "ActionCounter.h"
+#include "DebuggerHook.h"
 
 #include "mlir/IR/Action.h"
 #include "mlir/IR/Block.h"
@@ -137,36 +138,6 @@ bool actionMatches(const tracing::Action &action, llvm::ArrayRef<LocationFilter>
   return false;
 }
 
-/// An IR unit in a log line: the op without its regions, a region or block
-/// by its number in its op.
-void printUnit(llvm::raw_ostream &os, const IRUnit &unit) {
-  OpPrintingFlags flags = OpPrintingFlags().skipRegions().useLocalScope();
-  auto printOp = [&](Operation *op) {
-    if (op)
-      op->print(os, flags);
-    else
-      os << "<Operation:nullptr>";
-  };
-  auto printRegion = [&](Region *region) {
-    if (!region) {
-      os << "<Region:nullptr>";
-      return;
-    }
-    os << "Region #" << region->getRegionNumber() << " for op ";
-    printOp(region->getParentOp());
-  };
-  if (auto *op = llvm::dyn_cast_if_present<Operation *>(unit)) {
-    printOp(op);
-  } else if (auto *region = llvm::dyn_cast_if_present<Region *>(unit)) {
-    printRegion(region);
-  } else if (auto *block = llvm::dyn_cast_if_present<Block *>(unit)) {
-    os << "Block #" << block->computeBlockNumber() << " for ";
-    printRegion(block->getParent());
-  } else if (auto value = llvm::dyn_cast_if_present<Value>(unit)) {
-    value.print(os, flags);
-  }
-}
-
 /// The calling thread's id, as LLVM's get_threadid gives it on Linux.
 uint64_t threadId() { return static_cast<uint64_t>(syscall(SYS_gettid)); }
 
@@ -185,16 +156,23 @@ public:
   ActionLog(llvm::raw_ostream &os, llvm::ArrayRef<LocationFilter> filters)
       : os(os), filters(filters) {}
 
-  void begin(const tracing::Action &action) {
+  /// `breakpoint` is the debugger's breakpoint the action stopped on, if
+  /// any; `willExecute` whether the debugger lets it run.
+  void begin(const tracing::Action &action, llvm::StringRef breakpoint = "",
+             bool willExecute = true) {
     if (!logged(action))
       return;
     std::lock_guard<std::mutex> lock(mutex);
-    // mlir-opt names no breakpoint (it sets none) and closes with a backtick.
-    os << "[thread " << threadName() << "] begins (no breakpoint) Action ";
+    // As mlir-opt's, the line closes with a backtick.
+    os << "[thread " << threadName() << "] " << (willExecute ? "begins" : "skipping");
+    if (breakpoint.empty())
+      os << " (no breakpoint) Action ";
+    else
+      os << " (on breakpoint: " << breakpoint << ") Action ";
     action.print(os);
     os << " (";
     llvm::interleave(
-        action.getContextIRUnits(), [&](const IRUnit &unit) { printUnit(os, unit); },
+        action.getContextIRUnits(), [&](const IRUnit &unit) { printIRUnit(os, unit); },
         [&] { os << ", "; });
     os << ")`\n";
   }
@@ -278,6 +256,7 @@ std::unique_ptr<llvm::ToolOutputFile> openTraceFile(MLIRContext &context, llvm::
 void registerActionTracingFlags() {
   (void)tracingFlags();
   registerActionCounterFlags();
+  registerDebuggerHookFlag();
 }
 
 void resetActionTracingFlags() {
@@ -295,11 +274,30 @@ struct ActionTracing::Impl {
   std::unique_ptr<llvm::ToolOutputFile> profileFile;
   std::unique_ptr<ActionProfile> profile;
   std::unique_ptr<ActionCounters> counters;
+  std::unique_ptr<DebuggerHook> debugger;
 
   void handle(llvm::function_ref<void()> transform, const tracing::Action &action) {
     if (counters) {
       if (counters->shouldRun(action.getTag()))
         transform();
+      return;
+    }
+    if (debugger) {
+      // mlir-opt's observers, in its order: the log, the profile.
+      debugger->execute(
+          transform, action,
+          [&](llvm::StringRef breakpoint, bool willExecute) {
+            if (log)
+              log->begin(action, breakpoint, willExecute);
+            if (profile)
+              profile->begin(action);
+          },
+          [&] {
+            if (log)
+              log->end(action);
+            if (profile)
+              profile->end(action);
+          });
       return;
     }
     if (log)
@@ -321,7 +319,7 @@ ActionTracing::ActionTracing(MLIRContext &context) : impl(new Impl()), context(c
         [state = impl.get()](llvm::function_ref<void()> transform,
                              const tracing::Action &action) { state->handle(transform, action); });
   };
-  if (f.logTo.empty() && f.profileTo.empty()) {
+  if (f.logTo.empty() && f.profileTo.empty() && !debuggerHookEnabled()) {
     if (!actionCountersRequested())
       return;
     impl->counters = std::make_unique<ActionCounters>();
@@ -349,12 +347,20 @@ ActionTracing::ActionTracing(MLIRContext &context) : impl(new Impl()), context(c
       return;
     impl->profile = std::make_unique<ActionProfile>(impl->profileFile->os());
   }
+  if (debuggerHookEnabled()) {
+    llvm::errs() << " (with Debugger hook)";
+    impl->debugger = std::make_unique<DebuggerHook>();
+  }
   llvm::errs() << "\n";
   install();
 }
 
 ActionTracing::~ActionTracing() {
   context.registerActionHandler(nullptr);
+  // What the debugger had printed on stdout is there before the process
+  // ends: memplan-opt's exit runs no static destructor.
+  if (impl->debugger)
+    llvm::outs().flush();
   if (impl->counters && actionCountsPrinted())
     impl->counters->print(llvm::errs());
 }

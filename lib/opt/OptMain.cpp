@@ -11,8 +11,8 @@
 // registered here under mlir-opt's names, since their registration is not
 // exported; so are MlirOptMain's (round-trip check, reproducers, IRDL files,
 // plugins through lib/opt/Plugins.cpp, diagnostic filtering, remarks), and
-// action tracing and debug counters through lib/opt/ActionTracing.cpp. Not
-// offered: the debugger hook (MLIR's debugger support is not exported), and
+// action tracing, debug counters and the debugger hook through
+// lib/opt/ActionTracing.cpp and lib/opt/DebuggerHook.cpp. Not offered:
 // writing remarks into remark files (no LLVM remark serializer in the
 // library: the file is created empty, and a remark that would go there is an
 // error).

@@ -13,12 +13,7 @@ from test_opt_parity import INPUTS, memplan_opt, mlir_opt
 
 # mlir-opt flags memplan-opt cannot offer, each with its reason. Everything
 # else in `mlir-opt --help-hidden` must be in `memplan-opt --help-hidden`.
-NOT_SUPPORTED = {
-    # The debugger hook hands actions to a debugger through MLIR's debug
-    # library (DebuggerExecutionContextHook), which the bindings'
-    # libMLIRPythonCAPI.so does not export.
-    "mlir-enable-debugger-hook",
-}
+NOT_SUPPORTED: set[str] = set()
 
 FLAG = re.compile(r"^ {2,8}-{1,2}([A-Za-z0-9][A-Za-z0-9_.-]*)", re.M)
 
