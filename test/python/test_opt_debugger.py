@@ -89,7 +89,29 @@ break mlirDebuggerBreakpointHook
 continue
 """
 
-SESSIONS = {"step": STEP_SESSION, "skip": SKIP_SESSION, "disabled": DISABLED_SESSION}
+# Actions on the op at line 7 (the second multiplication) stop; the first
+# stop goes to the next action at its depth, the others finish their parent.
+LOCATION_SESSION = """\
+call (void)mlirDebuggerAddFileLineColLocBreakpoint("in.mlir", 7, -1)
+break mlirDebuggerBreakpointHook
+continue
+call (void)mlirDebuggerPrintContext()
+call (void)mlirDebuggerPrintActionBacktrace(1)
+call (void)mlirDebuggerSetControl(4)
+commands 2
+  call (void)mlirDebuggerPrintActionBacktrace(0)
+  call (void)mlirDebuggerSetControl(5)
+  continue
+end
+continue
+"""
+
+SESSIONS = {
+    "step": STEP_SESSION,
+    "skip": SKIP_SESSION,
+    "disabled": DISABLED_SESSION,
+    "location": LOCATION_SESSION,
+}
 
 # How each tool is run under gdb, and where it stops once the mlirDebugger*
 # functions are loaded: mlir-opt at main (libMLIR.so is loaded with it),
@@ -151,6 +173,9 @@ def test_debugger_session_same_as_mlir_opt(name: str, tmp_path: Path):
     elif name == "skip":
         assert stops > 0 and got["out.mlir"].count("arith.muli") == 2
         assert "skipping (on breakpoint: Tag: `apply-pattern`)" in got["log.txt"]
+    elif name == "location":
+        assert stops > 1
+        assert '%1 = arith.muli %0, %c3_i32 : i32 loc("in.mlir":7:8)' in got["stdout"]
     else:
         assert stops == 0
         assert got["stdout"].startswith("No active action.\nNo active MLIR cursor")
