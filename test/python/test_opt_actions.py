@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from test_opt_parity import INPUTS, memplan_opt, mlir_opt
+from test_opt_parity import INPUTS, memplan_opt, mlir_opt, tool_workdir
 
 THREAD = re.compile(rb"\[thread [^\]]*\]")
 TID_TS = re.compile(rb'"tid": \d+, "ts": \d+')
@@ -29,10 +29,7 @@ def both(args: list[str], tmp_path: Path, files: tuple[str, ...] = ()) -> list[t
     returns per tool (exit code, stdout, stderr, the named files' bytes)."""
     results = []
     for tool in (mlir_opt, memplan_opt):
-        work = tmp_path / tool.__name__
-        work.mkdir()
-        for f in INPUTS.iterdir():
-            (work / f.name).write_bytes(f.read_bytes())
+        work = tool_workdir(tmp_path, tool)
         r = tool(args, work)
         outputs = tuple((work / name).read_bytes() if (work / name).exists() else None for name in files)
         results.append((r.returncode, r.stdout, r.stderr, outputs))

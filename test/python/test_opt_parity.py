@@ -18,6 +18,16 @@ MLIR_OPT = os.path.join(
 INPUTS = Path(__file__).parent / "inputs" / "opt"
 
 
+def tool_workdir(tmp_path: Path, tool) -> Path:
+    """A directory of its own for ``tool`` under ``tmp_path``, holding a copy
+    of the test inputs."""
+    work = tmp_path / tool.__name__
+    work.mkdir()
+    for f in INPUTS.iterdir():
+        (work / f.name).write_bytes(f.read_bytes())
+    return work
+
+
 def memplan_opt(args: list[str], cwd: Path, stdin: bytes | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "memplan.cli.opt", *args], cwd=cwd, input=stdin, capture_output=True
@@ -170,10 +180,7 @@ def test_reproducer_files(name: str, tmp_path: Path):
     args = REPRODUCER_CASES[name]
     results = []
     for tool in (mlir_opt, memplan_opt):
-        work = tmp_path / tool.__name__
-        work.mkdir()
-        for f in INPUTS.iterdir():
-            (work / f.name).write_bytes(f.read_bytes())
+        work = tool_workdir(tmp_path, tool)
         r = tool(args, work)
         repro = (work / "repro.mlir").read_bytes()
         rerun = tool(["repro.mlir", "--run-reproducer", "--allow-unregistered-dialect"], work)
