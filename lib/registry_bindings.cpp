@@ -51,15 +51,18 @@ std::string checkOptions(void *userData, const std::string &options) {
 // No exception may leave these hooks: MLIR, which calls them, is built
 // without exceptions.
 
-bool run(void *userData, MlirOperation op, const std::string &options, StatisticSink &sink) {
+bool run(void *userData, MlirOperation op, const std::string &options, PassResultSink &sink) {
   nb::gil_scoped_acquire gil;
   try {
     nb::object capsule = nb::steal(PyCapsule_New(op.ptr, "mlir.ir.Operation._CAPIPtr", nullptr));
     nb::object pyOp = nb::module_::import_("mlir.ir").attr("Operation").attr("_CAPICreate")(capsule);
-    auto [ok, stats] = nb::cast<std::tuple<bool, std::vector<std::tuple<std::string, std::string, uint64_t>>>>(
-        static_cast<PyHooks *>(userData)->run(pyOp, options));
+    auto [ok, stats, preserved] =
+        nb::cast<std::tuple<bool, std::vector<std::tuple<std::string, std::string, uint64_t>>, bool>>(
+            static_cast<PyHooks *>(userData)->run(pyOp, options));
     for (auto &[name, description, value] : stats)
       sink.add(name, description, value);
+    if (ok && preserved)
+      sink.preserveAllAnalyses();
     return ok;
   } catch (nb::python_error &err) {
     std::fprintf(stderr, "memplan: internal error in a pass: %s\n", describe(err).c_str());
@@ -118,7 +121,8 @@ void registerRegistryBindings(nb::module_ &m) {
       nb::arg("check_options"), nb::arg("run"),
       "Register a Python-defined module pass in MLIR's pass registry (False if the argument is "
       "taken). options: [(name, 'bool'|'int'|'str', default, description, choices)]; "
-      "check_options(text) -> error or ''; run(op, text) -> (ok, [(name, description, value)]). "
+      "check_options(text) -> error or ''; run(op, text) -> (ok, [(name, description, value)], "
+      "preserves_all_analyses). "
       "The hooks see every option spelled out as name=value.");
   m.def(
       "register_pipeline",

@@ -104,7 +104,8 @@ struct EngineResult {
   std::vector<int32_t> scopes;
   std::vector<EngineDecision> decisions;  ///< In analysis order.
   std::vector<EngineConflict> conflicts;
-  std::vector<std::vector<EngineValue>> aliasSets;  ///< Non-trivial sets, upstream's member order.
+  /// Analysis only: non-trivial alias sets, upstream's member order.
+  std::vector<std::vector<EngineValue>> aliasSets;
   /// Analysis only: non-trivial equivalence sets, upstream's member order.
   std::vector<std::vector<EngineValue>> equivalenceSets;
   /// Analysis only: per out-of-place decision (ops upstream's copy insertion

@@ -19,11 +19,16 @@
 
 namespace memplan {
 
-/// Where a running pass reports its statistics.
-class StatisticSink {
+/// Where a running pass reports what the pass manager needs from it: its
+/// statistics, and whether it left every analysis valid.
+class PassResultSink {
 public:
-  virtual ~StatisticSink() = default;
+  virtual ~PassResultSink() = default;
   virtual void add(const std::string &name, const std::string &description, uint64_t value) = 0;
+  /// The pass changed no op, operand, region or block (at most discardable
+  /// attributes): every analysis stays valid, and the pass manager need not
+  /// verify the IR again.
+  virtual void preserveAllAnalyses() = 0;
 };
 
 /// The Python side of one registered pass. `userData` is kept alive for the
@@ -35,7 +40,7 @@ struct ExternalPassHooks {
   /// Runs the pass on `op` with the given options; false when it failed
   /// (its diagnostics have been emitted).
   bool (*run)(void *userData, MlirOperation op, const std::string &options,
-              StatisticSink &statistics) = nullptr;
+              PassResultSink &result) = nullptr;
   /// For a pipeline alias: the textual pipeline elements the options stand
   /// for (`error` set when the options do not parse).
   std::string (*expand)(void *userData, const std::string &options, std::string &error) = nullptr;

@@ -101,16 +101,9 @@ OneShotBufferizationOptions makeAnalysisOptions(const OneShotBufferizationOption
   return analysis;
 }
 
-void equivalenceAnalysis(Operation *scope, OneShotAnalysisState &state) {
-  SmallVector<Operation *> ops;
-  scope->walk([&](Operation *op) {
-    if (llvm::any_of(op->getResultTypes(), isTensor))
-      ops.push_back(op);
-  });
-  for (Operation *op : ops) {
-    auto bufferizable = state.getOptions().dynCastBufferizableOp(op);
-    if (!bufferizable)
-      continue;
+void equivalenceAnalysis(ArrayRef<BufferizableOpInterface> ops, OneShotAnalysisState &state) {
+  for (BufferizableOpInterface bufferizable : ops) {
+    Operation *op = bufferizable.getOperation();
     for (OpResult result : op->getOpResults()) {
       if (!isTensor(result.getType()))
         continue;
@@ -213,12 +206,10 @@ LogicalResult recordFunctionBoundary(func::FuncOp func, OneShotAnalysisState &st
   return success();
 }
 
-LogicalResult verifyAnalysis(Operation *scope, OneShotAnalysisState &state) {
+LogicalResult verifyAnalysis(ArrayRef<BufferizableOpInterface> ops, OneShotAnalysisState &state) {
   bool failed = false;
-  scope->walk([&](Operation *op) {
-    if (auto bufferizable = state.getOptions().dynCastBufferizableOp(op))
-      failed |= mlir::failed(bufferizable.verifyAnalysis(state));
-  });
+  for (BufferizableOpInterface op : ops)
+    failed |= mlir::failed(op.verifyAnalysis(state));
   return failure(failed);
 }
 

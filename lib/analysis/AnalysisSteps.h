@@ -32,8 +32,10 @@ mlir::bufferization::OneShotBufferizationOptions makeBufferizeOptions(const Buff
 mlir::bufferization::OneShotBufferizationOptions
 makeAnalysisOptions(const mlir::bufferization::OneShotBufferizationOptions &options);
 
-/// OneShotAnalysis' equivalence step over the ops nested in `scope`.
-void equivalenceAnalysis(mlir::Operation *scope, mlir::bufferization::OneShotAnalysisState &state);
+/// OneShotAnalysis' equivalence step over a scope's bufferizable `ops` (in
+/// post-order).
+void equivalenceAnalysis(llvm::ArrayRef<mlir::bufferization::BufferizableOpInterface> ops,
+                         mlir::bufferization::OneShotAnalysisState &state);
 
 /// The function boundary tables (aliasing and equivalent results, read and
 /// written arguments) of an analyzed `func`. With `annotate`, also the test
@@ -44,8 +46,9 @@ mlir::LogicalResult recordFunctionBoundary(mlir::func::FuncOp func,
                                            mlir::bufferization::func_ext::FuncAnalysisState &funcState,
                                            bool annotate);
 
-/// Every bufferizable op's verifyAnalysis over `scope`.
-mlir::LogicalResult verifyAnalysis(mlir::Operation *scope, mlir::bufferization::OneShotAnalysisState &state);
+/// verifyAnalysis of each of a scope's bufferizable `ops` (in post-order).
+mlir::LogicalResult verifyAnalysis(llvm::ArrayRef<mlir::bufferization::BufferizableOpInterface> ops,
+                                   mlir::bufferization::OneShotAnalysisState &state);
 
 /// Upstream's copy insertion and bufferization (module or op) on an analyzed
 /// state: the rewrite tail of one-shot-bufferize.

@@ -48,6 +48,7 @@ IRNumbering::IRNumbering(Operation *root) {
       for (Block &block : region) {
         int32_t b = static_cast<int32_t>(blocks.size());
         blocks.push_back(&block);
+        blockOp.push_back(id);
         blockId[&block] = b;
         for (BlockArgument arg : block.getArguments())
           addValue(arg, -1, b);
@@ -61,6 +62,18 @@ IRNumbering::IRNumbering(Operation *root) {
   while (!open.empty()) {
     opEnd[open.back()] = n - 1;
     open.pop_back();
+  }
+  // Post-order: an op follows the ops nested in it.
+  postOrder.reserve(n);
+  postPos.assign(n, 0);
+  for (int32_t id = 0; id <= n; ++id) {
+    while (!open.empty() && (id == n || opEnd[open.back()] < id)) {
+      postPos[open.back()] = static_cast<int32_t>(postOrder.size());
+      postOrder.push_back(open.back());
+      open.pop_back();
+    }
+    if (id < n)
+      open.push_back(id);
   }
   // Tensor uses in pre-order of their owners.
   opOperandBegin.assign(n + 1, 0);

@@ -12,6 +12,7 @@
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
 
 #include <vector>
@@ -26,6 +27,12 @@ struct IRNumbering {
   std::vector<int32_t> opEnd, opParent, opBlock;  ///< opBlock: -1 for the root.
   llvm::DenseMap<mlir::Block *, int32_t> blockId;
   std::vector<mlir::Block *> blocks;
+  std::vector<int32_t> blockOp;  ///< The op owning each block.
+
+  /// Op ids in post-order (as `Operation::walk` visits them); an op's
+  /// subtree is the range `postOrderOf(op)` of it, ending with the op.
+  std::vector<int32_t> postOrder;
+  std::vector<int32_t> postPos;  ///< Per op id: its position in `postOrder`.
 
   std::vector<mlir::Value> values;  ///< Tensor values.
   llvm::DenseMap<mlir::Value, int32_t> valueId;
@@ -48,6 +55,13 @@ struct IRNumbering {
     auto it = opId.find(o);
     return it == opId.end() ? -1 : it->second;
   }
+  /// The ops nested in `op` (and `op`, last) in post-order.
+  llvm::ArrayRef<int32_t> postOrderOf(int32_t op) const {
+    int32_t end = postPos[op] + 1;
+    return llvm::ArrayRef<int32_t>(postOrder).slice(end - (opEnd[op] - op + 1), opEnd[op] - op + 1);
+  }
+  /// The op defining tensor value `v`, or owning its block.
+  int32_t valueOwner(int32_t v) const { return valueOp[v] >= 0 ? valueOp[v] : blockOp[valueBlock[v]]; }
   bool isProperAncestor(int32_t a, int32_t b) const { return a < b && b <= opEnd[a]; }
   bool isAncestor(int32_t a, int32_t b) const { return a <= b && b <= opEnd[a]; }
 };

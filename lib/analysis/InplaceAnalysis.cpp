@@ -58,11 +58,13 @@ InplaceAnalysis::InplaceAnalysis(Operation *root, OneShotAnalysisState &state, c
   aliasCache.resize(no);
   valueReadCache.assign(nv, -1);
   const BufferizationOptions &opts = state.getOptions();
-  for (Operation *op : ir.ops)
-    if (op->getNumRegions())
-      if (auto bufferizable = opts.dynCastBufferizableOp(op))
-        for (unsigned i = 0; i < op->getNumRegions(); ++i)
-          hasParallelRegions |= bufferizable.isParallelRegion(i);
+  opInterface.reserve(ir.ops.size());
+  for (Operation *op : ir.ops) {
+    opInterface.push_back(opts.dynCastBufferizableOp(op));
+    if (opInterface.back())
+      for (unsigned i = 0; i < op->getNumRegions(); ++i)
+        hasParallelRegions |= opInterface.back().isParallelRegion(i);
+  }
   for (size_t v = 0; v < nv; ++v)
     if (!state.isWritable(ir.values[v]))
       nNonWritable[v] = 1;
@@ -297,7 +299,6 @@ bool InplaceAnalysis::canUseOpDominance(int32_t r, int32_t w, const std::vector<
 }
 
 int32_t InplaceAnalysis::pairConflict(int32_t r, int32_t w, const std::vector<int32_t> &defs) {
-  const BufferizationOptions &opts = state.getOptions();
   OpOperand *uRead = ir.operands[r], *uWrite = ir.operands[w];
   Operation *readOp = uRead->getOwner(), *writeOp = uWrite->getOwner();
   if (canUseOpDominance(r, w, defs)) {
@@ -308,8 +309,8 @@ int32_t InplaceAnalysis::pairConflict(int32_t r, int32_t w, const std::vector<in
     if (state.insideMutuallyExclusiveRegions(readOp, writeOp))
       return -1;
     if (readOp == writeOp) {
-      if (auto bufferizable = opts.dynCastBufferizableOp(readOp)) {
-        if (bufferizable.bufferizesToElementwiseAccess(state, {uRead, uWrite})) {
+      if (auto readInterface = bufferizable(ir.operandOp[r])) {
+        if (readInterface.bufferizesToElementwiseAccess(state, {uRead, uWrite})) {
           auto equivalentInChain = [&](OpOperand *start, Value other) {
             TraversalConfig config;
             config.followEquivalentOnly = true;
@@ -348,12 +349,12 @@ int32_t InplaceAnalysis::pairConflict(int32_t r, int32_t w, const std::vector<in
     return -1;
   if (state.areNonConflictingSubsetsCached(uRead, uWrite))
     return -1;
-  if (auto bufferizable = opts.dynCastBufferizableOp(readOp))
-    if (bufferizable.isNotConflicting(uRead, uWrite, state))
+  if (auto readInterface = bufferizable(ir.operandOp[r]))
+    if (readInterface.isNotConflicting(uRead, uWrite, state))
       return -1;
   if (writeOp != readOp)
-    if (auto bufferizable = opts.dynCastBufferizableOp(writeOp))
-      if (bufferizable.isNotConflicting(uRead, uWrite, state))
+    if (auto writeInterface = bufferizable(ir.operandOp[w]))
+      if (writeInterface.isNotConflicting(uRead, uWrite, state))
         return -1;
   return found;
 }
@@ -607,46 +608,30 @@ void InplaceAnalysis::analyzeOperand(int32_t o) {
     bufferizeInPlace(o);
 }
 
-LogicalResult InplaceAnalysis::checkPreBufferizationAssumptions(Operation *scope) {
-  const BufferizationOptions &opts = state.getOptions();
-  WalkResult walk = scope->walk([&](BufferizableOpInterface op) {
-    if (!opts.isOpAllowed(op.getOperation()))
-      return WalkResult::advance();
-    if (!op.supportsUnstructuredControlFlow())
-      for (Region &r : op->getRegions())
-        if (r.getBlocks().size() > 1) {
-          op->emitOpError("op or BufferizableOpInterface implementation does not support unstructured "
-                          "control flow, but at least one region has multiple blocks");
-          return WalkResult::interrupt();
-        }
-    return WalkResult::advance();
-  });
-  if (walk.wasInterrupted())
-    return failure();
-  walk = scope->walk([&](BufferizableOpInterface op) {
-    if (!opts.isOpAllowed(op.getOperation()))
-      return WalkResult::advance();
+LogicalResult InplaceAnalysis::checkPreBufferizationAssumptions(ArrayRef<BufferizableOpInterface> ops) {
+  for (BufferizableOpInterface op : ops) {
+    if (op.supportsUnstructuredControlFlow())
+      continue;
+    for (Region &r : op->getRegions())
+      if (r.getBlocks().size() > 1)
+        return op->emitOpError("op or BufferizableOpInterface implementation does not support unstructured "
+                               "control flow, but at least one region has multiple blocks");
+  }
+  for (BufferizableOpInterface op : ops) {
     if (auto toTensor = dyn_cast<ToTensorOp>(op.getOperation()))
-      if (!toTensor.getRestrict() && !toTensor->getUses().empty()) {
-        op->emitOpError("to_tensor ops without `restrict` are not supported by One-Shot Analysis");
-        return WalkResult::interrupt();
-      }
+      if (!toTensor.getRestrict() && !toTensor->getUses().empty())
+        return op->emitOpError("to_tensor ops without `restrict` are not supported by One-Shot Analysis");
     for (OpOperand &operand : op->getOpOperands()) {
       if (!isTensor(operand.get()))
         continue;
       int32_t o = ir.operandId.lookup(&operand);
-      if (wouldCreateRaw(o, true)) {
-        op->emitOpError("not bufferizable under the given constraints: cannot avoid RaW conflict");
-        return WalkResult::interrupt();
-      }
-      if (inPlace[o] && wouldCreateWriteToNonWritable(o, true)) {
-        op->emitOpError("not bufferizable under the given constraints: would write to read-only buffer");
-        return WalkResult::interrupt();
-      }
+      if (wouldCreateRaw(o, true))
+        return op->emitOpError("not bufferizable under the given constraints: cannot avoid RaW conflict");
+      if (inPlace[o] && wouldCreateWriteToNonWritable(o, true))
+        return op->emitOpError("not bufferizable under the given constraints: would write to read-only buffer");
     }
-    return WalkResult::advance();
-  });
-  return failure(walk.wasInterrupted() || error);
+  }
+  return failure(error);
 }
 
 std::vector<Operation *> InplaceAnalysis::analysisOrder(Operation *scope) {
@@ -683,10 +668,9 @@ std::vector<Operation *> InplaceAnalysis::analysisOrder(Operation *scope) {
     });
     return ops;
   }
-  scope->walk([&](Operation *op) {
-    if (hasTensorSemantics(op))
-      ops.push_back(op);
-  });
+  for (int32_t id : ir.postOrderOf(ir.op(scope)))
+    if (hasTensorSemantics(ir.ops[id]))
+      ops.push_back(ir.ops[id]);
   if (options.heuristic == "fuzzer") {
     std::mt19937 rng(options.fuzzerSeed);
     llvm::shuffle(ops.begin(), ops.end(), rng);
@@ -699,7 +683,12 @@ std::vector<Operation *> InplaceAnalysis::analysisOrder(Operation *scope) {
 LogicalResult InplaceAnalysis::analyzeScope(Operation *scope) {
   resetScopeCaches();
   domInfo = std::make_unique<DominanceInfo>(scope);
-  if (failed(checkPreBufferizationAssumptions(scope)))
+  // The scope's bufferizable ops, in post-order (as upstream walks them).
+  SmallVector<BufferizableOpInterface> scopeOps;
+  for (int32_t id : ir.postOrderOf(ir.op(scope)))
+    if (opInterface[id])
+      scopeOps.push_back(opInterface[id]);
+  if (failed(checkPreBufferizationAssumptions(scopeOps)))
     return failure();
   std::vector<Operation *> order = analysisOrder(scope);
   buildIndex(ir.op(scope));
@@ -715,9 +704,11 @@ LogicalResult InplaceAnalysis::analyzeScope(Operation *scope) {
   index.clear();
   if (error)
     return failure();
-  equivalenceAnalysis(scope, state);
-  state.gatherUndefinedTensorUses(scope);
-  return verifyAnalysis(scope, state);
+  equivalenceAnalysis(scopeOps, state);
+  // Only copy insertion asks which tensor uses are undefined.
+  if (!options.testAnalysisOnly)
+    state.gatherUndefinedTensorUses(scope);
+  return verifyAnalysis(scopeOps, state);
 }
 
 } // namespace memplan

@@ -80,8 +80,12 @@ private:
   // Decisions.
   void bufferizeInPlace(int32_t o);
   void analyzeOperand(int32_t o);
-  mlir::LogicalResult checkPreBufferizationAssumptions(mlir::Operation *scope);
+  mlir::LogicalResult checkPreBufferizationAssumptions(llvm::ArrayRef<mlir::bufferization::BufferizableOpInterface> ops);
   std::vector<mlir::Operation *> analysisOrder(mlir::Operation *scope);
+
+  /// Op `op`'s BufferizableOpInterface under the options' filter (asked once
+  /// per op), or null.
+  mlir::bufferization::BufferizableOpInterface bufferizable(int32_t op) const { return opInterface[op]; }
 
   // The incremental index (AliasIndex.h) over the scope's values.
   void buildIndex(int32_t scope);
@@ -92,6 +96,7 @@ private:
   const EngineOptions &options;
   IRNumbering ir;
   std::unique_ptr<mlir::DominanceInfo> domInfo;
+  std::vector<mlir::bufferization::BufferizableOpInterface> opInterface;
   bool hasParallelRegions = false;
   bool error = false;
 

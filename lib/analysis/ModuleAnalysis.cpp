@@ -278,12 +278,13 @@ EngineResult runInterfaceEngine(MlirOperation rootHandle, const EngineOptions &r
     }
     llvm::sort(result.functions, [](const EngineFunction &a, const EngineFunction &b) { return a.op < b.op; });
   }
-  collectSets(
-      ir, engine, [&](Value v, function_ref<void(Value)> fn) { state.applyOnAliases(v, fn); }, result.aliasSets);
-  if (engineOptions.analysisOnly)
+  if (engineOptions.analysisOnly) {
+    collectSets(
+        ir, engine, [&](Value v, function_ref<void(Value)> fn) { state.applyOnAliases(v, fn); }, result.aliasSets);
     collectSets(
         ir, engine, [&](Value v, function_ref<void(Value)> fn) { state.applyOnEquivalenceClass(v, fn); },
         result.equivalenceSets);
+  }
   collect();
   // The copies upstream's copy insertion would make.
   auto describe = [&](Value v) { return engine.describe(v); };

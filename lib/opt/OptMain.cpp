@@ -519,7 +519,14 @@ LogicalResult performActions(const OptFlags &f, llvm::raw_ostream &os,
   if (f.emitBytecodeVersion.getNumOccurrences())
     return emitError(UnknownLoc::get(pm.getContext()))
            << "bytecode version while not emitting bytecode";
-  AsmState asmState(op.get(), OpPrintingFlags(), /*locationMap=*/nullptr, &fallbackResourceMap);
+  // mlir-opt verifies the IR again before printing it (and prints the
+  // generic form if that fails). When the parser verified it and every pass
+  // since was verified after (or changed nothing), it is known valid: the
+  // printed text is the same without verifying a third time.
+  OpPrintingFlags printingFlags;
+  if (!f.disableVerifierOnParsing && f.verifyEach)
+    printingFlags.assumeVerified();
+  AsmState asmState(op.get(), printingFlags, /*locationMap=*/nullptr, &fallbackResourceMap);
   op.get()->print(os, asmState);
   os << '\n';
   // Under --remark-policy=final the remarks come out now.

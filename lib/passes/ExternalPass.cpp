@@ -147,7 +147,7 @@ LogicalResult reportParseError(const Spec &spec, StringRef text, const std::stri
   return errorHandler(error.empty() ? mlirError : error);
 }
 
-class ExternalPass : public Pass, public StatisticSink {
+class ExternalPass : public Pass, public PassResultSink {
 public:
   explicit ExternalPass(std::shared_ptr<const Spec> spec)
       : Pass(TypeID::get<ExternalPassTag>(), ModuleOp::getOperationName()), spec(std::move(spec)) {
@@ -186,6 +186,8 @@ public:
     if (!spec->hooks.run(spec->hooks.userData, wrap(getOperation()), options.text(), *this))
       signalPassFailure();
   }
+
+  void preserveAllAnalyses() override { markAllAnalysesPreserved(); }
 
   void add(const std::string &statName, const std::string &description, uint64_t value) override {
     for (auto &[key, stat] : statistics)

@@ -143,6 +143,10 @@ class PassContext:
     options: dict[str, Any]
     failed: bool = False
     statistics: dict[str, tuple[int, str]] = field(default_factory=dict)
+    #: Set by a pass that changed no op, operand, region or block (at most
+    #: discardable attributes): the pass manager then keeps every analysis
+    #: and does not verify the IR again after the pass.
+    preserves_all_analyses: bool = False
 
     def error(self, where: Any, message: str) -> None:
         """Emit an MLIR error at an op or location; the pass will fail."""
@@ -397,7 +401,7 @@ def _register_in_mlir(info: PassInfo) -> None:
             # MLIR statistics are unsigned 64-bit counters.
             stats = [(name, desc, min(max(int(value), 0), 2**64 - 1))
                      for name, (value, desc) in ctx.statistics.items()]
-            return not ctx.failed, stats
+            return not ctx.failed, stats, ctx.preserves_all_analyses
 
         _core.register_pass(info.argument, mlir_pass_name(info), info.summary,
                             _option_specs(info), check, run)

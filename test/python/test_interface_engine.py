@@ -225,8 +225,8 @@ def test_structured_results():
         assert r.scopes == [1]
         assert sorted(r.decisions) == [(2, 1, False), (3, 0, True), (4, 0, True)]
         assert r.conflicts == [((2, 1), (3, 0), (2, 1), (1, True, 0, 0, 0))]
-        # The insert's result aliases only the return operand's value: itself.
-        assert r.alias_sets == []
+        # Alias and equivalence sets come back from analysis-only runs only.
+        assert r.alias_sets == [] and r.equivalence_sets == []
         assert r.functions == [{"op": 1, "name": "read_after_write", "boundary_analyzed": True,
                                 "access": ["read", "", ""], "aliasing": [], "equivalent": []}]
         assert r.num_tensor_out_of_place == 1 and r.num_tensor_in_place == 2

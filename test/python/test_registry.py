@@ -104,3 +104,42 @@ def test_first_use_from_two_threads():
         out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
         assert out.returncode == 0, out.stderr
         assert out.stdout.strip() == "[]", out.stdout
+
+
+@pytest.mark.parametrize("preserved", [False, True])
+def test_pass_that_preserves_all_analyses_is_not_verified_again(preserved):
+    # A pass reporting that it preserved every analysis (memplan's
+    # test-analysis-only annotation) tells the pass manager the IR did not
+    # change, so MLIR skips its verifier after the pass; otherwise the
+    # verifier runs. The pass breaks the IR to show which happened.
+    argument = f"memplan-test-break-ir-{'preserved' if preserved else 'changed'}"
+
+    def run(op, _options):
+        func = op.regions[0].blocks[0].operations[0]
+        func.attributes["function_type"] = ir.StringAttr.get("not a type")
+        return True, [], preserved
+
+    assert _core.register_pass(argument, argument, "test", [], lambda _text: "", run)
+    with ir.Context():
+        module = ir.Module.parse(TENSOR_FN)
+        pm = passmanager.PassManager.parse(f"builtin.module({argument})")
+        if preserved:
+            pm.run(module.operation)
+        else:
+            with pytest.raises(ir.MLIRError, match="function_type"):
+                pm.run(module.operation)
+
+
+@pytest.mark.parametrize("analysis_only", [False, True])
+def test_one_shot_annotation_preserves_all_analyses(analysis_only):
+    # test-analysis-only only adds discardable attributes; bufferization
+    # rewrites the IR.
+    info = next(i for i in memplan.passes.registered_passes() if i.argument == "memplan-one-shot-bufferize")
+    with ir.Context():
+        module = ir.Module.parse(TENSOR_FN)
+        values = info.resolve_options({"bufferize_function_boundaries": True,
+                                       "test_analysis_only": analysis_only})
+        ctx = memplan.passes.execute(info, values, module.operation)
+        assert not ctx.failed
+        assert ctx.preserves_all_analyses == analysis_only
+        assert ("__inplace_operands_attr__" in str(module)) == analysis_only
