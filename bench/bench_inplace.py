@@ -27,6 +27,13 @@ Sections:
   of memplan's Python pass pipelines sees): parse, pass, print, timed apart,
   for memplan's pass and upstream's ``one-shot-bufferize`` run through the
   same bindings; interpreter start-up and imports excluded.
+* ``baseline``: memplan-opt against another build's memplan-opt
+  (``--baseline PATH``), analysis only, every case at ``--baseline-sizes``
+  and min-copy-bytes on ``--baseline-min-copy-bytes``, best of ``--repeat``
+  interleaved runs, with peak RSS. To compare with the build that resolved
+  the in-place analysis issue: ``git worktree add /tmp/m3 c8450a5 && python
+  -m venv /tmp/m3/.venv && /tmp/m3/.venv/bin/pip install /tmp/m3``, then
+  ``--sections baseline --baseline /tmp/m3/.venv/bin/memplan-opt``.
 * ``scaling``: memplan alone up to ~100k ops on the two generic chains
   (``--scaling-sizes`` generics, 4 ops each), with time/op and
   time/(n log2 n) normalized to the first row (raw, and with memplan-opt's
@@ -375,6 +382,52 @@ def section_scaling(r: Runner, cases: list[str], sizes: list[int]) -> None:
             print(f"| {name} | {n} | {ops} | {cols} | {fmt_time(theirs, a.timeout, skipped)} | {same} |", flush=True)
 
 
+def section_baseline(r: Runner, cases: list[str], sizes: list[int]) -> None:
+    """memplan-opt against another memplan-opt build (``--baseline``, e.g.
+    the commit that resolved the in-place analysis issue), analysis only,
+    interleaved runs, best of ``--repeat``; peak RSS from ``/usr/bin/time``
+    when it exists."""
+    a = r.args
+    gnu_time = "/usr/bin/time" if os.path.exists("/usr/bin/time") else None
+    print(f"\n### memplan-opt vs a baseline build ({a.baseline}), analysis only, best of {a.repeat}\n")
+    print("| case | N | ops | options | memplan (s) | baseline (s) | memplan / baseline | peak RSS memplan / baseline "
+          "(MB) | identical |")
+    print("|---|---:|---:|---|---:|---:|---:|---:|---|")
+    path = os.path.join(r.tmp, "in.mlir")
+    runs = [(name, n, OPTIONS) for name in cases for n in sizes]
+    runs += [(name, n, OPTIONS + " analysis-heuristic=min-copy-bytes") for name, n in a.baseline_min_copy_bytes]
+    for name, n, options in runs:
+        with open(path, "w") as f:
+            f.write(CASES[name][0](n))
+        pipeline = f"--pass-pipeline=builtin.module(memplan-one-shot-bufferize{{{options}}})"
+        best = {"memplan": math.inf, "baseline": math.inf}
+        rss = {"memplan": 0, "baseline": 0}
+        outs: dict[str, bytes | None] = {}
+        for _ in range(a.repeat):
+            for who, tool in (("memplan", MEMPLAN_OPT), ("baseline", a.baseline)):
+                out_path = os.path.join(r.tmp, f"out-{who}.mlir")
+                argv = [tool, path, pipeline, "-o", out_path]
+                if gnu_time:
+                    argv = [gnu_time, "-f", "%M", "-o", os.path.join(r.tmp, "rss")] + argv
+                t, out = run(argv, a.memplan_timeout)
+                if out is None:
+                    best[who] = math.nan
+                    continue
+                best[who] = min(best[who], t)
+                if gnu_time:
+                    with open(os.path.join(r.tmp, "rss")) as f:
+                        rss[who] = max(rss[who], int(f.read().split()[-1]) * 1024)
+                with open(out_path, "rb") as f:
+                    outs[who] = f.read()
+        same = "yes" if outs.get("memplan") is not None and outs.get("memplan") == outs.get("baseline") else "NO"
+        if same == "NO":
+            r.differ.append(f"baseline {name} N={n} {options}")
+        extra = " min-copy-bytes" if "min-copy-bytes" in options else ""
+        print(f"| {name} | {n} | {CASES[name][1](n)} | analysis only{extra} | {best['memplan']:.2f} "
+              f"| {best['baseline']:.2f} | {best['memplan'] / best['baseline']:.2f} "
+              f"| {rss['memplan'] / 1e6:.0f} / {rss['baseline'] / 1e6:.0f} | {same} |", flush=True)
+
+
 def main() -> None:
     if len(sys.argv) == 4 and sys.argv[1] == "--worker":
         _worker(sys.argv[2], sys.argv[3], OPTIONS)
@@ -382,7 +435,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help=f"small sizes and timeout: {QUICK}")
     ap.add_argument("--sections", default="compare,inprocess,scaling",
-                    help="comma list of: compare, rewrite, workloads, inprocess, scaling")
+                    help="comma list of: compare, rewrite, workloads, inprocess, baseline, scaling")
     ap.add_argument("--workloads", default=WORKLOADS, help="directory of real-model .mlir files")
     ap.add_argument("--cases", default=",".join(CASES), help="cases of the compare section")
     ap.add_argument("--sizes", help=f"N of the compare section (default {FULL['sizes']})")
@@ -392,11 +445,20 @@ def main() -> None:
     ap.add_argument("--memplan-timeout", type=float, default=600.0, help="per-run limit for memplan (s)")
     ap.add_argument("--no-upstream-scaling", action="store_true", help="scaling section: memplan only")
     ap.add_argument("--check", action="store_true", help="exit non-zero if any outputs differ")
+    ap.add_argument("--baseline", help="baseline section: another build's memplan-opt to compare with")
+    ap.add_argument("--repeat", type=int, default=3, help="baseline section: runs per tool (best kept)")
+    ap.add_argument("--baseline-sizes", default="4000,20000", help="baseline section: N per case")
+    ap.add_argument("--baseline-min-copy-bytes", default="plain chain:25000",
+                    help="baseline section: case:N pairs also run with analysis-heuristic=min-copy-bytes")
     args = ap.parse_args()
     preset = QUICK if args.quick else FULL
     args.sizes = args.sizes or preset["sizes"]
     args.scaling_sizes = args.scaling_sizes or preset["scaling_sizes"]
     args.timeout = args.timeout or preset["timeout"]
+    args.baseline_min_copy_bytes = [(c.split(":")[0], int(c.split(":")[1]))
+                                    for c in args.baseline_min_copy_bytes.split(",") if c]
+    if "baseline" in args.sections.split(",") and not args.baseline:
+        ap.error("the baseline section needs --baseline PATH (another build's memplan-opt)")
     for c in args.cases.split(",") + args.scaling_cases.split(","):
         if c not in CASES:
             ap.error(f"unknown case {c!r}; known: {', '.join(CASES)}")
@@ -413,6 +475,8 @@ def main() -> None:
             section_workloads(r, args.workloads)
         if "inprocess" in sections:
             section_inprocess(r, args.cases.split(","), [int(x) for x in args.sizes.split(",")])
+        if "baseline" in sections:
+            section_baseline(r, args.cases.split(","), [int(x) for x in args.baseline_sizes.split(",")])
         if "scaling" in sections:
             r.upstream_timed_out.clear()
             section_scaling(r, args.scaling_cases.split(","), [int(x) for x in args.scaling_sizes.split(",")])

@@ -113,6 +113,18 @@ void registerEngineBindings(nb::module_ &m) {
       .def_prop_ro("num_tensor_in_place", [](const EngineResult &r) { return r.stats.numTensorInPlace; })
       .def_prop_ro("num_tensor_out_of_place", [](const EngineResult &r) { return r.stats.numTensorOutOfPlace; })
       .def_prop_ro("num_buffer_alloc", [](const EngineResult &r) { return r.stats.numBufferAlloc; })
+      .def_prop_ro(
+          "order_costs",
+          [](const EngineResult &r) {
+            nb::list out;
+            for (const EngineOrderCost &c : r.orderCosts)
+              out.append(c.ok ? nb::make_tuple(c.bytes, c.copies) : nb::make_tuple(nb::none(), nb::none()));
+            return out;
+          },
+          "With rank_orders: (bytes, copies) per order, (None, None) where its analysis failed; a copy "
+          "of dynamic size counts 2**40 bytes.")
+      .def_ro("chosen_order", &EngineResult::chosenOrder,
+              "With rank_orders: the index of the order kept, -1 if every order failed (bottom-up ran).")
       .def_ro("conflict_counter", &EngineResult::conflictCounter)
       .def_ro("non_writable_counter", &EngineResult::nonWritableCounter);
 
@@ -125,18 +137,23 @@ void registerEngineBindings(nb::module_ &m) {
          uint32_t bufferAlignment, const std::vector<std::string> &dialectFilter,
          const std::vector<std::string> &noAnalysisFuncFilter, bool mustInferMemorySpace,
          bool useEncodingForMemorySpace, uint64_t conflictCounter, uint64_t nonWritableCounter,
-         bool analysisOnly) {
+         bool analysisOnly, const std::vector<std::pair<std::string, unsigned>> &rankOrders) {
         void *ptr = PyCapsule_GetPointer(capsule.ptr(), kOpCapsuleName);
         if (!ptr)
           throw nb::python_error();
-        if (heuristic != "bottom-up" && heuristic != "top-down" && heuristic != "bottom-up-from-terminators" &&
-            heuristic != "fuzzer")
-          throw std::invalid_argument("unknown analysis heuristic '" + heuristic + "'");
+        auto checkHeuristic = [](const std::string &h) {
+          if (h != "bottom-up" && h != "top-down" && h != "bottom-up-from-terminators" && h != "fuzzer")
+            throw std::invalid_argument("unknown analysis heuristic '" + h + "'");
+        };
+        checkHeuristic(heuristic);
+        for (const auto &order : rankOrders)
+          checkHeuristic(order.first);
         EngineOptions o;
         o.testAnalysisOnly = testAnalysisOnly;
         o.analysisOnly = analysisOnly;
         o.heuristic = heuristic;
         o.fuzzerSeed = fuzzerSeed;
+        o.rankOrders = rankOrders;
         o.printConflicts = printConflicts;
         o.dumpAliasSets = dumpAliasSets;
         o.conflictCounter = conflictCounter;
@@ -166,10 +183,13 @@ void registerEngineBindings(nb::module_ &m) {
       nb::arg("no_analysis_func_filter") = std::vector<std::string>(),
       nb::arg("must_infer_memory_space") = false, nb::arg("use_encoding_for_memory_space") = false,
       nb::arg("conflict_counter") = 0, nb::arg("non_writable_counter") = 0, nb::arg("analysis_only") = false,
+      nb::arg("rank_orders") = std::vector<std::pair<std::string, unsigned>>(),
       "One-Shot Analysis of the module (operation capsule) with op semantics from the "
       "BufferizableOpInterface, then the test-analysis-only annotations or upstream's copy insertion "
       "and bufferization on the same state, or (analysis_only) nothing that touches the IR, with the "
-      "copies the rewrite would make. Diagnostics go to the context's handlers; returns an "
+      "copies the rewrite would make. With rank_orders ((heuristic, seed) pairs; analysis_heuristic "
+      "is then ignored): each order is analyzed without touching the IR, and the one whose copies "
+      "move the fewest bytes (then fewest copies; first on ties) is kept for the rest. Diagnostics go to the context's handlers; returns an "
       "EngineResult (ok False: the analysis or the rewrite failed). Python must hold no op handles "
       "inside the module across a rewrite.");
 }

@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace memplan {
@@ -37,6 +38,11 @@ struct EngineOptions {
   bool analysisOnly = false;
   bool printConflicts = false;
   bool dumpAliasSets = false;
+  /// analysis-heuristic=min-copy-bytes: the (heuristic, fuzzer seed) orders
+  /// to rank. Each is analyzed (the IR untouched) and costed by the copies
+  /// its decisions need; the cheapest one's analysis then annotates or
+  /// bufferizes (`heuristic` is ignored).
+  std::vector<std::pair<std::string, unsigned>> rankOrders;
   /// Upstream numbers the `C_<i>` / `W_<i>` annotations of print-conflicts
   /// with process-wide counters: their values before the run.
   uint64_t conflictCounter = 0;
@@ -98,8 +104,22 @@ struct EngineCopy {
   int64_t bytes = -1;
 };
 
+/// What one analysis order costs: the copies its decisions need that copy
+/// contents (allocation-only ones are free), their bytes, a copy of dynamic
+/// size counting kDynamicCopyBytes.
+struct EngineOrderCost {
+  bool ok = false;  ///< False: the analysis failed in this order.
+  int64_t bytes = 0, copies = 0;
+};
+constexpr int64_t kDynamicCopyBytes = int64_t(1) << 40;
+
 struct EngineResult {
   bool ok = false;
+  /// With rankOrders: the cost of each order, and the index of the one kept
+  /// (the first of the cheapest: fewest bytes, then fewest copies), -1 when
+  /// every order failed (bottom-up then runs).
+  std::vector<EngineOrderCost> orderCosts;
+  int32_t chosenOrder = -1;
   /// Analyzed scopes (functions, or the root) in analysis order.
   std::vector<int32_t> scopes;
   std::vector<EngineDecision> decisions;  ///< In analysis order.

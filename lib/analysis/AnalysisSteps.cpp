@@ -131,15 +131,15 @@ void equivalenceAnalysis(ArrayRef<BufferizableOpInterface> ops, OneShotAnalysisS
 }
 
 LogicalResult recordFunctionBoundary(func::FuncOp func, OneShotAnalysisState &state,
-                                     FuncAnalysisState &funcState, bool annotate) {
+                                     FuncAnalysisState *funcState, bool annotate) {
   FunctionType type = func.getFunctionType();
   if (func.getBody().empty()) {
     for (auto [i, input] : llvm::enumerate(type.getInputs())) {
       if (!isTensor(input))
         continue;
       for (auto [j, result] : llvm::enumerate(type.getResults()))
-        if (isTensor(result))
-          funcState.aliasingReturnVals[func][i].push_back(j);
+        if (isTensor(result) && funcState)
+          funcState->aliasingReturnVals[func][i].push_back(j);
     }
   } else {
     SmallVector<func::ReturnOp> returns = getReturnOps(func);
@@ -154,8 +154,9 @@ LogicalResult recordFunctionBoundary(func::FuncOp func, OneShotAnalysisState &st
           if (isa<RankedTensorType>(operand.get().getType()) &&
               state.areAliasingBufferizedValues(operand.get(), arg))
             aliasing.insert(operand.getOperandNumber());
-      for (int64_t k : aliasing)
-        funcState.aliasingReturnVals[func][arg.getArgNumber()].push_back(k);
+      if (funcState)
+        for (int64_t k : aliasing)
+          funcState->aliasingReturnVals[func][arg.getArgNumber()].push_back(k);
     }
     auto equivalentArg = [&](OpOperand &operand) -> std::optional<int64_t> {
       if (!isTensor(operand.get().getType()))
@@ -179,8 +180,8 @@ LogicalResult recordFunctionBoundary(func::FuncOp func, OneShotAnalysisState &st
           same = false;
           break;
         }
-      if (same)
-        funcState.equivalentFuncArgs[func][i] = *arg;
+      if (same && funcState)
+        funcState->equivalentFuncArgs[func][i] = *arg;
     }
   }
   for (unsigned i = 0, e = type.getNumInputs(); i < e; ++i) {
@@ -198,10 +199,10 @@ LogicalResult recordFunctionBoundary(func::FuncOp func, OneShotAnalysisState &st
     }
     if (annotate)
       annotateArgAccess(func, i, read, written);
-    if (read)
-      funcState.readBbArgs[func].insert(i);
-    if (written)
-      funcState.writtenBbArgs[func].insert(i);
+    if (read && funcState)
+      funcState->readBbArgs[func].insert(i);
+    if (written && funcState)
+      funcState->writtenBbArgs[func].insert(i);
   }
   return success();
 }

@@ -38,12 +38,13 @@ void equivalenceAnalysis(llvm::ArrayRef<mlir::bufferization::BufferizableOpInter
                          mlir::bufferization::OneShotAnalysisState &state);
 
 /// The function boundary tables (aliasing and equivalent results, read and
-/// written arguments) of an analyzed `func`. With `annotate`, also the test
-/// annotations upstream writes (`__equivalent_func_args__` on returns,
-/// `bufferization.access` on arguments).
+/// written arguments) of an analyzed `func`, recorded into `funcState` unless
+/// it is null. With `annotate`, also the test annotations upstream writes
+/// (`__equivalent_func_args__` on returns, `bufferization.access` on
+/// arguments).
 mlir::LogicalResult recordFunctionBoundary(mlir::func::FuncOp func,
                                            mlir::bufferization::OneShotAnalysisState &state,
-                                           mlir::bufferization::func_ext::FuncAnalysisState &funcState,
+                                           mlir::bufferization::func_ext::FuncAnalysisState *funcState,
                                            bool annotate);
 
 /// verifyAnalysis of each of a scope's bufferizable `ops` (in post-order).

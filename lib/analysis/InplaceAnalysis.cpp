@@ -42,8 +42,9 @@ void annotateValue(Value v, const std::string &prefix) {
 
 } // namespace
 
-InplaceAnalysis::InplaceAnalysis(Operation *root, OneShotAnalysisState &state, const EngineOptions &options)
-    : root(root), state(state), options(options), ir(root), cCounter(options.conflictCounter),
+InplaceAnalysis::InplaceAnalysis(Operation *root, const IRNumbering &ir, OneShotAnalysisState &state,
+                                 const EngineOptions &options)
+    : root(root), state(state), options(options), ir(ir), cCounter(options.conflictCounter),
       wCounter(options.nonWritableCounter) {
   size_t nv = ir.values.size(), no = ir.operands.size();
   parent.resize(nv);
@@ -291,7 +292,7 @@ bool InplaceAnalysis::canUseOpDominance(int32_t r, int32_t w, const std::vector<
     return true;
   Block *readBlock = readOp->getBlock(), *writeBlock = writeOp->getBlock();
   for (int32_t d : defs) {
-    Block *defBlock = ir.values[d].getParentBlock();
+    Block *defBlock = Value(ir.values[d]).getParentBlock();
     if (isReachable(readBlock, writeBlock, defBlock) && isReachable(writeBlock, readBlock, defBlock))
       return false;
   }

@@ -28,7 +28,8 @@ namespace memplan {
 
 class InplaceAnalysis {
 public:
-  InplaceAnalysis(mlir::Operation *root, mlir::bufferization::OneShotAnalysisState &state,
+  /// `ir` numbers `root` (it may be shared by analyses of the same IR).
+  InplaceAnalysis(mlir::Operation *root, const IRNumbering &ir, mlir::bufferization::OneShotAnalysisState &state,
                   const EngineOptions &options);
 
   /// upstream's analyzeOp on `scope` (a function, or the root): assumptions,
@@ -94,7 +95,7 @@ private:
   mlir::Operation *root;
   mlir::bufferization::OneShotAnalysisState &state;
   const EngineOptions &options;
-  IRNumbering ir;
+  const IRNumbering &ir;
   std::unique_ptr<mlir::DominanceInfo> domInfo;
   std::vector<mlir::bufferization::BufferizableOpInterface> opInterface;
   bool hasParallelRegions = false;

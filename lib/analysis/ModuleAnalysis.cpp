@@ -30,6 +30,8 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
 
+#include <memory>
+
 using namespace mlir;
 using namespace mlir::bufferization;
 using mlir::bufferization::func_ext::FuncAnalysisState;
@@ -166,6 +168,106 @@ void collectSets(const IRNumbering &ir, const InplaceAnalysis &engine, ApplyFn a
   }
 }
 
+/// One analysis of the module in one order: upstream's state with its
+/// FuncAnalysisState, the engine's decisions, the scopes analyzed and the
+/// functions whose boundary was recorded. The IR is not touched unless
+/// `options` asks for print-conflicts annotations.
+struct ModuleRun {
+  ModuleRun(Operation *root, const IRNumbering &ir, const OneShotBufferizationOptions &analysisOptions,
+            const EngineOptions &engineOptions)
+      : options(engineOptions), analysisOptions(analysisOptions), state(root, this->analysisOptions),
+        funcState(state.addExtension<FuncAnalysisState>()), engine(root, ir, state, options) {}
+  EngineOptions options;
+  /// The state keeps a reference to its options.
+  OneShotBufferizationOptions analysisOptions;
+  OneShotAnalysisState state;
+  FuncAnalysisState &funcState;
+  InplaceAnalysis engine;
+  SmallVector<Operation *> scopes;
+  SmallVector<func::FuncOp> boundaries;
+  bool ok = true;
+};
+
+/// Upstream's module analysis order: functions callee-first, then those
+/// that call each other circularly (boundaries not recorded); or the root.
+void analyzeModule(ModuleRun &run, Operation *root, const OneShotBufferizationOptions &analysisOptions) {
+  auto analyze = [&](Operation *scope) {
+    run.scopes.push_back(scope);
+    return succeeded(checkCallBoundaries(scope, run.funcState)) &&
+           succeeded(checkRecursiveDefinitions(scope, run.state)) && succeeded(run.engine.analyzeScope(scope));
+  };
+  if (!analysisOptions.bufferizeFunctionBoundaries) {
+    run.ok = analyze(root);
+    return;
+  }
+  SmallVector<func::FuncOp> ordered, remaining;
+  run.ok = succeeded(orderFunctions(root, ordered, remaining));
+  for (func::FuncOp func : ordered) {
+    if (!run.ok)
+      return;
+    if (!analysisOptions.isOpAllowed(func))
+      continue;
+    run.funcState.startFunctionAnalysis(func);
+    run.ok = analyze(func) && succeeded(recordFunctionBoundary(func, run.state, &run.funcState, false));
+    if (run.ok)
+      run.boundaries.push_back(func);
+    run.funcState.analyzedFuncOps[func] = FuncOpAnalysisState::Analyzed;
+  }
+  for (func::FuncOp func : remaining) {
+    if (!run.ok)
+      return;
+    if (analysisOptions.isOpAllowed(func))
+      run.ok = analyze(func);
+  }
+}
+
+/// The test annotations of an analyzed module (upstream writes them as it
+/// analyzes; no analysis reads them).
+void annotate(ModuleRun &run, const EngineOptions &options) {
+  for (Operation *scope : run.scopes) {
+    if (options.testAnalysisOnly)
+      annotateInPlaceOperands(scope, run.state);
+    if (options.dumpAliasSets)
+      annotateAliasSets(scope, run.state);
+  }
+  if (options.testAnalysisOnly)
+    for (func::FuncOp func : run.boundaries)
+      (void)recordFunctionBoundary(func, run.state, /*funcState=*/nullptr, /*annotate=*/true);
+}
+
+/// The copies upstream's copy insertion would make for `run`'s out-of-place
+/// decisions.
+std::vector<EngineCopy> plannedCopies(ModuleRun &run, const IRNumbering &ir) {
+  std::vector<EngineCopy> copies;
+  auto describe = [&](Value v) { return run.engine.describe(v); };
+  for (const EngineDecision &d : run.engine.decisions()) {
+    if (d.inPlace)
+      continue;
+    OpOperand &operand = ir.ops[d.op]->getOpOperand(d.operand);
+    EngineCopy copy;
+    if (!planCopy(operand, run.state, describe, copy))
+      continue;
+    copy.op = d.op;
+    auto hits = run.engine.nonWritableHits().find(ir.operandId.lookup(&operand));
+    if (hits != run.engine.nonWritableHits().end())
+      copy.nonWritable = hits->second;
+    copies.push_back(std::move(copy));
+  }
+  return copies;
+}
+
+EngineOrderCost copyCost(const std::vector<EngineCopy> &copies) {
+  EngineOrderCost cost;
+  cost.ok = true;
+  for (const EngineCopy &c : copies) {
+    if (c.allocOnly)
+      continue;
+    cost.copies++;
+    cost.bytes += c.bytes < 0 ? kDynamicCopyBytes : c.bytes;
+  }
+  return cost;
+}
+
 } // namespace
 
 EngineResult runInterfaceEngine(MlirOperation rootHandle, const EngineOptions &requested) {
@@ -188,8 +290,6 @@ EngineResult runInterfaceEngine(MlirOperation rootHandle, const EngineOptions &r
     return result;
   }
   OneShotBufferizationOptions options = makeBufferizeOptions(config);
-  options.analysisHeuristic = heuristicOf(engineOptions.heuristic);
-  options.analysisFuzzerSeed = engineOptions.fuzzerSeed;
   options.testAnalysisOnly = engineOptions.testAnalysisOnly;
   options.printConflicts = engineOptions.printConflicts;
   options.dumpAliasSets = engineOptions.dumpAliasSets;
@@ -202,57 +302,63 @@ EngineResult runInterfaceEngine(MlirOperation rootHandle, const EngineOptions &r
        (config.functionBoundaries && failed(checkNonBranchSuccessors(root)))))
     return result;
 
-  OneShotAnalysisState state(root, analysisOptions);
-  FuncAnalysisState &funcState = state.addExtension<FuncAnalysisState>();
-  InplaceAnalysis engine(root, state, engineOptions);
-  const IRNumbering &ir = engine.numbering();
-
-  auto analyze = [&](Operation *scope) {
-    if (failed(checkCallBoundaries(scope, funcState)) || failed(checkRecursiveDefinitions(scope, state)))
-      return false;
-    return succeeded(engine.analyzeScope(scope));
-  };
-  auto finishScope = [&](Operation *scope) {
+  IRNumbering ir(root);
+  std::unique_ptr<ModuleRun> run;
+  if (!engineOptions.rankOrders.empty()) {
+    // Each order analyzed without a trace (its diagnostics dropped, the IR
+    // untouched); the cheapest kept.
+    ScopedDiagnosticHandler silence(ctx, [](Diagnostic &) { return success(); });
+    bool unknownOps = failed(checkUnknownOps(root, analysisOptions));
+    for (auto [index, order] : llvm::enumerate(engineOptions.rankOrders)) {
+      EngineOptions orderOptions = engineOptions;
+      orderOptions.heuristic = order.first;
+      orderOptions.fuzzerSeed = order.second;
+      orderOptions.testAnalysisOnly = orderOptions.printConflicts = orderOptions.dumpAliasSets = false;
+      orderOptions.analysisOnly = true;
+      if (unknownOps) {
+        result.orderCosts.emplace_back();
+        continue;
+      }
+      OneShotBufferizationOptions orderAnalysisOptions = analysisOptions;
+      orderAnalysisOptions.analysisHeuristic = heuristicOf(order.first);
+      orderAnalysisOptions.analysisFuzzerSeed = order.second;
+      auto candidate = std::make_unique<ModuleRun>(root, ir, orderAnalysisOptions, orderOptions);
+      analyzeModule(*candidate, root, orderAnalysisOptions);
+      EngineOrderCost cost = candidate->ok ? copyCost(plannedCopies(*candidate, ir)) : EngineOrderCost();
+      result.orderCosts.push_back(cost);
+      if (!cost.ok)
+        continue;
+      const EngineOrderCost *best = result.chosenOrder < 0 ? nullptr : &result.orderCosts[result.chosenOrder];
+      if (!best || std::make_pair(cost.bytes, cost.copies) < std::make_pair(best->bytes, best->copies)) {
+        result.chosenOrder = static_cast<int32_t>(index);
+        run = std::move(candidate);
+      }
+    }
+    if (result.chosenOrder >= 0) {
+      engineOptions.heuristic = engineOptions.rankOrders[result.chosenOrder].first;
+      engineOptions.fuzzerSeed = engineOptions.rankOrders[result.chosenOrder].second;
+    } else {
+      engineOptions.heuristic = "bottom-up";
+      engineOptions.fuzzerSeed = 0;
+    }
+    // print-conflicts annotates as decisions are made: analyze again.
+    if (engineOptions.printConflicts)
+      run.reset();
+  }
+  options.analysisHeuristic = analysisOptions.analysisHeuristic = heuristicOf(engineOptions.heuristic);
+  options.analysisFuzzerSeed = analysisOptions.analysisFuzzerSeed = engineOptions.fuzzerSeed;
+  if (!run) {
+    run = std::make_unique<ModuleRun>(root, ir, analysisOptions, engineOptions);
+    analyzeModule(*run, root, analysisOptions);
+  }
+  annotate(*run, engineOptions);
+  OneShotAnalysisState &state = run->state;
+  InplaceAnalysis &engine = run->engine;
+  for (Operation *scope : run->scopes)
     result.scopes.push_back(ir.op(scope));
-    if (engineOptions.testAnalysisOnly)
-      annotateInPlaceOperands(scope, state);
-    if (engineOptions.dumpAliasSets)
-      annotateAliasSets(scope, state);
-  };
-  auto collect = [&]() {
-    result.decisions = engine.decisions();
-    result.conflicts = engine.conflicts();
-    result.conflictCounter = engine.conflictCounter();
-    result.nonWritableCounter = engine.nonWritableCounter();
-  };
 
-  bool ok = true;
-  if (!config.functionBoundaries) {
-    ok = analyze(root);
-    finishScope(root);
-  } else {
-    SmallVector<func::FuncOp> ordered, remaining;
-    ok = succeeded(orderFunctions(root, ordered, remaining));
-    for (func::FuncOp func : ordered) {
-      if (!ok)
-        break;
-      if (!analysisOptions.isOpAllowed(func))
-        continue;
-      funcState.startFunctionAnalysis(func);
-      ok = analyze(func);
-      finishScope(func);
-      ok = ok && succeeded(recordFunctionBoundary(func, state, funcState, engineOptions.testAnalysisOnly));
-      funcState.analyzedFuncOps[func] = FuncOpAnalysisState::Analyzed;
-    }
-    for (func::FuncOp func : remaining) {
-      if (!ok)
-        break;
-      if (!analysisOptions.isOpAllowed(func))
-        continue;
-      ok = analyze(func);
-      finishScope(func);
-    }
-    for (auto &[funcOp, analyzed] : funcState.analyzedFuncOps) {
+  if (config.functionBoundaries) {
+    for (auto &[funcOp, analyzed] : run->funcState.analyzedFuncOps) {
       func::FuncOp func = funcOp;
       EngineFunction f;
       f.op = ir.op(func);
@@ -264,13 +370,14 @@ EngineResult runInterfaceEngine(MlirOperation rootHandle, const EngineOptions &r
           f.access.push_back("");
           continue;
         }
-        bool read = funcState.readBbArgs[func].contains(i), written = funcState.writtenBbArgs[func].contains(i);
+        bool read = run->funcState.readBbArgs[func].contains(i),
+             written = run->funcState.writtenBbArgs[func].contains(i);
         f.access.push_back(read && written ? "read-write" : read ? "read" : written ? "write" : "none");
       }
-      for (auto &[arg, rets] : funcState.aliasingReturnVals[func])
+      for (auto &[arg, rets] : run->funcState.aliasingReturnVals[func])
         for (int64_t r : rets)
           f.aliasing.push_back({arg, r});
-      for (auto &[ret, arg] : funcState.equivalentFuncArgs[func])
+      for (auto &[ret, arg] : run->funcState.equivalentFuncArgs[func])
         f.equivalent.push_back({arg, ret});
       llvm::sort(f.aliasing);
       llvm::sort(f.equivalent);
@@ -284,26 +391,15 @@ EngineResult runInterfaceEngine(MlirOperation rootHandle, const EngineOptions &r
     collectSets(
         ir, engine, [&](Value v, function_ref<void(Value)> fn) { state.applyOnEquivalenceClass(v, fn); },
         result.equivalenceSets);
+    result.copies = plannedCopies(*run, ir);
   }
-  collect();
-  // The copies upstream's copy insertion would make.
-  auto describe = [&](Value v) { return engine.describe(v); };
-  for (const EngineDecision &d : result.decisions) {
-    if (rewrite || d.inPlace)
-      continue;
-    OpOperand &operand = ir.ops[d.op]->getOpOperand(d.operand);
-    EngineCopy copy;
-    if (!planCopy(operand, state, describe, copy))
-      continue;
-    copy.op = d.op;
-    auto hits = engine.nonWritableHits().find(ir.operandId.lookup(&operand));
-    if (hits != engine.nonWritableHits().end())
-      copy.nonWritable = hits->second;
-    result.copies.push_back(std::move(copy));
-  }
+  result.decisions = engine.decisions();
+  result.conflicts = engine.conflicts();
+  result.conflictCounter = engine.conflictCounter();
+  result.nonWritableCounter = engine.nonWritableCounter();
   result.stats.numTensorInPlace = state.getStatNumTensorInPlace();
   result.stats.numTensorOutOfPlace = state.getStatNumTensorOutOfPlace();
-  if (!ok)
+  if (!run->ok)
     return result;
   // The IR is verified by the pass manager after the pass, as after
   // upstream's.

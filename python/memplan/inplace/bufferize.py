@@ -19,7 +19,7 @@ from typing import Optional
 from mlir import ir, passmanager
 
 from memplan.inplace import engine
-from memplan.inplace.min_copy_bytes import Ranking, rank_orders
+from memplan.inplace.min_copy_bytes import DYNAMIC_COST, Ranking, run_ranked
 from memplan.inplace.options import OPTIONS
 from memplan.passes import PassContext, register_pass
 
@@ -86,7 +86,7 @@ def _report_costs(ctx: PassContext, ranking: Ranking) -> None:
             continue  # that order's analysis failed
         # A copy of dynamic size costs 2^40 in the ranking; MLIR's statistics
         # are 32-bit, so those copies are counted apart from the static bytes.
-        dynamic, static = divmod(nbytes, 1 << 40)
+        dynamic, static = divmod(nbytes, DYNAMIC_COST)
         ctx.stat(f"copy-bytes-{name}", static, f"bytes of statically sized copies with analysis-heuristic={name}")
         ctx.stat(f"dynamic-copies-{name}", dynamic, f"copies of dynamic size with analysis-heuristic={name}")
         ctx.stat(f"copies-{name}", ncopies, f"copies with analysis-heuristic={name}")
@@ -173,10 +173,10 @@ def _run_checked(module: ir.Operation, ctx: PassContext) -> None:
         return
     heuristic, seed = values["analysis_heuristic"], values["analysis_fuzzer_seed"]
     if heuristic == "min-copy-bytes":
-        ranking = rank_orders(module, values)
+        ranking, result = run_ranked(module, values)
         _report_costs(ctx, ranking)
-        heuristic, seed = ranking.heuristic, ranking.seed
-    result = engine.run(module, values, heuristic, seed)
+    else:
+        result = engine.run(module, values, heuristic, seed)
     if not result.ok:
         ctx.failed = True
         return

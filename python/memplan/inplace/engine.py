@@ -13,6 +13,7 @@ min-copy-bytes).
 from __future__ import annotations
 
 import threading
+from typing import Sequence
 
 from mlir import ir
 
@@ -37,15 +38,19 @@ def _split(text: str) -> list[str]:
 
 
 def run(module: ir.Operation, values: dict, heuristic: str, seed: int,
-        analysis_only: bool = False) -> _core.EngineResult:
+        analysis_only: bool = False,
+        orders: Sequence[tuple[str, int]] = ()) -> _core.EngineResult:
     """Analyze ``module`` with the ``memplan-one-shot-bufferize`` option
     ``values`` in the order ``heuristic`` (``seed`` for the fuzzer), then
     annotate (``test-analysis-only``) or bufferize it; with
     ``analysis_only`` leave the IR untouched and report the copies the
     rewrite would make (``result.copies``; an op that is not bufferizable is
-    then an error unless ``allow-unknown-ops``). Diagnostics go to the
-    context's handlers; ``result.ok`` is False when the analysis or the
-    rewrite failed."""
+    then an error unless ``allow-unknown-ops``). With ``orders``
+    ((heuristic, seed) pairs, ``heuristic`` then ignored), rank them and keep
+    the cheapest (``result.order_costs``, ``result.chosen_order``; see
+    :mod:`memplan.inplace.min_copy_bytes`). Diagnostics go to the context's
+    handlers; ``result.ok`` is False when the analysis or the rewrite
+    failed."""
     with _counters_lock:
         result = _core.run_interface_engine(
             module._CAPIPtr,
@@ -68,6 +73,7 @@ def run(module: ir.Operation, values: dict, heuristic: str, seed: int,
             conflict_counter=_counters["conflicts"],
             non_writable_counter=_counters["non_writable"],
             analysis_only=analysis_only,
+            rank_orders=[(h, s & 0xFFFFFFFF) for h, s in orders],
         )
         _counters["conflicts"] = result.conflict_counter
         _counters["non_writable"] = result.non_writable_counter

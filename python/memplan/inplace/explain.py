@@ -19,7 +19,7 @@ from mlir import ir
 
 from memplan import _core
 from memplan.inplace import engine
-from memplan.inplace.min_copy_bytes import rank_orders
+from memplan.inplace.min_copy_bytes import run_ranked
 from memplan.inplace.options import order_name, option_values
 from memplan.ir.parse import location_prefix
 
@@ -178,11 +178,10 @@ def analyze(target: Union[ir.Module, ir.Operation, Any], **options) -> AnalysisR
     costs: list = []
     handler = module.context.attach_diagnostic_handler(on_diagnostic)
     try:
-        result = None
         if heuristic == "min-copy-bytes":
-            ranking = rank_orders(module, values)
-            heuristic, seed, costs, result = ranking.heuristic, ranking.seed, ranking.costs, ranking.result
-        if result is None:
+            ranking, result = run_ranked(module, values, analysis_only=True)
+            heuristic, seed, costs = ranking.heuristic, ranking.seed, ranking.costs
+        else:
             result = engine.run(module, values, heuristic, seed, analysis_only=True)
     finally:
         handler.detach()

@@ -2,12 +2,15 @@
 :data:`~memplan.inplace.options.MIN_COPY_BYTES_ORDERS` and keep the one
 whose copies move the fewest bytes.
 
-Each order runs the engine in analysis-only mode (the IR is not touched);
-its cost is the copies upstream's copy insertion would make for its
-decisions (``EngineResult.copies``): bytes of the copies that copy contents
-(allocation-only ones cost nothing), a copy of dynamic size counting
-:data:`DYNAMIC_COST`, then the number of such copies; ties go to the first
-order. An order whose analysis fails is skipped.
+The engine ranks the orders in one call (``lib/analysis/ModuleAnalysis.cpp``):
+each order is analyzed without touching the IR, its diagnostics dropped; its
+cost is the copies upstream's copy insertion would make for its decisions:
+bytes of the copies that copy contents (allocation-only ones cost nothing),
+a copy of dynamic size counting :data:`DYNAMIC_COST`, then the number of
+such copies; ties go to the first order; an order whose analysis fails is
+skipped. The cheapest order's analysis then annotates or bufferizes, without
+analyzing again (except for print-conflicts, whose annotations are made as
+decisions are).
 """
 
 from __future__ import annotations
@@ -21,20 +24,9 @@ from memplan import _core
 from memplan.inplace import engine
 from memplan.inplace.options import MIN_COPY_BYTES_ORDERS, order_name
 
-#: What a copy of dynamic size costs in the ranking.
+#: What a copy of dynamic size costs in the ranking (the engine's
+#: ``kDynamicCopyBytes``).
 DYNAMIC_COST = 1 << 40
-
-
-def copy_cost(result: _core.EngineResult) -> tuple[int, int]:
-    """(bytes copied, copies) of an analysis-only result: copies that only
-    allocate are free, one of dynamic size counts :data:`DYNAMIC_COST`."""
-    total = count = 0
-    for _op, _operand, _value, alloc_only, nbytes, _non_writable in result.copies:
-        if alloc_only:
-            continue
-        count += 1
-        total += DYNAMIC_COST if nbytes < 0 else nbytes
-    return total, count
 
 
 @dataclass
@@ -46,8 +38,6 @@ class Ranking:
     #: (order name, bytes, copies) per order tried; (name, None, None) for an
     #: order whose analysis failed.
     costs: list[tuple[str, Optional[int], Optional[int]]] = field(default_factory=list)
-    #: The kept order's analysis-only result (None if every order failed).
-    result: Optional[_core.EngineResult] = None
 
     @property
     def choice(self) -> int:
@@ -55,27 +45,16 @@ class Ranking:
         return MIN_COPY_BYTES_ORDERS.index((self.heuristic, self.seed))
 
 
-def rank_orders(module: ir.Operation, values: dict) -> Ranking:
-    """Analyze ``module`` (the IR stays untouched) in every order of
-    MIN_COPY_BYTES_ORDERS with the pass option ``values`` and rank them.
-    The diagnostics of failing orders are dropped; with no order left,
-    bottom-up is kept."""
-    best: Optional[tuple[tuple[int, int], str, int, _core.EngineResult]] = None
-    costs: list[tuple[str, Optional[int], Optional[int]]] = []
-    handler = module.context.attach_diagnostic_handler(lambda _diagnostic: True)
-    try:
-        for heuristic, seed in MIN_COPY_BYTES_ORDERS:
-            result = engine.run(module, values, heuristic, seed, analysis_only=True)
-            name = order_name(heuristic, seed)
-            if not result.ok:
-                costs.append((name, None, None))
-                continue
-            cost = copy_cost(result)
-            costs.append((name, *cost))
-            if best is None or cost < best[0]:
-                best = (cost, heuristic, seed, result)
-    finally:
-        handler.detach()
-    if best is None:
-        return Ranking("bottom-up", 0, costs)
-    return Ranking(best[1], best[2], costs, best[3])
+def run_ranked(module: ir.Operation, values: dict,
+               analysis_only: bool = False) -> tuple[Ranking, _core.EngineResult]:
+    """Rank the orders of MIN_COPY_BYTES_ORDERS on ``module`` with the pass
+    option ``values``, then annotate or bufferize it (or, with
+    ``analysis_only``, leave it untouched) with the cheapest order's
+    analysis, as :func:`memplan.inplace.engine.run` does for one order. With
+    no order left, bottom-up runs (and reports its errors)."""
+    result = engine.run(module, values, "bottom-up", 0, analysis_only=analysis_only,
+                        orders=MIN_COPY_BYTES_ORDERS)
+    costs = [(order_name(h, s), nbytes, ncopies)
+             for (h, s), (nbytes, ncopies) in zip(MIN_COPY_BYTES_ORDERS, result.order_costs)]
+    heuristic, seed = MIN_COPY_BYTES_ORDERS[result.chosen_order] if result.chosen_order >= 0 else ("bottom-up", 0)
+    return Ranking(heuristic, seed, costs), result
