@@ -4,6 +4,8 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 using namespace mlir;
 
 namespace memplan {
@@ -17,6 +19,13 @@ IRNumbering::IRNumbering(Operation *root) {
     Operation *op;
     int32_t parent, block;
   };
+  size_t numOps = 0;
+  root->walk([&](Operation *) { ++numOps; });
+  ops.reserve(numOps);
+  opId.reserve(numOps);
+  opEnd.reserve(numOps);
+  opParent.reserve(numOps);
+  opBlock.reserve(numOps);
   std::vector<Item> stack{{root, -1, -1}};
   std::vector<int32_t> open;  // ids whose subtree is still being numbered
   auto addValue = [&](Value v, int32_t op, int32_t block) {
@@ -43,7 +52,11 @@ IRNumbering::IRNumbering(Operation *root) {
     open.push_back(id);
     for (Value r : it.op->getResults())
       addValue(r, id, -1);
-    std::vector<Item> children;
+    if (!it.op->getNumRegions())
+      continue;
+    // Blocks and their arguments in order; then the nested ops, pushed last
+    // first so that they pop in order.
+    int32_t firstBlock = static_cast<int32_t>(blocks.size());
     for (Region &region : it.op->getRegions())
       for (Block &block : region) {
         int32_t b = static_cast<int32_t>(blocks.size());
@@ -52,11 +65,10 @@ IRNumbering::IRNumbering(Operation *root) {
         blockId[&block] = b;
         for (BlockArgument arg : block.getArguments())
           addValue(arg, -1, b);
-        for (Operation &child : block)
-          children.push_back({&child, id, b});
       }
-    for (auto c = children.rbegin(); c != children.rend(); ++c)
-      stack.push_back(*c);
+    for (int32_t b = static_cast<int32_t>(blocks.size()) - 1; b >= firstBlock; --b)
+      for (Operation &child : llvm::reverse(*blocks[b]))
+        stack.push_back({&child, id, b});
   }
   int32_t n = static_cast<int32_t>(ops.size());
   while (!open.empty()) {
@@ -84,9 +96,9 @@ IRNumbering::IRNumbering(Operation *root) {
       if (!isTensor(use.get()))
         continue;
       int32_t v = value(use.get());
-      operandId[&use] = static_cast<int32_t>(operands.size());
       operands.push_back(&use);
       operandOp.push_back(o);
+      operandValue.push_back(v);
       if (v >= 0)
         count[v + 1]++;
     }
@@ -98,7 +110,7 @@ IRNumbering::IRNumbering(Operation *root) {
   uses.assign(useBegin.back(), 0);
   std::vector<int32_t> fill(useBegin.begin(), useBegin.end() - 1);
   for (size_t o = 0; o < operands.size(); ++o) {
-    int32_t v = value(operands[o]->get());
+    int32_t v = operandValue[o];
     if (v >= 0)
       uses[fill[v]++] = static_cast<int32_t>(o);
   }

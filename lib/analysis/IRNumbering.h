@@ -40,8 +40,8 @@ struct IRNumbering {
   std::vector<int32_t> valueBlock;  ///< Owner block of block arguments, or -1.
 
   std::vector<mlir::OpOperand *> operands;  ///< Tensor uses.
-  llvm::DenseMap<mlir::OpOperand *, int32_t> operandId;
   std::vector<int32_t> operandOp;
+  std::vector<int32_t> operandValue;  ///< The used value's id (-1: not numbered).
   std::vector<int32_t> useBegin, uses;  ///< Per value: its uses (CSR).
 
   /// Tensor operands of op `op` are ids [opOperandBegin[op], opOperandBegin[op + 1]).
@@ -54,6 +54,16 @@ struct IRNumbering {
   int32_t op(mlir::Operation *o) const {
     auto it = opId.find(o);
     return it == opId.end() ? -1 : it->second;
+  }
+  /// The id of tensor use `use`, or -1.
+  int32_t operand(mlir::OpOperand *use) const {
+    int32_t o = op(use->getOwner());
+    if (o < 0)
+      return -1;
+    for (int32_t u = opOperandBegin[o]; u < opOperandBegin[o + 1]; ++u)
+      if (operands[u] == use)
+        return u;
+    return -1;
   }
   /// The ops nested in `op` (and `op`, last) in post-order.
   llvm::ArrayRef<int32_t> postOrderOf(int32_t op) const {

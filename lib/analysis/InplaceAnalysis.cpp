@@ -151,7 +151,7 @@ bool InplaceAnalysis::isValueRead(int32_t v) {
 }
 
 const std::vector<int32_t> &InplaceAnalysis::definitions(int32_t o) {
-  int32_t v = ir.value(ir.operands[o]->get());
+  int32_t v = ir.operandValue[o];
   auto it = definitionCache.find(v);
   if (it != definitionCache.end())
     return it->second;
@@ -191,7 +191,7 @@ bool InplaceAnalysis::hasInplaceWrites(ArrayRef<int32_t> values) {
 }
 
 void InplaceAnalysis::valueAndAliases(int32_t o, SmallVectorImpl<int32_t> &out) {
-  out.push_back(ir.value(ir.operands[o]->get()));
+  out.push_back(ir.operandValue[o]);
   for (int32_t v : aliasingValues(o))
     out.push_back(v);
 }
@@ -588,7 +588,7 @@ void InplaceAnalysis::bufferizeInPlace(int32_t o) {
     return;
   inPlace[o] = 1;
   state.bufferizeInPlace(*ir.operands[o]);
-  int32_t v = ir.value(ir.operands[o]->get());
+  int32_t v = ir.operandValue[o];
   if (writes(o)) {
     int32_t rootId = find(v);
     nInplaceWrites[rootId]++;
@@ -625,7 +625,7 @@ LogicalResult InplaceAnalysis::checkPreBufferizationAssumptions(ArrayRef<Bufferi
     for (OpOperand &operand : op->getOpOperands()) {
       if (!isTensor(operand.get()))
         continue;
-      int32_t o = ir.operandId.lookup(&operand);
+      int32_t o = ir.operand(&operand);
       if (wouldCreateRaw(o, true))
         return op->emitOpError("not bufferizable under the given constraints: cannot avoid RaW conflict");
       if (inPlace[o] && wouldCreateWriteToNonWritable(o, true))

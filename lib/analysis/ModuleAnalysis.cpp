@@ -248,7 +248,7 @@ std::vector<EngineCopy> plannedCopies(ModuleRun &run, const IRNumbering &ir) {
     if (!planCopy(operand, run.state, describe, copy))
       continue;
     copy.op = d.op;
-    auto hits = run.engine.nonWritableHits().find(ir.operandId.lookup(&operand));
+    auto hits = run.engine.nonWritableHits().find(ir.operand(&operand));
     if (hits != run.engine.nonWritableHits().end())
       copy.nonWritable = hits->second;
     copies.push_back(std::move(copy));
