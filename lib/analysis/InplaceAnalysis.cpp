@@ -106,6 +106,8 @@ void InplaceAnalysis::resetScopeCaches() {
   touchedOperands.clear();
   touchedValues.clear();
   definitionCache.clear();
+  subsetPairCache.clear();
+  equivalentSubsetCache.clear();
   windowCache.clear();
   state.resetCache();
 }
@@ -348,7 +350,7 @@ int32_t InplaceAnalysis::pairConflict(int32_t r, int32_t w, const std::vector<in
   }
   if (found < 0)
     return -1;
-  if (state.areNonConflictingSubsetsCached(uRead, uWrite))
+  if (nonConflictingSubsets(r, w))
     return -1;
   if (auto readInterface = bufferizable(ir.operandOp[r]))
     if (readInterface.isNotConflicting(uRead, uWrite, state))
@@ -358,6 +360,51 @@ int32_t InplaceAnalysis::pairConflict(int32_t r, int32_t w, const std::vector<in
       if (writeInterface.isNotConflicting(uRead, uWrite, state))
         return -1;
   return found;
+}
+
+bool InplaceAnalysis::matchesInsertDestination(OpOperand *start, SubsetInsertionOpInterface insertion) {
+  // Every value the reverse use-def chain from `start` ends at must be an op
+  // result extracting the very subset `insertion` inserts into. Equivalence
+  // classes do not change while a scope's decisions are made, so each
+  // (insertion, value) answer holds for the whole scope.
+  auto isMatchingSubset = [&](Value v) {
+    auto result = dyn_cast<OpResult>(v);
+    if (!result)
+      return false;
+    auto [it, inserted] = equivalentSubsetCache.try_emplace({insertion.getOperation(), v}, false);
+    if (inserted)
+      it->second = insertion.isEquivalentSubset(
+          result, [&](Value a, Value b) { return state.areEquivalentBufferizedValues(a, b); });
+    return it->second;
+  };
+  SetVector<Value> ends = state.findValueInReverseUseDefChain(start, isMatchingSubset);
+  return llvm::all_of(ends, isMatchingSubset);
+}
+
+bool InplaceAnalysis::nonConflictingSubsets(int32_t r, int32_t w) {
+  auto [cached, inserted] = subsetPairCache.try_emplace({r, w}, false);
+  if (!inserted)
+    return cached->second;
+  OpOperand *uRead = ir.operands[r], *uWrite = ir.operands[w];
+  bool nonConflicting = false;
+  if (auto insertion = dyn_cast<SubsetInsertionOpInterface>(uRead->getOwner())) {
+    // The insertion reads the rest of its destination, not the subset the
+    // write fills; and it reads its source where an equivalent destination
+    // already holds it.
+    if (uRead == &insertion.getDestinationOperand())
+      nonConflicting = matchesInsertDestination(uWrite, insertion);
+    else if (uRead == &insertion.getSourceOperand() && uWrite == &insertion.getDestinationOperand())
+      nonConflicting = matchesInsertDestination(uRead, insertion);
+  }
+  if (!nonConflicting)
+    if (auto insertion = dyn_cast<SubsetInsertionOpInterface>(uWrite->getOwner()))
+      // The insertion writes back what the read value already holds there.
+      nonConflicting = uWrite == &insertion.getDestinationOperand() &&
+                       state.areEquivalentBufferizedValues(uRead->get(), insertion.getSourceOperand().get()) &&
+                       matchesInsertDestination(&insertion.getSourceOperand(), insertion);
+  // try_emplace's iterator may have moved while the chain was followed.
+  subsetPairCache[{r, w}] = nonConflicting;
+  return nonConflicting;
 }
 
 void InplaceAnalysis::reportConflict(int32_t o, int32_t r, int32_t w, int32_t def) {

@@ -19,6 +19,7 @@
 
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/IR/Dominance.h"
+#include "mlir/Interfaces/SubsetOpInterface.h"
 
 #include <array>
 #include <memory>
@@ -75,6 +76,11 @@ private:
   /// The definition through which write `w` conflicts with read `r`, or -1.
   int32_t pairConflict(int32_t r, int32_t w, const std::vector<int32_t> &defs);
   bool canUseOpDominance(int32_t r, int32_t w, const std::vector<int32_t> &defs);
+  /// Upstream's rule for a read and a write on matching subsets (an
+  /// insertion and the extraction of the same subset), asked once per pair;
+  /// each (insertion op, value) subset equivalence is asked once per scope.
+  bool nonConflictingSubsets(int32_t r, int32_t w);
+  bool matchesInsertDestination(mlir::OpOperand *start, mlir::SubsetInsertionOpInterface insertion);
   bool happensBefore(mlir::Operation *a, mlir::Operation *b) const;
   void reportConflict(int32_t o, int32_t r, int32_t w, int32_t def);
 
@@ -110,6 +116,8 @@ private:
   std::vector<llvm::SmallVector<int32_t, 2>> aliasCache;
   std::vector<int32_t> touchedOperands, touchedValues;
   std::unordered_map<int32_t, std::vector<int32_t>> definitionCache;
+  llvm::DenseMap<std::pair<int32_t, int32_t>, bool> subsetPairCache;
+  llvm::DenseMap<std::pair<mlir::Operation *, mlir::Value>, bool> equivalentSubsetCache;
 
   bool indexOn = false;
   AliasIndex index;
