@@ -128,6 +128,7 @@ void registerEngineBindings(nb::module_ &m) {
       .def_ro("conflict_counter", &EngineResult::conflictCounter)
       .def_ro("non_writable_counter", &EngineResult::nonWritableCounter);
 
+  m.attr("DYNAMIC_COPY_BYTES") = kDynamicCopyBytes;
   m.def(
       "run_interface_engine",
       [](nb::handle capsule, bool testAnalysisOnly, bool functionBoundaries, const std::string &heuristic,

@@ -656,8 +656,9 @@ void InplaceAnalysis::analyzeOperand(int32_t o) {
     bufferizeInPlace(o);
 }
 
-LogicalResult InplaceAnalysis::checkPreBufferizationAssumptions(ArrayRef<BufferizableOpInterface> ops) {
-  for (BufferizableOpInterface op : ops) {
+LogicalResult InplaceAnalysis::checkPreBufferizationAssumptions(ArrayRef<int32_t> ops) {
+  for (int32_t id : ops) {
+    BufferizableOpInterface op = opInterface[id];
     if (op.supportsUnstructuredControlFlow())
       continue;
     for (Region &r : op->getRegions())
@@ -665,14 +666,13 @@ LogicalResult InplaceAnalysis::checkPreBufferizationAssumptions(ArrayRef<Bufferi
         return op->emitOpError("op or BufferizableOpInterface implementation does not support unstructured "
                                "control flow, but at least one region has multiple blocks");
   }
-  for (BufferizableOpInterface op : ops) {
+  for (int32_t id : ops) {
+    BufferizableOpInterface op = opInterface[id];
     if (auto toTensor = dyn_cast<ToTensorOp>(op.getOperation()))
       if (!toTensor.getRestrict() && !toTensor->getUses().empty())
         return op->emitOpError("to_tensor ops without `restrict` are not supported by One-Shot Analysis");
-    for (OpOperand &operand : op->getOpOperands()) {
-      if (!isTensor(operand.get()))
-        continue;
-      int32_t o = ir.operand(&operand);
+    // The op's tensor operands, in operand order.
+    for (int32_t o = ir.opOperandBegin[id]; o < ir.opOperandBegin[id + 1]; ++o) {
       if (wouldCreateRaw(o, true))
         return op->emitOpError("not bufferizable under the given constraints: cannot avoid RaW conflict");
       if (inPlace[o] && wouldCreateWriteToNonWritable(o, true))
@@ -732,11 +732,14 @@ LogicalResult InplaceAnalysis::analyzeScope(Operation *scope) {
   resetScopeCaches();
   domInfo = std::make_unique<DominanceInfo>(scope);
   // The scope's bufferizable ops, in post-order (as upstream walks them).
+  SmallVector<int32_t> scopeIds;
   SmallVector<BufferizableOpInterface> scopeOps;
   for (int32_t id : ir.postOrderOf(ir.op(scope)))
-    if (opInterface[id])
+    if (opInterface[id]) {
+      scopeIds.push_back(id);
       scopeOps.push_back(opInterface[id]);
-  if (failed(checkPreBufferizationAssumptions(scopeOps)))
+    }
+  if (failed(checkPreBufferizationAssumptions(scopeIds)))
     return failure();
   std::vector<Operation *> order = analysisOrder(scope);
   buildIndex(ir.op(scope));

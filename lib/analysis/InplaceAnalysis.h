@@ -38,7 +38,6 @@ public:
   /// verification. Failures are diagnosed at an op.
   mlir::LogicalResult analyzeScope(mlir::Operation *scope);
 
-  const IRNumbering &numbering() const { return ir; }
   const std::vector<EngineDecision> &decisions() const { return decided; }
   const std::vector<EngineConflict> &conflicts() const { return conflictList; }
   uint64_t conflictCounter() const { return cCounter; }
@@ -87,7 +86,9 @@ private:
   // Decisions.
   void bufferizeInPlace(int32_t o);
   void analyzeOperand(int32_t o);
-  mlir::LogicalResult checkPreBufferizationAssumptions(llvm::ArrayRef<mlir::bufferization::BufferizableOpInterface> ops);
+  /// Upstream's checks before deciding, over the scope's bufferizable ops
+  /// (op ids, in post-order).
+  mlir::LogicalResult checkPreBufferizationAssumptions(llvm::ArrayRef<int32_t> ops);
   std::vector<mlir::Operation *> analysisOrder(mlir::Operation *scope);
 
   /// Op `op`'s BufferizableOpInterface under the options' filter (asked once

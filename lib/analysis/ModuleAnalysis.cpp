@@ -308,7 +308,8 @@ EngineResult runInterfaceEngine(MlirOperation rootHandle, const EngineOptions &r
     // Each order analyzed without a trace (its diagnostics dropped, the IR
     // untouched); the cheapest kept.
     ScopedDiagnosticHandler silence(ctx, [](Diagnostic &) { return success(); });
-    bool unknownOps = failed(checkUnknownOps(root, analysisOptions));
+    // (Analysis-only runs checked it above.)
+    bool unknownOps = !engineOptions.analysisOnly && failed(checkUnknownOps(root, analysisOptions));
     for (auto [index, order] : llvm::enumerate(engineOptions.rankOrders)) {
       EngineOptions orderOptions = engineOptions;
       orderOptions.heuristic = order.first;

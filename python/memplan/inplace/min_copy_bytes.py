@@ -26,7 +26,7 @@ from memplan.inplace.options import MIN_COPY_BYTES_ORDERS, order_name
 
 #: What a copy of dynamic size costs in the ranking (the engine's
 #: ``kDynamicCopyBytes``).
-DYNAMIC_COST = 1 << 40
+DYNAMIC_COST: int = _core.DYNAMIC_COPY_BYTES
 
 
 @dataclass
