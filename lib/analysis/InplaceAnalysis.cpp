@@ -6,6 +6,7 @@
 
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Iterators.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
@@ -38,6 +39,35 @@ void annotateValue(Value v, const std::string &prefix) {
     what = "bbArg " + std::to_string(arg.getArgNumber());
   }
   op->setAttr(prefix + what + "]", UnitAttr::get(op->getContext()));
+}
+
+/// Upstream's subset models of tensor.insert_slice and
+/// tensor.parallel_insert_slice match a tensor.extract_slice candidate when
+/// the candidate's source is equivalent to the destination and ValueBounds
+/// proves every offset, size and stride equal. Two slices spelled alike (the
+/// same static array, the same SSA values in the dynamic positions) are equal
+/// to any bound analysis, so that answer needs no constraint set. Returns
+/// std::nullopt when only the model itself can answer.
+std::optional<bool> identicalSliceAnswer(Operation *insertion, Value candidate,
+                                         function_ref<bool(Value, Value)> equivalent) {
+  if (!isa<tensor::InsertSliceOp, tensor::ParallelInsertSliceOp>(insertion))
+    return std::nullopt;
+  auto extract = candidate.getDefiningOp<tensor::ExtractSliceOp>();
+  if (!extract)
+    return std::nullopt;
+  auto inserted = cast<OffsetSizeAndStrideOpInterface>(insertion);
+  Value destination = cast<SubsetInsertionOpInterface>(insertion).getDestinationOperand().get();
+  if (!equivalent(destination, extract.getSource()))
+    return false;
+  auto extracted = cast<OffsetSizeAndStrideOpInterface>(extract.getOperation());
+  if (inserted.getStaticOffsets() != extracted.getStaticOffsets() ||
+      inserted.getStaticSizes() != extracted.getStaticSizes() ||
+      inserted.getStaticStrides() != extracted.getStaticStrides() ||
+      !llvm::equal(inserted.getOffsets(), extracted.getOffsets()) ||
+      !llvm::equal(inserted.getSizes(), extracted.getSizes()) ||
+      !llvm::equal(inserted.getStrides(), extracted.getStrides()))
+    return std::nullopt;
+  return true;
 }
 
 } // namespace
@@ -372,9 +402,11 @@ bool InplaceAnalysis::matchesInsertDestination(OpOperand *start, SubsetInsertion
     if (!result)
       return false;
     auto [it, inserted] = equivalentSubsetCache.try_emplace({insertion.getOperation(), v}, false);
-    if (inserted)
-      it->second = insertion.isEquivalentSubset(
-          result, [&](Value a, Value b) { return state.areEquivalentBufferizedValues(a, b); });
+    if (!inserted)
+      return it->second;
+    auto equivalent = [&](Value a, Value b) { return state.areEquivalentBufferizedValues(a, b); };
+    std::optional<bool> known = identicalSliceAnswer(insertion, result, equivalent);
+    it->second = known ? *known : insertion.isEquivalentSubset(result, equivalent);
     return it->second;
   };
   SetVector<Value> ends = state.findValueInReverseUseDefChain(start, isMatchingSubset);

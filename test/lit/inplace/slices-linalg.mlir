@@ -235,3 +235,87 @@ func.func @nested_extract_slice_and_insert(%A : tensor<?x?xf32>, %B : tensor<?x?
   %rC = tensor.insert_slice %rsC into %C[0, 0][%sz1, %sz2][1, 1] : tensor<?x?xf32> into tensor<?x?xf32>
   return %rA, %rsB, %rC: tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>
 }
+// -----
+// Matching slices spelled alike (same SSA offset and size): the extract_slice
+// stays in place because the insert_slice writes the subset back.
+// CHECK-LABEL: func @slices_spelled_alike
+// CHECK: tensor.extract_slice %arg0[%arg1] [%arg2] [1] {__inplace_operands_attr__ = ["true", "none", "none"]}
+// CHECK: tensor.insert_slice %0 into %arg0[%arg1] [%arg2] [1] {__inplace_operands_attr__ = ["true", "true", "none", "none"]}
+func.func @slices_spelled_alike(%A : tensor<?xf32> {bufferization.writable = true}, %idx : index, %sz : index) -> tensor<?xf32> {
+  %f0 = arith.constant 0.0 : f32
+  %r0 = tensor.extract_slice %A[%idx] [%sz] [1] : tensor<?xf32> to tensor<?xf32>
+  %r1 = linalg.fill ins(%f0 : f32) outs(%r0 : tensor<?xf32>) -> tensor<?xf32>
+  %r2 = tensor.insert_slice %r1 into %A[%idx] [%sz] [1] : tensor<?xf32> into tensor<?xf32>
+  return %r2 : tensor<?xf32>
+}
+// -----
+// Offsets spelled differently but equal by value bounds (an identity
+// affine.apply): still a matching pair, in place.
+// CHECK-LABEL: func @slices_equal_by_bounds
+// CHECK: tensor.extract_slice %arg0[%arg1] [8] [1] {__inplace_operands_attr__ = ["true", "none"]}
+func.func @slices_equal_by_bounds(%A : tensor<?xf32> {bufferization.writable = true}, %idx : index) -> tensor<?xf32> {
+  %f0 = arith.constant 0.0 : f32
+  %j = affine.apply affine_map<(d0) -> (d0)>(%idx)
+  %r0 = tensor.extract_slice %A[%idx] [8] [1] : tensor<?xf32> to tensor<8xf32>
+  %r1 = linalg.fill ins(%f0 : f32) outs(%r0 : tensor<8xf32>) -> tensor<8xf32>
+  %r2 = tensor.insert_slice %r1 into %A[%j] [8] [1] : tensor<8xf32> into tensor<?xf32>
+  return %r2 : tensor<?xf32>
+}
+// -----
+// A constant SSA offset against the same static offset: a matching pair.
+// CHECK-LABEL: func @slices_constant_and_static
+// CHECK: tensor.extract_slice %arg0[%c4] [8] [1] {__inplace_operands_attr__ = ["true", "none"]}
+func.func @slices_constant_and_static(%A : tensor<?xf32> {bufferization.writable = true}) -> tensor<?xf32> {
+  %f0 = arith.constant 0.0 : f32
+  %c4 = arith.constant 4 : index
+  %r0 = tensor.extract_slice %A[%c4] [8] [1] : tensor<?xf32> to tensor<8xf32>
+  %r1 = linalg.fill ins(%f0 : f32) outs(%r0 : tensor<8xf32>) -> tensor<8xf32>
+  %r2 = tensor.insert_slice %r1 into %A[4] [8] [1] : tensor<8xf32> into tensor<?xf32>
+  return %r2 : tensor<?xf32>
+}
+// -----
+// Unrelated offsets: the subsets may differ, so the fill must not write into
+// %A before the insert_slice reads the rest of it; the extract_slice is
+// copied.
+// CHECK-LABEL: func @slices_unrelated_offsets
+// CHECK: tensor.extract_slice %arg0[%arg1] [8] [1] {__inplace_operands_attr__ = ["false", "none"]}
+func.func @slices_unrelated_offsets(%A : tensor<?xf32> {bufferization.writable = true}, %idx : index, %jdx : index) -> tensor<?xf32> {
+  %f0 = arith.constant 0.0 : f32
+  %r0 = tensor.extract_slice %A[%idx] [8] [1] : tensor<?xf32> to tensor<8xf32>
+  %r1 = linalg.fill ins(%f0 : f32) outs(%r0 : tensor<8xf32>) -> tensor<8xf32>
+  %r2 = tensor.insert_slice %r1 into %A[%jdx] [8] [1] : tensor<8xf32> into tensor<?xf32>
+  return %r2 : tensor<?xf32>
+}
+// -----
+// Slices spelled alike on two tensors that alias but are not equivalent (%B
+// is a slice of %A) do not match: the insert_slice reads the rest of %B after
+// the fill wrote into %A, so %B's extract_slice is copied.
+// CHECK-LABEL: func @slices_alike_aliasing_tensor
+// CHECK: tensor.extract_slice %arg0[0] [%arg1] [1] {__inplace_operands_attr__ = ["false", "none"]}
+// CHECK: tensor.extract_slice %arg0[%arg2] [8] [1] {__inplace_operands_attr__ = ["true", "none"]}
+func.func @slices_alike_aliasing_tensor(%A : tensor<?xf32> {bufferization.writable = true}, %n : index, %idx : index) -> tensor<?xf32> {
+  %f0 = arith.constant 0.0 : f32
+  %B = tensor.extract_slice %A[0] [%n] [1] : tensor<?xf32> to tensor<?xf32>
+  %r0 = tensor.extract_slice %A[%idx] [8] [1] : tensor<?xf32> to tensor<8xf32>
+  %r1 = linalg.fill ins(%f0 : f32) outs(%r0 : tensor<8xf32>) -> tensor<8xf32>
+  %r2 = tensor.insert_slice %r1 into %B[%idx] [8] [1] : tensor<8xf32> into tensor<?xf32>
+  return %r2 : tensor<?xf32>
+}
+// -----
+// parallel_insert_slice writing back the slice its iteration extracted: in
+// place.
+// CHECK-LABEL: func @parallel_slices_alike
+// CHECK: tensor.extract_slice %arg2[%1] [8] [1] {__inplace_operands_attr__ = ["true", "none"]}
+// CHECK: tensor.parallel_insert_slice %2 into %arg2[%1] [8] [1] {__inplace_operands_attr__ = ["true", "true", "none"]}
+func.func @parallel_slices_alike(%A : tensor<64xf32> {bufferization.writable = true}) -> tensor<64xf32> {
+  %f0 = arith.constant 0.0 : f32
+  %r = scf.forall (%i) in (8) shared_outs(%o = %A) -> (tensor<64xf32>) {
+    %off = affine.apply affine_map<(d0) -> (d0 * 8)>(%i)
+    %s = tensor.extract_slice %o[%off] [8] [1] : tensor<64xf32> to tensor<8xf32>
+    %f = linalg.fill ins(%f0 : f32) outs(%s : tensor<8xf32>) -> tensor<8xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %f into %o[%off] [8] [1] : tensor<8xf32> into tensor<64xf32>
+    }
+  }
+  return %r : tensor<64xf32>
+}
