@@ -38,6 +38,10 @@ struct EngineOptions {
   bool analysisOnly = false;
   bool printConflicts = false;
   bool dumpAliasSets = false;
+  /// Record which tensor uses have undefined contents (upstream's
+  /// gatherUndefinedTensorUses), which copy insertion reads. Ranked orders
+  /// share one record instead: it does not depend on decisions.
+  bool undefinedUses = true;
   /// analysis-heuristic=min-copy-bytes: the (heuristic, fuzzer seed) orders
   /// to rank. Each is analyzed (the IR untouched) and costed by the copies
   /// its decisions need; the cheapest one's analysis then annotates or

@@ -36,7 +36,8 @@ int64_t staticTypeBytes(Type type) {
 }
 
 bool planCopy(OpOperand &operand, const OneShotAnalysisState &state,
-              const std::function<EngineValue(Value)> &describe, EngineCopy &copy) {
+              const std::function<EngineValue(Value)> &describe, EngineCopy &copy,
+              const OneShotAnalysisState *undefinedUses) {
   Operation *op = operand.getOwner();
   // insertTensorCopies only resolves conflicts of allowed bufferizable ops.
   if (!state.getOptions().dynCastBufferizableOp(op))
@@ -53,7 +54,8 @@ bool planCopy(OpOperand &operand, const OneShotAnalysisState &state,
       !isa<UnrankedTensorType>(aliases.getAliases()[0].value.getType()))
     copied = aliases.getAliases()[0].value;
   copy.value = describe(copied);
-  copy.allocOnly = state.canOmitTensorCopy(operand);
+  copy.allocOnly =
+      state.canOmitTensorCopy(operand) || (undefinedUses && undefinedUses->hasUndefinedContents(&operand));
   copy.bytes = staticTypeBytes(copied.getType());
   return true;
 }

@@ -789,7 +789,7 @@ LogicalResult InplaceAnalysis::analyzeScope(Operation *scope) {
     return failure();
   equivalenceAnalysis(scopeOps, state);
   // Only copy insertion asks which tensor uses are undefined.
-  if (!options.testAnalysisOnly)
+  if (!options.testAnalysisOnly && options.undefinedUses)
     state.gatherUndefinedTensorUses(scope);
   return verifyAnalysis(scopeOps, state);
 }

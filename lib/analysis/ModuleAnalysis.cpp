@@ -26,6 +26,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/CallInterfaces.h"
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
@@ -237,7 +238,9 @@ void annotate(ModuleRun &run, const EngineOptions &options) {
 
 /// The copies upstream's copy insertion would make for `run`'s out-of-place
 /// decisions.
-std::vector<EngineCopy> plannedCopies(ModuleRun &run, const IRNumbering &ir) {
+/// The copies `run`'s decisions need; `undefinedUses` as for planCopy.
+std::vector<EngineCopy> plannedCopies(ModuleRun &run, const IRNumbering &ir,
+                                      const OneShotAnalysisState *undefinedUses = nullptr) {
   std::vector<EngineCopy> copies;
   auto describe = [&](Value v) { return run.engine.describe(v); };
   for (const EngineDecision &d : run.engine.decisions()) {
@@ -245,7 +248,7 @@ std::vector<EngineCopy> plannedCopies(ModuleRun &run, const IRNumbering &ir) {
       continue;
     OpOperand &operand = ir.ops[d.op]->getOpOperand(d.operand);
     EngineCopy copy;
-    if (!planCopy(operand, run.state, describe, copy))
+    if (!planCopy(operand, run.state, describe, copy, undefinedUses))
       continue;
     copy.op = d.op;
     auto hits = run.engine.nonWritableHits().find(ir.operand(&operand));
@@ -310,12 +313,19 @@ EngineResult runInterfaceEngine(MlirOperation rootHandle, const EngineOptions &r
     ScopedDiagnosticHandler silence(ctx, [](Diagnostic &) { return success(); });
     // (Analysis-only runs checked it above.)
     bool unknownOps = !engineOptions.analysisOnly && failed(checkUnknownOps(root, analysisOptions));
+    // Which tensor uses have undefined contents follows definitions through
+    // aliasing, which only the callee analyses of calls make depend on
+    // decisions. Without calls, one record serves every order (the scopes
+    // are the same for each).
+    bool shareUndefinedUses = !root->walk([](CallOpInterface) { return WalkResult::interrupt(); }).wasInterrupted();
+    std::unique_ptr<OneShotAnalysisState> undefinedUses;
     for (auto [index, order] : llvm::enumerate(engineOptions.rankOrders)) {
       EngineOptions orderOptions = engineOptions;
       orderOptions.heuristic = order.first;
       orderOptions.fuzzerSeed = order.second;
       orderOptions.testAnalysisOnly = orderOptions.printConflicts = orderOptions.dumpAliasSets = false;
       orderOptions.analysisOnly = true;
+      orderOptions.undefinedUses = !shareUndefinedUses;
       if (unknownOps) {
         result.orderCosts.emplace_back();
         continue;
@@ -325,7 +335,13 @@ EngineResult runInterfaceEngine(MlirOperation rootHandle, const EngineOptions &r
       orderAnalysisOptions.analysisFuzzerSeed = order.second;
       auto candidate = std::make_unique<ModuleRun>(root, ir, orderAnalysisOptions, orderOptions);
       analyzeModule(*candidate, root, orderAnalysisOptions);
-      EngineOrderCost cost = candidate->ok ? copyCost(plannedCopies(*candidate, ir)) : EngineOrderCost();
+      if (candidate->ok && shareUndefinedUses && !undefinedUses) {
+        undefinedUses = std::make_unique<OneShotAnalysisState>(root, analysisOptions);
+        for (Operation *scope : candidate->scopes)
+          undefinedUses->gatherUndefinedTensorUses(scope);
+      }
+      EngineOrderCost cost =
+          candidate->ok ? copyCost(plannedCopies(*candidate, ir, undefinedUses.get())) : EngineOrderCost();
       result.orderCosts.push_back(cost);
       if (!cost.ok)
         continue;
@@ -345,6 +361,10 @@ EngineResult runInterfaceEngine(MlirOperation rootHandle, const EngineOptions &r
     // print-conflicts annotates as decisions are made: analyze again.
     if (engineOptions.printConflicts)
       run.reset();
+    // The kept analysis still needs its undefined uses for copy insertion.
+    else if (run && !run->options.undefinedUses && !engineOptions.testAnalysisOnly)
+      for (Operation *scope : run->scopes)
+        run->state.gatherUndefinedTensorUses(scope);
   }
   options.analysisHeuristic = analysisOptions.analysisHeuristic = heuristicOf(engineOptions.heuristic);
   options.analysisFuzzerSeed = analysisOptions.analysisFuzzerSeed = engineOptions.fuzzerSeed;

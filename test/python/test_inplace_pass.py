@@ -138,7 +138,8 @@ ORDERS = [("bottom-up", 0), ("top-down", 0), ("bottom-up-from-terminators", 0),
 
 def test_min_copy_bytes_keeps_the_cheapest_order():
     """min-copy-bytes reports every order's cost, keeps the cheapest (never
-    worse than bottom-up), and its output is upstream's for the kept order."""
+    worse than bottom-up), and its output, annotated or bufferized, is
+    upstream's for the kept order."""
     differing = 0
     for seed in range(16):
         text = random_program(3000 + seed, n_ops=16, loops=seed % 2 == 0)
@@ -159,8 +160,58 @@ def test_min_copy_bytes_keeps_the_cheapest_order():
         up = subprocess.run([MLIR_OPT, "-", f"--one-shot-bufferize={options} {order}"],
                             input=text, capture_output=True, text=True)
         assert p.stdout == up.stdout
+        # The full bufferization keeps the same order and equals upstream's.
+        rewrite = subprocess.run([MEMPLAN_OPT, "-", "--pass-pipeline=builtin.module(memplan-one-shot-bufferize"
+                                  "{bufferize-function-boundaries analysis-heuristic=min-copy-bytes})"],
+                                 input=text, capture_output=True, text=True)
+        up = subprocess.run([MLIR_OPT, "-", f"--one-shot-bufferize=bufferize-function-boundaries {order}"],
+                            input=text, capture_output=True, text=True)
+        assert (rewrite.returncode, rewrite.stdout) == (up.returncode, up.stdout)
         differing += len(set(costs.values())) > 1
     assert differing >= 1  # some program where the order matters
+
+
+UNDEFINED_OUT_OF_PLACE = """
+#id = affine_map<(d0) -> (d0)>
+func.func @f(%t: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %e = tensor.empty() : tensor<4xf32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%t : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = arith.addf %x, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  %b = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%t : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = arith.mulf %x, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  return %a, %b : tensor<4xf32>, tensor<4xf32>
+}
+"""
+
+
+def test_min_copy_bytes_rewrite_allocates_undefined_copies_without_copying():
+    """One generic's init (a tensor.empty, read by the body) goes out of
+    place. Its contents are undefined, so the copy is an allocation without
+    memref.copy; this costs nothing in the ranking, and the kept order's
+    bufferization (which shares the undefined-use record with the ranking)
+    is upstream's."""
+    for options in ("bufferize-function-boundaries", "bufferize-function-boundaries test-analysis-only"):
+        p = subprocess.run([MEMPLAN_OPT, "-", "--mlir-pass-statistics", "--pass-pipeline=builtin.module("
+                            f"memplan-one-shot-bufferize{{{options} analysis-heuristic=min-copy-bytes}})"],
+                           input=UNDEFINED_OUT_OF_PLACE, capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr
+        stats = _statistics(p.stderr)
+        assert stats["copies-bottom-up"] == 0 and stats["min-copy-bytes-choice"] == 0
+        up = subprocess.run([MLIR_OPT, "-", f"--one-shot-bufferize={options}"],
+                            input=UNDEFINED_OUT_OF_PLACE, capture_output=True, text=True)
+        assert up.returncode == 0 and p.stdout == up.stdout
+        if "test-analysis-only" in options:
+            assert '"false"' in p.stdout
+        else:
+            assert "memref.alloc" in p.stdout and "memref.copy" not in p.stdout
 
 
 def test_min_copy_bytes_skips_orders_whose_analysis_fails():
