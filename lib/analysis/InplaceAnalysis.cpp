@@ -73,8 +73,9 @@ std::optional<bool> identicalSliceAnswer(Operation *insertion, Value candidate,
 } // namespace
 
 InplaceAnalysis::InplaceAnalysis(Operation *root, const IRNumbering &ir, OneShotAnalysisState &state,
-                                 const EngineOptions &options)
-    : root(root), state(state), options(options), ir(ir), cCounter(options.conflictCounter),
+                                 const EngineOptions &options, SharedFacts *shared)
+    : root(root), state(state), options(options), ir(ir), shared(shared),
+      facts(shared ? shared->interface : ownFacts), cCounter(options.conflictCounter),
       wCounter(options.nonWritableCounter) {
   size_t nv = ir.values.size(), no = ir.operands.size();
   parent.resize(nv);
@@ -83,22 +84,34 @@ InplaceAnalysis::InplaceAnalysis(Operation *root, const IRNumbering &ir, OneShot
   nInplaceWrites.assign(nv, 0);
   nNonWritable.assign(nv, 0);
   inPlace.assign(no, 0);
-  readCache.assign(no, -1);
-  writeCache.assign(no, -1);
-  aliasCached.assign(no, 0);
-  aliasCache.resize(no);
-  valueReadCache.assign(nv, -1);
-  const BufferizationOptions &opts = state.getOptions();
-  opInterface.reserve(ir.ops.size());
-  for (Operation *op : ir.ops) {
-    opInterface.push_back(opts.dynCastBufferizableOp(op));
-    if (opInterface.back())
-      for (unsigned i = 0; i < op->getNumRegions(); ++i)
-        hasParallelRegions |= opInterface.back().isParallelRegion(i);
-  }
-  for (size_t v = 0; v < nv; ++v)
-    if (!state.isWritable(ir.values[v]))
+  if (facts.reads.size() != no || facts.valueRead.size() != nv)
+    facts.allocate(no, nv);
+  if (shared && shared->tablesKnown) {
+    opInterface = shared->opInterface;
+    hasParallelRegions = shared->hasParallelRegions;
+    for (int32_t v : shared->nonWritableValues)
       nNonWritable[v] = 1;
+  } else {
+    const BufferizationOptions &opts = state.getOptions();
+    opInterface.reserve(ir.ops.size());
+    for (Operation *op : ir.ops) {
+      opInterface.push_back(opts.dynCastBufferizableOp(op));
+      if (opInterface.back())
+        for (unsigned i = 0; i < op->getNumRegions(); ++i)
+          hasParallelRegions |= opInterface.back().isParallelRegion(i);
+    }
+    for (size_t v = 0; v < nv; ++v)
+      if (!state.isWritable(ir.values[v]))
+        nNonWritable[v] = 1;
+    if (shared) {
+      shared->tablesKnown = true;
+      shared->opInterface = opInterface;
+      shared->hasParallelRegions = hasParallelRegions;
+      for (size_t v = 0; v < nv; ++v)
+        if (nNonWritable[v])
+          shared->nonWritableValues.push_back(static_cast<int32_t>(v));
+    }
+  }
   // The state's constructor put the operands that must bufferize in place
   // in place (and merged their alias sets): mirror that.
   for (size_t o = 0; o < no; ++o)
@@ -126,16 +139,33 @@ EngineValue InplaceAnalysis::describe(Value v) const {
 
 // ------------------------------------------------------------------ caches
 
-void InplaceAnalysis::resetScopeCaches() {
-  for (int32_t o : touchedOperands) {
-    readCache[o] = writeCache[o] = -1;
-    aliasCached[o] = 0;
-  }
-  for (int32_t v : touchedValues)
-    valueReadCache[v] = -1;
+void InterfaceFacts::allocate(size_t operands, size_t values) {
+  reads.assign(operands, -1);
+  writes.assign(operands, -1);
+  aliasesKnown.assign(operands, 0);
+  aliases.assign(operands, {});
+  valueRead.assign(values, -1);
+  definitions.clear();
   touchedOperands.clear();
   touchedValues.clear();
-  definitionCache.clear();
+}
+
+void InterfaceFacts::reset() {
+  for (int32_t o : touchedOperands) {
+    reads[o] = writes[o] = -1;
+    aliasesKnown[o] = 0;
+  }
+  for (int32_t v : touchedValues)
+    valueRead[v] = -1;
+  touchedOperands.clear();
+  touchedValues.clear();
+  definitions.clear();
+}
+
+void InplaceAnalysis::resetScopeCaches() {
+  // Shared facts hold for every scope of the IR.
+  if (!shared)
+    facts.reset();
   subsetPairCache.clear();
   equivalentSubsetCache.clear();
   windowCache.clear();
@@ -143,54 +173,54 @@ void InplaceAnalysis::resetScopeCaches() {
 }
 
 bool InplaceAnalysis::reads(int32_t o) {
-  if (readCache[o] < 0) {
-    readCache[o] = state.bufferizesToMemoryRead(*ir.operands[o]);
-    touchedOperands.push_back(o);
+  if (facts.reads[o] < 0) {
+    facts.reads[o] = state.bufferizesToMemoryRead(*ir.operands[o]);
+    facts.touchedOperands.push_back(o);
   }
-  return readCache[o];
+  return facts.reads[o];
 }
 
 bool InplaceAnalysis::writes(int32_t o) {
-  if (writeCache[o] < 0) {
-    writeCache[o] = state.bufferizesToMemoryWrite(*ir.operands[o]);
-    touchedOperands.push_back(o);
+  if (facts.writes[o] < 0) {
+    facts.writes[o] = state.bufferizesToMemoryWrite(*ir.operands[o]);
+    facts.touchedOperands.push_back(o);
   }
-  return writeCache[o];
+  return facts.writes[o];
 }
 
 const llvm::SmallVector<int32_t, 2> &InplaceAnalysis::aliasingValues(int32_t o) {
   // The aliasing values (not their relation) stay fixed while decisions are
   // made; the relation is asked of the state where it matters.
-  if (!aliasCached[o]) {
-    aliasCache[o].clear();
+  if (!facts.aliasesKnown[o]) {
+    facts.aliases[o].clear();
     for (AliasingValue alias : state.getAliasingValues(*ir.operands[o])) {
       int32_t v = ir.value(alias.value);
       if (v >= 0)
-        aliasCache[o].push_back(v);
+        facts.aliases[o].push_back(v);
     }
-    aliasCached[o] = 1;
-    touchedOperands.push_back(o);
+    facts.aliasesKnown[o] = 1;
+    facts.touchedOperands.push_back(o);
   }
-  return aliasCache[o];
+  return facts.aliases[o];
 }
 
 bool InplaceAnalysis::isValueRead(int32_t v) {
-  if (valueReadCache[v] < 0) {
-    valueReadCache[v] = state.isValueRead(ir.values[v]);
-    touchedValues.push_back(v);
+  if (facts.valueRead[v] < 0) {
+    facts.valueRead[v] = state.isValueRead(ir.values[v]);
+    facts.touchedValues.push_back(v);
   }
-  return valueReadCache[v];
+  return facts.valueRead[v];
 }
 
 const std::vector<int32_t> &InplaceAnalysis::definitions(int32_t o) {
   int32_t v = ir.operandValue[o];
-  auto it = definitionCache.find(v);
-  if (it != definitionCache.end())
+  auto it = facts.definitions.find(v);
+  if (it != facts.definitions.end())
     return it->second;
   std::vector<int32_t> defs;
   for (Value d : state.findDefinitionsCached(ir.operands[o]))
     defs.push_back(ir.value(d));
-  return definitionCache.emplace(v, std::move(defs)).first->second;
+  return facts.definitions.emplace(v, std::move(defs)).first->second;
 }
 
 // ------------------------------------------------------------- alias sets
@@ -771,8 +801,13 @@ LogicalResult InplaceAnalysis::analyzeScope(Operation *scope) {
       scopeIds.push_back(id);
       scopeOps.push_back(opInterface[id]);
     }
-  if (failed(checkPreBufferizationAssumptions(scopeIds)))
-    return failure();
+  int32_t scopeId = ir.op(scope);
+  if (!shared || !shared->checkedScopes.contains(scopeId)) {
+    if (failed(checkPreBufferizationAssumptions(scopeIds)))
+      return failure();
+    if (shared)
+      shared->checkedScopes.insert(scopeId);
+  }
   std::vector<Operation *> order = analysisOrder(scope);
   buildIndex(ir.op(scope));
   indexOn = true;

@@ -21,17 +21,53 @@
 #include "mlir/IR/Dominance.h"
 #include "mlir/Interfaces/SubsetOpInterface.h"
 
+#include "llvm/ADT/DenseSet.h"
+
 #include <array>
 #include <memory>
 #include <unordered_map>
 
 namespace memplan {
 
+/// The interfaces' answers per operand and value id, computed on first use.
+struct InterfaceFacts {
+  std::vector<int8_t> reads, writes, valueRead, aliasesKnown;
+  std::vector<llvm::SmallVector<int32_t, 2>> aliases;
+  /// Per value id, the definitions it is read through (upstream's
+  /// findDefinitions), as value ids.
+  std::unordered_map<int32_t, std::vector<int32_t>> definitions;
+  std::vector<int32_t> touchedOperands, touchedValues;
+
+  /// Room for `operands` operand and `values` value ids, nothing known.
+  void allocate(size_t operands, size_t values);
+  /// Forget every answer.
+  void reset();
+};
+
+/// Facts about IR without calls that no in-place decision changes (without
+/// calls, no callee analysis feeds the interfaces' answers). Analyses of the
+/// same IR with the same options in several orders (min-copy-bytes' ranking)
+/// share them.
+struct SharedFacts {
+  InterfaceFacts interface;
+  /// Filled by the first analysis: per op id, its BufferizableOpInterface
+  /// under the options' filter; whether any region is parallel; the values
+  /// that are not writable.
+  bool tablesKnown = false;
+  std::vector<mlir::bufferization::BufferizableOpInterface> opInterface;
+  bool hasParallelRegions = false;
+  std::vector<int32_t> nonWritableValues;
+  /// Scopes (op ids) whose pre-bufferization checks passed.
+  llvm::DenseSet<int32_t> checkedScopes;
+};
+
 class InplaceAnalysis {
 public:
   /// `ir` numbers `root` (it may be shared by analyses of the same IR).
+  /// `shared`, if given, must outlive the analysis and describe the same
+  /// call-free IR and options: its facts are taken and added to.
   InplaceAnalysis(mlir::Operation *root, const IRNumbering &ir, mlir::bufferization::OneShotAnalysisState &state,
-                  const EngineOptions &options);
+                  const EngineOptions &options, SharedFacts *shared = nullptr);
 
   /// upstream's analyzeOp on `scope` (a function, or the root): assumptions,
   /// decisions in the heuristic's order, equivalence, undefined uses,
@@ -107,16 +143,15 @@ private:
   std::vector<mlir::bufferization::BufferizableOpInterface> opInterface;
   bool hasParallelRegions = false;
   bool error = false;
+  SharedFacts *shared;
 
   // Union-find over value ids, with the per-set counts the checks need.
   std::vector<int32_t> parent, nInplaceWrites, nNonWritable;
   std::vector<uint8_t> inPlace;
 
-  // Per-scope caches (reset through `touched`).
-  std::vector<int8_t> readCache, writeCache, valueReadCache, aliasCached;
-  std::vector<llvm::SmallVector<int32_t, 2>> aliasCache;
-  std::vector<int32_t> touchedOperands, touchedValues;
-  std::unordered_map<int32_t, std::vector<int32_t>> definitionCache;
+  // The interfaces' answers: per scope, or shared across analyses.
+  InterfaceFacts ownFacts;
+  InterfaceFacts &facts;
   llvm::DenseMap<std::pair<int32_t, int32_t>, bool> subsetPairCache;
   llvm::DenseMap<std::pair<mlir::Operation *, mlir::Value>, bool> equivalentSubsetCache;
 

@@ -175,9 +175,9 @@ void collectSets(const IRNumbering &ir, const InplaceAnalysis &engine, ApplyFn a
 /// `options` asks for print-conflicts annotations.
 struct ModuleRun {
   ModuleRun(Operation *root, const IRNumbering &ir, const OneShotBufferizationOptions &analysisOptions,
-            const EngineOptions &engineOptions)
+            const EngineOptions &engineOptions, SharedFacts *shared = nullptr)
       : options(engineOptions), analysisOptions(analysisOptions), state(root, this->analysisOptions),
-        funcState(state.addExtension<FuncAnalysisState>()), engine(root, ir, state, options) {}
+        funcState(state.addExtension<FuncAnalysisState>()), engine(root, ir, state, options, shared) {}
   EngineOptions options;
   /// The state keeps a reference to its options.
   OneShotBufferizationOptions analysisOptions;
@@ -306,6 +306,9 @@ EngineResult runInterfaceEngine(MlirOperation rootHandle, const EngineOptions &r
     return result;
 
   IRNumbering ir(root);
+  // Facts the ranked orders share (call-free IR only); declared before the
+  // kept run, which may still read them.
+  std::unique_ptr<SharedFacts> facts;
   std::unique_ptr<ModuleRun> run;
   if (!engineOptions.rankOrders.empty()) {
     // Each order analyzed without a trace (its diagnostics dropped, the IR
@@ -313,11 +316,13 @@ EngineResult runInterfaceEngine(MlirOperation rootHandle, const EngineOptions &r
     ScopedDiagnosticHandler silence(ctx, [](Diagnostic &) { return success(); });
     // (Analysis-only runs checked it above.)
     bool unknownOps = !engineOptions.analysisOnly && failed(checkUnknownOps(root, analysisOptions));
-    // Which tensor uses have undefined contents follows definitions through
-    // aliasing, which only the callee analyses of calls make depend on
-    // decisions. Without calls, one record serves every order (the scopes
-    // are the same for each).
-    bool shareUndefinedUses = !root->walk([](CallOpInterface) { return WalkResult::interrupt(); }).wasInterrupted();
+    // Definitions, the pre-bufferization checks and which tensor uses have
+    // undefined contents follow aliasing, which only the callee analyses of
+    // calls make depend on decisions. Without calls, the orders share them
+    // (the scopes are the same for each).
+    bool callFree = !root->walk([](CallOpInterface) { return WalkResult::interrupt(); }).wasInterrupted();
+    if (callFree)
+      facts = std::make_unique<SharedFacts>();
     std::unique_ptr<OneShotAnalysisState> undefinedUses;
     for (auto [index, order] : llvm::enumerate(engineOptions.rankOrders)) {
       EngineOptions orderOptions = engineOptions;
@@ -325,7 +330,7 @@ EngineResult runInterfaceEngine(MlirOperation rootHandle, const EngineOptions &r
       orderOptions.fuzzerSeed = order.second;
       orderOptions.testAnalysisOnly = orderOptions.printConflicts = orderOptions.dumpAliasSets = false;
       orderOptions.analysisOnly = true;
-      orderOptions.undefinedUses = !shareUndefinedUses;
+      orderOptions.undefinedUses = !callFree;
       if (unknownOps) {
         result.orderCosts.emplace_back();
         continue;
@@ -333,9 +338,9 @@ EngineResult runInterfaceEngine(MlirOperation rootHandle, const EngineOptions &r
       OneShotBufferizationOptions orderAnalysisOptions = analysisOptions;
       orderAnalysisOptions.analysisHeuristic = heuristicOf(order.first);
       orderAnalysisOptions.analysisFuzzerSeed = order.second;
-      auto candidate = std::make_unique<ModuleRun>(root, ir, orderAnalysisOptions, orderOptions);
+      auto candidate = std::make_unique<ModuleRun>(root, ir, orderAnalysisOptions, orderOptions, facts.get());
       analyzeModule(*candidate, root, orderAnalysisOptions);
-      if (candidate->ok && shareUndefinedUses && !undefinedUses) {
+      if (candidate->ok && callFree && !undefinedUses) {
         undefinedUses = std::make_unique<OneShotAnalysisState>(root, analysisOptions);
         for (Operation *scope : candidate->scopes)
           undefinedUses->gatherUndefinedTensorUses(scope);
