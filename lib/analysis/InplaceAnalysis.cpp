@@ -145,7 +145,8 @@ void InterfaceFacts::allocate(size_t operands, size_t values) {
   aliasesKnown.assign(operands, 0);
   aliases.assign(operands, {});
   valueRead.assign(values, -1);
-  definitions.clear();
+  definitionsKnown.assign(values, 0);
+  definitions.assign(values, {});
   touchedOperands.clear();
   touchedValues.clear();
 }
@@ -155,11 +156,13 @@ void InterfaceFacts::reset() {
     reads[o] = writes[o] = -1;
     aliasesKnown[o] = 0;
   }
-  for (int32_t v : touchedValues)
+  for (int32_t v : touchedValues) {
     valueRead[v] = -1;
+    definitionsKnown[v] = 0;
+    definitions[v].clear();
+  }
   touchedOperands.clear();
   touchedValues.clear();
-  definitions.clear();
 }
 
 void InplaceAnalysis::resetScopeCaches() {
@@ -212,15 +215,15 @@ bool InplaceAnalysis::isValueRead(int32_t v) {
   return facts.valueRead[v];
 }
 
-const std::vector<int32_t> &InplaceAnalysis::definitions(int32_t o) {
+llvm::ArrayRef<int32_t> InplaceAnalysis::definitions(int32_t o) {
   int32_t v = ir.operandValue[o];
-  auto it = facts.definitions.find(v);
-  if (it != facts.definitions.end())
-    return it->second;
-  std::vector<int32_t> defs;
-  for (Value d : state.findDefinitionsCached(ir.operands[o]))
-    defs.push_back(ir.value(d));
-  return facts.definitions.emplace(v, std::move(defs)).first->second;
+  if (!facts.definitionsKnown[v]) {
+    for (Value d : state.findDefinitions(ir.operands[o]))
+      facts.definitions[v].push_back(ir.value(d));
+    facts.definitionsKnown[v] = 1;
+    facts.touchedValues.push_back(v);
+  }
+  return facts.definitions[v];
 }
 
 // ------------------------------------------------------------- alias sets
@@ -322,7 +325,7 @@ bool isReachable(Block *from, Block *to, Block *except) {
 }
 } // namespace
 
-bool InplaceAnalysis::canUseOpDominance(int32_t r, int32_t w, const std::vector<int32_t> &defs) {
+bool InplaceAnalysis::canUseOpDominance(int32_t r, int32_t w, llvm::ArrayRef<int32_t> defs) {
   const BufferizationOptions &opts = state.getOptions();
   Operation *readOp = ir.operands[r]->getOwner();
   Operation *writeOp = ir.operands[w]->getOwner();
@@ -361,7 +364,7 @@ bool InplaceAnalysis::canUseOpDominance(int32_t r, int32_t w, const std::vector<
   return true;
 }
 
-int32_t InplaceAnalysis::pairConflict(int32_t r, int32_t w, const std::vector<int32_t> &defs) {
+int32_t InplaceAnalysis::pairConflict(int32_t r, int32_t w, llvm::ArrayRef<int32_t> defs) {
   OpOperand *uRead = ir.operands[r], *uWrite = ir.operands[w];
   Operation *readOp = uRead->getOwner(), *writeOp = uWrite->getOwner();
   if (canUseOpDominance(r, w, defs)) {
@@ -522,7 +525,7 @@ bool InplaceAnalysis::fullRaw(int32_t o, ArrayRef<int32_t> values, bool writesOp
     }
   }
   for (int32_t r : readList) {
-    const std::vector<int32_t> &defs = definitions(r);
+    llvm::ArrayRef<int32_t> defs = definitions(r);
     if (defs.empty())
       continue;
     for (int32_t w : writeList) {
@@ -541,7 +544,7 @@ const AliasIndex::Window &InplaceAnalysis::window(int32_t r) {
   auto it = windowCache.find(r);
   if (it != windowCache.end())
     return it->second;
-  const std::vector<int32_t> &defs = definitions(r);
+  llvm::ArrayRef<int32_t> defs = definitions(r);
   AliasIndex::Window w;
   if (!defs.empty()) {
     int32_t block = ir.opBlock[ir.operandOp[r]];
@@ -596,7 +599,7 @@ bool InplaceAnalysis::incrementalRaw(int32_t o, ArrayRef<int32_t> values, bool w
   if (roots.size() == 1 && !writesOperand)
     return false;
   int32_t hitRead = -1, hitWrite = -1, hitDef = -1;
-  auto check = [&](int32_t r, int32_t w, const std::vector<int32_t> &defs) {
+  auto check = [&](int32_t r, int32_t w, llvm::ArrayRef<int32_t> defs) {
     int32_t d = pairConflict(r, w, defs);
     if (d < 0)
       return false;
@@ -617,7 +620,7 @@ bool InplaceAnalysis::incrementalRaw(int32_t o, ArrayRef<int32_t> values, bool w
       bool found;
       if (ri.numReads <= wj.numWrites) {
         found = AliasIndex::anyRead(ri, [&](int32_t r) {
-          const std::vector<int32_t> &defs = definitions(r);
+          llvm::ArrayRef<int32_t> defs = definitions(r);
           return AliasIndex::anyWriteForRead(wj, ir.operandOp[r], window(r),
                                              [&](int32_t w) { return check(r, w, defs); });
         });
@@ -639,7 +642,7 @@ bool InplaceAnalysis::incrementalRaw(int32_t o, ArrayRef<int32_t> values, bool w
     int32_t wop = ir.operandOp[o];
     for (int32_t rootId : roots) {
       bool found = AliasIndex::anyReadForWrite(index.get(rootId), wop, ir.opBlock[wop], [&](int32_t r) {
-        const std::vector<int32_t> &defs = definitions(r);
+        llvm::ArrayRef<int32_t> defs = definitions(r);
         return !defs.empty() && check(r, o, defs);
       });
       if (found) {

@@ -31,11 +31,11 @@ namespace memplan {
 
 /// The interfaces' answers per operand and value id, computed on first use.
 struct InterfaceFacts {
-  std::vector<int8_t> reads, writes, valueRead, aliasesKnown;
+  std::vector<int8_t> reads, writes, valueRead, aliasesKnown, definitionsKnown;
   std::vector<llvm::SmallVector<int32_t, 2>> aliases;
   /// Per value id, the definitions it is read through (upstream's
   /// findDefinitions), as value ids.
-  std::unordered_map<int32_t, std::vector<int32_t>> definitions;
+  std::vector<llvm::SmallVector<int32_t, 1>> definitions;
   std::vector<int32_t> touchedOperands, touchedValues;
 
   /// Room for `operands` operand and `values` value ids, nothing known.
@@ -91,7 +91,7 @@ private:
   bool writes(int32_t o);
   const llvm::SmallVector<int32_t, 2> &aliasingValues(int32_t o);
   bool isValueRead(int32_t v);
-  const std::vector<int32_t> &definitions(int32_t o);
+  llvm::ArrayRef<int32_t> definitions(int32_t o);
   void resetScopeCaches();
 
   // Alias sets (mirror of the state's).
@@ -109,8 +109,8 @@ private:
   void aliasingInplaceWrites(llvm::SmallVectorImpl<int32_t> &out, int32_t v);
   void valueReads(int32_t v, llvm::SmallVectorImpl<int32_t> &out);
   /// The definition through which write `w` conflicts with read `r`, or -1.
-  int32_t pairConflict(int32_t r, int32_t w, const std::vector<int32_t> &defs);
-  bool canUseOpDominance(int32_t r, int32_t w, const std::vector<int32_t> &defs);
+  int32_t pairConflict(int32_t r, int32_t w, llvm::ArrayRef<int32_t> defs);
+  bool canUseOpDominance(int32_t r, int32_t w, llvm::ArrayRef<int32_t> defs);
   /// Upstream's rule for a read and a write on matching subsets (an
   /// insertion and the extraction of the same subset), asked once per pair;
   /// each (insertion op, value) subset equivalence is asked once per scope.
