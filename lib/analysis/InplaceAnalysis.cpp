@@ -84,8 +84,8 @@ InplaceAnalysis::InplaceAnalysis(Operation *root, const IRNumbering &ir, OneShot
   nInplaceWrites.assign(nv, 0);
   nNonWritable.assign(nv, 0);
   inPlace.assign(no, 0);
-  if (facts.reads.size() != no || facts.valueRead.size() != nv)
-    facts.allocate(no, nv);
+  if (facts.reads.size() != no || facts.valueRead.size() != nv || facts.opRepetitive.size() != ir.ops.size())
+    facts.allocate(no, nv, ir.ops.size());
   if (shared && shared->tablesKnown) {
     opInterface = shared->opInterface;
     hasParallelRegions = shared->hasParallelRegions;
@@ -139,7 +139,11 @@ EngineValue InplaceAnalysis::describe(Value v) const {
 
 // ------------------------------------------------------------------ caches
 
-void InterfaceFacts::allocate(size_t operands, size_t values) {
+void InterfaceFacts::allocate(size_t operands, size_t values, size_t ops) {
+  opRepetitive.assign(ops, nullptr);
+  opRepetitiveKnown.assign(ops, 0);
+  valueRepetitive.assign(values, nullptr);
+  valueRepetitiveKnown.assign(values, 0);
   reads.assign(operands, -1);
   writes.assign(operands, -1);
   aliasesKnown.assign(operands, 0);
@@ -325,13 +329,29 @@ bool isReachable(Block *from, Block *to, Block *except) {
 }
 } // namespace
 
+Region *InplaceAnalysis::repetitiveRegionOfOp(int32_t op) {
+  if (!facts.opRepetitiveKnown[op]) {
+    facts.opRepetitive[op] = state.getEnclosingRepetitiveRegion(ir.ops[op], state.getOptions());
+    facts.opRepetitiveKnown[op] = 1;
+  }
+  return facts.opRepetitive[op];
+}
+
+Region *InplaceAnalysis::repetitiveRegionOfValue(int32_t v) {
+  if (!facts.valueRepetitiveKnown[v]) {
+    facts.valueRepetitive[v] = state.getEnclosingRepetitiveRegion(ir.values[v], state.getOptions());
+    facts.valueRepetitiveKnown[v] = 1;
+  }
+  return facts.valueRepetitive[v];
+}
+
 bool InplaceAnalysis::canUseOpDominance(int32_t r, int32_t w, llvm::ArrayRef<int32_t> defs) {
   const BufferizationOptions &opts = state.getOptions();
   Operation *readOp = ir.operands[r]->getOwner();
   Operation *writeOp = ir.operands[w]->getOwner();
   for (int32_t d : defs) {
-    Region *rRead = state.getEnclosingRepetitiveRegion(readOp, opts);
-    Region *rDef = state.getEnclosingRepetitiveRegion(ir.values[d], opts);
+    Region *rRead = repetitiveRegionOfOp(ir.operandOp[r]);
+    Region *rDef = repetitiveRegionOfValue(d);
     if (rRead == rDef)
       continue;
     while (true) {

@@ -37,10 +37,15 @@ struct InterfaceFacts {
   /// findDefinitions), as value ids.
   std::vector<llvm::SmallVector<int32_t, 1>> definitions;
   std::vector<int32_t> touchedOperands, touchedValues;
+  /// Per op and value id, the closest enclosing repetitive region (upstream's
+  /// getEnclosingRepetitiveRegion). IR facts: never reset.
+  std::vector<mlir::Region *> opRepetitive, valueRepetitive;
+  std::vector<int8_t> opRepetitiveKnown, valueRepetitiveKnown;
 
-  /// Room for `operands` operand and `values` value ids, nothing known.
-  void allocate(size_t operands, size_t values);
-  /// Forget every answer.
+  /// Room for `operands` operand, `values` value and `ops` op ids, nothing
+  /// known.
+  void allocate(size_t operands, size_t values, size_t ops);
+  /// Forget the answers that upstream recomputes per scope.
   void reset();
 };
 
@@ -111,6 +116,8 @@ private:
   /// The definition through which write `w` conflicts with read `r`, or -1.
   int32_t pairConflict(int32_t r, int32_t w, llvm::ArrayRef<int32_t> defs);
   bool canUseOpDominance(int32_t r, int32_t w, llvm::ArrayRef<int32_t> defs);
+  mlir::Region *repetitiveRegionOfOp(int32_t op);
+  mlir::Region *repetitiveRegionOfValue(int32_t v);
   /// Upstream's rule for a read and a write on matching subsets (an
   /// insertion and the extraction of the same subset), asked once per pair;
   /// each (insertion op, value) subset equivalence is asked once per scope.
