@@ -15,26 +15,27 @@ namespace memplan {
 void annotateInPlaceOperands(Operation *scope, const OneShotAnalysisState &state) {
   constexpr StringLiteral kName = "__inplace_operands_attr__";
   Builder b(scope->getContext());
+  // The three marks, uniqued once.
+  Attribute none = b.getStringAttr("none"), inPlace = b.getStringAttr("true"), outOfPlace = b.getStringAttr("false");
+  SmallVector<Attribute> marks;
   scope->walk([&](Operation *op) {
-    SmallVector<StringRef> marks;
     bool any = false;
     if (auto old = op->getAttrOfType<ArrayAttr>(kName)) {
-      for (Attribute a : old)
-        marks.push_back(cast<StringAttr>(a).getValue());
+      marks.assign(old.begin(), old.end());
     } else {
-      marks.assign(op->getNumOperands(), "none");
+      marks.assign(op->getNumOperands(), none);
       for (OpOperand &operand : op->getOpOperands())
         if (isa<TensorType>(operand.get().getType()))
-          marks[operand.getOperandNumber()] = "false";
+          marks[operand.getOperandNumber()] = outOfPlace;
     }
     for (OpOperand &operand : op->getOpOperands()) {
       if (!isa<TensorType>(operand.get().getType()))
         continue;
-      marks[operand.getOperandNumber()] = state.isInPlace(operand) ? "true" : "false";
+      marks[operand.getOperandNumber()] = state.isInPlace(operand) ? inPlace : outOfPlace;
       any = true;
     }
     if (any)
-      op->setAttr(kName, b.getStrArrayAttr(marks));
+      op->setAttr(kName, b.getArrayAttr(marks));
   });
 }
 
