@@ -142,6 +142,7 @@ EngineValue InplaceAnalysis::describe(Value v) const {
 void InterfaceFacts::allocate(size_t operands, size_t values, size_t ops) {
   opRepetitive.assign(ops, nullptr);
   opRepetitiveKnown.assign(ops, 0);
+  tensorSemantics.assign(ops, -1);
   valueRepetitive.assign(values, nullptr);
   valueRepetitiveKnown.assign(values, 0);
   reads.assign(operands, -1);
@@ -343,6 +344,12 @@ Region *InplaceAnalysis::repetitiveRegionOfValue(int32_t v) {
     facts.valueRepetitiveKnown[v] = 1;
   }
   return facts.valueRepetitive[v];
+}
+
+bool InplaceAnalysis::hasTensorSemantics(int32_t op) {
+  if (facts.tensorSemantics[op] < 0)
+    facts.tensorSemantics[op] = bufferization::hasTensorSemantics(ir.ops[op]);
+  return facts.tensorSemantics[op];
 }
 
 bool InplaceAnalysis::canUseOpDominance(int32_t r, int32_t w, llvm::ArrayRef<int32_t> defs) {
@@ -796,13 +803,13 @@ std::vector<Operation *> InplaceAnalysis::analysisOrder(Operation *scope) {
     });
     ops.assign(traversed.begin(), traversed.end());
     scope->walk<WalkOrder::PostOrder, mlir::ReverseIterator>([&](Operation *op) {
-      if (!traversed.contains(op) && hasTensorSemantics(op))
+      if (!traversed.contains(op) && hasTensorSemantics(ir.op(op)))
         ops.push_back(op);
     });
     return ops;
   }
   for (int32_t id : ir.postOrderOf(ir.op(scope)))
-    if (hasTensorSemantics(ir.ops[id]))
+    if (hasTensorSemantics(id))
       ops.push_back(ir.ops[id]);
   if (options.heuristic == "fuzzer") {
     std::mt19937 rng(options.fuzzerSeed);

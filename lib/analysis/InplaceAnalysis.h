@@ -41,6 +41,9 @@ struct InterfaceFacts {
   /// getEnclosingRepetitiveRegion). IR facts: never reset.
   std::vector<mlir::Region *> opRepetitive, valueRepetitive;
   std::vector<int8_t> opRepetitiveKnown, valueRepetitiveKnown;
+  /// Per op id: whether it has tensor semantics (-1: not asked yet). An IR
+  /// fact: never reset.
+  std::vector<int8_t> tensorSemantics;
 
   /// Room for `operands` operand, `values` value and `ops` op ids, nothing
   /// known.
@@ -118,6 +121,7 @@ private:
   bool canUseOpDominance(int32_t r, int32_t w, llvm::ArrayRef<int32_t> defs);
   mlir::Region *repetitiveRegionOfOp(int32_t op);
   mlir::Region *repetitiveRegionOfValue(int32_t v);
+  bool hasTensorSemantics(int32_t op);
   /// Upstream's rule for a read and a write on matching subsets (an
   /// insertion and the extraction of the same subset), asked once per pair;
   /// each (insertion op, value) subset equivalence is asked once per scope.

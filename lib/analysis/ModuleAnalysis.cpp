@@ -340,7 +340,9 @@ EngineResult runInterfaceEngine(MlirOperation rootHandle, const EngineOptions &r
       orderAnalysisOptions.analysisFuzzerSeed = order.second;
       auto candidate = std::make_unique<ModuleRun>(root, ir, orderAnalysisOptions, orderOptions, facts.get());
       analyzeModule(*candidate, root, orderAnalysisOptions);
-      if (candidate->ok && callFree && !undefinedUses) {
+      // Only out-of-place operands ask whether their contents are undefined.
+      bool copies = llvm::any_of(candidate->engine.decisions(), [](const EngineDecision &d) { return !d.inPlace; });
+      if (candidate->ok && callFree && copies && !undefinedUses) {
         undefinedUses = std::make_unique<OneShotAnalysisState>(root, analysisOptions);
         for (Operation *scope : candidate->scopes)
           undefinedUses->gatherUndefinedTensorUses(scope);
