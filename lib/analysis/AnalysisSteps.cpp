@@ -101,13 +101,14 @@ OneShotBufferizationOptions makeAnalysisOptions(const OneShotBufferizationOption
   return analysis;
 }
 
-void equivalenceAnalysis(ArrayRef<BufferizableOpInterface> ops, OneShotAnalysisState &state) {
+void equivalenceAnalysis(ArrayRef<BufferizableOpInterface> ops, OneShotAnalysisState &state,
+                         function_ref<AliasingOpOperandList(OpResult)> aliasesOf) {
   for (BufferizableOpInterface bufferizable : ops) {
     Operation *op = bufferizable.getOperation();
     for (OpResult result : op->getOpResults()) {
       if (!isTensor(result.getType()))
         continue;
-      AliasingOpOperandList aliases = state.getAliasingOpOperands(result);
+      AliasingOpOperandList aliases = aliasesOf(result);
       if (aliases.getNumAliases() == 0)
         continue;
       Value first = aliases.begin()->opOperand->get();

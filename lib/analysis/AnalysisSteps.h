@@ -33,9 +33,11 @@ mlir::bufferization::OneShotBufferizationOptions
 makeAnalysisOptions(const mlir::bufferization::OneShotBufferizationOptions &options);
 
 /// OneShotAnalysis' equivalence step over a scope's bufferizable `ops` (in
-/// post-order).
-void equivalenceAnalysis(llvm::ArrayRef<mlir::bufferization::BufferizableOpInterface> ops,
-                         mlir::bufferization::OneShotAnalysisState &state);
+/// post-order). `aliasesOf` gives a tensor result's aliasing operands (the
+/// state's answer, possibly remembered).
+void equivalenceAnalysis(
+    llvm::ArrayRef<mlir::bufferization::BufferizableOpInterface> ops, mlir::bufferization::OneShotAnalysisState &state,
+    llvm::function_ref<mlir::bufferization::AliasingOpOperandList(mlir::OpResult)> aliasesOf);
 
 /// The function boundary tables (aliasing and equivalent results, read and
 /// written arguments) of an analyzed `func`, recorded into `funcState` unless

@@ -852,7 +852,14 @@ LogicalResult InplaceAnalysis::analyzeScope(Operation *scope) {
   index.clear();
   if (error)
     return failure();
-  equivalenceAnalysis(scopeOps, state);
+  equivalenceAnalysis(scopeOps, state, [&](OpResult result) {
+    if (!shared)
+      return state.getAliasingOpOperands(result);
+    auto [it, inserted] = shared->resultAliases.try_emplace(ir.value(result));
+    if (inserted)
+      it->second = state.getAliasingOpOperands(result);
+    return it->second;
+  });
   // Only copy insertion asks which tensor uses are undefined.
   if (!options.testAnalysisOnly && options.undefinedUses)
     state.gatherUndefinedTensorUses(scope);

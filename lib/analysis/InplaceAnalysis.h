@@ -67,6 +67,8 @@ struct SharedFacts {
   std::vector<int32_t> nonWritableValues;
   /// Scopes (op ids) whose pre-bufferization checks passed.
   llvm::DenseSet<int32_t> checkedScopes;
+  /// Per tensor result (value id), its aliasing operands.
+  std::unordered_map<int32_t, mlir::bufferization::AliasingOpOperandList> resultAliases;
 };
 
 class InplaceAnalysis {
