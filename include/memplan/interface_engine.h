@@ -39,8 +39,9 @@ struct EngineOptions {
   bool printConflicts = false;
   bool dumpAliasSets = false;
   /// Record which tensor uses have undefined contents (upstream's
-  /// gatherUndefinedTensorUses), which copy insertion reads. Ranked orders
-  /// share one record instead: it does not depend on decisions.
+  /// gatherUndefinedTensorUses), which copy insertion reads. On IR without
+  /// calls, where the record does not depend on decisions, ranked orders
+  /// share one record instead.
   bool undefinedUses = true;
   /// analysis-heuristic=min-copy-bytes: the (heuristic, fuzzer seed) orders
   /// to rank. Each is analyzed (the IR untouched) and costed by the copies
