@@ -37,7 +37,7 @@ int64_t staticTypeBytes(Type type) {
 
 bool planCopy(OpOperand &operand, const OneShotAnalysisState &state,
               const std::function<EngineValue(Value)> &describe, EngineCopy &copy,
-              const OneShotAnalysisState *undefinedUses) {
+              const llvm::DenseSet<OpOperand *> *undefinedUses) {
   Operation *op = operand.getOwner();
   // insertTensorCopies only resolves conflicts of allowed bufferizable ops.
   if (!state.getOptions().dynCastBufferizableOp(op))
@@ -55,7 +55,7 @@ bool planCopy(OpOperand &operand, const OneShotAnalysisState &state,
     copied = aliases.getAliases()[0].value;
   copy.value = describe(copied);
   copy.allocOnly =
-      state.canOmitTensorCopy(operand) || (undefinedUses && undefinedUses->hasUndefinedContents(&operand));
+      state.canOmitTensorCopy(operand) || (undefinedUses && undefinedUses->contains(&operand));
   copy.bytes = staticTypeBytes(copied.getType());
   return true;
 }

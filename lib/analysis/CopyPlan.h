@@ -14,6 +14,8 @@
 
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 
+#include "llvm/ADT/DenseSet.h"
+
 #include <functional>
 
 namespace memplan {
@@ -26,11 +28,10 @@ int64_t staticTypeBytes(mlir::Type type);
 /// The copy of out-of-place `operand`, or false if upstream's copy insertion
 /// skips its op (not allowed or not bufferizable: an unknown op keeps its
 /// tensor operand, nothing is copied). `describe` numbers values. When
-/// `state` did not record undefined tensor uses, `undefinedUses` is a state
-/// that did.
+/// `state` did not record undefined tensor uses, `undefinedUses` holds them.
 bool planCopy(mlir::OpOperand &operand, const mlir::bufferization::OneShotAnalysisState &state,
               const std::function<EngineValue(mlir::Value)> &describe, EngineCopy &copy,
-              const mlir::bufferization::OneShotAnalysisState *undefinedUses = nullptr);
+              const llvm::DenseSet<mlir::OpOperand *> *undefinedUses = nullptr);
 
 } // namespace memplan
 

@@ -59,13 +59,12 @@ std::optional<bool> identicalSliceAnswer(Operation *insertion, Value candidate,
   Value destination = cast<SubsetInsertionOpInterface>(insertion).getDestinationOperand().get();
   if (!equivalent(destination, extract.getSource()))
     return false;
-  auto extracted = cast<OffsetSizeAndStrideOpInterface>(extract.getOperation());
-  if (inserted.getStaticOffsets() != extracted.getStaticOffsets() ||
-      inserted.getStaticSizes() != extracted.getStaticSizes() ||
-      inserted.getStaticStrides() != extracted.getStaticStrides() ||
-      !llvm::equal(inserted.getOffsets(), extracted.getOffsets()) ||
-      !llvm::equal(inserted.getSizes(), extracted.getSizes()) ||
-      !llvm::equal(inserted.getStrides(), extracted.getStrides()))
+  if (inserted.getStaticOffsets() != extract.getStaticOffsets() ||
+      inserted.getStaticSizes() != extract.getStaticSizes() ||
+      inserted.getStaticStrides() != extract.getStaticStrides() ||
+      !llvm::equal(inserted.getOffsets(), extract.getOffsets()) ||
+      !llvm::equal(inserted.getSizes(), extract.getSizes()) ||
+      !llvm::equal(inserted.getStrides(), extract.getStrides()))
     return std::nullopt;
   return true;
 }
@@ -84,7 +83,8 @@ InplaceAnalysis::InplaceAnalysis(Operation *root, const IRNumbering &ir, OneShot
   nInplaceWrites.assign(nv, 0);
   nNonWritable.assign(nv, 0);
   inPlace.assign(no, 0);
-  if (facts.reads.size() != no || facts.valueRead.size() != nv || facts.opRepetitive.size() != ir.ops.size())
+  // Own facts start empty; shared ones are allocated by the first analysis.
+  if (facts.opRepetitive.empty())
     facts.allocate(no, nv, ir.ops.size());
   if (shared && shared->tablesKnown) {
     opInterface = shared->opInterface;

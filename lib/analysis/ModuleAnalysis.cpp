@@ -240,7 +240,7 @@ void annotate(ModuleRun &run, const EngineOptions &options) {
 /// decisions.
 /// The copies `run`'s decisions need; `undefinedUses` as for planCopy.
 std::vector<EngineCopy> plannedCopies(ModuleRun &run, const IRNumbering &ir,
-                                      const OneShotAnalysisState *undefinedUses = nullptr) {
+                                      const llvm::DenseSet<OpOperand *> *undefinedUses = nullptr) {
   std::vector<EngineCopy> copies;
   auto describe = [&](Value v) { return run.engine.describe(v); };
   for (const EngineDecision &d : run.engine.decisions()) {
@@ -316,14 +316,16 @@ EngineResult runInterfaceEngine(MlirOperation rootHandle, const EngineOptions &r
     ScopedDiagnosticHandler silence(ctx, [](Diagnostic &) { return success(); });
     // (Analysis-only runs checked it above.)
     bool unknownOps = !engineOptions.analysisOnly && failed(checkUnknownOps(root, analysisOptions));
-    // Definitions, the pre-bufferization checks and which tensor uses have
-    // undefined contents follow aliasing, which only the callee analyses of
-    // calls make depend on decisions. Without calls, the orders share them
-    // (the scopes are the same for each).
+    // The interfaces' answers (aliasing, definitions, which tensor uses have
+    // undefined contents) depend on decisions only through the callee
+    // analyses of calls. Without calls, the orders share them (the scopes
+    // are the same for each).
     bool callFree = !root->walk([](CallOpInterface) { return WalkResult::interrupt(); }).wasInterrupted();
     if (callFree)
       facts = std::make_unique<SharedFacts>();
-    std::unique_ptr<OneShotAnalysisState> undefinedUses;
+    // The uses with undefined contents, recorded by the first order that
+    // leaves an operand out of place (only those ask).
+    std::optional<llvm::DenseSet<OpOperand *>> undefinedUses;
     for (auto [index, order] : llvm::enumerate(engineOptions.rankOrders)) {
       EngineOptions orderOptions = engineOptions;
       orderOptions.heuristic = order.first;
@@ -343,12 +345,17 @@ EngineResult runInterfaceEngine(MlirOperation rootHandle, const EngineOptions &r
       // Only out-of-place operands ask whether their contents are undefined.
       bool copies = llvm::any_of(candidate->engine.decisions(), [](const EngineDecision &d) { return !d.inPlace; });
       if (candidate->ok && callFree && copies && !undefinedUses) {
-        undefinedUses = std::make_unique<OneShotAnalysisState>(root, analysisOptions);
         for (Operation *scope : candidate->scopes)
-          undefinedUses->gatherUndefinedTensorUses(scope);
+          candidate->state.gatherUndefinedTensorUses(scope);
+        candidate->options.undefinedUses = true;
+        undefinedUses.emplace();
+        for (OpOperand *use : ir.operands)
+          if (candidate->state.hasUndefinedContents(use))
+            undefinedUses->insert(use);
       }
       EngineOrderCost cost =
-          candidate->ok ? copyCost(plannedCopies(*candidate, ir, undefinedUses.get())) : EngineOrderCost();
+          candidate->ok ? copyCost(plannedCopies(*candidate, ir, undefinedUses ? &*undefinedUses : nullptr))
+                        : EngineOrderCost();
       result.orderCosts.push_back(cost);
       if (!cost.ok)
         continue;
