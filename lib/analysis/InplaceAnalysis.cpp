@@ -149,7 +149,9 @@ void InterfaceFacts::allocate(size_t operands, size_t values, size_t ops) {
   writes.assign(operands, -1);
   aliasesKnown.assign(operands, 0);
   aliases.assign(operands, {});
+  aliasesUnnumbered.assign(operands, 0);
   valueRead.assign(values, -1);
+  valueWrites.assign(values, -1);
   definitionsKnown.assign(values, 0);
   definitions.assign(values, {});
   touchedOperands.clear();
@@ -162,7 +164,7 @@ void InterfaceFacts::reset() {
     aliasesKnown[o] = 0;
   }
   for (int32_t v : touchedValues) {
-    valueRead[v] = -1;
+    valueRead[v] = valueWrites[v] = -1;
     definitionsKnown[v] = 0;
     definitions[v].clear();
   }
@@ -201,10 +203,13 @@ const llvm::SmallVector<int32_t, 2> &InplaceAnalysis::aliasingValues(int32_t o) 
   // made; the relation is asked of the state where it matters.
   if (!facts.aliasesKnown[o]) {
     facts.aliases[o].clear();
+    facts.aliasesUnnumbered[o] = 0;
     for (AliasingValue alias : state.getAliasingValues(*ir.operands[o])) {
       int32_t v = ir.value(alias.value);
       if (v >= 0)
         facts.aliases[o].push_back(v);
+      else
+        facts.aliasesUnnumbered[o] = 1;
     }
     facts.aliasesKnown[o] = 1;
     facts.touchedOperands.push_back(o);
@@ -212,21 +217,141 @@ const llvm::SmallVector<int32_t, 2> &InplaceAnalysis::aliasingValues(int32_t o) 
   return facts.aliases[o];
 }
 
+bool InplaceAnalysis::aliasOnly(int32_t o) {
+  if (!bufferizable(ir.operandOp[o]) || reads(o) || writes(o))
+    return false;
+  return !aliasingValues(o).empty() || facts.aliasesUnnumbered[o];
+}
+
 bool InplaceAnalysis::isValueRead(int32_t v) {
-  if (facts.valueRead[v] < 0) {
-    facts.valueRead[v] = state.isValueRead(ir.values[v]);
+  // A value is read if one of its uses reads, or only aliases a value that
+  // is read: upstream walks those uses per question; here every value on the
+  // way keeps its answer. Depth-first with an explicit stack (alias chains
+  // can be as long as the IR). A cycle (through block arguments of
+  // unstructured control flow) or an alias that is not a numbered value
+  // hands the question to upstream.
+  enum : int8_t { Unknown = -1, No = 0, Yes = 1, Open = 2 };
+  if (facts.valueRead[v] != Unknown)
+    return facts.valueRead[v] == Yes;
+  struct Frame {
+    int32_t value, use;
+    uint32_t alias;
+  };
+  SmallVector<Frame, 8> stack{{v, ir.useBegin[v], 0}};
+  facts.valueRead[v] = Open;
+  facts.touchedValues.push_back(v);
+  bool read = false, fallback = false;
+  while (!stack.empty()) {
+    Frame &f = stack.back();
+    if (f.use == ir.useBegin[f.value + 1]) {
+      facts.valueRead[f.value] = No;
+      stack.pop_back();
+      continue;
+    }
+    int32_t u = ir.uses[f.use];
+    if (f.alias == 0) {
+      if (reads(u)) {
+        read = true;
+        break;
+      }
+      if (!aliasOnly(u)) {
+        ++f.use;
+        continue;
+      }
+      if (facts.aliasesUnnumbered[u]) {
+        fallback = true;
+        break;
+      }
+    }
+    const SmallVector<int32_t, 2> &aliases = aliasingValues(u);
+    if (f.alias == aliases.size()) {
+      ++f.use;
+      f.alias = 0;
+      continue;
+    }
+    int32_t a = aliases[f.alias++];
+    int8_t known = facts.valueRead[a];
+    if (known == Yes) {
+      read = true;
+      break;
+    }
+    if (known == No)
+      continue;
+    if (known == Open) {
+      fallback = true;
+      break;
+    }
+    facts.valueRead[a] = Open;
+    facts.touchedValues.push_back(a);
+    stack.push_back({a, ir.useBegin[a], 0});
+  }
+  // The values still open reach the read found (or wait for upstream).
+  for (const Frame &f : stack)
+    facts.valueRead[f.value] = fallback ? Unknown : Yes;
+  if (fallback)
+    facts.valueRead[v] = state.isValueRead(ir.values[v]) ? Yes : No;
+  (void)read;
+  return facts.valueRead[v] == Yes;
+}
+
+bool InplaceAnalysis::valueWrites(int32_t v) {
+  if (facts.valueWrites[v] < 0) {
+    facts.valueWrites[v] = state.bufferizesToMemoryWrite(ir.values[v]);
     facts.touchedValues.push_back(v);
   }
-  return facts.valueRead[v];
+  return facts.valueWrites[v];
 }
 
 llvm::ArrayRef<int32_t> InplaceAnalysis::definitions(int32_t o) {
+  // Upstream walks the reverse use-def chain from the operand's value to the
+  // values that write. A value that does not write and has exactly one
+  // aliasing operand has the definitions of that operand's value, in the same
+  // order (the walk from it is the walk from that value), so the chain is
+  // followed until a value with a known answer, a write, or a fork (handed to
+  // upstream), and every value on it gets the answer.
   int32_t v = ir.operandValue[o];
-  if (!facts.definitionsKnown[v]) {
-    for (Value d : state.findDefinitions(ir.operands[o]))
-      facts.definitions[v].push_back(ir.value(d));
-    facts.definitionsKnown[v] = 1;
-    facts.touchedValues.push_back(v);
+  if (facts.definitionsKnown[v] == 1)
+    return facts.definitions[v];
+  SmallVector<int32_t, 8> chain;
+  OpOperand *start = ir.operands[o];
+  llvm::SmallVector<int32_t, 1> answer;
+  for (int32_t cur = v;;) {
+    if (facts.definitionsKnown[cur] == 1) {
+      answer = facts.definitions[cur];
+      break;
+    }
+    // Back on the chain: a cycle of values that do not write defines nothing.
+    if (facts.definitionsKnown[cur] == 2)
+      break;
+    chain.push_back(cur);
+    facts.definitionsKnown[cur] = 2;
+    if (valueWrites(cur)) {
+      answer.push_back(cur);
+      break;
+    }
+    int32_t owner = ir.valueOwner(cur);
+    if (!bufferizable(owner))
+      break;
+    AliasingOpOperandList aliases = state.getAliasingOpOperands(ir.values[cur]);
+    if (aliases.getNumAliases() == 0)
+      break;
+    if (aliases.getNumAliases() == 1) {
+      OpOperand *next = aliases.getAliases()[0].opOperand;
+      int32_t nextValue = ir.value(next->get());
+      if (nextValue >= 0) {
+        start = next;
+        cur = nextValue;
+        continue;
+      }
+    }
+    for (Value d : state.findDefinitions(start))
+      answer.push_back(ir.value(d));
+    break;
+  }
+  for (int32_t c : chain) {
+    facts.definitions[c] = answer;
+    facts.definitionsKnown[c] = 1;
+    facts.touchedValues.push_back(c);
   }
   return facts.definitions[v];
 }
@@ -330,17 +455,55 @@ bool isReachable(Block *from, Block *to, Block *except) {
 }
 } // namespace
 
+bool InplaceAnalysis::isRepetitive(int32_t op, Region *region) const {
+  BufferizableOpInterface iface = bufferizable(op);
+  return iface && iface.isRepetitiveRegion(region->getRegionNumber());
+}
+
 Region *InplaceAnalysis::repetitiveRegionOfOp(int32_t op) {
-  if (!facts.opRepetitiveKnown[op]) {
-    facts.opRepetitive[op] = state.getEnclosingRepetitiveRegion(ir.ops[op], state.getOptions());
-    facts.opRepetitiveKnown[op] = 1;
+  // Upstream's getEnclosingRepetitiveRegion, over the numbering: up the
+  // parents until a repetitive region; every op on the way shares it.
+  SmallVector<int32_t, 8> path;
+  Region *found = nullptr;
+  for (int32_t cur = op;;) {
+    if (facts.opRepetitiveKnown[cur]) {
+      found = facts.opRepetitive[cur];
+      break;
+    }
+    path.push_back(cur);
+    int32_t block = ir.opBlock[cur];
+    if (block < 0) {
+      // The root: its ancestors are not numbered.
+      found = state.getEnclosingRepetitiveRegion(ir.ops[cur], state.getOptions());
+      break;
+    }
+    Region *region = ir.blocks[block]->getParent();
+    int32_t parent = ir.blockOp[block];
+    if (isRepetitive(parent, region)) {
+      found = region;
+      break;
+    }
+    cur = parent;
   }
-  return facts.opRepetitive[op];
+  for (int32_t p : path) {
+    facts.opRepetitive[p] = found;
+    facts.opRepetitiveKnown[p] = 1;
+  }
+  return found;
 }
 
 Region *InplaceAnalysis::repetitiveRegionOfValue(int32_t v) {
   if (!facts.valueRepetitiveKnown[v]) {
-    facts.valueRepetitive[v] = state.getEnclosingRepetitiveRegion(ir.values[v], state.getOptions());
+    Region *found;
+    if (ir.valueOp[v] >= 0) {
+      found = repetitiveRegionOfOp(ir.valueOp[v]);
+    } else {
+      int32_t block = ir.valueBlock[v];
+      Region *region = ir.blocks[block]->getParent();
+      int32_t parent = ir.blockOp[block];
+      found = isRepetitive(parent, region) ? region : repetitiveRegionOfOp(parent);
+    }
+    facts.valueRepetitive[v] = found;
     facts.valueRepetitiveKnown[v] = 1;
   }
   return facts.valueRepetitive[v];
@@ -399,7 +562,10 @@ int32_t InplaceAnalysis::pairConflict(int32_t r, int32_t w, llvm::ArrayRef<int32
       return -1;
     if (r == w)
       return -1;
-    if (state.insideMutuallyExclusiveRegions(readOp, writeOp))
+    // Ops of one region are never in mutually exclusive regions (the first
+    // region branch op around both holds them in the same region).
+    if (readOp->getParentRegion() != writeOp->getParentRegion() &&
+        state.insideMutuallyExclusiveRegions(readOp, writeOp))
       return -1;
     if (readOp == writeOp) {
       if (auto readInterface = bufferizable(ir.operandOp[r])) {

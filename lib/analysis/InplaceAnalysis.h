@@ -31,8 +31,11 @@ namespace memplan {
 
 /// The interfaces' answers per operand and value id, computed on first use.
 struct InterfaceFacts {
-  std::vector<int8_t> reads, writes, valueRead, aliasesKnown, definitionsKnown;
+  std::vector<int8_t> reads, writes, valueRead, valueWrites, aliasesKnown, definitionsKnown;
+  /// Per operand, its aliasing values that are numbered tensor values;
+  /// `aliasesUnnumbered` marks operands with other aliasing values too.
   std::vector<llvm::SmallVector<int32_t, 2>> aliases;
+  std::vector<int8_t> aliasesUnnumbered;
   /// Per value id, the definitions it is read through (upstream's
   /// findDefinitions), as value ids.
   std::vector<llvm::SmallVector<int32_t, 1>> definitions;
@@ -100,7 +103,14 @@ private:
   bool reads(int32_t o);
   bool writes(int32_t o);
   const llvm::SmallVector<int32_t, 2> &aliasingValues(int32_t o);
+  /// upstream's bufferizesToAliasOnly: neither read nor written, aliased.
+  bool aliasOnly(int32_t o);
+  /// upstream's isValueRead, with every answer on the way kept.
   bool isValueRead(int32_t v);
+  /// upstream's bufferizesToMemoryWrite of a value.
+  bool valueWrites(int32_t v);
+  /// upstream's findDefinitions; a value whose only aliasing operand is
+  /// followed shares that operand's answer.
   llvm::ArrayRef<int32_t> definitions(int32_t o);
   void resetScopeCaches();
 
@@ -121,6 +131,8 @@ private:
   /// The definition through which write `w` conflicts with read `r`, or -1.
   int32_t pairConflict(int32_t r, int32_t w, llvm::ArrayRef<int32_t> defs);
   bool canUseOpDominance(int32_t r, int32_t w, llvm::ArrayRef<int32_t> defs);
+  /// Whether region `region` of op `op` is repetitive under the options.
+  bool isRepetitive(int32_t op, mlir::Region *region) const;
   mlir::Region *repetitiveRegionOfOp(int32_t op);
   mlir::Region *repetitiveRegionOfValue(int32_t v);
   bool hasTensorSemantics(int32_t op);
