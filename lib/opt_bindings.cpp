@@ -59,17 +59,18 @@ void releaseContext(void *, void *owner) {
 void registerOptBindings(nb::module_ &m) {
   m.def(
       "opt_main",
-      [](const std::vector<std::string> &argv, nb::callable newContext) {
+      [](const std::vector<std::string> &argv, nb::callable newContext, bool freeIR) {
         ContextFactory factory;
         factory.userData = &newContext;
         factory.create = &createContext;
         factory.release = &releaseContext;
         nb::gil_scoped_release release;
-        return optMain(argv, factory);
+        return optMain(argv, factory, freeIR);
       },
-      nb::arg("argv"), nb::arg("new_context"),
+      nb::arg("argv"), nb::arg("new_context"), nb::arg("free_ir") = true,
       "Run memplan-opt (mlir-opt's driver with memplan's passes) on argv; returns the exit "
-      "code. new_context() makes the mlir.ir.Context of each input chunk.");
+      "code. new_context() makes the mlir.ir.Context of each input chunk; free_ir=False "
+      "leaves the printed IR allocated, for a process that exits right after.");
   m.def(
       "parse_module",
       [](nb::handle context, nb::bytes text, const std::string &name) {

@@ -35,8 +35,9 @@ struct ContextFactory {
 
 /// Runs memplan-opt on `args` (args[0] is the program name); returns the exit
 /// code: 0 on success, 1 when the command line, the input, a pass or the
-/// expected diagnostics fail, as mlir-opt does.
-int optMain(const std::vector<std::string> &args, const ContextFactory &contexts);
+/// expected diagnostics fail, as mlir-opt does. Without `freeIR`, the
+/// printed IR is left allocated (for a process that exits right after).
+int optMain(const std::vector<std::string> &args, const ContextFactory &contexts, bool freeIR = true);
 
 /// Parses `text` (named `name` in locations) as mlir-opt does, implicit
 /// module included, and returns the module (null on failure, with MLIR's

@@ -21,6 +21,40 @@
 
 namespace memplan {
 
+/// A sorted list with room at both ends: an insertion shifts the shorter
+/// side, so entries that arrive in either order (the analysis runs bottom-up
+/// or top-down) are added in constant amortized time.
+template <typename T>
+class SortedRun {
+public:
+  const T *begin() const { return items.data() + head; }
+  const T *end() const { return items.data() + items.size(); }
+  size_t size() const { return items.size() - head; }
+
+  void insert(const T &x) {
+    size_t before = std::upper_bound(begin(), end(), x) - begin();
+    if (before * 2 >= size()) {
+      items.insert(items.begin() + head + before, x);
+      return;
+    }
+    if (head == 0) {
+      // Room in front as large as the run (at least a few entries).
+      size_t room = std::max<size_t>(size(), 4);
+      std::vector<T> grown(room + size());
+      std::copy(begin(), end(), grown.begin() + room);
+      items.swap(grown);
+      head = room;
+    }
+    std::move(items.begin() + head, items.begin() + head + before, items.begin() + head - 1);
+    --head;
+    items[head + before] = x;
+  }
+
+private:
+  std::vector<T> items;
+  size_t head = 0;  ///< Entries are items[head, size).
+};
+
 class AliasIndex {
 public:
   /// Where the writes that may conflict with a read lie.
@@ -32,9 +66,9 @@ public:
 
   struct Set {
     /// block -> sorted (lo, read op, read); block -> sorted (write op, write).
-    std::vector<std::pair<int32_t, std::vector<std::array<int64_t, 3>>>> readsInBlock;
+    std::vector<std::pair<int32_t, SortedRun<std::array<int64_t, 3>>>> readsInBlock;
     std::vector<int32_t> readsAnywhere;
-    std::vector<std::pair<int32_t, std::vector<std::array<int32_t, 2>>>> writes;
+    std::vector<std::pair<int32_t, SortedRun<std::array<int32_t, 2>>>> writes;
     int64_t numReads = 0, numWrites = 0;
     int64_t size() const { return numReads + numWrites; }
   };
@@ -54,13 +88,13 @@ public:
     if (w.kind == Window::Anywhere)
       s.readsAnywhere.push_back(read);
     else
-      insertSorted(slot(s.readsInBlock, w.block), std::array<int64_t, 3>{w.lo, readOp, read});
+      slot(s.readsInBlock, w.block).insert(std::array<int64_t, 3>{w.lo, readOp, read});
   }
 
   void addWrite(int32_t root, int32_t write, int32_t writeOp, int32_t block) {
     Set &s = sets[root];
     s.numWrites++;
-    insertSorted(slot(s.writes, block), std::array<int32_t, 2>{writeOp, write});
+    slot(s.writes, block).insert(std::array<int32_t, 2>{writeOp, write});
   }
 
   /// Moves the entries of `gone`'s set into `root`'s.
@@ -81,13 +115,13 @@ public:
     for (auto &p : b->readsInBlock) {
       auto &dst = slot(a->readsInBlock, p.first);
       for (auto &item : p.second)
-        insertSorted(dst, item);
+        dst.insert(item);
     }
     a->readsAnywhere.insert(a->readsAnywhere.end(), b->readsAnywhere.begin(), b->readsAnywhere.end());
     for (auto &p : b->writes) {
       auto &dst = slot(a->writes, p.first);
       for (auto &item : p.second)
-        insertSorted(dst, item);
+        dst.insert(item);
     }
     a->numReads += b->numReads;
     a->numWrites += b->numWrites;
@@ -164,18 +198,13 @@ public:
 
 private:
   template <typename T>
-  static std::vector<T> &slot(std::vector<std::pair<int32_t, std::vector<T>>> &lists, int32_t block) {
+  static SortedRun<T> &slot(std::vector<std::pair<int32_t, SortedRun<T>>> &lists, int32_t block) {
     for (auto &p : lists)
       if (p.first == block)
         return p.second;
     lists.push_back({block, {}});
     return lists.back().second;
   }
-  template <typename T>
-  static void insertSorted(std::vector<T> &v, const T &x) {
-    v.insert(std::upper_bound(v.begin(), v.end(), x), x);
-  }
-
   std::unordered_map<int32_t, Set> sets;
 };
 

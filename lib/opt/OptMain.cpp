@@ -238,6 +238,9 @@ struct OptFlags {
   DialectRegistry pluginDialects;
   /// Whether a `--load-*-plugin` failed to load.
   bool pluginFailed = false;
+  /// Whether each chunk's IR is freed once printed (not when the process
+  /// exits right after, as a command-line tool does).
+  bool freeIR = true;
 };
 
 /// Registers the flags once, after memplan's passes are in the registry (the
@@ -529,6 +532,8 @@ LogicalResult performActions(const OptFlags &f, llvm::raw_ostream &os,
   AsmState asmState(op.get(), printingFlags, /*locationMap=*/nullptr, &fallbackResourceMap);
   op.get()->print(os, asmState);
   os << '\n';
+  if (!f.freeIR)
+    (void)op.release();
   // Under --remark-policy=final the remarks come out now.
   if (remark::detail::RemarkEngine *engine = context->getRemarkEngine())
     engine->getRemarkEmittingPolicy()->finalize();
@@ -699,8 +704,9 @@ LogicalResult processFile(const OptFlags &f, std::unique_ptr<llvm::MemoryBuffer>
 
 } // namespace
 
-int optMain(const std::vector<std::string> &args, const ContextFactory &factory) {
+int optMain(const std::vector<std::string> &args, const ContextFactory &factory, bool freeIR) {
   OptFlags &f = flags();
+  f.freeIR = freeIR;
   // The flags keep their values between calls in one process: start afresh.
   cl::ResetAllOptionOccurrences();
   resetActionTracingFlags();

@@ -27,9 +27,10 @@ def _new_context() -> ir.Context:
     return ir.Context(load_on_create_dialects=[])
 
 
-def run(argv: Optional[Sequence[str]] = None) -> int:
+def run(argv: Optional[Sequence[str]] = None, *, free_ir: bool = True) -> int:
     """Run memplan-opt on ``argv`` (without the program name; ``sys.argv[1:]``
-    by default); returns the exit code."""
+    by default); returns the exit code. ``free_ir=False`` leaves the printed IR
+    allocated, for a process that exits right after."""
     args = list(sys.argv[1:] if argv is None else argv)
     if "--version" in args or "-version" in args:
         print(version())
@@ -38,7 +39,7 @@ def run(argv: Optional[Sequence[str]] = None) -> int:
     _flush_standard_streams()
     passes.EMIT_THROUGH_MLIR = True
     try:
-        return _core.opt_main(["memplan-opt", *args], _new_context)
+        return _core.opt_main(["memplan-opt", *args], _new_context, free_ir)
     finally:
         passes.EMIT_THROUGH_MLIR = False
 
@@ -64,7 +65,7 @@ def _flush_standard_streams() -> None:
 
 def main() -> None:
     """Console-script entry point."""
-    code = run()
+    code = run(free_ir=False)
     # Leave without freeing the IR or finalizing the interpreter; LLVM's
     # streams are flushed by the driver, Python's here.
     _flush_standard_streams()
