@@ -138,7 +138,7 @@ void registerEngineBindings(nb::module_ &m) {
          uint32_t bufferAlignment, const std::vector<std::string> &dialectFilter,
          const std::vector<std::string> &noAnalysisFuncFilter, bool mustInferMemorySpace,
          bool useEncodingForMemorySpace, uint64_t conflictCounter, uint64_t nonWritableCounter,
-         bool analysisOnly, const std::vector<std::pair<std::string, unsigned>> &rankOrders) {
+         bool analysisOnly, const std::vector<std::pair<std::string, unsigned>> &rankOrders, bool checkFacts) {
         void *ptr = PyCapsule_GetPointer(capsule.ptr(), kOpCapsuleName);
         if (!ptr)
           throw nb::python_error();
@@ -155,6 +155,7 @@ void registerEngineBindings(nb::module_ &m) {
         o.heuristic = heuristic;
         o.fuzzerSeed = fuzzerSeed;
         o.rankOrders = rankOrders;
+        o.checkFacts = checkFacts;
         o.printConflicts = printConflicts;
         o.dumpAliasSets = dumpAliasSets;
         o.conflictCounter = conflictCounter;
@@ -184,13 +185,14 @@ void registerEngineBindings(nb::module_ &m) {
       nb::arg("no_analysis_func_filter") = std::vector<std::string>(),
       nb::arg("must_infer_memory_space") = false, nb::arg("use_encoding_for_memory_space") = false,
       nb::arg("conflict_counter") = 0, nb::arg("non_writable_counter") = 0, nb::arg("analysis_only") = false,
-      nb::arg("rank_orders") = std::vector<std::pair<std::string, unsigned>>(),
+      nb::arg("rank_orders") = std::vector<std::pair<std::string, unsigned>>(), nb::arg("check_facts") = false,
       "One-Shot Analysis of the module (operation capsule) with op semantics from the "
       "BufferizableOpInterface, then the test-analysis-only annotations or upstream's copy insertion "
       "and bufferization on the same state, or (analysis_only) nothing that touches the IR, with the "
       "copies the rewrite would make. With rank_orders ((heuristic, seed) pairs; analysis_heuristic "
       "is then ignored): each order is analyzed without touching the IR, and the one whose copies "
-      "move the fewest bytes (then fewest copies; first on ties) is kept for the rest. Diagnostics go to the context's handlers; returns an "
+      "move the fewest bytes (then fewest copies; first on ties) is kept for the rest. check_facts (testing) "
+      "compares each interface answer the engine keeps with upstream's. Diagnostics go to the context's handlers; returns an "
       "EngineResult (ok False: the analysis or the rewrite failed). Python must hold no op handles "
       "inside the module across a rewrite.");
 }

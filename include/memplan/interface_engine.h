@@ -52,6 +52,10 @@ struct EngineOptions {
   /// with process-wide counters: their values before the run.
   uint64_t conflictCounter = 0;
   uint64_t nonWritableCounter = 0;
+  /// Testing: after each scope's decisions, compare every interface fact the
+  /// engine keeps (read values, definitions, repetitive regions) with
+  /// upstream's uncached answer; a difference is an error at the op.
+  bool checkFacts = false;
 };
 
 /// A value: result `index` of op `op`, or argument `index` of block `block`

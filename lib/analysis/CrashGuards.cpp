@@ -4,7 +4,9 @@
 
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
 #include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
+#include "mlir/IR/RegionKindInterface.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 
 #include "llvm/ADT/DenseSet.h"
@@ -17,16 +19,30 @@ using mlir::bufferization::func_ext::FuncAnalysisState;
 
 namespace memplan {
 
-LogicalResult checkRecursiveDefinitions(Operation *scope, const OneShotAnalysisState &state) {
-  bool multiBlock = false;
-  scope->walk([&](Operation *op) {
+LogicalResult checkRecursiveDefinitions(Operation *scope, const OneShotAnalysisState &state,
+                                        bool outsideFunctions) {
+  // The ops checked: all of `scope`'s, or those outside functions.
+  auto walkChecked = [&](function_ref<WalkResult(Operation *)> fn) {
+    return scope->walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (outsideFunctions && op != scope && isa<FunctionOpInterface>(op))
+        return WalkResult::skip();
+      return fn(op);
+    });
+  };
+  // Chains loop only through block arguments or in graph regions (where
+  // ops may use values defined after them).
+  bool mayLoop = false;
+  walkChecked([&](Operation *op) {
     for (Region &r : op->getRegions())
-      multiBlock |= r.getBlocks().size() > 1;
+      mayLoop |= r.getBlocks().size() > 1;
+    if (op->getNumResults() && op->getParentRegion() && !mayHaveSSADominance(*op->getParentRegion()))
+      mayLoop |= llvm::any_of(op->getResultTypes(), [](Type t) { return isa<TensorType>(t); });
+    return WalkResult::advance();
   });
-  if (!multiBlock)
+  if (!mayLoop)
     return success();
   const BufferizationOptions &options = state.getOptions();
-  WalkResult walk = scope->walk([&](Operation *op) {
+  WalkResult walk = walkChecked([&](Operation *op) {
     auto bufferizable = options.dynCastBufferizableOp(op);
     if (!bufferizable)
       return WalkResult::advance();
@@ -46,7 +62,7 @@ LogicalResult checkRecursiveDefinitions(Operation *scope, const OneShotAnalysisS
         if (v == result) {
           op->emitError() << "'" << op->getName() << "' op: upstream One-Shot Analysis recurses without end "
                           << "(stack overflow) asking whether this result bufferizes to a memory write: its "
-                          << "reverse use-def chain loops back to it through block arguments";
+                          << "reverse use-def chain loops back to it";
           return WalkResult::interrupt();
         }
         if (!visited.insert(v).second || !options.dynCastBufferizableOp(v))

@@ -18,11 +18,14 @@ struct FuncAnalysisState;
 
 namespace memplan {
 
-/// With unstructured control flow: a result whose reverse use-def chain
-/// loops back to itself through block arguments (upstream recurses without
-/// end asking whether it bufferizes to a memory write).
+/// With unstructured control flow or tensor ops in a graph region: a result
+/// whose reverse use-def chain loops back to itself (upstream recurses
+/// without end asking whether it bufferizes to a memory write). With
+/// `outsideFunctions`, only the ops of `scope` that are not in a function
+/// (upstream's rewrite with function boundaries bufferizes them unanalyzed).
 mlir::LogicalResult checkRecursiveDefinitions(mlir::Operation *scope,
-                                              const mlir::bufferization::OneShotAnalysisState &state);
+                                              const mlir::bufferization::OneShotAnalysisState &state,
+                                              bool outsideFunctions = false);
 
 /// A call whose analyzed callee returns, as its only alias of an argument, a
 /// result equivalent to another argument (upstream's func.call model asserts).

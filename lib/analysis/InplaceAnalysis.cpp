@@ -356,6 +356,47 @@ llvm::ArrayRef<int32_t> InplaceAnalysis::definitions(int32_t o) {
   return facts.definitions[v];
 }
 
+LogicalResult InplaceAnalysis::checkFacts(int32_t scope, bool reverse) {
+  const BufferizationOptions &opts = state.getOptions();
+  auto fail = [&](Operation *op, const std::string &what) {
+    return op->emitOpError("memplan: kept interface fact differs from upstream's: " + what);
+  };
+  std::vector<int32_t> ops, values, operands;
+  for (int32_t op = scope; op <= ir.opEnd[scope]; ++op) {
+    ops.push_back(op);
+    for (int32_t o = ir.opOperandBegin[op]; o < ir.opOperandBegin[op + 1]; ++o)
+      if (ir.operandValue[o] >= 0)
+        operands.push_back(o);
+  }
+  for (size_t v = 0; v < ir.values.size(); ++v)
+    if (ir.isAncestor(scope, ir.valueOwner(static_cast<int32_t>(v))))
+      values.push_back(static_cast<int32_t>(v));
+  if (reverse) {
+    std::reverse(ops.begin(), ops.end());
+    std::reverse(values.begin(), values.end());
+    std::reverse(operands.begin(), operands.end());
+  }
+  for (int32_t op : ops)
+    if (repetitiveRegionOfOp(op) != state.getEnclosingRepetitiveRegion(ir.ops[op], opts))
+      return fail(ir.ops[op], "enclosing repetitive region of the op");
+  for (int32_t v : values) {
+    Operation *owner = ir.ops[ir.valueOwner(v)];
+    if (repetitiveRegionOfValue(v) != state.getEnclosingRepetitiveRegion(ir.values[v], opts))
+      return fail(owner, "enclosing repetitive region of a value");
+    if (isValueRead(v) != state.isValueRead(ir.values[v]))
+      return fail(owner, "whether a value is read");
+  }
+  for (int32_t o : operands) {
+    SmallVector<int32_t> upstream;
+    for (Value d : state.findDefinitions(ir.operands[o]))
+      upstream.push_back(ir.value(d));
+    if (!llvm::equal(definitions(o), upstream))
+      return fail(ir.operands[o]->getOwner(), "definitions of operand " +
+                                                  std::to_string(ir.operands[o]->getOperandNumber()));
+  }
+  return success();
+}
+
 // ------------------------------------------------------------- alias sets
 
 int32_t InplaceAnalysis::find(int32_t v) {
@@ -1018,6 +1059,17 @@ LogicalResult InplaceAnalysis::analyzeScope(Operation *scope) {
   index.clear();
   if (error)
     return failure();
+  if (options.checkFacts) {
+    // Against the answers kept while deciding, then asked afresh the other
+    // way round (the kept answers depend on which value was asked first).
+    if (failed(checkFacts(scopeId, /*reverse=*/false)))
+      return failure();
+    if (!shared) {
+      facts.reset();
+      if (failed(checkFacts(scopeId, /*reverse=*/true)))
+        return failure();
+    }
+  }
   equivalenceAnalysis(scopeOps, state, [&](OpResult result) {
     if (!shared)
       return state.getAliasingOpOperands(result);

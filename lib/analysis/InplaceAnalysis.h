@@ -113,6 +113,9 @@ private:
   /// followed shares that operand's answer.
   llvm::ArrayRef<int32_t> definitions(int32_t o);
   void resetScopeCaches();
+  /// EngineOptions::checkFacts over the ops and values of `scope`, in
+  /// numbering order or (`reverse`) the other way.
+  mlir::LogicalResult checkFacts(int32_t scope, bool reverse);
 
   // Alias sets (mirror of the state's).
   int32_t find(int32_t v);

@@ -201,6 +201,12 @@ void analyzeModule(ModuleRun &run, Operation *root, const OneShotBufferizationOp
     run.ok = analyze(root);
     return;
   }
+  // The rewrite bufferizes the ops outside functions too.
+  bool rewrites = !run.options.testAnalysisOnly && !run.options.analysisOnly;
+  if (rewrites && failed(checkRecursiveDefinitions(root, run.state, /*outsideFunctions=*/true))) {
+    run.ok = false;
+    return;
+  }
   SmallVector<func::FuncOp> ordered, remaining;
   run.ok = succeeded(orderFunctions(root, ordered, remaining));
   for (func::FuncOp func : ordered) {

@@ -307,3 +307,59 @@ def test_bad_heuristic_is_rejected():
         module = parse_source("func.func @f() { return }", "f.mlir", ctx)
         with pytest.raises(ValueError, match="unknown analysis heuristic"):
             _core.run_interface_engine(module.operation._CAPIPtr, analysis_heuristic="sideways")
+
+
+FACT_CHECK_OPTION_SETS = [
+    "bufferize-function-boundaries test-analysis-only",
+    "test-analysis-only allow-return-allocs-from-loops allow-unknown-ops analysis-heuristic=top-down",
+    "bufferize-function-boundaries allow-return-allocs-from-loops",
+]
+
+
+def fact_check_failures(text: str, options: str, ctx: ir.Context, **extra) -> list[str]:
+    """The fact-check diagnostics of one engine run on ``text`` (which must
+    parse)."""
+    seen: list[str] = []
+
+    def keep(d: ir.Diagnostic) -> bool:
+        seen.append(str(d.message))
+        return True
+
+    with ctx:
+        module = parse_source(text, "<chunk>", ctx)
+        handler = ctx.attach_diagnostic_handler(keep)
+        try:
+            _core.run_interface_engine(module.operation._CAPIPtr, check_facts=True,
+                                       **engine_kwargs(options), **extra)
+        finally:
+            handler.detach()
+    return [m for m in seen if "kept interface fact differs" in m]
+
+
+def test_kept_facts_match_upstream_answers(lit_corpus):
+    """Every answer the engine keeps instead of asking upstream again (which
+    values are read, the definitions an operand is read through, enclosing
+    repetitive regions) equals upstream's uncached answer, for every value,
+    operand and op, whichever is asked first; with min-copy-bytes' shared
+    facts too."""
+    texts = [t for chunks in lit_corpus for t in chunks]
+    texts += [c.text for c in split_input(open(NEW_OPS).read(), True)]
+    texts += [random_program(47000 + seed, n_ops=12 + seed % 15,
+                             extra=("while", "forall", "materialize") if seed % 2 else ())
+              for seed in range(12)]
+    ctx = ir.Context()
+    ctx.allow_unregistered_dialects = True
+    checked = 0
+    for text in texts:
+        try:
+            with ctx:
+                parse_source(text, "<chunk>", ctx)
+        except ir.MLIRError:
+            continue
+        for options in FACT_CHECK_OPTION_SETS:
+            assert fact_check_failures(text, options, ctx) == [], f"under '{options}':\n{text}"
+        ranked = fact_check_failures(text, "test-analysis-only", ctx,
+                                     rank_orders=[("bottom-up", 0), ("top-down", 0), ("fuzzer", 3)])
+        assert ranked == [], text
+        checked += 1
+    assert checked >= 150

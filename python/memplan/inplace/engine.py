@@ -39,7 +39,8 @@ def _split(text: str) -> list[str]:
 
 def run(module: ir.Operation, values: dict, heuristic: str, seed: int,
         analysis_only: bool = False,
-        orders: Sequence[tuple[str, int]] = ()) -> _core.EngineResult:
+        orders: Sequence[tuple[str, int]] = (),
+        check_facts: bool = False) -> _core.EngineResult:
     """Analyze ``module`` with the ``memplan-one-shot-bufferize`` option
     ``values`` in the order ``heuristic`` (``seed`` for the fuzzer), then
     annotate (``test-analysis-only``) or bufferize it; with
@@ -48,7 +49,9 @@ def run(module: ir.Operation, values: dict, heuristic: str, seed: int,
     then an error unless ``allow-unknown-ops``). With ``orders``
     ((heuristic, seed) pairs, ``heuristic`` then ignored), rank them and keep
     the cheapest (``result.order_costs``, ``result.chosen_order``; see
-    :mod:`memplan.inplace.min_copy_bytes`). Diagnostics go to the context's
+    :mod:`memplan.inplace.min_copy_bytes`). ``check_facts`` (testing) compares
+    each interface answer the engine keeps with upstream's, an error where
+    they differ. Diagnostics go to the context's
     handlers; ``result.ok`` is False when the analysis or the rewrite
     failed."""
     with _counters_lock:
@@ -74,6 +77,7 @@ def run(module: ir.Operation, values: dict, heuristic: str, seed: int,
             non_writable_counter=_counters["non_writable"],
             analysis_only=analysis_only,
             rank_orders=[(h, s & 0xFFFFFFFF) for h, s in orders],
+            check_facts=check_facts,
         )
         _counters["conflicts"] = result.conflict_counter
         _counters["non_writable"] = result.non_writable_counter
