@@ -240,7 +240,7 @@ bool InplaceAnalysis::isValueRead(int32_t v) {
   SmallVector<Frame, 8> stack{{v, ir.useBegin[v], 0}};
   facts.valueRead[v] = Open;
   facts.touchedValues.push_back(v);
-  bool read = false, fallback = false;
+  bool fallback = false;
   while (!stack.empty()) {
     Frame &f = stack.back();
     if (f.use == ir.useBegin[f.value + 1]) {
@@ -250,10 +250,8 @@ bool InplaceAnalysis::isValueRead(int32_t v) {
     }
     int32_t u = ir.uses[f.use];
     if (f.alias == 0) {
-      if (reads(u)) {
-        read = true;
+      if (reads(u))
         break;
-      }
       if (!aliasOnly(u)) {
         ++f.use;
         continue;
@@ -271,10 +269,8 @@ bool InplaceAnalysis::isValueRead(int32_t v) {
     }
     int32_t a = aliases[f.alias++];
     int8_t known = facts.valueRead[a];
-    if (known == Yes) {
-      read = true;
+    if (known == Yes)
       break;
-    }
     if (known == No)
       continue;
     if (known == Open) {
@@ -285,12 +281,12 @@ bool InplaceAnalysis::isValueRead(int32_t v) {
     facts.touchedValues.push_back(a);
     stack.push_back({a, ir.useBegin[a], 0});
   }
-  // The values still open reach the read found (or wait for upstream).
+  // Left on the stack: the values that reach the read found (or, on a
+  // fallback, those still undecided).
   for (const Frame &f : stack)
     facts.valueRead[f.value] = fallback ? Unknown : Yes;
   if (fallback)
     facts.valueRead[v] = state.isValueRead(ir.values[v]) ? Yes : No;
-  (void)read;
   return facts.valueRead[v] == Yes;
 }
 
