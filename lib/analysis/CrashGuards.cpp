@@ -35,8 +35,8 @@ LogicalResult checkRecursiveDefinitions(Operation *scope, const OneShotAnalysisS
   walkChecked([&](Operation *op) {
     for (Region &r : op->getRegions())
       mayLoop |= r.getBlocks().size() > 1;
-    if (op->getNumResults() && op->getParentRegion() && !mayHaveSSADominance(*op->getParentRegion()))
-      mayLoop |= llvm::any_of(op->getResultTypes(), [](Type t) { return isa<TensorType>(t); });
+    if (!mayLoop && llvm::any_of(op->getResultTypes(), [](Type t) { return isa<TensorType>(t); }))
+      mayLoop = op->getParentRegion() && !mayHaveSSADominance(*op->getParentRegion());
     return WalkResult::advance();
   });
   if (!mayLoop)
