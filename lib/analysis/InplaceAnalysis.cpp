@@ -84,8 +84,8 @@ InplaceAnalysis::InplaceAnalysis(Operation *root, const IRNumbering &ir, OneShot
   nNonWritable.assign(nv, 0);
   inPlace.assign(no, 0);
   // Own facts start empty; shared ones are allocated by the first analysis.
-  if (facts.opRepetitive.empty())
-    facts.allocate(no, nv, ir.ops.size());
+  if (facts.tensorSemantics.empty())
+    facts.allocate(no, nv, ir.ops.size(), ir.blocks.size());
   if (shared && shared->tablesKnown) {
     opInterface = shared->opInterface;
     hasParallelRegions = shared->hasParallelRegions;
@@ -139,12 +139,10 @@ EngineValue InplaceAnalysis::describe(Value v) const {
 
 // ------------------------------------------------------------------ caches
 
-void InterfaceFacts::allocate(size_t operands, size_t values, size_t ops) {
-  opRepetitive.assign(ops, nullptr);
-  opRepetitiveKnown.assign(ops, 0);
+void InterfaceFacts::allocate(size_t operands, size_t values, size_t ops, size_t blocks) {
+  blockRepetitive.assign(blocks, nullptr);
+  blockRepetitiveKnown.assign(blocks, 0);
   tensorSemantics.assign(ops, -1);
-  valueRepetitive.assign(values, nullptr);
-  valueRepetitiveKnown.assign(values, 0);
   reads.assign(operands, -1);
   writes.assign(operands, -1);
   aliasesKnown.assign(operands, 0);
@@ -497,53 +495,46 @@ bool InplaceAnalysis::isRepetitive(int32_t op, Region *region) const {
   return iface && iface.isRepetitiveRegion(region->getRegionNumber());
 }
 
-Region *InplaceAnalysis::repetitiveRegionOfOp(int32_t op) {
-  // Upstream's getEnclosingRepetitiveRegion, over the numbering: up the
-  // parents until a repetitive region; every op on the way shares it.
+Region *InplaceAnalysis::repetitiveRegionOfBlock(int32_t block) {
+  // Upstream's getEnclosingRepetitiveRegion, over the numbering: out through
+  // the enclosing blocks until a repetitive region; every block on the way
+  // shares it.
   SmallVector<int32_t, 8> path;
-  Region *found = nullptr;
-  for (int32_t cur = op;;) {
-    if (facts.opRepetitiveKnown[cur]) {
-      found = facts.opRepetitive[cur];
+  Region *found;
+  for (int32_t b = block;;) {
+    if (facts.blockRepetitiveKnown[b]) {
+      found = facts.blockRepetitive[b];
       break;
     }
-    path.push_back(cur);
-    int32_t block = ir.opBlock[cur];
-    if (block < 0) {
-      // The root: its ancestors are not numbered.
-      found = state.getEnclosingRepetitiveRegion(ir.ops[cur], state.getOptions());
-      break;
-    }
-    Region *region = ir.blocks[block]->getParent();
-    int32_t parent = ir.blockOp[block];
+    path.push_back(b);
+    Region *region = ir.blocks[b]->getParent();
+    int32_t parent = ir.blockOp[b];
     if (isRepetitive(parent, region)) {
       found = region;
       break;
     }
-    cur = parent;
+    if (ir.opBlock[parent] < 0) {
+      // The root: its ancestors are not numbered.
+      found = state.getEnclosingRepetitiveRegion(ir.ops[parent], state.getOptions());
+      break;
+    }
+    b = ir.opBlock[parent];
   }
-  for (int32_t p : path) {
-    facts.opRepetitive[p] = found;
-    facts.opRepetitiveKnown[p] = 1;
+  for (int32_t b : path) {
+    facts.blockRepetitive[b] = found;
+    facts.blockRepetitiveKnown[b] = 1;
   }
   return found;
 }
 
+Region *InplaceAnalysis::repetitiveRegionOfOp(int32_t op) {
+  int32_t block = ir.opBlock[op];
+  return block < 0 ? state.getEnclosingRepetitiveRegion(ir.ops[op], state.getOptions())
+                   : repetitiveRegionOfBlock(block);
+}
+
 Region *InplaceAnalysis::repetitiveRegionOfValue(int32_t v) {
-  if (!facts.valueRepetitiveKnown[v]) {
-    Region *found;
-    if (ir.valueOp[v] >= 0) {
-      found = repetitiveRegionOfOp(ir.valueOp[v]);
-    } else {
-      int32_t block = ir.valueBlock[v];
-      Region *region = ir.blocks[block]->getParent();
-      int32_t parent = ir.blockOp[block];
-      found = isRepetitive(parent, region) ? region : repetitiveRegionOfOp(parent);
-    }
-    facts.valueRepetitive[v] = found;
-    facts.valueRepetitiveKnown[v] = 1;
-  }
-  return facts.valueRepetitive[v];
+  return ir.valueOp[v] >= 0 ? repetitiveRegionOfOp(ir.valueOp[v]) : repetitiveRegionOfBlock(ir.valueBlock[v]);
 }
 
 bool InplaceAnalysis::hasTensorSemantics(int32_t op) {

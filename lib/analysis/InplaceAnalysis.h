@@ -40,17 +40,18 @@ struct InterfaceFacts {
   /// findDefinitions), as value ids.
   std::vector<llvm::SmallVector<int32_t, 1>> definitions;
   std::vector<int32_t> touchedOperands, touchedValues;
-  /// Per op and value id, the closest enclosing repetitive region (upstream's
-  /// getEnclosingRepetitiveRegion). IR facts: never reset.
-  std::vector<mlir::Region *> opRepetitive, valueRepetitive;
-  std::vector<int8_t> opRepetitiveKnown, valueRepetitiveKnown;
+  /// Per block id, the closest repetitive region around its ops and
+  /// arguments (upstream's getEnclosingRepetitiveRegion). IR facts: never
+  /// reset.
+  std::vector<mlir::Region *> blockRepetitive;
+  std::vector<int8_t> blockRepetitiveKnown;
   /// Per op id: whether it has tensor semantics (-1: not asked yet). An IR
   /// fact: never reset.
   std::vector<int8_t> tensorSemantics;
 
-  /// Room for `operands` operand, `values` value and `ops` op ids, nothing
-  /// known.
-  void allocate(size_t operands, size_t values, size_t ops);
+  /// Room for `operands` operand, `values` value, `ops` op and `blocks` block
+  /// ids, nothing known.
+  void allocate(size_t operands, size_t values, size_t ops, size_t blocks);
   /// Forget the answers that upstream recomputes per scope.
   void reset();
 };
@@ -136,6 +137,7 @@ private:
   bool canUseOpDominance(int32_t r, int32_t w, llvm::ArrayRef<int32_t> defs);
   /// Whether region `region` of op `op` is repetitive under the options.
   bool isRepetitive(int32_t op, mlir::Region *region) const;
+  mlir::Region *repetitiveRegionOfBlock(int32_t block);
   mlir::Region *repetitiveRegionOfOp(int32_t op);
   mlir::Region *repetitiveRegionOfValue(int32_t v);
   bool hasTensorSemantics(int32_t op);
