@@ -186,6 +186,7 @@ public:
     g.opRole = std::move(roles.role);
     g.flowBegin = std::move(roles.flowBegin);
     g.flowTarget = std::move(roles.flowTarget);
+    g.operandAccess = std::move(roles.access);
   }
 
 private:

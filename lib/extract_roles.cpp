@@ -38,6 +38,27 @@ bool isAsynchronous(Operation *op) {
   return d && d->getNamespace() == "async";
 }
 
+/// A view whose one result is its one source seen whole: both statically
+/// shaped contiguous memrefs of the same byte size, and the op takes no
+/// offsets (a reshape or cast of the whole buffer, not a slice of it).
+bool isWholeView(Operation *op) {
+  if (op->getNumOperands() != 1 || op->getNumResults() != 1 ||
+      isa<OffsetSizeAndStrideOpInterface>(op))
+    return false;
+  auto source = dyn_cast<MemRefType>(op->getOperand(0).getType());
+  auto result = dyn_cast<MemRefType>(op->getResult(0).getType());
+  if (!source || !result || !source.hasStaticShape() || !result.hasStaticShape() ||
+      !source.getLayout().isIdentity() || !result.getLayout().isIdentity())
+    return false;
+  auto bits = [](MemRefType t) -> int64_t {
+    Type e = t.getElementType();
+    if (!e.isIntOrFloat())
+      return -1;
+    return t.getNumElements() * static_cast<int64_t>(e.getIntOrFloatBitWidth());
+  };
+  return bits(source) >= 0 && bits(source) == bits(result);
+}
+
 /// Role of an op without regions of its own semantics, from its effects.
 int32_t effectRole(Operation *op) {
   if (isa<CallOpInterface>(op))
@@ -54,7 +75,7 @@ int32_t effectRole(Operation *op) {
     return kRoleOther;
   }
   if (isa<ViewLikeOpInterface>(op))
-    return kRoleAlias;
+    return kRoleAlias | (isWholeView(op) ? kFlagWholeView : 0);
   auto iface = dyn_cast<MemoryEffectOpInterface>(op);
   if (!iface)
     return kRoleOther;  // no effects information: unknown user
@@ -115,6 +136,40 @@ int32_t effectRole(Operation *op) {
   return role;
 }
 
+/// OperandAccess bits of each operand of `op` into `out`.
+void operandAccess(Operation *op, int32_t *out) {
+  unsigned n = op->getNumOperands();
+  auto iface = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!iface) {
+    // Region ops with recursive effects touch nothing themselves: their
+    // nested ops are uses of their own. Anything else is unknown.
+    bool recursive = op->hasTrait<OpTrait::HasRecursiveMemoryEffects>();
+    for (unsigned k = 0; k < n; ++k)
+      out[k] = recursive ? 0 : kAccessRead | kAccessWrite;
+    return;
+  }
+  SmallVector<MemoryEffects::EffectInstance> effects;
+  iface.getEffects(effects);
+  for (const MemoryEffects::EffectInstance &e : effects) {
+    int32_t bits = 0;
+    if (isa<MemoryEffects::Read>(e.getEffect()))
+      bits = kAccessRead;
+    else if (isa<MemoryEffects::Write>(e.getEffect()))
+      bits = kAccessWrite | (e.getEffectOnFullRegion() ? kAccessFullWrite : 0);
+    else
+      continue;  // allocations and frees are not accesses
+    if (OpOperand *operand = e.getEffectValue<OpOperand *>()) {
+      out[operand->getOperandNumber()] |= bits;
+      continue;
+    }
+    Value v = e.getValue();
+    for (unsigned k = 0; k < n; ++k) {
+      if (v ? op->getOperand(k) == v : isBuffer(op->getOperand(k).getType()))
+        out[k] |= v ? bits : bits & ~kAccessFullWrite;
+    }
+  }
+}
+
 /// Every region only returns to the op: one of them runs per execution.
 bool exclusiveRegions(RegionBranchOpInterface op) {
   for (Region &region : op->getRegions()) {
@@ -158,9 +213,11 @@ OpRoleTable classifyOps(const std::vector<void *> &opPtr, const std::vector<int3
   for (size_t i = 0; i < n; ++i)
     opIds[unwrap(MlirOperation{opPtr[i]})] = (int32_t)i;
   std::vector<std::pair<int32_t, int32_t>> flows;  // (operand slot, value id)
+  t.access.assign(operandBegin.empty() ? 0 : (size_t)operandBegin.back(), 0);
   for (size_t i = 0; i < n; ++i) {
     Operation *op = unwrap(MlirOperation{opPtr[i]});
     t.role[i] = classify(op);
+    operandAccess(op, t.access.data() + operandBegin[i]);
     if ((t.role[i] & 0xff) != kRoleBranch)
       continue;
     RegionBranchSuccessorMapping mapping;

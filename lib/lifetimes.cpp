@@ -16,11 +16,12 @@ namespace {
 struct Walker {
   const Graph &g;
   std::vector<int32_t> stamp;      // per value: last root index that visited it
+  std::vector<uint8_t> whole;      // per value visited: it is the whole root buffer
   std::vector<int32_t> blockLast;  // per block: its last op
   std::vector<int32_t> queue;
 
   explicit Walker(const Graph &g)
-      : g(g), stamp(g.numValues(), -1), blockLast(g.numBlocks(), -1) {
+      : g(g), stamp(g.numValues(), -1), whole(g.numValues(), 0), blockLast(g.numBlocks(), -1) {
     for (int32_t op = 0, e = g.numOps(); op < e; ++op)
       if (g.opBlock[op] >= 0)
         blockLast[g.opBlock[op]] = op;
@@ -33,7 +34,7 @@ struct Walker {
     int32_t slot = g.operandBegin[u] + k;
     int32_t b = g.flowBegin[slot], e = g.flowBegin[slot + 1];
     for (int32_t i = b; i < e; ++i)
-      push(g.flowTarget[i], root);
+      push(g.flowTarget[i], root, false);
     return b < e;
   }
 
@@ -42,10 +43,15 @@ struct Walker {
     return t.isMemRef() || t.isTensor();
   }
 
-  void push(int32_t value, int32_t root) {
-    if (value < 0 || value >= g.numValues() || stamp[value] == root)
+  void push(int32_t value, int32_t root, bool isWhole) {
+    if (value < 0 || value >= g.numValues())
       return;
+    if (stamp[value] == root) {
+      whole[value] &= isWhole;
+      return;
+    }
     stamp[value] = root;
+    whole[value] = isWhole;
     queue.push_back(value);
   }
 
@@ -96,6 +102,57 @@ void lift(const Graph &g, int32_t a, int32_t u, int32_t &lo, int32_t &hi, bool &
   }
 }
 
+/// A read or write of a root's buffer, lifted to the root's block.
+struct Access {
+  int32_t lo, hi;  ///< Program points it keeps the buffer live over.
+  int32_t op;      ///< The op of the root's block it is lifted to.
+  bool read;       ///< Reads, or is not directly in the root's block.
+  bool overwrite;  ///< Writes the whole buffer (directly, through a whole view).
+};
+
+/// Segments of the accesses: a new one starts at an op that overwrites the
+/// whole buffer and does not read it.
+void appendSegments(std::vector<Access> &accesses, bool clean, int32_t end, LifetimeTable &t) {
+  if (accesses.empty())
+    return;
+  std::sort(accesses.begin(), accesses.end(),
+            [](const Access &a, const Access &b) { return a.lo < b.lo || (a.lo == b.lo && a.op < b.op); });
+  if (!clean) {
+    t.segStart.push_back(accesses.front().lo);
+    t.segEnd.push_back(end);
+    return;
+  }
+  int32_t segLo = -1, segHi = -1;
+  for (size_t i = 0; i < accesses.size();) {
+    // All accesses of one op decide together.
+    size_t j = i;
+    bool read = false, overwrite = false;
+    int32_t lo = accesses[i].lo, hi = accesses[i].hi;
+    for (; j < accesses.size() && accesses[j].op == accesses[i].op && accesses[j].lo == lo; ++j) {
+      read |= accesses[j].read;
+      overwrite |= accesses[j].overwrite;
+      hi = std::max(hi, accesses[j].hi);
+    }
+    if (segLo >= 0 && overwrite && !read) {
+      t.segStart.push_back(segLo);
+      t.segEnd.push_back(segHi + 1);
+      segLo = -1;
+    }
+    if (segLo < 0)
+      segLo = lo;
+    segHi = std::max(segHi, hi);
+    i = j;
+  }
+  t.segStart.push_back(segLo);
+  t.segEnd.push_back(segHi + 1);
+}
+
+/// Reasons after which the uses do not say when the contents die.
+constexpr int32_t kUnclearUses = (1 << kReasonUnknownRegion) | (1 << kReasonUnstructured) |
+                                 (1 << kReasonEscapesReturn) | (1 << kReasonEscapesCall) |
+                                 (1 << kReasonEscapesStore) | (1 << kReasonEscapesBlock) |
+                                 (1 << kReasonCaptured) | (1 << kReasonUnknownUser);
+
 }  // namespace
 
 LifetimeTable analyzeLifetimes(const Graph &g, const int32_t *roots, size_t numRoots) {
@@ -110,6 +167,9 @@ LifetimeTable analyzeLifetimes(const Graph &g, const int32_t *roots, size_t numR
   t.scope.resize(numRoots);
   t.reasons.resize(numRoots);
   t.numUses.resize(numRoots);
+  t.segBegin.reserve(numRoots + 1);
+  t.segBegin.push_back(0);
+  std::vector<Access> accesses;
 
   for (size_t i = 0; i < numRoots; ++i) {
     const int32_t root = static_cast<int32_t>(i);
@@ -152,8 +212,9 @@ LifetimeTable analyzeLifetimes(const Graph &g, const int32_t *roots, size_t numR
     }
 
     int32_t lo = a, hi = a, deallocHi = -1, dealloc = -1, uses = 0;
+    accesses.clear();
     w.queue.clear();
-    w.push(v0, root);
+    w.push(v0, root, true);
     for (size_t qi = 0; qi < w.queue.size(); ++qi) {
       const int32_t v = w.queue[qi];
       for (int32_t ui = g.useBegin[v], ue = g.useBegin[v + 1]; ui < ue; ++ui) {
@@ -180,6 +241,14 @@ LifetimeTable analyzeLifetimes(const Graph &g, const int32_t *roots, size_t numR
         ++uses;
         lo = std::min(lo, ulo);
         hi = std::max(hi, uhi);
+        if (int32_t bits = g.operandAccess[g.operandBegin[u] + k]) {
+          int32_t anc = g.ancestorInBlock(blk, u);
+          bool direct = anc == u;
+          // In the root's block the access is at its ancestor there (lift()
+          // starts every interval at the root).
+          accesses.push_back({anc >= 0 ? anc : ulo, uhi, anc >= 0 ? anc : ulo, (bits & kAccessRead) || !direct,
+                              direct && w.whole[v] && (bits & kAccessFullWrite) != 0});
+        }
         if (escaped)
           add(kReasonEscapesBlock);
         // Region ops between the use and the root must let their regions
@@ -194,7 +263,7 @@ LifetimeTable analyzeLifetimes(const Graph &g, const int32_t *roots, size_t numR
         case kRoleAlias:
           for (int32_t j = 0; j < g.numResults[u]; ++j)
             if (w.isShaped(g.resultBegin[u] + j))
-              w.push(g.resultBegin[u] + j, root);
+              w.push(g.resultBegin[u] + j, root, w.whole[v] && (r & kFlagWholeView));
           break;
         case kRoleAccess:
           break;
@@ -236,6 +305,9 @@ LifetimeTable analyzeLifetimes(const Graph &g, const int32_t *roots, size_t numR
       else if (blk >= 0)
         hi = std::max(hi, g.opEnd[w.blockLast[blk]]);
     }
+    bool clean = !(reasons & kUnclearUses) && !(reasons & ((1 << kReasonDeallocAlias) | (1 << kReasonDeallocOtherBlock)));
+    appendSegments(accesses, clean, hi + 1, t);
+    t.segBegin.push_back(static_cast<int32_t>(t.segStart.size()));
     t.op[i] = a;
     t.value[i] = v0;
     t.start[i] = lo;

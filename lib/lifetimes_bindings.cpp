@@ -59,6 +59,9 @@ void registerLifetimesBindings(nb::module_ &m) {
         d["scope"] = toArray(std::move(t.scope));
         d["reasons"] = toArray(std::move(t.reasons));
         d["num_uses"] = toArray(std::move(t.numUses));
+        d["seg_begin"] = toArray(std::move(t.segBegin));
+        d["seg_start"] = toArray(std::move(t.segStart));
+        d["seg_end"] = toArray(std::move(t.segEnd));
         return d;
       },
       nb::arg("graph"), nb::arg("roots"),

@@ -10,4 +10,5 @@ NB_MODULE(_core, m) {
   memplan::registerRegistryBindings(m);
   memplan::registerEngineBindings(m);
   memplan::registerOptBindings(m);
+  memplan::registerTransformsBindings(m);
 }

@@ -16,6 +16,7 @@ void registerLifetimesBindings(nanobind::module_ &m);
 void registerRegistryBindings(nanobind::module_ &m);
 void registerEngineBindings(nanobind::module_ &m);
 void registerOptBindings(nanobind::module_ &m);
+void registerTransformsBindings(nanobind::module_ &m);
 }  // namespace memplan
 
 #endif  // MEMPLAN_BINDINGS_H

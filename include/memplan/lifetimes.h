@@ -10,7 +10,13 @@
 //   * its dealloc (a `memref.dealloc` of the root itself, in the root's block);
 //   * its pooling scope (the entry block of the function, or the body of the
 //     nearest parallel op), hoisting through known sequential region ops;
-//   * a bit mask of reasons why it cannot be pooled.
+//   * a bit mask of reasons why it cannot be pooled;
+//   * the segments of program points where its contents are needed: from
+//     the first read or write to the last one before the next write that
+//     covers the whole buffer without reading it (a full overwrite, from the
+//     ops' memory effects), and so on; a root whose uses are not all
+//     understood has one segment from its first access to the end of its
+//     interval.
 // One breadth-first walk over the alias closure per root: O(uses * depth).
 //
 //===----------------------------------------------------------------------===//
@@ -55,6 +61,12 @@ struct LifetimeTable {
   std::vector<int32_t> scope;    ///< Pooling scope block, or -1.
   std::vector<int32_t> reasons;  ///< Bit mask of LifetimeReason.
   std::vector<int32_t> numUses;  ///< Uses over the alias closure (deallocs excluded).
+  /// Segments where the contents are needed, CSR over roots (size roots+1):
+  /// root i has [segStart[j], segEnd[j]) for j in [segBegin[i], segBegin[i+1]),
+  /// in program order, disjoint; none if it is never read or written.
+  std::vector<int32_t> segBegin;
+  std::vector<int32_t> segStart;
+  std::vector<int32_t> segEnd;
 };
 
 /// Analyze the given roots. A root with reasons stays live until its dealloc

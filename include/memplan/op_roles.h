@@ -12,7 +12,9 @@
 //     table), that the regions run one at a time during the op, and whether
 //     they are exclusive (each returns to the op: scf.if's branches);
 //   * HasParallelRegion: a pooling scope per body instance;
-//   * FunctionOpInterface: a pooling scope.
+//   * FunctionOpInterface: a pooling scope;
+//   * MemoryEffectOpInterface again: per operand, whether the op reads it,
+//     writes it, and whether a write covers the operand's whole region.
 // An op with no effects information (no MemoryEffectOpInterface, no
 // recursive effects) is an unknown user; its regions are unknown regions.
 //
@@ -48,6 +50,16 @@ enum LifetimeRoleFlag : int32_t {
   kFlagCaptureOk = 1 << 8,   ///< Its regions may use outer buffers.
   kFlagSequential = 1 << 9,  ///< Its regions run one at a time during the op: hoisting is safe.
   kFlagExclusive = 1 << 10,  ///< Region branch op whose regions only return to it: at most one runs.
+  kFlagWholeView = 1 << 11,  ///< A view whose one result covers its one source exactly (same bytes, contiguous).
+};
+
+/// What an op does with the memory behind one operand, from its memory
+/// effects: bits per operand slot. An op without effects information reads
+/// and writes every operand.
+enum OperandAccess : int32_t {
+  kAccessRead = 1,
+  kAccessWrite = 2,
+  kAccessFullWrite = 4,  ///< A write that covers the operand's whole region (EffectInstance::getEffectOnFullRegion).
 };
 
 /// Roles of the ops of a graph and where their operands flow.
@@ -55,6 +67,7 @@ struct OpRoleTable {
   std::vector<int32_t> role;        ///< Role word per op.
   std::vector<int32_t> flowBegin;   ///< CSR over operand slots, size numOperands+1.
   std::vector<int32_t> flowTarget;  ///< Value ids an operand is forwarded to.
+  std::vector<int32_t> access;      ///< OperandAccess bits per operand slot.
 };
 
 /// Classify the ops `opPtr` (MlirOperation storage, pre-order) whose operands

@@ -38,6 +38,7 @@ _PASS_MODULES = (
     "memplan.debug.print_graph",
     "memplan.inplace.bufferize",
     "memplan.lifetimes.liveness_pass",
+    "memplan.peak.split_destinations",
     "memplan.reuse.reuse_pass",
     "memplan.transients.passes",
 )

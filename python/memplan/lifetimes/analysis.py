@@ -106,6 +106,22 @@ class FunctionLifetimes:
     """For eligible dynamic allocations: the ops to hoist before the pool."""
     groups: list[BranchGroup] = field(default_factory=list)
     """Branch groups: allocations of exclusive branches pooled as one buffer."""
+    seg_begin: np.ndarray = field(default_factory=lambda: np.zeros(1, np.int32))
+    """Content segments, CSR over rows: row ``i`` needs its bytes over
+    ``[seg_start[j], seg_end[j])`` for ``j`` in ``seg_begin[i]:seg_begin[i+1]``
+    (see :meth:`segments`)."""
+    seg_start: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
+    seg_end: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
+
+    def segments(self, i: int) -> list[tuple[int, int]]:
+        """Where row ``i``'s contents are needed, as ``[start, end)`` program
+        points in order: from its first read or write to the last access
+        before the next op that overwrites the whole buffer without reading
+        it, and so on (a buffer whose uses are not all understood: one
+        segment, from its first access to the end of its interval). Empty
+        for a buffer that is never read or written."""
+        lo, hi = int(self.seg_begin[i]), int(self.seg_begin[i + 1])
+        return list(zip(self.seg_start[lo:hi].tolist(), self.seg_end[lo:hi].tolist()))
 
     def group_of(self) -> np.ndarray:
         """Group index of each row, -1 outside any group."""
@@ -320,6 +336,9 @@ class LifetimeAnalysis:
             is_alloca=is_alloca,
             dynamic_slices=slices,
             groups=groups,
+            seg_begin=t["seg_begin"],
+            seg_start=t["seg_start"],
+            seg_end=t["seg_end"],
         )
 
 

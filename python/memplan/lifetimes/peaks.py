@@ -15,7 +15,18 @@ one result (a branch group) are one buffer. Each block counts rounded up to
 * :func:`plan_peak`: the same with the pooled rows replaced by their pools.
 * :func:`lower_bound_peak`: poolable buffers over their live intervals
   (allocation to last use), every other buffer as in the input. No plan that
-  leaves the other buffers where they are does better.
+  leaves the other buffers where they are does better: the bound of the
+  given lifetimes.
+* :func:`dataflow_bound`: every heap buffer holds its bytes only while its
+  contents are needed (its content segments, see
+  :meth:`~memplan.lifetimes.analysis.FunctionLifetimes.segments`): from the
+  first write to the last read, and again from each full overwrite to the
+  last read of what it wrote. In tensor terms: each value's storage from its
+  definition to its last use, in place only into a destination that dies
+  there, in the same op order. A plan that keeps the op order and the
+  in-place decisions cannot go below it; the tensor-level passes of
+  :mod:`memplan.peak` reach it by giving every use of a shared destination
+  its own buffer, and go below it by changing the decisions or the order.
 """
 
 from __future__ import annotations
@@ -83,6 +94,33 @@ def _peak(starts: list[int], ends: list[int], sizes: list[int]) -> int:
             peak = max(peak, live)
         return max(peak, max(blocks))
     return peak_live(np.array(starts, np.int64), np.array(ends, np.int64), np.array(blocks, np.int64))
+
+
+def dataflow_bound(lt: FunctionLifetimes) -> int:
+    """Peak heap bytes with every statically sized heap buffer live only over
+    its content segments (a branch group: from its members' first access to
+    their last); 64-byte blocks, like the other peaks."""
+    rows = np.nonzero(~lt.is_alloca & (lt.bytes >= 0))[0]
+    group = lt.group_of()
+    starts: list[int] = []
+    ends: list[int] = []
+    sizes: list[int] = []
+    grouped: dict[int, list[int]] = {}
+    for r in rows.tolist():
+        if group[r] >= 0:
+            grouped.setdefault(int(group[r]), []).append(r)
+            continue
+        for s, e in lt.segments(r):
+            starts.append(s)
+            ends.append(e)
+            sizes.append(int(lt.bytes[r]))
+    for members in grouped.values():
+        segs = [seg for r in members for seg in lt.segments(r)]
+        if segs:
+            starts.append(min(s for s, _ in segs))
+            ends.append(max(e for _, e in segs))
+            sizes.append(max(int(lt.bytes[r]) for r in members))
+    return _peak(starts, ends, sizes)
 
 
 def input_peak(lt: FunctionLifetimes) -> int:

@@ -1,0 +1,7 @@
+"""Passes on tensor programs that lower the memory peak bufferization reaches.
+
+* ``memplan-split-destinations`` (:mod:`.split_destinations`): one fresh
+  destination per use, placed right before the op that writes it, so that a
+  destination an importer CSE'd across layers no longer keeps one buffer live
+  from the first layer to the last.
+"""

@@ -1,0 +1,42 @@
+"""``memplan-split-destinations``: one fresh destination per use.
+
+torch-mlir's importer (and any pass that CSEs) shares one ``tensor.empty``
+between the same op of every layer. Upstream bufferization then makes one
+buffer, allocated where that ``tensor.empty`` stands, and writes it in place
+in every layer: it lives from the first layer to the last. This pass gives
+every use of such a destination its own copy right before the op that uses
+it (the op of the destination's block that holds the use, so a use inside a
+loop gets its copy before the loop), and moves a destination with one use
+down to it. The rewrite itself is C++ on MLIR's C++ API
+(``lib/transforms/SplitDestinations.cpp``); which ops are destinations comes
+from the interfaces: side-effect free, no regions and no tensor operands, one
+tensor result that ``BufferizableOpInterface`` says bufferizes to an
+allocation.
+"""
+
+from __future__ import annotations
+
+from mlir import ir
+
+from memplan import _core
+from memplan.passes import PassContext, register_pass
+
+
+@register_pass(
+    "memplan-split-destinations",
+    "Give every use of a fresh tensor destination its own copy, right before its user",
+    "Tensor level, before bufferization. A side-effect free op whose one tensor result "
+    "bufferizes to a new allocation (tensor.empty, bufferization.alloc_tensor without copy) and "
+    "that has several uses is cloned right before each user (before the user's ancestor in the "
+    "destination's block); a destination with one use is moved down to it. Bufferization then "
+    "allocates every buffer where its contents start instead of where a shared tensor.empty "
+    "stood. Tensor semantics are unchanged.",
+)
+def _run(module: ir.Operation, ctx: PassContext) -> None:
+    stats = _core.split_destinations(module._CAPIPtr)
+    ctx.stat("split-destinations", stats["split"], "Uses given a destination of their own")
+    ctx.stat("sunk-destinations", stats["sunk"], "Destinations moved down to their only user")
+    ctx.preserves_all_analyses = not (stats["split"] or stats["sunk"])
+
+
+__all__: list[str] = []
