@@ -1,28 +1,35 @@
-"""Heap peaks: upstream's pipeline against memplan-buffer-reuse and transients.
+"""Heap peaks: upstream's pipeline against memplan-memory-pipeline, and the dataflow bound.
 
-    python bench/bench_peaks.py [--skip-gpt2]
+    python bench/bench_peaks.py [--skip-gpt2] [--no-run] [--only NAME ...]
 
 For every workload of ``../shared/workloads`` (tensor level, entry
-``@forward``) and the generated ones of ``bench/workloads.py``: upstream's
-pipeline (``one-shot-bufferize``, ``buffer-deallocation-pipeline``,
-``optimize-allocation-liveness``), then ``memplan-buffer-reuse``, measured in
-the same run. Columns, all from the pass statistics (every heap byte live at a
+``@forward``) and the generated transformer- and CNN-shaped programs of
+``bench/workloads.py``, in the same run:
+
+* upstream: ``one-shot-bufferize{bufferize-function-boundaries
+  function-boundary-type-conversion=identity-layout-map},
+  buffer-deallocation-pipeline, func.func(optimize-allocation-liveness)``;
+* memplan: ``memplan-memory-pipeline`` (tensor in, memref out).
+
+Static columns (``memplan.lifetimes.peaks``: every heap byte live at a
 program point, pools and every buffer left on the heap, returned ones
-included, 64-byte blocks; buffers with dynamic sizes are not in the figures):
+included, 64-byte blocks; dynamic sizes are not in the figures):
 
-* upstream peak: the memref IR as upstream's pipeline leaves it;
-* memplan peak: after ``memplan-buffer-reuse``;
-* lower bound: poolable buffers live from allocation to last use only;
-* heap allocations: allocation sites left (pools included), upstream -> memplan;
-* transients: the storage ``memplan-transients`` asks for (its buffers are
-  not on the heap), against the single-pool lower bound of the same buffers.
+* upstream peak, memplan peak: the output IR of each pipeline as it is;
+* dataflow bound: on upstream's output, every buffer held only while its
+  contents are needed (first write to last read, and again from each full
+  overwrite): each tensor's storage from its definition to its last use, in
+  place only into a destination that dies there, same op order;
+* memplan / bound and memplan / upstream;
+* heap allocation sites: ``memref.alloc`` ops left in the output.
 
-* allocator calls: ``malloc`` calls of one run of the entry through the
-  ExecutionEngine (``memplan.numerics.measure_heap``, random inputs that
-  respect the IR), upstream -> memplan (``--no-run`` skips these runs).
+Run-time columns (``--no-run`` skips them): one run of the entry through the
+ExecutionEngine with memplan-check's heap hooks (``memplan.numerics.measure_heap``,
+random inputs that respect the IR, 64-byte blocks): the peak heap bytes and
+the allocator calls, upstream -> memplan.
 
-The last column says whether memplan's peak is above upstream's (it must
-never be).
+The last column says whether memplan is above upstream, statically or at run
+time (it must never be).
 """
 
 from __future__ import annotations
@@ -40,16 +47,16 @@ from mlir import ir  # noqa: E402
 
 import memplan  # noqa: E402
 from memplan.ir import parse_source  # noqa: E402
+from memplan.lifetimes.analysis import analyze_module  # noqa: E402
+from memplan.lifetimes.peaks import dataflow_bound, input_peak  # noqa: E402
+from memplan.pipeline import UPSTREAM_BUFFERIZATION  # noqa: E402
 from workloads import WORKLOADS  # noqa: E402
 
 WORKLOAD_DIR = os.path.join(HERE, "..", "..", "shared", "workloads")
-UPSTREAM = (
-    "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map}, "
-    "buffer-deallocation-pipeline, func.func(optimize-allocation-liveness)"
-)
+MEMPLAN = "memplan-memory-pipeline"
 
 
-def cases(skip_gpt2: bool) -> list[tuple[str, str, str]]:
+def cases(skip_gpt2: bool, only: list[str]) -> list[tuple[str, str, str]]:
     """(label, tensor-level text, entry function)."""
     out = []
     for path in sorted(glob.glob(os.path.join(WORKLOAD_DIR, "*.mlir"))):
@@ -57,70 +64,63 @@ def cases(skip_gpt2: bool) -> list[tuple[str, str, str]]:
             continue
         out.append((os.path.basename(path)[:-5], open(path).read(), "forward"))
     out += [(f"generated {name}", gen(), entry) for name, (gen, entry) in WORKLOADS.items()]
+    if only:
+        out = [c for c in out if any(o in c[0] for o in only)]
     return out
 
 
-def stats_of(passes) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for p in passes:
-        for k, (v, _) in getattr(p, "statistics", {}).items():
-            out[k] = out.get(k, 0) + v
-    return out
-
-
-def run_case(text: str, entry: str, run: bool) -> dict[str, object]:
-    with ir.Context():
-        module = parse_source(text)
-        memplan.run_pipeline(module, f"builtin.module({UPSTREAM})")
-        memref_text = str(module)
-        t0 = time.perf_counter()
-        reuse = stats_of(memplan.run_pipeline(module, "builtin.module(memplan-buffer-reuse)"))
-        t_reuse = time.perf_counter() - t0
-        reuse_text = str(module)
-    row: dict[str, object] = {"reuse": reuse, "t_reuse": t_reuse}
-    if run:
-        from memplan.numerics import measure_heap
-
-        row["calls"] = tuple(measure_heap(t, entry).allocations for t in (memref_text, reuse_text))
+def static_figures(memref_text: str) -> tuple[int, int, int]:
+    """(peak, dataflow bound, allocation sites) of a memref module, summed over functions."""
     with ir.Context():
         module = parse_source(memref_text)
-        try:
-            memplan.run_pipeline(
-                module, f"builtin.module(memplan-add-transient-storage{{func={entry}}}, memplan-transients)")
-            size = None
-            for op in module.regions[0].blocks[0].operations:
-                if op.operation.name == "func.func" and "memplan.transient_size" in op.attributes:
-                    if ir.StringAttr(op.attributes["sym_name"]).value == entry:
-                        size = ir.IntegerAttr(op.attributes["memplan.transient_size"]).value
-            row["transients"] = size if size is not None else "dynamic"
-        except Exception as err:  # reported in the table
-            row["transients"] = f"error: {str(err).splitlines()[0][:60]}"
-    return row
+        functions = analyze_module(module)
+        peak = sum(input_peak(lt) for lt in functions)
+        bound = sum(dataflow_bound(lt) for lt in functions)
+        sites = sum(int((~lt.is_alloca).sum()) for lt in functions)
+    return peak, bound, sites
+
+
+def pipeline_output(text: str, pipeline: str) -> tuple[str, float]:
+    with ir.Context():
+        module = parse_source(text)
+        t0 = time.perf_counter()
+        memplan.run_pipeline(module, f"builtin.module({pipeline})")
+        seconds = time.perf_counter() - t0
+        return str(module), seconds
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--skip-gpt2", action="store_true", help="leave out the 48-layer GPT-2 (slowest)")
-    ap.add_argument("--no-run", action="store_true", help="skip the ExecutionEngine runs (allocator calls)")
+    ap.add_argument("--no-run", action="store_true", help="skip the ExecutionEngine runs")
+    ap.add_argument("--only", nargs="*", default=[], help="workloads whose label contains one of these")
     args = ap.parse_args()
-    print("| workload | upstream peak B | memplan peak B | lower bound B | memplan / upstream "
-          "| heap allocations upstream -> memplan | allocator calls upstream -> memplan "
-          "| transient storage B | reuse s | above upstream |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|:---:|")
-    above = 0
-    for label, text, entry in cases(args.skip_gpt2):
-        row = run_case(text, entry, not args.no_run)
-        s = row["reuse"]
-        up, mp, lb = s.get("peak-upstream", 0), s.get("peak-planned", 0), s.get("peak-lower-bound", 0)
-        before = s.get("heap-allocations-left", 0) + s.get("pooled-allocations", 0) - s.get("pools", 0)
-        worse = mp > up
+    print("| workload | upstream peak B | memplan peak B | dataflow bound B | memplan / bound "
+          "| memplan / upstream | run-time peak B upstream -> memplan | heap allocation sites "
+          "upstream -> memplan | allocator calls upstream -> memplan | pipeline s upstream / memplan "
+          "| above upstream |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---:|")
+    above = over_bound = 0
+    for label, text, entry in cases(args.skip_gpt2, args.only):
+        up_text, t_up = pipeline_output(text, UPSTREAM_BUFFERIZATION)
+        mp_text, t_mp = pipeline_output(text, MEMPLAN)
+        up_peak, bound, up_sites = static_figures(up_text)
+        mp_peak, _, mp_sites = static_figures(mp_text)
+        run_cell = calls_cell = "-"
+        worse = mp_peak > up_peak
+        if not args.no_run:
+            from memplan.numerics import measure_heap
+
+            up_heap, mp_heap = (measure_heap(t, entry) for t in (up_text, mp_text))
+            run_cell = f"{up_heap.peak_blocks_bytes} -> {mp_heap.peak_blocks_bytes}"
+            calls_cell = f"{up_heap.allocations} -> {mp_heap.allocations}"
+            worse |= mp_heap.peak_blocks_bytes > up_heap.peak_blocks_bytes
         above += worse
-        print(f"| {label} | {up} | {mp} | {lb} | {mp / up if up else 1:.3f} | {before} -> "
-              f"{s.get('heap-allocations-left', 0)} | "
-              f"{' -> '.join(map(str, row['calls'])) if 'calls' in row else '-'} | "
-              f"{row['transients']} | {row['t_reuse']:.2f} "
-              f"| {'**YES**' if worse else 'no'} |", flush=True)
-    print(f"\nWorkloads above upstream: {above}.")
+        over_bound += mp_peak > bound
+        print(f"| {label} | {up_peak} | {mp_peak} | {bound} | {mp_peak / bound if bound else 1:.3f} "
+              f"| {mp_peak / up_peak if up_peak else 1:.3f} | {run_cell} | {up_sites} -> {mp_sites} "
+              f"| {calls_cell} | {t_up:.2f} / {t_mp:.2f} | {'**YES**' if worse else 'no'} |", flush=True)
+    print(f"\nWorkloads above upstream: {above}. Workloads above their dataflow bound: {over_bound}.")
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@
 
 #include "memplan/bindings.h"
 #include "memplan/lifetimes.h"
+#include "memplan/pool_chains.h"
 
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
@@ -21,6 +22,14 @@ namespace {
 
 using Int32In = nb::ndarray<const int32_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 using Int32Out = nb::ndarray<nb::numpy, int32_t, nb::ndim<1>>;
+using Int64In = nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+
+Intervals intervals(const Int64In &start, const Int64In &end, const Int64In &bytes) {
+  size_t n = start.shape(0);
+  if (end.shape(0) != n || bytes.shape(0) != n)
+    throw nb::value_error("start, end and bytes differ in length");
+  return Intervals{start.data(), end.data(), bytes.data(), n};
+}
 
 Int32Out toArray(std::vector<int32_t> &&v) {
   auto *owned = new std::vector<int32_t>(std::move(v));
@@ -66,6 +75,28 @@ void registerLifetimesBindings(nb::module_ &m) {
       },
       nb::arg("graph"), nb::arg("roots"),
       "Live intervals, deallocs, scopes and rejection reasons of root values.");
+  m.def(
+      "chain_pools",
+      [](const Int64In &heapStart, const Int64In &heapEnd, const Int64In &heapBytes, const Int64In &start,
+         const Int64In &end, const Int64In &bytes, int64_t numPoints, int64_t target, int32_t maxTries) {
+        Intervals heap = intervals(heapStart, heapEnd, heapBytes);
+        Intervals candidates = intervals(start, end, bytes);
+        for (const Intervals *iv : {&heap, &candidates})
+          for (size_t i = 0; i < iv->size; ++i)
+            if (iv->start[i] < 0 || iv->end[i] > numPoints || iv->start[i] > iv->end[i] || iv->bytes[i] < 0)
+              throw nb::value_error("intervals must lie in [0, num_points) with bytes >= 0");
+        std::vector<int32_t> chains;
+        {
+          nb::gil_scoped_release release;
+          chains = chainPools(heap, candidates, numPoints, target, maxTries);
+        }
+        return toArray(std::move(chains));
+      },
+      nb::arg("heap_start"), nb::arg("heap_end"), nb::arg("heap_bytes"), nb::arg("start"), nb::arg("end"),
+      nb::arg("bytes"), nb::arg("num_points"), nb::arg("target"), nb::arg("max_tries") = 16,
+      "Chain id per candidate interval: chains of candidates that follow one another, formed only "
+      "where the heap (heap_*, candidates included) plus the chains' gaps and growth stays at or "
+      "below target at every point (memplan/pool_chains.h).");
 }
 
 }  // namespace memplan

@@ -56,9 +56,23 @@ bool run(void *userData, MlirOperation op, const std::string &options, PassResul
   try {
     nb::object capsule = nb::steal(PyCapsule_New(op.ptr, "mlir.ir.Operation._CAPIPtr", nullptr));
     nb::object pyOp = nb::module_::import_("mlir.ir").attr("Operation").attr("_CAPICreate")(capsule);
+    // Valid during this call only: the pass hands it to its context.
+    nb::object runPipeline = nb::cpp_function([&sink](const std::string &pipeline) {
+      std::string error;
+      bool ok;
+      {
+        // Passes of the nested pipeline may run on other threads and call
+        // back into Python.
+        nb::gil_scoped_release release;
+        ok = sink.runPipeline(pipeline, error);
+      }
+      if (!error.empty())
+        throw nb::value_error(error.c_str());
+      return ok;
+    });
     auto [ok, stats, preserved] =
         nb::cast<std::tuple<bool, std::vector<std::tuple<std::string, std::string, uint64_t>>, bool>>(
-            static_cast<PyHooks *>(userData)->run(pyOp, options));
+            static_cast<PyHooks *>(userData)->run(pyOp, options, runPipeline));
     for (auto &[name, description, value] : stats)
       sink.add(name, description, value);
     if (ok && preserved)
@@ -121,8 +135,9 @@ void registerRegistryBindings(nb::module_ &m) {
       nb::arg("check_options"), nb::arg("run"),
       "Register a Python-defined module pass in MLIR's pass registry (False if the argument is "
       "taken). options: [(name, 'bool'|'int'|'str', default, description, choices)]; "
-      "check_options(text) -> error or ''; run(op, text) -> (ok, [(name, description, value)], "
-      "preserves_all_analyses). "
+      "check_options(text) -> error or ''; run(op, text, run_pipeline) -> (ok, [(name, description, value)], "
+      "preserves_all_analyses), where run_pipeline(text) runs a nested pipeline on op (raises "
+      "ValueError if it does not parse, returns False if it fails). "
       "The hooks see every option spelled out as name=value.");
   m.def(
       "register_pipeline",

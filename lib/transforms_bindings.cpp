@@ -7,7 +7,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "memplan/bindings.h"
+#include "memplan/graph.h"
 #include "memplan/transforms.h"
+
+#include <nanobind/ndarray.h>
 
 #include <nanobind/stl/string.h>
 
@@ -15,6 +18,8 @@ namespace nb = nanobind;
 
 namespace memplan {
 namespace {
+
+using Int32In = nb::ndarray<const int32_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 
 MlirOperation operationOf(nb::handle capsule) {
   void *ptr = PyCapsule_GetPointer(capsule.ptr(), "mlir.ir.Operation._CAPIPtr");
@@ -38,6 +43,35 @@ void registerTransformsBindings(nb::module_ &m) {
       nb::arg("module_capsule"),
       "Give every use of a fresh destination (tensor.empty) its own copy right before its "
       "user; returns {'split': uses given a copy, 'sunk': destinations moved to their user}.");
+  m.def(
+      "insert_deallocs",
+      [](const Graph &g, const Int32In &allocs, const Int32In &after, bool manual) {
+        size_t n = allocs.shape(0);
+        if (after.shape(0) != n)
+          throw nb::value_error("allocs and after differ in length");
+        for (size_t i = 0; i < n; ++i)
+          for (int32_t op : {allocs.data()[i], after.data()[i]})
+            if (op < 0 || op >= g.numOps())
+              throw nb::index_error("op id out of range");
+        insertDeallocs(g, allocs.data(), after.data(), n, manual);
+      },
+      nb::arg("graph"), nb::arg("allocs"), nb::arg("after"), nb::arg("manual"),
+      "Insert memref.dealloc of each allocation op's result right after the given op (graph op "
+      "ids); manual marks both with bufferization.manual_deallocation. The graph is stale after.");
+  m.def(
+      "reuse_dying_inputs",
+      [](nb::handle capsule, bool functionBoundaries) {
+        DyingInputStats s = reuseDyingInputs(operationOf(capsule), functionBoundaries);
+        nb::dict out;
+        out["candidates"] = s.candidates;
+        out["reused"] = s.reused;
+        out["rejected"] = s.rejected;
+        out["analyzed"] = s.analyzed;
+        return out;
+      },
+      nb::arg("module_capsule"), nb::arg("function_boundaries") = true,
+      "Let elementwise ops write into an input that dies there where the in-place analysis "
+      "allows it; returns {'candidates', 'reused', 'rejected', 'analyzed'}.");
 }
 
 } // namespace memplan

@@ -29,6 +29,12 @@ public:
   /// attributes): every analysis stays valid, and the pass manager need not
   /// verify the IR again.
   virtual void preserveAllAnalyses() = 0;
+  /// Runs the textual pipeline `pipeline` (`builtin.module(...)`) on the
+  /// pass' op as a nested pipeline of the running pass manager (MLIR's
+  /// Pass::runPipeline): its passes' statistics, timing and instrumentation
+  /// go where the outer pipeline's go. False when it does not parse (`error`
+  /// says why) or fails (its diagnostics have been emitted).
+  virtual bool runPipeline(const std::string &pipeline, std::string &error) = 0;
 };
 
 /// The Python side of one registered pass. `userData` is kept alive for the

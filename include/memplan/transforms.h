@@ -11,6 +11,7 @@
 
 #include "mlir-c/IR.h"
 
+#include <cstddef>
 #include <cstdint>
 
 namespace memplan {
@@ -29,6 +30,35 @@ struct SplitDestinationsStats {
 /// op is pure); bufferization then allocates each buffer where it is first
 /// written instead of where a shared destination stood.
 SplitDestinationsStats splitDestinations(MlirOperation root);
+
+/// What `reuseDyingInputs` did.
+struct DyingInputStats {
+  int64_t candidates = 0; ///< Elementwise ops with an input that may die there.
+  int64_t reused = 0;     ///< Ops now writing into that input.
+  int64_t rejected = 0;   ///< Candidates the in-place analysis did not allow.
+  bool analyzed = true;   ///< False: the analysis failed; nothing changed.
+};
+
+/// Lets an elementwise linalg op (all loops parallel, permutation maps,
+/// scalar payload; upstream's `linalg::isElementwise`) whose destination is a
+/// fresh one it does not read write into one of its inputs instead: an input
+/// of the destination's type and indexing map that dies at the op and whose
+/// buffer is the program's own (an allocation, not a function argument or a
+/// constant). Legality is the in-place analysis': memplan's engine analyzes
+/// the module before and after (One-Shot Module Bufferize with function
+/// boundaries when `functionBoundaries`), and a rewrite stays only where the
+/// op writes its input in place and no other tensor operand lost its
+/// in-place decision; the others are undone. Unused destinations are erased.
+DyingInputStats reuseDyingInputs(MlirOperation root, bool functionBoundaries);
+
+struct Graph;
+
+/// Inserts `memref.dealloc` of the result of op `allocs[i]` right after op
+/// `after[i]` (graph op ids of `g`, whose IR must be unchanged since it was
+/// extracted), for each i. With `manual`, the allocation and the dealloc
+/// carry `bufferization.manual_deallocation`, so that upstream's
+/// ownership-based deallocation leaves them to memplan.
+void insertDeallocs(const Graph &g, const int32_t *allocs, const int32_t *after, size_t n, bool manual);
 
 } // namespace memplan
 

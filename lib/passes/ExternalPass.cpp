@@ -189,6 +189,17 @@ public:
 
   void preserveAllAnalyses() override { markAllAnalysesPreserved(); }
 
+  bool runPipeline(const std::string &pipeline, std::string &error) override {
+    std::string message;
+    llvm::raw_string_ostream errors(message);
+    FailureOr<OpPassManager> pm = parsePassPipeline(pipeline, errors);
+    if (failed(pm)) {
+      error = errors.str();
+      return false;
+    }
+    return succeeded(Pass::runPipeline(*pm, getOperation()));
+  }
+
   void add(const std::string &statName, const std::string &description, uint64_t value) override {
     for (auto &[key, stat] : statistics)
       if (key == statName) {

@@ -35,9 +35,11 @@ from memplan.ir.parse import location_prefix
 # Modules that register passes when imported; loaded on first registry use so
 # that pass modules may import this one freely.
 _PASS_MODULES = (
+    "memplan.deallocation.dealloc_pass",
     "memplan.debug.print_graph",
     "memplan.inplace.bufferize",
     "memplan.lifetimes.liveness_pass",
+    "memplan.peak.dying_inputs",
     "memplan.peak.split_destinations",
     "memplan.reuse.reuse_pass",
     "memplan.transients.passes",
@@ -148,6 +150,18 @@ class PassContext:
     #: discardable attributes): the pass manager then keeps every analysis
     #: and does not verify the IR again after the pass.
     preserves_all_analyses: bool = False
+    #: Set by MLIR's pass manager: runs a nested pipeline on the pass' op.
+    nested_pipeline: Optional[Callable[[str], bool]] = None
+
+    def run_pipeline(self, pipeline: str) -> bool:
+        """Run the textual ``builtin.module(...)`` pipeline on the pass' op
+        as a nested pipeline of the running pass manager (MLIR's
+        ``Pass::runPipeline``); False (after its diagnostics) when it fails.
+        Outside a pass manager (:func:`execute` from Python), a pass manager
+        of its own runs it."""
+        if self.nested_pipeline is not None:
+            return self.nested_pipeline(pipeline)
+        raise RuntimeError(f"{self.info.argument}: nested pipelines need MLIR's pass manager")
 
     def error(self, where: Any, message: str) -> None:
         """Emit an MLIR error at an op or location; the pass will fail."""
@@ -237,10 +251,27 @@ class MemplanPass:
         self.statistics: dict[str, tuple[int, str]] = {}
 
     def __call__(self, op: ir.Operation, pass_: Any) -> None:
-        ctx = execute(self.info, dict(self.options), op)
+        ctx = execute(self.info, dict(self.options), op, self._nested_pipeline(op))
         self.statistics = ctx.statistics
         if ctx.failed:
             pass_.signal_pass_failure()
+
+    @staticmethod
+    def _nested_pipeline(op: ir.Operation) -> Callable[[str], bool]:
+        # The bindings' Python passes cannot reach Pass::runPipeline: a
+        # pass manager of their own runs the nested pipeline.
+        def run(pipeline: str) -> bool:
+            from mlir import passmanager
+
+            try:
+                passmanager.PassManager.parse(pipeline, op.context).run(op)
+            except ir.MLIRError as err:
+                for diag in err.error_diagnostics:
+                    diag.location.emit_error(diag.message)
+                return False
+            return True
+
+        return run
 
     def add_to(self, pm: Any) -> None:
         """Append this pass to a ``mlir.passmanager.PassManager`` on builtin.module."""
@@ -257,10 +288,11 @@ class MemplanPass:
         return f"<MemplanPass {self.pipeline_text()}>"
 
 
-def execute(info: PassInfo, values: dict[str, Any], op: ir.Operation) -> PassContext:
+def execute(info: PassInfo, values: dict[str, Any], op: ir.Operation,
+            nested_pipeline: Optional[Callable[[str], bool]] = None) -> PassContext:
     """Run the pass ``info`` with resolved option ``values`` on ``op``; an
     exception becomes a located error (a bug must not take the process down)."""
-    ctx = PassContext(info, values)
+    ctx = PassContext(info, values, nested_pipeline=nested_pipeline)
     # Builders need a default location; the op's is the natural one.
     with op.location:
         try:
@@ -391,9 +423,9 @@ def _register_in_mlir(info: PassInfo) -> None:
         return ""
 
     if info.run is not None:
-        def run(op: ir.Operation, text: str):
+        def run(op: ir.Operation, text: str, run_pipeline: Callable[[str], bool]):
             values = parse_option_text(info, text)
-            ctx = execute(info, dict(values), op)
+            ctx = execute(info, dict(values), op, run_pipeline)
             runs = getattr(_recording, "runs", None)
             if runs is not None:
                 record = MemplanPass(info, values)

@@ -15,6 +15,7 @@ from mlir import ir
 
 from memplan.ir.graph import extract_graph, function_ids, operation
 from memplan.lifetimes.analysis import FunctionLifetimes, LifetimeAnalysis
+from memplan.lifetimes.contents import held_without_contents
 from memplan.lifetimes.peaks import heap_peaks
 from memplan.lifetimes.report import format_text, report_dict
 from memplan.passes import Option, PassContext, register_pass
@@ -38,7 +39,11 @@ def record_statistics(ctx: PassContext, lt: FunctionLifetimes) -> None:
         ctx.stat("heap-peak-reuse", peaks["reuse"],
                  "Peak heap bytes after memplan-buffer-reuse (summed over functions)")
     ctx.stat("heap-peak-lower-bound", peaks["lower_bound"],
-             "Lower bound of that peak (summed over functions)")
+             "Peak with the given lifetimes, poolable buffers from allocation to last use (summed over functions)")
+    ctx.stat("heap-peak-dataflow-bound", peaks["dataflow_bound"],
+             "Peak with every buffer held only while its contents are needed (summed over functions)")
+    ctx.stat("held-without-contents", len(held_without_contents(lt)),
+             "Stretches where a buffer is held without contents it needs")
 
 
 def emit_remarks(ctx: PassContext, lt: FunctionLifetimes) -> None:

@@ -128,7 +128,7 @@ def input_peak(lt: FunctionLifetimes) -> int:
     return _peak(*_heap_items(lt, set()))
 
 
-def _planned_items(lt: FunctionLifetimes, pools: Iterable[Pool]) -> tuple[list, list, list]:
+def planned_items(lt: FunctionLifetimes, pools: Iterable[Pool]) -> tuple[list, list, list]:
     """(starts, ends, sizes) of the heap once ``pools`` replace their rows."""
     pools = list(pools)
     starts, ends, sizes = _heap_items(lt, {r for p in pools for r in p.rows})
@@ -141,13 +141,13 @@ def _planned_items(lt: FunctionLifetimes, pools: Iterable[Pool]) -> tuple[list, 
 
 def plan_peak(lt: FunctionLifetimes, pools: Iterable[Pool]) -> int:
     """Peak heap bytes once ``pools`` replace their rows."""
-    return _peak(*_planned_items(lt, pools))
+    return _peak(*planned_items(lt, pools))
 
 
 def plan_excess(lt: FunctionLifetimes, pools: Iterable[Pool], limit: int) -> tuple[int, int]:
     """(peak, bytes above ``limit`` summed over program points) with ``pools``:
     the second figure tells two plans with the same peak apart."""
-    starts, ends, sizes = _planned_items(lt, pools)
+    starts, ends, sizes = planned_items(lt, pools)
     if sum(-(-b // ROUNDING) * ROUNDING for b in sizes if b > 0) >= 1 << 62:
         return _peak(starts, ends, sizes), 0  # beyond int64 sums: the peak alone, exactly
     size = np.array(sizes, np.int64)
@@ -260,14 +260,19 @@ def lower_bound_peak(lt: FunctionLifetimes) -> int:
 def heap_peaks(lt: FunctionLifetimes) -> dict[str, Optional[int]]:
     """The function's heap peak as it is (``upstream``), with
     memplan-buffer-reuse's plan (``reuse``; None when its pools would not fit
-    in an ``index``), and the ``lower_bound``."""
+    in an ``index``), the bound of the given lifetimes (``lower_bound``) and
+    the ``dataflow_bound``."""
     from memplan.reuse.plan import PoolOverflow, plan_function  # the planner builds on this module
 
+    bound = dataflow_bound(lt)
     try:
         plan = plan_function(lt)
     except PoolOverflow:  # memplan-buffer-reuse reports it as an error
-        return {"upstream": input_peak(lt), "reuse": None, "lower_bound": lower_bound_peak(lt)}
-    return {"upstream": plan.input_peak, "reuse": plan.peak, "lower_bound": plan.lower_bound}
+        return {"upstream": input_peak(lt), "reuse": None, "lower_bound": lower_bound_peak(lt),
+                "dataflow_bound": bound}
+    return {"upstream": plan.input_peak, "reuse": plan.peak, "lower_bound": plan.lower_bound,
+            "dataflow_bound": bound}
 
 
-__all__ = ["heap_peaks", "ROUNDING", "Pool", "dynamic_dominated", "plan_excess", "input_peak", "plan_peak", "lower_bound_peak"]
+__all__ = ["heap_peaks", "ROUNDING", "Pool", "dataflow_bound", "dynamic_dominated", "plan_excess", "input_peak",
+           "plan_peak", "planned_items", "lower_bound_peak"]

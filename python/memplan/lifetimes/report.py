@@ -6,7 +6,15 @@ The JSON document (``memplan-buffer-liveness{format=json output=FILE}``) is::
       {"name": "mlp", "num_points": 25, "peak_live_bytes": 16384,
        "total_alloc_bytes": 18432, "eligible_peak_bytes": 16384,
        "pool": {"algorithm": "best-fit", "size": 16384, "lower_bound": 16384},
-       "heap_peak": {"upstream": 18432, "reuse": 18432, "lower_bound": 18432},
+       "heap_peak": {"upstream": 18432, "reuse": 18432, "lower_bound": 18432,
+                     "dataflow_bound": 18432},
+       "peak_site": {"bytes": 18432, "point": 12, "op": "linalg.matmul",
+                     "location": "mlp.mlir:9:10", "live": ["%alloc", "%alloc_1"]},
+       "held_without_contents": [
+         {"name": "%alloc_0", "bytes": 8192, "kind": "between-contents",
+          "from": {"point": 7, "op": "linalg.generic", "location": "mlp.mlir:7:10"},
+          "to": {"point": 15, "op": "linalg.fill", "location": "mlp.mlir:11:10"},
+          "points": 8}, ...],
        "reasons": {"escapes-return": 1},
        "allocations": [
          {"name": "%alloc", "location": "mlp.mlir:6:14", "kind": "alloc",
@@ -15,6 +23,15 @@ The JSON document (``memplan-buffer-liveness{format=json output=FILE}``) is::
           "reasons": [], "group": null, "offset": 0}, ...]}]}
 
 Program points are op ids relative to the function op (the function is 0).
+``heap_peak`` holds the heap peak of the IR as it is (``upstream``: after
+upstream's pipeline that is upstream's peak), with memplan-buffer-reuse's
+plan (``reuse``), the bound of the given lifetimes (``lower_bound``: poolable
+buffers from allocation to last use) and the ``dataflow_bound`` (every
+buffer held only while its contents are needed; see
+:mod:`memplan.lifetimes.peaks`). ``peak_site`` is where the heap first
+reaches its peak and what is live there (largest first);
+``held_without_contents`` lists every buffer held while its contents are
+not needed (:mod:`memplan.lifetimes.contents`).
 ``offset`` is where a single pool over the function's eligible static
 buffers would place the buffer (``memplan.packing``, default algorithm), so
 ``memplan report`` can draw the plan without the IR. ``group`` numbers the
@@ -31,6 +48,7 @@ import numpy as np
 
 from memplan import packing
 from memplan.lifetimes.analysis import FunctionLifetimes, peak_live
+from memplan.lifetimes.contents import Site, held_without_contents, peak_site
 from memplan.lifetimes.peaks import heap_peaks
 
 JSON_VERSION = 1
@@ -65,8 +83,9 @@ def function_dict(
 ) -> dict[str, Any]:
     """The JSON object of one function."""
     offsets, pool = pool_layout(lt, algorithm, alignment)
+    records = lt.allocations(names=names)
     allocations = []
-    for a in lt.allocations(names=names):
+    for a in records:
         allocations.append(
             {
                 "name": a.name,
@@ -95,9 +114,32 @@ def function_dict(
         "num_dynamic": lt.num_dynamic,
         "pool": pool,
         "heap_peak": heap_peaks(lt),
+        "peak_site": _peak_site_dict(lt, records),
+        "held_without_contents": [
+            {
+                "name": records[h.row].name,
+                "bytes": records[h.row].bytes,
+                "kind": h.kind,
+                "from": _site_dict(h.start),
+                "to": _site_dict(h.end),
+                "points": h.points,
+            }
+            for h in held_without_contents(lt)
+        ],
         "reasons": lt.reason_counts(),
         "allocations": allocations,
     }
+
+
+def _site_dict(site: Site) -> dict[str, Any]:
+    return {"point": site.point, "op": site.op, "location": site.location}
+
+
+def _peak_site_dict(lt: FunctionLifetimes, records: list) -> Optional[dict[str, Any]]:
+    site = peak_site(lt)
+    if site is None:
+        return None
+    return dict(_site_dict(site.at), bytes=site.bytes, live=[records[r].name for r in site.live])
 
 
 def report_dict(functions: Iterable[FunctionLifetimes], **kwargs: Any) -> dict[str, Any]:
@@ -129,9 +171,29 @@ def format_function(doc: dict[str, Any]) -> str:
     if heap:
         lines.append(
             f"  heap peak (64-byte blocks, every buffer) = {heap['upstream']} as is,"
-            f" {'n/a' if heap['reuse'] is None else heap['reuse']} after memplan-buffer-reuse,"
-            f" lower bound {heap['lower_bound']}"
+            f" {'n/a' if heap['reuse'] is None else heap['reuse']} after memplan-buffer-reuse"
         )
+        lines.append(
+            f"  bounds: {heap['lower_bound']} for the given lifetimes (poolable buffers from"
+            f" allocation to last use), dataflow bound {heap['dataflow_bound']} (each buffer only"
+            f" while its contents are needed)"
+        )
+    site = doc.get("peak_site")
+    if site:
+        by_name = {a["name"]: a for a in allocs}
+        live = ", ".join(f"{n} {by_name[n]['size']}" for n in site["live"][:8])
+        more = f", ... ({len(site['live'])} in all)" if len(site["live"]) > 8 else ""
+        lines.append(f"  peak at point {site['point']}, {site['op']} ({site['location']}): {live}{more}")
+    held = doc.get("held_without_contents") or []
+    if held:
+        lines.append(f"  held without contents: {len(held)} stretches")
+        for h in sorted(held, key=lambda h: -(h["bytes"] or 0) * h["points"])[:10]:
+            what = ("allocated at" if h["kind"] == "before-first-write" else "contents die at")
+            lines.append(
+                f"    {h['name']} ({h['bytes'] if h['bytes'] is not None else 'dynamic'} B): {what}"
+                f" {h['from']['op']} ({h['from']['location']}), next written at {h['to']['op']}"
+                f" ({h['to']['location']}), {h['points']} points later"
+            )
     if allocs:
         rows = [("name", "bytes", "interval", "status", "location")]
         for a in allocs:

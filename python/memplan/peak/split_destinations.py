@@ -26,7 +26,7 @@ from memplan.passes import PassContext, register_pass
     "memplan-split-destinations",
     "Give every use of a fresh tensor destination its own copy, right before its user",
     "Tensor level, before bufferization. A side-effect free op whose one tensor result "
-    "bufferizes to a new allocation (tensor.empty, bufferization.alloc_tensor without copy) and "
+    "bufferizes to a new allocation (tensor.empty) and "
     "that has several uses is cloned right before each user (before the user's ancestor in the "
     "destination's block); a destination with one use is moved down to it. Bufferization then "
     "allocates every buffer where its contents start instead of where a shared tensor.empty "

@@ -16,22 +16,23 @@ pool. That is correct but does not reuse bytes among dynamic buffers.
 
 from __future__ import annotations
 
-import bisect
 from dataclasses import dataclass, field
 from typing import Optional
 
 import numpy as np
 
-from memplan import packing
+from memplan import _core, packing
 from memplan.ir.graph import Graph
 from memplan.lifetimes.analysis import FunctionLifetimes, peak_live
 from memplan.lifetimes.peaks import (
+    ROUNDING,
     Pool,
     dynamic_dominated,
     input_peak,
     lower_bound_peak,
     plan_excess,
     plan_peak,
+    planned_items,
 )
 
 @dataclass
@@ -79,13 +80,6 @@ def alloc_alignment(graph: Graph, op: int) -> int:
     """The ``alignment`` attribute of an allocation op (an integer), or 1."""
     value = graph.int_attribute(op, "alignment")
     return value if value is not None and value > 0 else 1
-
-
-_INFEASIBLE = (1 << 62, 1 << 62, 1 << 62)
-_MAX_ROUNDS = 12
-"""Improvement rounds per scope."""
-_MAX_TRIALS = 32
-"""Cuts and removals tried per pool and round."""
 
 
 def _pool_plan(
@@ -198,27 +192,44 @@ def _units(lt: FunctionLifetimes, rows: np.ndarray) -> list[_Unit]:
     return units
 
 
-def _fixed_cuts(lt: FunctionLifetimes) -> list[int]:
-    """Points where a buffer that stays on the heap (or has a dynamic size)
-    starts or ends: a pool held across one of them adds its whole size to
-    that buffer."""
-    func_end = int(lt.graph.op_end[lt.func_op]) + 1
-    fixed = ~lt.is_alloca & (lt.bytes != 0) & ~(lt.eligible & (lt.bytes > 0))
-    dealloc = lt.dealloc[fixed].astype(np.int64)
-    ends = np.where(dealloc >= 0, dealloc + 1, func_end)
-    return sorted(set(lt.op[fixed].astype(np.int64).tolist()) | set(ends.tolist()))
+def _round(b: int) -> int:
+    return -(-b // ROUNDING) * ROUNDING
 
 
-def _segments(units: list[_Unit], cuts: list[int]) -> list[list[_Unit]]:
-    """Units between consecutive cuts, one pool each; a unit live across a
-    cut stays alone."""
-    by_segment: dict[int, list[_Unit]] = {}
-    for u in units:
-        k = bisect.bisect_right(cuts, u.start)
-        if k < len(cuts) and cuts[k] < u.end:
-            continue  # crosses a cut
-        by_segment.setdefault(k, []).append(u)
-    return list(by_segment.values())
+def _chain_pools(lt: FunctionLifetimes, scope: int, units: list[_Unit], pools: list[PoolPlan],
+                 target: int, pool_of) -> list[PoolPlan]:
+    """Pools of buffers that follow one another in ``scope`` (each a chain:
+    one offset, as large as its largest member), formed only where the heap
+    with ``pools`` stays at or below ``target`` (C++: memplan/pool_chains.h).
+    Candidates are statically sized buffers allocated directly in the scope
+    block, over the interval they hold on the heap when left alone."""
+    g = lt.graph
+    func_end = int(g.op_end[lt.func_op]) + 1
+    chosen = [u for u in units if not u.dynamic and len(u.rows) == 1 and u.size > 0
+              and int(g.op_block[lt.op[u.rows[0]]]) == scope]
+    if len(chosen) < 2:
+        return []
+    rows = np.array([u.rows[0] for u in chosen], dtype=np.int64)
+    dealloc = lt.dealloc[rows].astype(np.int64)
+    start = lt.op[rows].astype(np.int64) - lt.func_op
+    end = np.where(dealloc >= 0, np.maximum(dealloc + 1, lt.end[rows].astype(np.int64)), func_end) - lt.func_op
+    size = -(-lt.bytes[rows].astype(np.int64) // ROUNDING) * ROUNDING
+    heap_start, heap_end, heap_size = planned_items(lt, [as_pool(lt, p) for p in pools])
+    keep = np.array(heap_size, dtype=np.int64) > 0
+    hs = np.array(heap_start, dtype=np.int64)[keep] - lt.func_op
+    he = np.array(heap_end, dtype=np.int64)[keep] - lt.func_op
+    hb = np.array([_round(b) for b in np.array(heap_size, dtype=np.int64)[keep].tolist()], dtype=np.int64)
+    chain = _core.chain_pools(hs, he, hb, start, end, size, func_end - lt.func_op, target)
+    members: dict[int, list[_Unit]] = {}
+    for u, c in zip(chosen, chain.tolist()):
+        members.setdefault(c, []).append(u)
+    out = []
+    for group in members.values():
+        if len(group) > 1:
+            plan = pool_of(group)
+            if plan is not None:
+                out.append(plan)
+    return out
 
 
 def plan_function(
@@ -229,93 +240,65 @@ def plan_function(
     returned ones included) is never above the input's, and lowest with the
     fewest allocator calls.
 
-    Per scope (function body, parallel body) the search starts from one pool
-    of every eligible buffer and the pools between the points where buffers
-    that stay on the heap start or end, then improves the best by moves:
-    cut a pool in two at a point in time (buffers live across the cut stay
-    alone), or take one buffer out of its pool. Leaving everything alone is
-    always a candidate, so the peak never goes up.
+    Per scope (function body, parallel body), in two steps, each checked
+    against the heap of the whole function:
+
+    1. one pool of every eligible buffer of the scope, packed by
+       :mod:`memplan.packing` and held from its first member to its last use,
+       kept when the peak, then the bytes above the lower bound summed over
+       the program points, do not go up;
+    2. otherwise, pools of buffers that follow one another (chains, see
+       :func:`_chain_pools`), formed only where the heap stays at or below
+       the peak the function has without them.
+
+    Leaving everything alone remains the fallback, so the peak never goes
+    up. Both steps cost O(n log n) in the buffers of the function.
     """
     rows = np.nonzero(lt.eligible)[0]
     upstream = input_peak(lt)
     bound = lower_bound_peak(lt)
     heap_sites = int((~lt.is_alloca).sum())
-    chosen: dict[int, list[PoolPlan]] = {}
+    pools: list[PoolPlan] = []
     if rows.size:
         scopes = lt.scope[rows]
         order = np.argsort(scopes, kind="stable")
         rows, scopes = rows[order], scopes[order]
         bounds = np.flatnonzero(np.diff(scopes)) + 1
-        cuts = _fixed_cuts(lt)
-        cache: dict[tuple[int, ...], Optional[PoolPlan]] = {}
 
         def pool_of(members: list[_Unit]) -> Optional[PoolPlan]:
             if sum(len(u.rows) for u in members) < min_members:
                 return None
-            key = tuple(sorted(r for u in members for r in u.rows))
-            if key not in cache:
-                group = np.array(key, dtype=np.int64)
-                cache[key] = _pool_plan(lt, group, algorithm, alignment)
-            return cache[key]
+            group = np.array(sorted(r for u in members for r in u.rows), dtype=np.int64)
+            return _pool_plan(lt, group, algorithm, alignment)
 
-        def score(groups: list[list[_Unit]], scope: int) -> tuple[int, int, int]:
-            plans = [p for p in (pool_of(m) for m in groups) if p is not None]
-            allp = [p for k, ps in chosen.items() if k != scope for p in ps] + plans
-            pools = [as_pool(lt, p) for p in allp]
-            if not dynamic_dominated(lt, pools):
-                return _INFEASIBLE
-            peak, excess = plan_excess(lt, pools, bound)
-            pooled = sum(len(p.static_members) + len(p.dynamic_members) for p in allp)
-            return peak, excess, heap_sites - pooled + len(allp)
+        def score(candidate: list[PoolPlan]) -> Optional[tuple[int, int]]:
+            as_pools = [as_pool(lt, p) for p in candidate]
+            if not dynamic_dominated(lt, as_pools):
+                return None
+            return plan_excess(lt, as_pools, bound)
 
-        def starts_of(m: list[_Unit]) -> list[int]:
-            return sorted({u.start for u in m})
-
-        def cut(m: list[_Unit], c: int) -> list[list[_Unit]]:
-            before = [u for u in m if u.end <= c]
-            after = [u for u in m if u.start >= c]
-            return [x for x in (before, after) if x]
-
+        current = score([])
+        assert current is not None
+        unpooled: list[tuple[int, list[_Unit]]] = []
         for group in np.split(rows, bounds):
             scope = int(lt.scope[group[0]])
             if len(group) < min_members:
                 continue
             units = _units(lt, group)
-            static_units = [u for u in units if not u.dynamic]
-            starts: list[list[list[_Unit]]] = [[units]]
-            if len(static_units) < len(units):
-                starts.append([static_units])
-            if cuts:
-                starts += [_segments(us, cuts) for us in (units, static_units)]
-            best_groups: list[list[_Unit]] = []
-            best = score([], scope)
-            for cand in starts:
-                groups = cand
-                sc = score(groups, scope)
-                # Improve by moves while the score goes down.
-                for _ in range(_MAX_ROUNDS):
-                    if sc[0] <= bound and sc[1] == 0:
-                        break
-                    move = None
-                    for gi, m in enumerate(groups):
-                        options = [cut(m, c) for c in starts_of(m)[1:]][:_MAX_TRIALS]
-                        if len(m) > 1:
-                            big = sorted(range(len(m)), key=lambda k: -m[k].size)
-                            options += [[m[:k] + m[k + 1:]] for k in big[:_MAX_TRIALS]]
-                        for parts in options:
-                            trial = groups[:gi] + parts + groups[gi + 1:]
-                            tsc = score(trial, scope)
-                            if tsc < sc and (move is None or tsc < move[0]):
-                                move = (tsc, trial)
-                    if move is None:
-                        break
-                    sc, groups = move
-                if sc < best:
-                    best, best_groups = sc, groups
-                if best[0] <= bound and best[1] == 0 and len(best_groups) <= 1:
-                    break  # at the lower bound with one pool: nothing to gain
-            chosen[scope] = [p for p in (pool_of(m) for m in best_groups) if p is not None]
-    pools = [p for ps in chosen.values() for p in ps]
+            one = pool_of(units)
+            trial = score(pools + [one]) if one is not None else None
+            if trial is not None and trial <= current:
+                pools.append(one)
+                current = trial
+            else:
+                unpooled.append((scope, units))
+        chained: list[PoolPlan] = []
+        for scope, units in unpooled:
+            chained += _chain_pools(lt, scope, units, pools + chained, current[0], pool_of)
+        if chained:
+            trial = score(pools + chained)
+            if trial is not None and trial[0] <= current[0]:
+                pools += chained
     peak = plan_peak(lt, [as_pool(lt, p) for p in pools])
     pooled = sum(len(p.members) for p in pools)
     return FunctionPlan(pools, upstream, peak, bound, heap_sites - pooled + len(pools))

@@ -17,7 +17,7 @@ from memplan.lifetimes import reasons as R
 from memplan.lifetimes.analysis import LifetimeAnalysis
 from memplan.lifetimes.sizes import custom_data_layout
 from memplan.passes import Option, PassContext, register_pass, register_pipeline
-from memplan.pipeline import BUFFERIZATION
+from memplan.pipeline import MEMPLAN_BUFFERIZATION, PEAK_PASSES
 from memplan.reuse.plan import PoolOverflow, plan_function
 from memplan.reuse.rewrite import apply_plan
 
@@ -126,7 +126,8 @@ register_pass(
 
 
 def _expand_memory_pipeline(options: dict) -> str:
-    steps = [BUFFERIZATION]
+    steps = [p for p, on in zip(PEAK_PASSES, (options["split_destinations"], options["reuse_dying_inputs"])) if on]
+    steps.append(MEMPLAN_BUFFERIZATION)
     if options["promote_to_stack"]:
         steps.append("func.func(promote-buffers-to-stack)")
     steps.append(
@@ -137,13 +138,17 @@ def _expand_memory_pipeline(options: dict) -> str:
 
 register_pipeline(
     "memplan-memory-pipeline",
-    "Bufferize, insert deallocations, shorten lifetimes, then pool with memplan-buffer-reuse",
+    "Tensor program in, memref program out, at the lowest peak memplan reaches",
     _expand_memory_pipeline,
-    f"Expands to: {BUFFERIZATION}, [func.func(promote-buffers-to-stack),] "
-    "memplan-buffer-reuse{algorithm alignment}.",
+    f"Expands to: [{PEAK_PASSES[0]},] [{PEAK_PASSES[1]},] {MEMPLAN_BUFFERIZATION}, "
+    "[func.func(promote-buffers-to-stack),] memplan-buffer-reuse{algorithm alignment}.",
     options=[
         _ALGORITHM,
         _ALIGNMENT,
         Option("promote-to-stack", bool, False, "run promote-buffers-to-stack before pooling (small buffers become allocas)"),
+        Option("split-destinations", bool, True,
+               "give every use of a shared tensor.empty its own, right before its user (memplan-split-destinations)"),
+        Option("reuse-dying-inputs", bool, True,
+               "write elementwise results into dying inputs (memplan-reuse-dying-inputs)"),
     ],
 )

@@ -77,7 +77,6 @@ def apply_plan(lt: FunctionLifetimes, plan: PoolPlan) -> None:
     members = plan.members
     member_ops = {int(lt.op[i]) for i in members} | {int(lt.dealloc[i]) for i in members}
     member_ops |= set(plan.merged_deallocs)
-    after_last = int(g.op_end[plan.dealloc_after]) + 1
     # Python handles only where Python needs them; the C++ kernel erases the
     # remaining allocs and deallocs without ever wrapping them.
     handles: dict[int, ir.Operation] = {}
@@ -88,7 +87,9 @@ def apply_plan(lt: FunctionLifetimes, plan: PoolPlan) -> None:
         return handles[op]
 
     anchor = handle(plan.insert_before)
-    dealloc_anchor = handle(after_last)
+    # Right after the last use: the op after it may be a dealloc another
+    # pool's rewrite has erased already.
+    last_use = handle(plan.dealloc_after)
     dyn_allocs = {i: handle(int(lt.op[i])) for i in plan.dynamic_members}
     dyn_operands = {i: dynamic_size_values(g, int(lt.op[i])) for i in plan.dynamic_members}
     hoisted = [operation(g, op) for op in plan.hoist if op > plan.insert_before]
@@ -134,7 +135,7 @@ def apply_plan(lt: FunctionLifetimes, plan: PoolPlan) -> None:
                     offset_slot[off] = len(offset_values)
                     offset_values.append(_constant(consts, off, index))
                 member_slot[int(i)] = offset_slot[off]
-        with ir.InsertionPoint(dealloc_anchor):
+        with ir.InsertionPoint.after(last_use):
             memref.dealloc(pool)
 
         for op in plan.merged_deallocs:

@@ -13,7 +13,9 @@
 //  CHECK-NEXT:   total_alloc_bytes = 8192
 //  CHECK-NEXT:   eligible_peak_bytes = 4096
 //  CHECK-NEXT:   pool = 4096 bytes ({{.*}}, alignment 64), lower bound 4096
-//  CHECK-NEXT:   heap peak (64-byte blocks, every buffer) = 4096 as is, 4096 after memplan-buffer-reuse, lower bound 4096
+//  CHECK-NEXT:   heap peak (64-byte blocks, every buffer) = 4096 as is, 4096 after memplan-buffer-reuse
+//  CHECK-NEXT:   bounds: 4096 for the given lifetimes (poolable buffers from allocation to last use), dataflow bound 4096 (each buffer only while its contents are needed)
+//  CHECK-NEXT:   peak at point 1, memref.alloc ({{.*}}liveness.mlir:[[# @LINE + 5]]:8): %alloc 4096
 //  CHECK-NEXT:   name      bytes  interval  status    location
 //  CHECK-NEXT:   %alloc     4096  [1, 3)    eligible  {{.*}}liveness.mlir:[[# @LINE + 3]]:8
 //  CHECK-NEXT:   %alloc_0   4096  [4, 6)    eligible  {{.*}}liveness.mlir:[[# @LINE + 5]]:8

@@ -1,0 +1,98 @@
+// RUN: memplan-opt %s --split-input-file --pass-pipeline='builtin.module(memplan-split-destinations)' | FileCheck %s
+// RUN: memplan-opt %s --split-input-file --pass-pipeline='builtin.module(memplan-split-destinations)' --mlir-pass-statistics 2>&1 >/dev/null | FileCheck %s --check-prefix=STATS
+
+// memplan-split-destinations gives every use of a fresh destination
+// (tensor.empty) its own copy right before the op that uses it.
+
+// A tensor.empty CSE'd across two layers (as torch-mlir's importer emits it):
+// each layer's op gets its own, right before it, located at that op. Upstream
+// bufferization would otherwise allocate one buffer at the shared
+// tensor.empty and keep it live from the first layer to the last.
+
+// CHECK-LABEL: func @shared_by_two_layers
+//       CHECK:   %[[E1:.*]] = tensor.empty() : tensor<64xf32>
+//  CHECK-NEXT:   %[[L1:.*]] = linalg.exp ins(%{{.*}} : tensor<64xf32>) outs(%[[E1]] : tensor<64xf32>)
+//  CHECK-NEXT:   %[[M:.*]] = linalg.negf
+//  CHECK-NEXT:   %[[E2:.*]] = tensor.empty() : tensor<64xf32>
+//  CHECK-NEXT:   %[[L2:.*]] = linalg.exp ins(%[[M]] : tensor<64xf32>) outs(%[[E2]] : tensor<64xf32>)
+//   CHECK-NOT:   tensor.empty
+//       CHECK:   return %[[L2]]
+func.func @shared_by_two_layers(%x: tensor<64xf32>, %y: tensor<64xf32>) -> tensor<64xf32> {
+  %e = tensor.empty() : tensor<64xf32>
+  %l1 = linalg.exp ins(%x : tensor<64xf32>) outs(%e : tensor<64xf32>) -> tensor<64xf32>
+  %m = linalg.negf ins(%l1 : tensor<64xf32>) outs(%y : tensor<64xf32>) -> tensor<64xf32>
+  %l2 = linalg.exp ins(%m : tensor<64xf32>) outs(%e : tensor<64xf32>) -> tensor<64xf32>
+  return %l2 : tensor<64xf32>
+}
+
+// STATS: MemplanSplitDestinationsPass
+// STATS-NEXT: (S) 2 split-destinations
+// STATS-NEXT: (S) 0 sunk-destinations
+
+// -----
+
+// A destination with one use moves down to it; its dynamic size operand
+// already dominates the new position.
+
+// CHECK-LABEL: func @sunk
+//       CHECK:   %[[D:.*]] = tensor.dim
+//  CHECK-NEXT:   %[[N:.*]] = linalg.negf
+//  CHECK-NEXT:   %[[E:.*]] = tensor.empty(%[[D]]) : tensor<?xf32>
+//  CHECK-NEXT:   linalg.exp ins(%[[N]] : tensor<?xf32>) outs(%[[E]] : tensor<?xf32>)
+func.func @sunk(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %d = tensor.dim %x, %c0 : tensor<?xf32>
+  %e = tensor.empty(%d) : tensor<?xf32>
+  %n = linalg.negf ins(%x : tensor<?xf32>) outs(%x : tensor<?xf32>) -> tensor<?xf32>
+  %r = linalg.exp ins(%n : tensor<?xf32>) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// STATS: MemplanSplitDestinationsPass
+// STATS-NEXT: (S) 0 split-destinations
+// STATS-NEXT: (S) 1 sunk-destinations
+
+// -----
+
+// A use inside a loop gets its copy before the loop, not in the body: no
+// allocation is added to an iteration.
+
+// CHECK-LABEL: func @use_in_loop
+//       CHECK:   linalg.exp
+//       CHECK:   %[[E:.*]] = tensor.empty() : tensor<8xf32>
+//  CHECK-NEXT:   scf.for
+//   CHECK-NOT:     tensor.empty
+//       CHECK:     linalg.negf ins(%{{.*}} : tensor<8xf32>) outs(%[[E]] : tensor<8xf32>)
+func.func @use_in_loop(%x: tensor<8xf32>, %n: index) -> tensor<8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %e = tensor.empty() : tensor<8xf32>
+  %a = linalg.exp ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %a) -> tensor<8xf32> {
+    %t = linalg.negf ins(%acc : tensor<8xf32>) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+    scf.yield %t : tensor<8xf32>
+  }
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+// Only pure ops that bufferize to a new allocation are destinations: a
+// constant (read-only memory) and an op with effects stay as they are.
+
+// CHECK-LABEL: func @not_destinations
+//       CHECK:   %[[C:.*]] = arith.constant dense<1.000000e+00> : tensor<4xf32>
+//       CHECK:   linalg.exp ins(%[[C]] : tensor<4xf32>)
+//       CHECK:   linalg.exp ins(%[[C]] : tensor<4xf32>)
+//       CHECK:   %[[A:.*]] = bufferization.alloc_tensor() : tensor<4xf32>
+//       CHECK:   linalg.exp ins(%{{.*}} : tensor<4xf32>) outs(%[[A]] : tensor<4xf32>)
+//       CHECK:   linalg.exp ins(%{{.*}} : tensor<4xf32>) outs(%[[A]] : tensor<4xf32>)
+func.func @not_destinations(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %c = arith.constant dense<1.0> : tensor<4xf32>
+  %a = linalg.exp ins(%c : tensor<4xf32>) outs(%x : tensor<4xf32>) -> tensor<4xf32>
+  %b = linalg.exp ins(%c : tensor<4xf32>) outs(%x : tensor<4xf32>) -> tensor<4xf32>
+  %t = bufferization.alloc_tensor() : tensor<4xf32>
+  %u = linalg.exp ins(%a : tensor<4xf32>) outs(%t : tensor<4xf32>) -> tensor<4xf32>
+  %v = linalg.exp ins(%b : tensor<4xf32>) outs(%t : tensor<4xf32>) -> tensor<4xf32>
+  return %a, %b, %u, %v : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
