@@ -59,6 +59,22 @@ void registerTransformsBindings(nb::module_ &m) {
       "Insert memref.dealloc of each allocation op's result right after the given op (graph op "
       "ids); manual marks both with bufferization.manual_deallocation. The graph is stale after.");
   m.def(
+      "reorder_for_memory",
+      [](nb::handle capsule, bool functionBoundaries) {
+        ReorderStats s = reorderForMemory(operationOf(capsule), functionBoundaries);
+        nb::dict out;
+        out["blocks"] = s.blocks;
+        out["reordered"] = s.reordered;
+        out["reverted"] = s.reverted;
+        out["peak_before"] = s.peakBefore;
+        out["peak_after"] = s.peakAfter;
+        out["analyzed"] = s.analyzed;
+        return out;
+      },
+      nb::arg("module_capsule"), nb::arg("function_boundaries") = true,
+      "Reorder single-block function bodies for a lower modeled peak; returns {'blocks', "
+      "'reordered', 'reverted', 'peak_before', 'peak_after', 'analyzed'}.");
+  m.def(
       "reuse_dying_inputs",
       [](nb::handle capsule, bool functionBoundaries) {
         DyingInputStats s = reuseDyingInputs(operationOf(capsule), functionBoundaries);

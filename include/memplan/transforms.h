@@ -51,6 +51,28 @@ struct DyingInputStats {
 /// in-place decision; the others are undone. Unused destinations are erased.
 DyingInputStats reuseDyingInputs(MlirOperation root, bool functionBoundaries);
 
+/// What `reorderForMemory` did.
+struct ReorderStats {
+  int64_t blocks = 0;       ///< Function bodies scheduled.
+  int64_t reordered = 0;    ///< Bodies whose order changed.
+  int64_t reverted = 0;     ///< Bodies put back: the in-place analysis lost a decision.
+  int64_t peakBefore = 0;   ///< Modeled peak bytes of the reordered bodies before (summed).
+  int64_t peakAfter = 0;    ///< ... and after.
+  bool analyzed = true;     ///< False: the analysis failed; nothing changed.
+};
+
+/// Reorders the ops of each single-block function body for a lower memory
+/// peak (greedy list scheduling: among the ops whose operands are ready,
+/// the one that frees the most and allocates the least first), keeping
+/// every use-def dependence, the relative order of every op with memory
+/// effects, and, for each tensor an op writes in place (memplan's in-place
+/// analysis), every read of what it held before that write. Buffers are the
+/// analysis' alias sets rooted at a fresh destination (tensor.empty), which
+/// stays right before its user. A body is reordered only when its modeled
+/// peak goes down, and put back when the analysis of the new order leaves
+/// an operand out of place that was in place.
+ReorderStats reorderForMemory(MlirOperation root, bool functionBoundaries);
+
 struct Graph;
 
 /// Inserts `memref.dealloc` of the result of op `allocs[i]` right after op

@@ -40,6 +40,7 @@ _PASS_MODULES = (
     "memplan.inplace.bufferize",
     "memplan.lifetimes.liveness_pass",
     "memplan.peak.dying_inputs",
+    "memplan.peak.reorder",
     "memplan.peak.split_destinations",
     "memplan.reuse.reuse_pass",
     "memplan.transients.passes",

@@ -38,7 +38,7 @@ MEMPLAN_BUFFERIZATION = (
 
 #: memplan's tensor-level passes that lower the peak bufferization reaches
 #: (:mod:`memplan.peak`), in the order ``memplan-memory-pipeline`` runs them.
-PEAK_PASSES = ("memplan-split-destinations", "memplan-reuse-dying-inputs")
+PEAK_PASSES = ("memplan-split-destinations", "memplan-reorder-for-memory", "memplan-reuse-dying-inputs")
 
 
 class PipelineError(ValueError):

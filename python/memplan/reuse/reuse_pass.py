@@ -126,7 +126,8 @@ register_pass(
 
 
 def _expand_memory_pipeline(options: dict) -> str:
-    steps = [p for p, on in zip(PEAK_PASSES, (options["split_destinations"], options["reuse_dying_inputs"])) if on]
+    chosen = (options["split_destinations"], options["reorder"], options["reuse_dying_inputs"])
+    steps = [p for p, on in zip(PEAK_PASSES, chosen) if on]
     steps.append(MEMPLAN_BUFFERIZATION)
     if options["promote_to_stack"]:
         steps.append("func.func(promote-buffers-to-stack)")
@@ -140,7 +141,7 @@ register_pipeline(
     "memplan-memory-pipeline",
     "Tensor program in, memref program out, at the lowest peak memplan reaches",
     _expand_memory_pipeline,
-    f"Expands to: [{PEAK_PASSES[0]},] [{PEAK_PASSES[1]},] {MEMPLAN_BUFFERIZATION}, "
+    f"Expands to: [{PEAK_PASSES[0]},] [{PEAK_PASSES[1]},] [{PEAK_PASSES[2]},] {MEMPLAN_BUFFERIZATION}, "
     "[func.func(promote-buffers-to-stack),] memplan-buffer-reuse{algorithm alignment}.",
     options=[
         _ALGORITHM,
@@ -148,6 +149,8 @@ register_pipeline(
         Option("promote-to-stack", bool, False, "run promote-buffers-to-stack before pooling (small buffers become allocas)"),
         Option("split-destinations", bool, True,
                "give every use of a shared tensor.empty its own, right before its user (memplan-split-destinations)"),
+        Option("reorder", bool, True,
+               "reorder each function body for a lower peak where that helps (memplan-reorder-for-memory)"),
         Option("reuse-dying-inputs", bool, True,
                "write elementwise results into dying inputs (memplan-reuse-dying-inputs)"),
     ],
