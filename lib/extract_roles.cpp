@@ -10,6 +10,7 @@
 #include "mlir/CAPI/IR.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
@@ -170,6 +171,34 @@ void operandAccess(Operation *op, int32_t *out) {
   }
 }
 
+/// Every region runs at least once whenever the op runs, as far as the
+/// interfaces tell: a loop whose static trip count (LoopLikeOpInterface) is
+/// at least one, a single region every execution enters
+/// (scf.execute_region), or invocation bounds of at least one for every
+/// region (RegionBranchOpInterface, constant operands known). Not an scf.if,
+/// nor a loop of unknown trip count.
+bool alwaysRuns(RegionBranchOpInterface op) {
+  // A loop with a known trip count of at least one.
+  if (auto loop = dyn_cast<LoopLikeOpInterface>(op.getOperation())) {
+    std::optional<APInt> trips = loop.getStaticTripCount();
+    return trips && !trips->isZero() && op->getNumRegions() == 1;
+  }
+  // One region, entered on every execution (scf.execute_region).
+  if (op->getNumRegions() == 1) {
+    SmallVector<RegionSuccessor> entries;
+    op.getEntrySuccessorRegions(SmallVector<Attribute>(op->getNumOperands()), entries);
+    if (entries.size() == 1 && !entries.front().isParent())
+      return true;
+  }
+  SmallVector<Attribute> operands(op->getNumOperands());
+  for (unsigned i = 0, e = op->getNumOperands(); i < e; ++i)
+    (void)matchPattern(op->getOperand(i), m_Constant(&operands[i]));
+  SmallVector<InvocationBounds> bounds;
+  op.getRegionInvocationBounds(operands, bounds);
+  return bounds.size() == op->getNumRegions() &&
+         llvm::all_of(bounds, [](const InvocationBounds &b) { return b.getLowerBound() >= 1; });
+}
+
 /// Every region only returns to the op: one of them runs per execution.
 bool exclusiveRegions(RegionBranchOpInterface op) {
   for (Region &region : op->getRegions()) {
@@ -193,7 +222,7 @@ int32_t classify(Operation *op) {
     return kRoleParallel | kFlagCaptureOk;
   if (auto branch = dyn_cast<RegionBranchOpInterface>(op))
     return kRoleBranch | kFlagCaptureOk | kFlagSequential |
-           (exclusiveRegions(branch) ? kFlagExclusive : 0);
+           (exclusiveRegions(branch) ? kFlagExclusive : 0) | (alwaysRuns(branch) ? kFlagAlwaysRuns : 0);
   // An op that declares its own effects (linalg structured ops, atomic
   // read-modify-write) runs its regions as part of itself: outer buffers may
   // be used there, but an allocation inside is not hoisted.

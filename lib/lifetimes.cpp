@@ -55,10 +55,6 @@ struct Walker {
     queue.push_back(value);
   }
 
-  bool singleBlockRegion(int32_t block) const {
-    int32_t r = g.blockRegion[block];
-    return g.regionBlockBegin[r + 1] - g.regionBlockBegin[r] == 1;
-  }
 };
 
 /// Lift a use at op `u` onto the block of root op `a`: returns the program
@@ -155,8 +151,59 @@ constexpr int32_t kUnclearUses = (1 << kReasonUnknownRegion) | (1 << kReasonUnst
 
 }  // namespace
 
+namespace {
+constexpr int32_t kNoScopeUnknownRegion = -2;
+constexpr int32_t kNoScopeUnstructured = -3;
+
+/// blockScopes with why there is none (kNoScope*).
+std::vector<int32_t> scopesWithReasons(const Graph &g, bool pathSafe) {
+  std::vector<int32_t> scope(g.numBlocks(), kNoScopeUnknownRegion - 10);  // not computed yet
+  std::vector<int32_t> path;
+  for (int32_t start = 0; start < g.numBlocks(); ++start) {
+    int32_t result = kNoScopeUnknownRegion;
+    path.clear();
+    for (int32_t b = start; b >= 0;) {
+      if (scope[b] != kNoScopeUnknownRegion - 10) {
+        result = scope[b];
+        break;
+      }
+      path.push_back(b);
+      int32_t r = g.blockRegion[b];
+      if (g.regionBlockBegin[r + 1] - g.regionBlockBegin[r] != 1) {
+        result = kNoScopeUnstructured;  // pre-order is program order only in single-block regions
+        break;
+      }
+      int32_t p = g.blockParentOp[b];
+      int32_t role = g.opRole[p];
+      bool runs = !pathSafe || (role & kFlagAlwaysRuns);
+      if ((role & 0xff) == kRoleFunc || (role & 0xff) == kRoleParallel || !(role & kFlagSequential) || !runs) {
+        result = (role & 0xff) == kRoleFunc || (role & 0xff) == kRoleParallel || (role & kFlagSequential)
+                     ? b
+                     : kNoScopeUnknownRegion;
+        break;
+      }
+      b = g.opBlock[p];
+    }
+    // Every block on the way hoists to the same place, but a block that is
+    // itself a scope (the first one) is its own.
+    for (int32_t b : path)
+      scope[b] = result;
+  }
+  return scope;
+}
+} // namespace
+
+std::vector<int32_t> blockScopes(const Graph &g, bool pathSafe) {
+  std::vector<int32_t> s = scopesWithReasons(g, pathSafe);
+  for (int32_t &b : s)
+    b = std::max(b, -1);
+  return s;
+}
+
 LifetimeTable analyzeLifetimes(const Graph &g, const int32_t *roots, size_t numRoots) {
   Walker w(g);
+  const std::vector<int32_t> scopes = scopesWithReasons(g, /*pathSafe=*/true);
+  const std::vector<int32_t> hoistScopes = blockScopes(g, /*pathSafe=*/false);
   LifetimeTable t;
   t.op.resize(numRoots);
   t.value.resize(numRoots);
@@ -165,6 +212,7 @@ LifetimeTable analyzeLifetimes(const Graph &g, const int32_t *roots, size_t numR
   t.lastUse.resize(numRoots);
   t.dealloc.resize(numRoots);
   t.scope.resize(numRoots);
+  t.hoistScope.resize(numRoots);
   t.reasons.resize(numRoots);
   t.numUses.resize(numRoots);
   t.segBegin.reserve(numRoots + 1);
@@ -189,27 +237,13 @@ LifetimeTable analyzeLifetimes(const Graph &g, const int32_t *roots, size_t numR
         add(kReasonMemorySpace);
     }
 
-    // Pooling scope: hoist through sequential region ops up to the function
-    // or the nearest parallel op; every block on the way has to be the only
-    // block of its region (pre-order is program order only there).
-    int32_t scope = -1;
-    for (int32_t b = blk; b >= 0;) {
-      if (!w.singleBlockRegion(b)) {
-        add(kReasonUnstructured);
-        break;
-      }
-      int32_t p = g.blockParentOp[b];
-      int32_t r = w.role(p);
-      if ((r & 0xff) == kRoleFunc || (r & 0xff) == kRoleParallel) {
-        scope = b;
-        break;
-      }
-      if (!(r & kFlagSequential)) {
-        add(kReasonUnknownRegion);
-        break;
-      }
-      b = g.opBlock[p];
-    }
+    int32_t scope = blk >= 0 ? scopes[blk] : kNoScopeUnknownRegion;
+    if (scope == kNoScopeUnstructured)
+      add(kReasonUnstructured);
+    else if (scope == kNoScopeUnknownRegion)
+      add(kReasonUnknownRegion);
+    scope = std::max(scope, -1);
+    t.hoistScope[i] = blk >= 0 ? hoistScopes[blk] : -1;
 
     int32_t lo = a, hi = a, deallocHi = -1, dealloc = -1, uses = 0;
     accesses.clear();

@@ -66,6 +66,7 @@ void registerLifetimesBindings(nb::module_ &m) {
         d["last_use"] = toArray(std::move(t.lastUse));
         d["dealloc"] = toArray(std::move(t.dealloc));
         d["scope"] = toArray(std::move(t.scope));
+        d["hoist_scope"] = toArray(std::move(t.hoistScope));
         d["reasons"] = toArray(std::move(t.reasons));
         d["num_uses"] = toArray(std::move(t.numUses));
         d["seg_begin"] = toArray(std::move(t.segBegin));
@@ -75,6 +76,10 @@ void registerLifetimesBindings(nb::module_ &m) {
       },
       nb::arg("graph"), nb::arg("roots"),
       "Live intervals, deallocs, scopes and rejection reasons of root values.");
+  m.def(
+      "block_scopes", [](const Graph &g, bool pathSafe) { return toArray(blockScopes(g, pathSafe)); },
+      nb::arg("graph"), nb::arg("path_safe") = true,
+      "The pooling scope block of each block (-1: none): see memplan/lifetimes.h.");
   m.def(
       "chain_pools",
       [](const Int64In &heapStart, const Int64In &heapEnd, const Int64In &heapBytes, const Int64In &start,

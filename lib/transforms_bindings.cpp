@@ -38,6 +38,7 @@ void registerTransformsBindings(nb::module_ &m) {
         nb::dict out;
         out["split"] = s.split;
         out["sunk"] = s.sunk;
+        out["kept_read"] = s.keptRead;
         return out;
       },
       nb::arg("module_capsule"),

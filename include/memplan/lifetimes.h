@@ -58,7 +58,8 @@ struct LifetimeTable {
   std::vector<int32_t> end;      ///< One past the last program point.
   std::vector<int32_t> lastUse;  ///< Last live op id (end - 1), before dealloc extension.
   std::vector<int32_t> dealloc;  ///< The dealloc op, or -1.
-  std::vector<int32_t> scope;    ///< Pooling scope block, or -1.
+  std::vector<int32_t> scope;    ///< Pooling scope block (blockScopes, path-safe), or -1.
+  std::vector<int32_t> hoistScope; ///< The block hoisting through every sequential region reaches, or -1.
   std::vector<int32_t> reasons;  ///< Bit mask of LifetimeReason.
   std::vector<int32_t> numUses;  ///< Uses over the alias closure (deallocs excluded).
   /// Segments where the contents are needed, CSR over roots (size roots+1):
@@ -68,6 +69,16 @@ struct LifetimeTable {
   std::vector<int32_t> segStart;
   std::vector<int32_t> segEnd;
 };
+
+/// The pooling scope of each block (-1: none): hoisting out of a block goes
+/// through region-branch ops whose regions run one at a time during the op
+/// (and, with `pathSafe`, at least once per execution of it), up to a
+/// function body or the body of a parallel op. With `pathSafe`, a region
+/// that may not run on some path (an scf.if branch, a loop of unknown trip
+/// count) is a scope of its own: a pool outside it would hold bytes on paths
+/// that never allocate them. -1 for a block in a multi-block region, or
+/// under a region op whose regions' execution memplan does not model.
+std::vector<int32_t> blockScopes(const Graph &g, bool pathSafe);
 
 /// Analyze the given roots. A root with reasons stays live until its dealloc
 /// (or, without one, the end of its block).

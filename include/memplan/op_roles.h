@@ -51,6 +51,8 @@ enum LifetimeRoleFlag : int32_t {
   kFlagSequential = 1 << 9,  ///< Its regions run one at a time during the op: hoisting is safe.
   kFlagExclusive = 1 << 10,  ///< Region branch op whose regions only return to it: at most one runs.
   kFlagWholeView = 1 << 11,  ///< A view whose one result covers its one source exactly (same bytes, contiguous).
+  kFlagAlwaysRuns = 1 << 12, ///< Region branch op each of whose regions runs at least once per execution
+                             ///< (RegionBranchOpInterface::getRegionInvocationBounds, constant operands known).
 };
 
 /// What an op does with the memory behind one operand, from its memory

@@ -20,13 +20,16 @@ namespace memplan {
 struct SplitDestinationsStats {
   int64_t split = 0; ///< Uses given a destination of their own.
   int64_t sunk = 0;  ///< Destinations moved down to their only user.
+  int64_t keptRead = 0; ///< Shared destinations left as they are: a use reads them.
 };
 
 /// Gives every use of a fresh destination (a side-effect free op without
 /// regions or tensor operands whose tensor result bufferizes to a new
 /// allocation, as `tensor.empty`: BufferizableOpInterface) its own copy,
 /// right before the user's ancestor in the destination's block, and moves a
-/// destination with one user down to it. Tensor semantics are unchanged (the
+/// destination with one user down to it. A destination one of whose uses
+/// reads it (BufferizableOpInterface) stays shared: the program reads
+/// undefined contents, which bufferization makes what another use wrote. Tensor semantics are unchanged (the
 /// op is pure); bufferization then allocates each buffer where it is first
 /// written instead of where a shared destination stood.
 SplitDestinationsStats splitDestinations(MlirOperation root);

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TensorQueries.h"
 #include "memplan/interface_engine.h"
 #include "memplan/transforms.h"
 
@@ -88,18 +89,6 @@ std::optional<Analysis> analyze(Operation *root, bool functionBoundaries) {
   return a;
 }
 
-/// Same predicate as memplan-split-destinations.
-bool isFreshDestination(Operation *op) {
-  if (!op || op->getNumRegions() != 0 || op->getNumResults() != 1 || !isMemoryEffectFree(op))
-    return false;
-  Value result = op->getResult(0);
-  if (!isa<TensorType>(result.getType()) ||
-      llvm::any_of(op->getOperandTypes(), [](Type t) { return isa<TensorType>(t); }))
-    return false;
-  auto bufferizable = dyn_cast<bufferization::BufferizableOpInterface>(op);
-  return bufferizable && bufferizable.bufferizesToAllocation(result);
-}
-
 int64_t staticBytes(Type t) {
   auto shaped = dyn_cast<RankedTensorType>(t);
   if (!shaped || !shaped.hasStaticShape() || !shaped.getElementType().isIntOrFloat())
@@ -111,13 +100,13 @@ int64_t staticBytes(Type t) {
 /// One function body to schedule.
 class BodySchedule {
 public:
-  BodySchedule(Block &block, const Analysis &analysis) : block(block) {
+  BodySchedule(Block &block, const Analysis &analysis, bufferization::AnalysisState &state) : block(block) {
     for (Operation &op : block.without_terminator())
       nodes.push_back(&op);
     for (size_t i = 0; i < nodes.size(); ++i)
       index[nodes[i]] = static_cast<int32_t>(i);
     buildBuffers(analysis);
-    buildEdges(analysis);
+    buildEdges(analysis, state);
   }
 
   /// Modeled peak of the order `order` (node indices).
@@ -287,7 +276,7 @@ private:
     touches = std::move(byNode);
   }
 
-  void buildEdges(const Analysis &analysis) {
+  void buildEdges(const Analysis &analysis, bufferization::AnalysisState &state) {
     size_t n = nodes.size();
     succs.assign(n, {});
     destinationOf.assign(n, 0);
@@ -319,8 +308,6 @@ private:
       }
     }
     // Every read of what an in-place write overwrites comes before it.
-    bufferization::BufferizationOptions options;
-    bufferization::AnalysisState state(options);
     for (OpOperand *operand : analysis.inPlace) {
       int32_t writer = nodeOf(operand->getOwner());
       if (writer < 0)
@@ -388,13 +375,14 @@ ReorderStats reorderForMemory(MlirOperation rootHandle, bool functionBoundaries)
   }
   // (body, its original order) of each body that changed.
   std::vector<std::pair<Block *, std::vector<Operation *>>> changed;
+  QueryState query(root);
   root->walk([&](FunctionOpInterface func) {
     Region *body = func.getCallableRegion();
     if (!body || !body->hasOneBlock())
       return;
     Block &block = body->front();
     ++stats.blocks;
-    BodySchedule schedule(block, *before);
+    BodySchedule schedule(block, *before, query.get());
     int64_t was = schedule.peakOf(schedule.originalOrder()), now = was;
     std::vector<int32_t> greedy;
     for (bool reverse : {false, true}) {

@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "../analysis/AnalysisSteps.h"
+#include "TensorQueries.h"
 #include "memplan/interface_engine.h"
 #include "memplan/transforms.h"
 
@@ -47,24 +48,12 @@ struct Rewrite {
   bool kept = true;
 };
 
-/// Same predicate as memplan-split-destinations: a pure op whose one tensor
-/// result is undefined contents in a new buffer.
-bool isFreshDestination(Value v) {
-  Operation *op = v.getDefiningOp();
-  if (!op || op->getNumRegions() != 0 || op->getNumResults() != 1 || !isMemoryEffectFree(op))
-    return false;
-  if (llvm::any_of(op->getOperandTypes(), [](Type t) { return isa<TensorType>(t); }))
-    return false;
-  auto bufferizable = dyn_cast<bufferization::BufferizableOpInterface>(op);
-  return bufferizable && bufferizable.bufferizesToAllocation(v);
-}
-
 /// Whether every buffer `v` may alias is one the program allocates in
 /// straight-line code: its reverse use-def chain through aliasing operands
 /// ends at allocations only (not at block arguments, not at values of ops
 /// that are not bufferizable, such as constants), without passing through a
 /// region-branch op.
-bool ownsBuffer(Value v) {
+bool ownsBuffer(Value v, bufferization::AnalysisState &state) {
   SmallVector<Value> work{v};
   llvm::DenseSet<Value> seen;
   while (!work.empty()) {
@@ -82,8 +71,6 @@ bool ownsBuffer(Value v) {
       return false;
     if (bufferizable.bufferizesToAllocation(result))
       continue;
-    bufferization::BufferizationOptions options;
-    bufferization::AnalysisState state(options);
     bufferization::AliasingOpOperandList aliasing = bufferizable.getAliasingOpOperands(result, state);
     if (aliasing.getNumAliases() == 0)
       return false;
@@ -117,18 +104,19 @@ Type bufferTypeOf(Value v, const bufferization::BufferizationOptions &options) {
 /// the buffer type the destination would have had: otherwise the result's
 /// buffer changes layout, and its users (a function return with identity
 /// layouts, say) would copy.
-std::optional<Rewrite> candidateFor(linalg::LinalgOp op, const bufferization::BufferizationOptions &options) {
+std::optional<Rewrite> candidateFor(linalg::LinalgOp op, const bufferization::BufferizationOptions &options,
+                                    bufferization::AnalysisState &state) {
   if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 || !linalg::isElementwise(op))
     return std::nullopt;
   OpOperand *init = op.getDpsInitOperand(0);
-  if (op.payloadUsesValueFromOperand(init) || !isFreshDestination(init->get()))
+  if (op.payloadUsesValueFromOperand(init) || !isFreshDestination(init->get().getDefiningOp()))
     return std::nullopt;
   AffineMap initMap = op.getMatchingIndexingMap(init);
   for (OpOperand *input : op.getDpsInputOperands()) {
     Value v = input->get();
     if (v.getType() != init->get().getType() || op.getMatchingIndexingMap(input) != initMap)
       continue;
-    if (!lastUseIs(v, op) || !ownsBuffer(v))
+    if (!lastUseIs(v, op) || !ownsBuffer(v, state))
       continue;
     Type want = bufferTypeOf(init->get(), options);
     if (!want || bufferTypeOf(v, options) != want)
@@ -169,8 +157,9 @@ DyingInputStats reuseDyingInputs(MlirOperation rootHandle, bool functionBoundari
   config.functionBoundaries = functionBoundaries;
   config.functionBoundaryTypeConversion = "identity-layout-map";
   bufferization::OneShotBufferizationOptions options = makeBufferizeOptions(config);
+  QueryState query(root);
   root->walk([&](linalg::LinalgOp op) {
-    if (std::optional<Rewrite> r = candidateFor(op, options))
+    if (std::optional<Rewrite> r = candidateFor(op, options, query.get()))
       rewrites.push_back(*r);
   });
   stats.candidates = static_cast<int64_t>(rewrites.size());

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TensorQueries.h"
 #include "memplan/transforms.h"
 
 #include "mlir/CAPI/IR.h"
@@ -23,27 +24,10 @@
 using namespace mlir;
 
 namespace memplan {
-namespace {
-
-/// A pure op whose only result is a tensor with undefined contents in a new
-/// buffer: cloning it is CSE undone.
-bool isFreshDestination(Operation *op) {
-  if (op->getNumRegions() != 0 || op->getNumResults() != 1 || !isMemoryEffectFree(op))
-    return false;
-  Value result = op->getResult(0);
-  if (!isa<TensorType>(result.getType()))
-    return false;
-  if (llvm::any_of(op->getOperandTypes(), [](Type t) { return isa<TensorType>(t); }))
-    return false;
-  auto bufferizable = dyn_cast<bufferization::BufferizableOpInterface>(op);
-  return bufferizable && bufferizable.bufferizesToAllocation(result);
-}
-
-} // namespace
-
 SplitDestinationsStats splitDestinations(MlirOperation rootHandle) {
   Operation *root = unwrap(rootHandle);
   SplitDestinationsStats stats;
+  QueryState query(root);
   SmallVector<Operation *> destinations;
   root->walk([&](Operation *op) {
     if (isFreshDestination(op))
@@ -66,6 +50,16 @@ SplitDestinationsStats splitDestinations(MlirOperation rootHandle) {
         dest->moveBefore(at);
         ++stats.sunk;
       }
+      continue;
+    }
+    // Only where no use reads the destination: reading a tensor.empty is
+    // undefined, but bufferization would hand such a read what another use
+    // wrote into the shared buffer, and a program relying on that keeps it.
+    if (llvm::any_of(uses, [&](OpOperand *use) {
+          auto owner = dyn_cast<bufferization::BufferizableOpInterface>(use->getOwner());
+          return !owner || owner.bufferizesToMemoryRead(*use, query.get());
+        })) {
+      ++stats.keptRead;
       continue;
     }
     // Every use gets its own clone, located at the op it is the destination

@@ -114,7 +114,7 @@ def test_pass_that_preserves_all_analyses_is_not_verified_again(preserved):
     # verifier runs. The pass breaks the IR to show which happened.
     argument = f"memplan-test-break-ir-{'preserved' if preserved else 'changed'}"
 
-    def run(op, _options):
+    def run(op, _options, _run_pipeline):
         func = op.regions[0].blocks[0].operations[0]
         func.attributes["function_type"] = ir.StringAttr.get("not a type")
         return True, [], preserved

@@ -12,8 +12,9 @@ Upstream's ``buffer-deallocation-pipeline`` is still needed when anything
 carries ownership memplan does not follow: an allocation memplan does not
 free and that is not simply returned by its function, a memref produced by a
 call, a region-branch op or an op memplan does not model, a memref block
-argument of a nested region, or an allocation outside the functions memplan
-analyzes. A function that returns an allocation it made (or one view of it,
+argument of a nested region, a returned memref that is not an allocation of
+the function (upstream returns a copy the caller owns), or an allocation
+outside the functions memplan analyzes. A function that returns an allocation it made (or one view of it,
 once) hands it to its caller, which frees it; upstream's pass does nothing
 else with it either.
 """
@@ -82,7 +83,7 @@ def _returned_once(g: Graph, lt: FunctionLifetimes, row: int) -> bool:
 def _ownership_outside_allocs(g: Graph, functions: list[int]) -> list[tuple[int, str]]:
     """Memrefs that carry ownership memplan does not follow."""
     out: list[tuple[int, str]] = []
-    memref = np.array([t.kind in (3, 4) for t in g.types], dtype=bool)  # TypeKind MemRef, UnrankedMemRef
+    memref = np.array([t.is_memref for t in g.types], dtype=bool)
     is_memref = memref[g.value_type]
     entry_blocks = {int(g.region_blocks[g.region_block_begin[g.region_begin[f]]]) for f in functions}
     for v in np.nonzero(is_memref)[0].tolist():
@@ -99,7 +100,32 @@ def _ownership_outside_allocs(g: Graph, functions: list[int]) -> list[tuple[int,
             out.append((op, "a memref returned by a call"))
         elif kind not in (K.ALLOC, K.ALLOCA, K.ALIAS):
             out.append((op, f"a memref result of {g.names[g.op_name[op]]}"))
+    # A returned memref that is not (a view of) an allocation of the
+    # function (an argument, a global): upstream returns a copy the caller
+    # owns.
+    for op in np.nonzero((g.op_role & 0xFF) == K.RETURN)[0].tolist():
+        for v in g.operands[g.operand_begin[op]:g.operand_begin[op + 1]].tolist():
+            if is_memref[v] and not _rooted_at_alloc(g, v, is_memref):
+                out.append((op, "a returned memref that is not an allocation of the function"))
     return out
+
+
+def _rooted_at_alloc(g: Graph, value: int, is_memref: np.ndarray) -> bool:
+    """``value`` is an allocation's result, or a view of one through views
+    whose first memref operand is their source."""
+    while True:
+        op = int(g.value_op[value])
+        if op < 0:
+            return False
+        kind = K.kind(g, op)
+        if kind == K.ALLOC:
+            return True
+        if kind != K.ALIAS:
+            return False
+        sources = [v for v in g.operands[g.operand_begin[op]:g.operand_begin[op + 1]].tolist() if is_memref[v]]
+        if not sources:
+            return False
+        value = sources[0]
 
 
 def plan_deallocation(g: Graph) -> DeallocPlan:

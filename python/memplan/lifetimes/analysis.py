@@ -95,7 +95,12 @@ class FunctionLifetimes:
     dealloc: np.ndarray
     """The ``memref.dealloc`` of the allocation in its block, or -1."""
     scope: np.ndarray
-    """The block its pool lives in (function entry or parallel body), or -1."""
+    """The block its pool lives in, or -1: the function entry or a parallel
+    body, hoisting out of regions that run on every execution of their op
+    (an scf.if branch or a loop that may not run is a scope of its own)."""
+    hoist_scope: np.ndarray
+    """The block it hoists to through every sequential region (function
+    entry or parallel body), or -1: where caller-provided storage holds it."""
     reasons: np.ndarray
     """Bit mask over :data:`memplan.lifetimes.reasons.REASONS`; 0 = eligible."""
     bytes: np.ndarray
@@ -314,9 +319,11 @@ class LifetimeAnalysis:
         if late.any():  # rejected here: live until freed, as the kernel does
             end[late] = np.maximum(end[late], t["dealloc"][late] + 1)
         groups = find_branch_groups(g, ops, reasons, size, t["scope"])
+        scope = t["scope"]
         for grp in groups:
             rows = list(grp.rows)
             reasons[rows] = 0
+            scope[rows] = grp.scope
             start[rows] = grp.start
             end[rows] = grp.end
             last_use[rows] = grp.end - 1
@@ -330,7 +337,8 @@ class LifetimeAnalysis:
             end=end,
             last_use=last_use,
             dealloc=t["dealloc"],
-            scope=t["scope"],
+            scope=scope,
+            hoist_scope=t["hoist_scope"],
             reasons=reasons,
             bytes=size,
             is_alloca=is_alloca,

@@ -53,6 +53,8 @@ class BranchGroup:
     """Value id of the merged result."""
     dealloc: int
     """The one ``memref.dealloc`` that frees the merged value."""
+    scope: int
+    """The pooling scope of the region op's block: where the group is pooled."""
     start: int
     end: int
     """Live interval of the group: from the region op to the last use of the result."""
@@ -143,6 +145,7 @@ def find_branch_groups(
             parent, k, values, uses = found
             by_exit.setdefault((parent, k), []).append((int(row), values, uses))
     groups = []
+    block_scopes = _core.block_scopes(graph)
     for (parent, k), members in by_exit.items():
         n_regions = int(graph.region_begin[parent + 1] - graph.region_begin[parent])
         blocks = {int(graph.op_block[ops[row]]) for row, _, _ in members}
@@ -163,7 +166,11 @@ def find_branch_groups(
             # Inside its branch a member is never freed; outside it is the merged value.
             if any(graph.op_name[op] == dealloc_name and v not in r_values for v, op, _ in uses):
                 ok = False
-        if not ok or len({int(scopes[row]) for row, _, _ in members}) != 1:
+        # One member exists on every path through the region op: a slot of
+        # their size holds no byte more than the branch taken needs only
+        # when the sizes are equal.
+        scope = int(block_scopes[graph.op_block[parent]])
+        if not ok or scope < 0 or len({int(sizes[row]) for row, _, _ in members}) != 1:
             continue
         end = max(int(graph.op_end[parent]), int(t["last_use"][0])) + 1
         groups.append(
@@ -172,6 +179,7 @@ def find_branch_groups(
                 region_op=parent,
                 result=result,
                 dealloc=int(frees[0]),
+                scope=scope,
                 start=parent,
                 end=end,
             )

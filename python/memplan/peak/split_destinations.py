@@ -11,7 +11,9 @@ down to it. The rewrite itself is C++ on MLIR's C++ API
 (``lib/transforms/SplitDestinations.cpp``); which ops are destinations comes
 from the interfaces: side-effect free, no regions and no tensor operands, one
 tensor result that ``BufferizableOpInterface`` says bufferizes to an
-allocation.
+allocation. A shared destination that one of its uses reads stays shared:
+the program reads undefined contents, and bufferization would give it what
+another use wrote, which the split would change.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ def _run(module: ir.Operation, ctx: PassContext) -> None:
     stats = _core.split_destinations(module._CAPIPtr)
     ctx.stat("split-destinations", stats["split"], "Uses given a destination of their own")
     ctx.stat("sunk-destinations", stats["sunk"], "Destinations moved down to their only user")
+    ctx.stat("kept-read-destinations", stats["kept_read"],
+             "Shared destinations left shared: a use reads their (undefined) contents")
     ctx.preserves_all_analyses = not (stats["split"] or stats["sunk"])
 
 

@@ -222,7 +222,7 @@ def _collect_allocs(plan: ModulePlan, fp: FunctionPlan, lifetimes: LifetimeAnaly
             fp.heap.append((op, reason))
             plan.remarks.append(Diagnostic(op, f"allocation stays on the heap: {lt.reason_detail(i)}"))
             continue
-        if int(lt.scope[i]) != entry:
+        if int(lt.hoist_scope[i]) != entry:
             fp.heap.append((op, "parallel-region"))
             plan.remarks.append(
                 Diagnostic(op, "allocation stays on the heap: inside a parallel region, its iterations may overlap")

@@ -80,7 +80,7 @@ func.func @many(%storage: memref<?xi8> {memplan.transients}) {
 // CHECK-SAME:    size = "512 + align(max(8 * %0, 4 * %arg1), 64)"
 // CHECK:         scf.if
 // CHECK:           memref.alloc() {memplan.transient = {interval = array<i64: 2, 6>, offset = "0", scope = @branches, size = "512", slot = -1 : i64}}
-// CHECK:           memref.alloc(%{{.*}}) {memplan.transient = {interval = array<i64: 8, 10>, offset = "512", scope = @branches, size = "8 * %0", slot = 0 : i64}}
+// CHECK:           memref.alloc(%{{.*}}) {memplan.transient = {interval = array<i64: 8, 9>, offset = "512", scope = @branches, size = "8 * %0", slot = 0 : i64}}
 // CHECK:         } else {
 // CHECK:           memref.alloc() {memplan.transient = {interval = array<i64: 11, 12>, offset = "0", scope = @branches, size = "256", slot = -1 : i64}}
 // CHECK:           memref.alloc(%arg1) {memplan.transient = {interval = array<i64: 13, 14>, offset = "512", scope = @branches, size = "4 * %arg1", slot = 0 : i64}}
@@ -129,7 +129,7 @@ func.func @one_branch(%cond: i1, %storage: memref<?xi8> {memplan.transients}) {
 // CHECK-SAME:    size = "64 + align(4 * %arg0, 64)"
 // CHECK:         scf.for %[[IV:.*]] = 
 // CHECK:           memref.alloc() {memplan.transient = {interval = array<i64: 4, 5>, offset = "0", scope = @loop, size = "64", slot = -1 : i64}}
-// CHECK:           memref.alloc(%[[IV]]) {memplan.transient = {bound = "%arg2 <= %arg0", interval = array<i64: 5, 7>, offset = "64", scope = @loop, size = "4 * %arg0", slot = 0 : i64}}
+// CHECK:           memref.alloc(%[[IV]]) {memplan.transient = {bound = "%arg2 <= %arg0", interval = array<i64: 5, 6>, offset = "64", scope = @loop, size = "4 * %arg0", slot = 0 : i64}}
 func.func @loop(%n: index, %storage: memref<?xi8> {memplan.transients}) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
