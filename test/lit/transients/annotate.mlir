@@ -198,7 +198,7 @@ func.func @nested(%n: index, %cond: i1, %storage: memref<?xi8> {memplan.transien
 // CHECK-LABEL: func.func @dynamic
 // CHECK-SAME:    size = "align(4 * %dim, 64) + align(8 * %0, 64)"
 // CHECK:         memref.alloc(%dim) {memplan.transient = {interval = array<i64: 3, 13>, offset = "0", scope = @dynamic, size = "4 * %dim", slot = 0 : i64}}
-// CHECK:         memref.alloc(%{{.*}}) {memplan.transient = {interval = array<i64: 7, 9>, offset = "align(4 * %dim, 64)", scope = @dynamic, size = "8 * %0", slot = 1 : i64}}
+// CHECK:         memref.alloc(%{{.*}}) {memplan.transient = {interval = array<i64: 7, 8>, offset = "align(4 * %dim, 64)", scope = @dynamic, size = "8 * %0", slot = 1 : i64}}
 func.func @dynamic(%x: memref<?x8xf32>, %cond: i1, %storage: memref<?xi8> {memplan.transients}) {
   %c0 = arith.constant 0 : index
   %d = memref.dim %x, %c0 : memref<?x8xf32>
