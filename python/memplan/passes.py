@@ -47,6 +47,20 @@ class PassOptionError(ValueError):
     """A pass option that does not exist or does not parse."""
 
 
+class uint32(int):
+    """The type of an option that mirrors an upstream ``unsigned`` option:
+    values in [0, 2**32), parsed by MLIR like upstream's."""
+
+    BITS = 32
+
+
+class uint64(int):
+    """The type of an option that mirrors an upstream ``uint64_t`` option:
+    values in [0, 2**64), parsed by MLIR like upstream's."""
+
+    BITS = 64
+
+
 @dataclass(frozen=True)
 class Option:
     """A typed pass option, spelled ``{name=value}`` in a pipeline."""
@@ -110,7 +124,7 @@ def _convert(opt: Option, value: Any) -> Any:
         if isinstance(value, str) and value.strip().lower() in _BOOL_TEXT:
             return _BOOL_TEXT[value.strip().lower()]
         raise bad()
-    if opt.type is int:
+    if opt.type in (int, uint32, uint64):
         if isinstance(value, bool):
             raise bad()
         if isinstance(value, str):
@@ -120,6 +134,13 @@ def _convert(opt: Option, value: Any) -> Any:
                 raise bad() from None
         if not isinstance(value, int):
             raise bad()
+        if opt.type is not int:
+            # Upstream's range, and upstream's meaning for every value in it
+            # (alignment 0: none).
+            if not 0 <= value < 2**opt.type.BITS:
+                raise PassOptionError(
+                    f"option '{opt.name}' expects an unsigned {opt.type.BITS}-bit integer, got {value}")
+            return int(value)
         # memplan's convention: every *alignment option is in bytes, a
         # positive power of two.
         if opt.name.endswith("alignment") and (value <= 0 or value & (value - 1)):
