@@ -169,9 +169,16 @@ class PassContext:
     #: and does not verify the IR again after the pass.
     preserves_all_analyses: bool = False
 
-    def error(self, where: Any, message: str) -> None:
-        """Emit an MLIR error at an op or location; the pass will fail."""
-        _location(where).emit_error(message)
+    def error(self, where: Any, message: str, notes: Sequence[tuple[Any, str]] = ()) -> None:
+        """Emit an MLIR error at an op or location, with ``notes`` (op or
+        location, message) attached; the pass will fail."""
+        if notes:
+            from memplan import _core
+
+            _core.emit_diagnostic(_location(where), 0, message,
+                                  [(_location(at), note) for at, note in notes])
+        else:
+            _location(where).emit_error(message)
         self.failed = True
 
     def remark(self, where: Any, message: str) -> None:

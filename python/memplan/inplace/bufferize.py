@@ -59,7 +59,8 @@ def _report_upstream(ctx: PassContext, module: ir.Operation, err: ir.MLIRError) 
     if not diags:
         ctx.error(module, str(err))
     for d in diags:
-        ctx.error(d.location, d.message)
+        # Notes too: upstream's "see current operation" and the like.
+        ctx.error(d.location, d.message, [(n.location, n.message) for n in d.notes])
 
 
 @register_pass(
