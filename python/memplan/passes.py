@@ -231,6 +231,9 @@ class PassInfo:
     run: Optional[RunFn] = None
     #: For a pipeline alias: maps the options to the textual pipeline it stands for.
     expand: Optional[Callable[[dict[str, Any]], str]] = None
+    #: ``run`` is called on the anchor module and then on every
+    #: ``builtin.module`` nested in it, each its own symbol table.
+    per_module: bool = False
 
     @property
     def py_name(self) -> str:
@@ -291,12 +294,32 @@ def execute(info: PassInfo, values: dict[str, Any], op: ir.Operation) -> PassCon
     # Builders need a default location; the op's is the natural one.
     with op.location:
         try:
-            info.run(op, ctx)
+            for module in (modules_in(op) if info.per_module else [op]):
+                info.run(module, ctx)
         except Exception as err:
             if os.environ.get("MEMPLAN_DEBUG"):
                 traceback.print_exc()
             ctx.error(op, f"{info.argument}: internal error: {type(err).__name__}: {err}")
     return ctx
+
+
+def modules_in(op: ir.Operation) -> list[ir.Operation]:
+    """``op`` and the ``builtin.module`` ops nested in it, in pre-order
+    (function bodies are not searched)."""
+    found: list[ir.Operation] = []
+
+    def visit(o: ir.Operation) -> ir.WalkResult:
+        name = o.name
+        if name == "builtin.module":
+            found.append(o)
+        elif name == "func.func":
+            return ir.WalkResult.SKIP
+        return ir.WalkResult.ADVANCE
+
+    if op.name != "builtin.module":
+        return [op]
+    op.walk(visit, ir.WalkOrder.PRE_ORDER)  # the walk starts with ``op`` itself
+    return found
 
 
 def split_options(text: Optional[str]) -> dict[str, Optional[str]]:
@@ -356,11 +379,13 @@ def register_pass(
     summary: str,
     description: str = "",
     options: Sequence[Option] = (),
+    per_module: bool = False,
 ) -> Callable[[RunFn], RunFn]:
-    """Decorator registering ``run(module_op, ctx)`` as the pass ``argument``."""
+    """Decorator registering ``run(module_op, ctx)`` as the pass ``argument``;
+    with ``per_module``, ``run`` also sees every nested ``builtin.module``."""
 
     def wrap(run: RunFn) -> RunFn:
-        _add(PassInfo(argument, summary, description, tuple(options), run=run))
+        _add(PassInfo(argument, summary, description, tuple(options), run=run, per_module=per_module))
         return run
 
     return wrap
