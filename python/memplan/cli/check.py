@@ -22,9 +22,12 @@ from typing import Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
+from memplan.cli.arguments import ArgumentParser, load_input
 from memplan.numerics.runner import DEFAULT_OPT_LEVEL
 
 __all__ = ["main", "build_parser"]
+
+PROG = "memplan-check"
 
 
 def _dim(text: str) -> Tuple[Union[Tuple[int, int], int, str], int]:
@@ -74,8 +77,8 @@ def _input(text: str) -> Tuple[int, str]:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``memplan-check``."""
-    parser = argparse.ArgumentParser(
-        prog="memplan-check",
+    parser = ArgumentParser(
+        prog=PROG,
         description=(
             "Run two versions of an MLIR program (tensor or memref level) on "
             "identical inputs and compare every output bit for bit."
@@ -108,14 +111,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _load(path: str, context):
-    from memplan.numerics.source import parse_module
-
-    with open(path, encoding="utf-8") as fh:
-        text = fh.read()
-    return parse_module(text, source_name=path, context=context)
-
-
 def main(argv: Optional[List[str]] = None) -> int:
     """Entry point; returns the exit status."""
     args = build_parser().parse_args(argv)
@@ -128,16 +123,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     context = ir.Context()
     modules = []
     for path in (args.before, args.after):
-        try:
-            modules.append(_load(path, context))
-        except OSError as err:
-            print(f"memplan-check: error: cannot read {path}: {err.strerror}", file=sys.stderr)
+        module = load_input(PROG, path, context)
+        if module is None:
             return 1
-        except ir.MLIRError as err:
-            print(f"memplan-check: error: cannot parse {path}:", file=sys.stderr)
-            for diag in err.error_diagnostics:
-                _print_diagnostic(diag)
-            return 1
+        modules.append(module)
 
     dims: Dict = dict(args.dims)
     values: Dict = dict(args.values)

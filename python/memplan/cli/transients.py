@@ -18,12 +18,15 @@ from mlir.dialects import arith
 
 import memplan
 from memplan.cli.check import _dim
-from memplan.ir.parse import ParseError, format_diagnostics, parse_source
+from memplan.cli.arguments import load_input
+from memplan.ir.parse import format_diagnostics
 from memplan.numerics.signature import entry_signature
 from memplan.transients.contract import marked_arguments
 from memplan.transients.queries import CONSTANT_ATTR, QUERY_SUFFIX
 
 from memplan.pipeline import BUFFERIZATION as BUFFERIZE
+
+PROG = "memplan transients"
 
 
 def _value(text: str) -> tuple[int, int]:
@@ -122,18 +125,13 @@ def _constant_index(value: ir.Value):
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        text = open(args.file).read()
-    except OSError as err:
-        print(f"memplan transients: cannot read '{args.file}': {err.strerror}", file=sys.stderr)
-        return 1
-    with ir.Context():
-        try:
-            module = parse_source(text, args.file)
-            size, constant = required_storage(module, args.func, dict(args.dims), dict(args.values))
-        except ParseError as err:
-            print(err, file=sys.stderr)
+    with ir.Context() as ctx:
+        loaded = load_input(PROG, args.file, ctx)
+        if loaded is None:
             return 1
+        module = loaded.operation
+        try:
+            size, constant = required_storage(module, args.func, dict(args.dims), dict(args.values))
         except ir.MLIRError as err:
             print(format_diagnostics(err), file=sys.stderr)
             return 1

@@ -308,7 +308,7 @@ def compare(
     """Run ``before`` and ``after`` on identical inputs and compare bit for bit.
 
     ``before``/``after`` are ``mlir.ir.Module`` objects (copied, never
-    modified) or MLIR text, at tensor or memref level; both are lowered as
+    modified), MLIR text or bytecode, at tensor or memref level; both are lowered as
     described in :mod:`memplan.numerics.lowering` and JIT-compiled once.
     ``inputs`` gives one value per argument of ``@entry`` (numpy arrays for
     memrefs/tensors, numbers for scalars); otherwise inputs are drawn as in
@@ -329,6 +329,7 @@ def compare(
     asks for.
 
     Raises ``KeyError`` when a module has no ``func.func @entry``,
+    :class:`~memplan.ir.parse.ParseError` when text does not parse,
     ``LoweringError`` / ``mlir.ir.MLIRError`` when one cannot be lowered or
     compiled and ``ValueError`` for inputs that do not fit the signature.
     """

@@ -328,7 +328,7 @@ def lower(
     interface as well (their signatures land in ``LoweredProgram.others``).
     The caller's module is never modified.  Raises ``KeyError`` if there is no
     ``func.func @entry``, :class:`LoweringError` if a pass fails and
-    ``mlir.ir.MLIRError`` if text does not parse.
+    :class:`memplan.ir.parse.ParseError` if text or bytecode does not parse.
     """
     module = private_copy(source, source_name)
     with module.context:
