@@ -10,69 +10,34 @@ Prints ``OK`` or the first mismatch, the ``cf.assert`` failures of both
 programs (by message and count), then the heap figures of both programs.
 Exit status: 0 when the outputs agree, the same assertions failed equally
 often (and, unless ``--no-poison``, neither program reads uninitialized
-memory), 1 on a mismatch or when a file cannot be read, parsed, lowered or
-compiled (MLIR diagnostics are printed with file:line:col), 2 on bad usage.
+memory), 1 on a mismatch, a bad command line or option value, or when a
+file cannot be read, parsed, lowered or compiled (MLIR diagnostics are
+printed with file:line:col). Arguments are named by the entry function's
+own numbers: ``N``, ``argN`` or ``%argN``.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from typing import Dict, List, Optional, Tuple, Union
+from typing import Dict, List, Optional
 
 import numpy as np
 
-from memplan.cli.arguments import ArgumentParser, load_input
+from memplan.cli.arguments import (
+    ArgumentParser,
+    UsageError,
+    add_argument_options,
+    check_arguments,
+    function_arguments,
+    load_input,
+    print_error,
+)
 from memplan.numerics.runner import DEFAULT_OPT_LEVEL
 
 __all__ = ["main", "build_parser"]
 
 PROG = "memplan-check"
-
-
-def _dim(text: str) -> Tuple[Union[Tuple[int, int], int, str], int]:
-    """Parse ``ARG:DIM=SIZE``, ``ARG=SIZE`` or ``*=SIZE``."""
-    try:
-        key, size = text.split("=", 1)
-        value = int(size)
-        if key == "*":
-            return "*", value
-        if ":" in key:
-            arg, dim = key.split(":", 1)
-            return (int(arg), int(dim)), value
-        return int(key), value
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"invalid --dim {text!r}: expected ARG:DIM=SIZE, ARG=SIZE or *=SIZE"
-        ) from None
-
-
-def _value(text: str) -> Tuple[int, Union[int, float]]:
-    """Parse ``ARG=N`` (an integer, or a float for float arguments)."""
-    try:
-        arg, value = text.split("=", 1)
-        try:
-            number: Union[int, float] = int(value, 0)
-        except ValueError:
-            number = float(value)
-        return int(arg), number
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"invalid --value {text!r}: expected ARG=NUMBER"
-        ) from None
-
-
-def _input(text: str) -> Tuple[int, str]:
-    """Parse ``ARG=FILE.npy``."""
-    arg, sep, path = text.partition("=")
-    try:
-        if not sep or not path:
-            raise ValueError
-        return int(arg), path
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"invalid --input {text!r}: expected ARG=FILE.npy"
-        ) from None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -92,18 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="seed of the random inputs (default: 0)")
     parser.add_argument("--no-poison", dest="poison", action="store_false",
                         help="do not check for reads of uninitialized heap memory")
-    parser.add_argument("--dim", dest="dims", action="append", type=_dim, default=[],
-                        metavar="ARG:DIM=SIZE",
-                        help="size of a dynamic dimension (repeatable; ARG=SIZE "
-                             "sets all of an argument's, *=SIZE all others; default 7; "
-                             "ARG=N also sets an index argument)")
-    parser.add_argument("--value", dest="values", action="append", type=_value, default=[],
-                        metavar="ARG=N",
-                        help="value of a scalar argument (repeatable)")
-    parser.add_argument("--input", dest="inputs", action="append", type=_input, default=[],
-                        metavar="ARG=FILE.npy",
-                        help="contents of a tensor/memref argument from a .npy file "
-                             "(repeatable; its shape sets the dynamic sizes)")
+    add_argument_options(parser, inputs=True)
     parser.add_argument("--opt-level", type=int, choices=range(4), default=None,
                         metavar="0-3",
                         help="LLVM optimization level of the JIT (default: "
@@ -128,14 +82,22 @@ def main(argv: Optional[List[str]] = None) -> int:
             return 1
         modules.append(module)
 
+    try:
+        types, storage = function_arguments(modules[0], entry)
+        check_arguments(entry, types, args.dims, args.values, args.inputs, storage,
+                        storage_sized=True)
+    except KeyError as err:
+        return print_error(PROG, f"BEFORE: {err.args[0]}")
+    except UsageError as err:
+        return print_error(PROG, str(err))
     dims: Dict = dict(args.dims)
     values: Dict = dict(args.values)
     for arg, path in args.inputs:
         try:
             values[arg] = np.load(path, allow_pickle=False)
         except (OSError, ValueError) as err:
-            print(f"memplan-check: error: cannot read {path}: {err}", file=sys.stderr)
-            return 1
+            reason = getattr(err, "strerror", None) or err
+            return print_error(PROG, f"cannot read '{path}': {reason}")
     opt_level = DEFAULT_OPT_LEVEL if args.opt_level is None else args.opt_level
     try:
         result = compare(modules[0], modules[1], entry, seed=args.seed,
@@ -150,8 +112,9 @@ def main(argv: Optional[List[str]] = None) -> int:
             _print_diagnostic(diag)
         return 1
     except (LoweringError, ValueError, NotImplementedError) as err:
-        print(f"memplan-check: error: {err}", file=sys.stderr)
-        return 1
+        return print_error(PROG, str(err))
+    except MemoryError:
+        return print_error(PROG, "out of memory for the inputs: give smaller sizes with --dim")
     print(result)
     return 0 if result.ok else 1
 
