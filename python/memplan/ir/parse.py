@@ -80,11 +80,8 @@ def parse_module(
     """
     from memplan import _core
 
-    if context is None:
-        try:
-            context = ir.Context.current
-        except ValueError:  # no context entered: the module keeps its own alive
-            context = ir.Context()
+    if context is None:  # the current one (None outside a `with`), else a new one
+        context = ir.Context.current or ir.Context()
     data = text.encode() if isinstance(text, str) else bytes(text)
     if first_line > 1:
         data = b"\n" * (first_line - 1) + data
@@ -136,27 +133,30 @@ def bytecode_producer(data: bytes) -> tuple[int, str] | None:
 
 
 def mlir_version() -> str:
-    """The version of the MLIR Python bindings memplan runs on."""
+    """The MLIR release of the Python bindings memplan runs on (``22.1.8``)."""
     from importlib import metadata
 
-    try:
-        return metadata.version("xtc-mlir-python-bindings")
+    try:  # the wheel's version is the release and a build number
+        return ".".join(metadata.version("xtc-mlir-python-bindings").split(".")[:3])
     except metadata.PackageNotFoundError:  # pragma: no cover - installed with memplan
         return "unknown"
 
 
 def bytecode_note(data: bytes, source_name: str) -> str:
     """A note for bytecode that did not parse: which MLIR wrote it, which one
-    reads it here, and how to hand it over (text, or an older bytecode
-    version)."""
+    reads it here, and what to do."""
     header = bytecode_producer(data)
-    producer = f"by {header[1]!r} (bytecode version {header[0]})" if header else "by an unknown producer"
+    ours = f"MLIR{mlir_version()}"
+    if header is not None and header[1] == ours:
+        return (f"{source_name}: note: this bytecode was written by this MLIR ({ours}): the file is "
+                "damaged or truncated")
+    producer = f"by {header[1]!r}" if header else "by an unknown producer"
     return (
-        f"{source_name}: note: this bytecode was written {producer}; memplan reads bytecode with "
-        f"MLIR {mlir_version()}, which cannot read attributes, types or ops added by a newer MLIR: "
-        "write the module as text instead (print(module), or mlir-opt without --emit-bytecode; "
-        "memplan.import_module(module) does this for a module object), or as bytecode of a version "
-        "this MLIR reads (--emit-bytecode-version)"
+        f"{source_name}: note: this bytecode was written {producer} and memplan reads it with "
+        f"MLIR {mlir_version()}: bytecode of another MLIR release may encode attributes, types "
+        "and ops this one does not know. Hand the module over as text instead: print(module) "
+        "with the other stack's bindings (memplan.import_module(module) does this for a module "
+        "object), or its opt tool without --emit-bytecode"
     )
 
 
