@@ -24,7 +24,7 @@ from typing import Dict, List, NoReturn, Optional, Sequence, Tuple, Union
 __all__ = [
     "ArgumentParser", "UsageError", "load_input", "print_error", "INDEX_MAX",
     "argument_number", "parse_dim", "parse_value", "parse_input", "add_argument_options",
-    "check_arguments", "function_arguments", "argument_name", "DimKey",
+    "check_arguments", "function_arguments", "argument_name", "DimKey", "parse_expect",
 ]
 
 #: The largest size a 64-bit ``index`` holds.
@@ -148,6 +148,19 @@ def parse_input(text: str) -> Tuple[int, str]:
     except ValueError:
         raise argparse.ArgumentTypeError(
             f"invalid --input {text!r}: expected ARG=FILE.npy (ARG: N, argN or %argN)") from None
+
+
+def parse_expect(text: str) -> Tuple[Optional[str], str]:
+    """``[OUTPUT=]FILE.npy``, OUTPUT an output's name (``result0``, ``arg1``)."""
+    name, sep, path = text.partition("=")
+    if not sep:
+        return None, text
+    name = name.strip().lstrip("%")
+    kind = name.rstrip("0123456789")
+    if kind not in ("result", "arg") or kind == name or not path:
+        raise argparse.ArgumentTypeError(
+            f"invalid --expect {text!r}: expected [OUTPUT=]FILE.npy (OUTPUT: resultN or argN)")
+    return name, path
 
 
 def add_argument_options(parser: argparse.ArgumentParser, inputs: bool = False) -> None:

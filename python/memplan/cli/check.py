@@ -19,6 +19,7 @@ own numbers: ``N``, ``argN`` or ``%argN``.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Dict, List, Optional
 
@@ -31,6 +32,7 @@ from memplan.cli.arguments import (
     check_arguments,
     function_arguments,
     load_input,
+    parse_expect,
     print_error,
 )
 from memplan.numerics.runner import DEFAULT_OPT_LEVEL
@@ -58,6 +60,18 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-poison", dest="poison", action="store_false",
                         help="do not check for reads of uninitialized heap memory")
     add_argument_options(parser, inputs=True)
+    parser.add_argument("--expect", dest="expect", action="append", type=parse_expect, default=[],
+                        metavar="[OUTPUT=]FILE.npy",
+                        help="expected value of an output (repeatable): OUTPUT is resultN or argN "
+                             "(the program's results, then its memref arguments, numbered as "
+                             "BEFORE's function); without it the files go to the results in order")
+    parser.add_argument("--rtol", type=float, default=0.0,
+                        help="relative tolerance of --expect (default 0: bit for bit)")
+    parser.add_argument("--atol", type=float, default=0.0,
+                        help="absolute tolerance of --expect (default 0)")
+    parser.add_argument("--save-outputs", metavar="DIR",
+                        help="write every output of AFTER as DIR/OUTPUT.npy (resultN.npy, argN.npy; "
+                             "BEFORE's too, as DIR/before.OUTPUT.npy, where they differ)")
     parser.add_argument("--opt-level", type=int, choices=range(4), default=None,
                         metavar="0-3",
                         help="LLVM optimization level of the JIT (default: "
@@ -98,11 +112,28 @@ def main(argv: Optional[List[str]] = None) -> int:
         except (OSError, ValueError) as err:
             reason = getattr(err, "strerror", None) or err
             return print_error(PROG, f"cannot read '{path}': {reason}")
+    expected = []
+    for name, path in args.expect:
+        try:
+            expected.append((name, path, np.load(path, allow_pickle=False)))
+        except (OSError, ValueError) as err:
+            reason = getattr(err, "strerror", None) or err
+            return print_error(PROG, f"cannot read '{path}': {reason}")
+    if not all(t >= 0 and t == t for t in (args.rtol, args.atol)):  # t == t: not NaN
+        return print_error(PROG, f"--rtol {args.rtol} / --atol {args.atol}: tolerances are numbers >= 0")
+    if args.save_outputs is not None:
+        if os.path.exists(args.save_outputs) and not os.path.isdir(args.save_outputs):
+            return print_error(PROG, f"cannot write outputs to '{args.save_outputs}': Not a directory")
+        try:
+            os.makedirs(args.save_outputs, exist_ok=True)
+        except OSError as err:
+            return print_error(PROG, f"cannot write outputs to '{args.save_outputs}': "
+                                     f"{err.strerror or err}")
     opt_level = DEFAULT_OPT_LEVEL if args.opt_level is None else args.opt_level
     try:
         result = compare(modules[0], modules[1], entry, seed=args.seed,
                          poison=args.poison, dims=dims or None, values=values or None,
-                         opt_level=opt_level)
+                         opt_level=opt_level, keep_outputs=bool(expected or args.save_outputs))
     except KeyError as err:
         print(f"memplan-check: error: {err.args[0]}", file=sys.stderr)
         return 1
@@ -116,7 +147,66 @@ def main(argv: Optional[List[str]] = None) -> int:
     except MemoryError:
         return print_error(PROG, "out of memory for the inputs: give smaller sizes with --dim")
     print(result)
-    return 0 if result.ok else 1
+    ok = result.ok
+    if expected and result.output_names:
+        ok = _check_expected(result, expected, args.rtol, args.atol) and ok
+    if args.save_outputs is not None and result.output_names:
+        problem = _save_outputs(result, args.save_outputs)
+        if problem:
+            return print_error(PROG, problem)
+    return 0 if ok else 1
+
+
+def _array(output) -> np.ndarray:
+    """An output's elements in its shape (an argument's logical view)."""
+    return np.array(output.logical if output.logical is not None else output.data, order="C")
+
+
+def _check_expected(result, expected, rtol: float, atol: float) -> bool:
+    """Compare outputs with ``--expect`` files; print a line per file."""
+    from memplan.numerics import expected_difference
+
+    ok = True
+    results = [n for n in result.output_names if n.startswith("result")]
+    unnamed = iter(results)
+    for name, path, array in expected:
+        name = name if name is not None else next(unnamed, None)
+        if name not in result.outputs_after:
+            print(f"  expect {path}: no output {name or 'result'} (outputs: "
+                  f"{', '.join(result.output_names)})")
+            ok = False
+            continue
+        problems = []
+        for side, outputs in (("before", result.outputs_before), ("after", result.outputs_after)):
+            problem = expected_difference(_array(outputs[name]), array, rtol, atol)
+            if problem:
+                problems.append(f"{side}: {problem}")
+        tolerance = f" (rtol {rtol}, atol {atol})" if rtol or atol else " (bit for bit)"
+        if problems:
+            ok = False
+            print(f"  expect {name} = {path}{tolerance}: MISMATCH: {'; '.join(problems)}")
+        else:
+            print(f"  expect {name} = {path}{tolerance}: before and after match")
+    return ok
+
+
+def _save_outputs(result, folder: str) -> str:
+    """Write the outputs as ``.npy`` files; returns a problem or ``""``."""
+    written = []
+    for name in result.output_names:
+        targets = [(name, result.outputs_after[name])]
+        before = result.outputs_before[name]
+        if _array(before).tobytes() != _array(result.outputs_after[name]).tobytes():
+            targets.append((f"before.{name}", before))
+        for file_name, output in targets:
+            path = os.path.join(folder, file_name + ".npy")
+            try:
+                np.save(path, _array(output), allow_pickle=False)
+            except OSError as err:
+                return f"cannot write '{path}': {err.strerror or err}"
+            written.append(path)
+    print(f"  saved {len(written)} output{'s' if len(written) != 1 else ''} to {folder}")
+    return ""
 
 
 def _print_diagnostic(diag) -> None:

@@ -13,7 +13,7 @@
 The command line front end is ``memplan-check`` (:mod:`memplan.cli.check`).
 """
 
-from .compare import CompareResult, Mismatch, compare
+from .compare import CompareResult, Mismatch, compare, expected_difference
 from .heap import HeapStats
 from .inputs import DEFAULT_DIM
 from .lowering import LoweringError
@@ -22,6 +22,7 @@ from .runner import Output, RunOutcome
 
 __all__ = [
     "compare",
+    "expected_difference",
     "measure_heap",
     "execute",
     "RunOutcome",

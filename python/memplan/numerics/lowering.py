@@ -118,6 +118,8 @@ class LoweredProgram:
     signature: Signature
     #: True when the input held tensors and went through bufferization.
     tensor_level: bool
+    #: The upstream pipeline that bufferized it here ("" for memref input).
+    bufferization: str = ""
     #: Alignment every heap block must have (max of dropped ``alignment``s).
     alignment: int = MIN_ALIGNMENT
     #: ``(location, message)`` of each ``cf.assert``, by hook id.
@@ -344,6 +346,7 @@ def lower(
             if "sym_visibility" in op.attributes:  # a private function has no
                 del op.attributes["sym_visibility"]  # externally visible wrapper
         tensor_level = is_tensor_level(module)
+        pipeline = ""
         if tensor_level:
             pipeline = BUFFERIZE_PIPELINE
             if not _has_op(module, "memref.dealloc"):
@@ -367,6 +370,7 @@ def lower(
         module=module,
         signature=signature,
         tensor_level=tensor_level,
+        bufferization=pipeline,
         alignment=alignment,
         assert_messages=messages,
         mutable_globals=mutable_globals,

@@ -261,13 +261,17 @@ class Executable:
         self._heap.release()
         return outputs
 
-    def run(self, args: Sequence[ArgValue], poison: Optional[int], scratch: Sequence[int] = ()) -> RunOutcome:
+    def run(
+        self, args: Sequence[ArgValue], poison: Optional[int], scratch: Sequence[int] = (),
+        fill: Sequence[int] = (),
+    ) -> RunOutcome:
         """Call the entry function once on copies of ``args``.
 
         ``poison`` is the byte new and freed heap blocks are filled with
         (``None``: zeroed memory). Memref arguments listed in ``scratch`` are
         working memory (e.g. caller-provided transient storage): they start
-        filled with the poison byte too and are not outputs.
+        filled with the poison byte too and are not outputs. Those in
+        ``fill`` (out-params) start filled with it and are outputs.
         """
         prog = self.program
         if self._used and prog.mutable_globals:
@@ -275,7 +279,7 @@ class Executable:
         self.compile()
         self._used = True
         args = [a.copy() for a in args]
-        for i in scratch:
+        for i in (*scratch, *fill):
             args[i].data.view(np.uint8)[...] = 0 if poison is None else poison
         heap = self._heap
         heap.reset(poison)
