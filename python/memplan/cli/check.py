@@ -133,7 +133,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     try:
         result = compare(modules[0], modules[1], entry, seed=args.seed,
                          poison=args.poison, dims=dims or None, values=values or None,
-                         opt_level=opt_level, keep_outputs=bool(expected or args.save_outputs))
+                         opt_level=opt_level, keep_outputs=bool(expected or args.save_outputs),
+                         isolate=True)
     except KeyError as err:
         print(f"memplan-check: error: {err.args[0]}", file=sys.stderr)
         return 1
@@ -142,7 +143,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         for diag in err.error_diagnostics:
             _print_diagnostic(diag)
         return 1
-    except (LoweringError, ValueError, NotImplementedError) as err:
+    except (LoweringError, ValueError, NotImplementedError, RuntimeError) as err:
         return print_error(PROG, str(err))
     except MemoryError:
         return print_error(PROG, "out of memory for the inputs: give smaller sizes with --dim")

@@ -15,6 +15,7 @@ import sys
 from typing import Optional
 
 from memplan.cli.arguments import print_error
+from memplan.packing import ALGORITHMS
 from memplan.pipeline import BUFFERIZATION
 
 PROG = "memplan report"
@@ -34,9 +35,22 @@ def add_parser(subparsers: "argparse._SubParsersAction") -> None:
     p.add_argument("--plot", metavar="PNG", help="draw the memory timeline to this image")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.add_argument("--bufferize", action="store_true", help="bufferize tensor-level MLIR first")
-    p.add_argument("--algorithm", default="best", help="packing algorithm for MLIR input")
-    p.add_argument("--alignment", type=int, default=64, help="pool alignment for MLIR input")
+    p.add_argument("--algorithm", default="best", choices=ALGORITHMS,
+                   help="packing algorithm for MLIR input (default: best)")
+    p.add_argument("--alignment", type=_alignment, default=64,
+                   help="pool alignment in bytes for MLIR input, a power of two (default: 64)")
     p.set_defaults(run=run)
+
+
+def _alignment(text: str) -> int:
+    """A positive power of two, as memplan's alignment pass options."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value <= 0 or value & (value - 1):
+        raise argparse.ArgumentTypeError(f"invalid --alignment {text!r}: a power of two (bytes) is needed")
+    return value
 
 
 def _load(args: argparse.Namespace) -> dict:

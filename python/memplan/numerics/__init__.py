@@ -18,7 +18,7 @@ from .heap import HeapStats
 from .inputs import DEFAULT_DIM
 from .lowering import LoweringError
 from .execute import execute, measure_heap
-from .runner import Output, RunOutcome
+from .runner import ExecutionCrash, Output, RunOutcome
 
 __all__ = [
     "compare",
@@ -26,6 +26,7 @@ __all__ = [
     "measure_heap",
     "execute",
     "RunOutcome",
+    "ExecutionCrash",
     "Output",
     "CompareResult",
     "Mismatch",

@@ -25,7 +25,7 @@ from .heap import POISON_BYTES, HeapStats
 from .forms import Pairing, Role, pair_forms
 from .inputs import ArgValue, DimsSpec, make_arguments, place_array
 from .lowering import LoweredProgram, lower
-from .runner import DEFAULT_OPT_LEVEL, Executable, Output, RunOutcome
+from .runner import DEFAULT_OPT_LEVEL, Executable, ExecutionCrash, Output, RunOutcome
 from .signature import Signature, ValueSpec
 from .source import ModuleSource
 
@@ -268,15 +268,19 @@ def first_difference(
 
 def _runs(
     exe: Executable, args, poison: bool, scratch: Sequence[int], elements: List[str], label: str,
-    fill: Sequence[int] = (),
+    fill: Sequence[int] = (), isolate: bool = False,
 ) -> Tuple[RunOutcome, Optional[Mismatch]]:
     """Run once (zeroed heap), or once per poison byte on the same compiled
     code; return the first run and the module's uninitialized read, if any.
     The second run's outputs are dropped as soon as they are compared."""
-    if not poison:
-        return exe.run(args, None, scratch, fill), None
-    first = exe.run(args, POISON_BYTES[0], scratch, fill)
-    second = exe.run(args, POISON_BYTES[1], scratch, fill)
+    try:
+        if not poison:
+            return exe.run(args, None, scratch, fill, isolate), None
+        first = exe.run(args, POISON_BYTES[0], scratch, fill, isolate)
+        second = exe.run(args, POISON_BYTES[1], scratch, fill, isolate)
+    except ExecutionCrash as err:
+        err.args = (f"{label}: {err.args[0]}",)
+        raise
     problem = first_difference(first.outputs, second.outputs, "uninitialized", elements)
     if problem is not None:
         problem.module = label
@@ -421,6 +425,7 @@ def compare(
     scratch: Sequence[int] = (),
     values: Optional[Mapping[int, Any]] = None,
     keep_outputs: bool = False,
+    isolate: bool = False,
 ) -> CompareResult:
     """Run ``before`` and ``after`` on identical inputs and compare bit for bit.
 
@@ -451,7 +456,10 @@ def compare(
     asks for.  Out-params start filled with the poison byte (a function
     that reads one before writing it reads uninitialized memory).
     ``keep_outputs`` keeps both runs' outputs in the result
-    (``outputs_before``/``outputs_after``, by program name).
+    (``outputs_before``/``outputs_after``, by program name).  ``isolate``
+    runs each call in a forked child (:meth:`Executable.run`): a program
+    that crashes raises :class:`~memplan.numerics.runner.ExecutionCrash`
+    (memplan-check does this) instead of killing the process.
 
     Raises ``KeyError`` when a module has no ``func.func @entry``,
     :class:`~memplan.ir.parse.ParseError` when text does not parse,
@@ -501,10 +509,10 @@ def compare(
         notes_a[-1] += f" ({args_a[storage_a].data.nbytes} bytes, {source})"
 
     run_b, problem_b = _runs(exe_b, args_b, poison, scratch_b, _run_elements(sig_b, scratch_b),
-                             "before", pairing.out_params("before"))
+                             "before", pairing.out_params("before"), isolate)
     del exe_b
     run_a, problem_a = _runs(exe_a, args_a, poison, scratch_a, _run_elements(sig_a, scratch_a),
-                             "after", pairing.out_params("after"))
+                             "after", pairing.out_params("after"), isolate)
     del exe_a
     uninitialized = [p for p in (problem_b, problem_a) if p is not None]
     left, right, elements, names = _aligned_outputs(

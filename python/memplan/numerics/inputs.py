@@ -32,6 +32,7 @@ backing array is large enough for them (its gaps get random data as well).
 
 from __future__ import annotations
 
+import mmap
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional, Sequence, Tuple, Union
 
@@ -48,12 +49,16 @@ __all__ = [
 ARGUMENT_ALIGNMENT = 64
 
 
-def aligned_copy(array: np.ndarray, alignment: int = ARGUMENT_ALIGNMENT) -> np.ndarray:
+def aligned_copy(array: np.ndarray, alignment: int = ARGUMENT_ALIGNMENT, shared: bool = False) -> np.ndarray:
     """A C-contiguous copy of ``array`` whose data starts on an
-    ``alignment``-byte boundary."""
-    raw = np.empty(array.nbytes + alignment, dtype=np.uint8)
-    start = -raw.ctypes.data % alignment
-    out = np.ndarray(array.shape, array.dtype, buffer=raw, offset=start)
+    ``alignment``-byte boundary; with ``shared``, in an anonymous shared
+    mapping (page-aligned) that a forked child writes into."""
+    if shared:
+        out = np.ndarray(array.shape, array.dtype, buffer=mmap.mmap(-1, max(array.nbytes, 1)))
+    else:
+        raw = np.empty(array.nbytes + alignment, dtype=np.uint8)
+        start = -raw.ctypes.data % alignment
+        out = np.ndarray(array.shape, array.dtype, buffer=raw, offset=start)
     out[...] = array
     return out
 
@@ -72,10 +77,11 @@ class ArgValue:
     strides: Tuple[int, ...] = ()
     offset: int = 0
 
-    def copy(self) -> "ArgValue":
+    def copy(self, shared: bool = False) -> "ArgValue":
         """A fresh copy (each run must get its own memory); a memref's
-        backing store is :data:`ARGUMENT_ALIGNMENT`-aligned."""
-        data = aligned_copy(self.data) if self.spec.is_memref else self.data.copy()
+        backing store is :data:`ARGUMENT_ALIGNMENT`-aligned (and with
+        ``shared``, shared with forked children)."""
+        data = aligned_copy(self.data, shared=shared) if self.spec.is_memref else self.data.copy()
         return ArgValue(self.spec, data, self.shape, self.strides, self.offset)
 
     def view(self) -> np.ndarray:
