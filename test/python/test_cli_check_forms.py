@@ -149,3 +149,27 @@ def test_expected_difference():
     assert "element [1]" in expected_difference(a, np.array([1.0, 2.5, np.nan], np.float32))
     assert expected_difference(a, np.array([1.0, 2.0001, np.nan]), rtol=1e-3) is None
     assert "shape" in expected_difference(a, a[:2])
+
+
+#: Loads at an index the caller gives: out of bounds for a large one.
+GATHER = """
+func.func @main(%x: memref<4xf32>, %i: index) -> f32 {
+  %v = memref.load %x[%i] : memref<4xf32>
+  return %v : f32
+}
+"""
+
+
+def test_a_crashing_program_is_an_error_not_a_signal(tmp_path):
+    from memplan.numerics import ExecutionCrash, execute
+
+    path = tmp_path / "gather.mlir"
+    path.write_text(GATHER)
+    p = check(path, path, "--entry", "main", "--value", "1=100000000000")
+    assert p.returncode == 1 and "Traceback" not in p.stderr
+    assert "memplan-check: error: before: @main crashed (signal 11, SIGSEGV) on these inputs" in p.stderr
+    # In bounds the isolated run gives the same answer as an in-process one.
+    x = np.arange(4, dtype=np.float32)
+    assert float(execute(GATHER, "main", inputs=[x, 2], isolate=True).outputs[0].data) == 2.0
+    with pytest.raises(ExecutionCrash, match="SIGSEGV"):
+        execute(GATHER, "main", inputs=[x, 10**11], isolate=True)

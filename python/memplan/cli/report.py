@@ -32,7 +32,8 @@ def add_parser(subparsers: "argparse._SubParsersAction") -> None:
     )
     p.add_argument("file", help="JSON report or .mlir file")
     p.add_argument("--function", help="report only this function (and plot it; default: all, plot the first)")
-    p.add_argument("--plot", metavar="PNG", help="draw the memory timeline to this image")
+    p.add_argument("--plot", metavar="IMAGE",
+                   help="draw the memory timeline to this image (its extension gives the format: png, svg, pdf...)")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.add_argument("--bufferize", action="store_true", help="bufferize tensor-level MLIR first")
     p.add_argument("--algorithm", default="best", choices=ALGORITHMS,

@@ -121,30 +121,24 @@ def pair_forms(before: Signature, after: Signature) -> Tuple[Optional[Pairing], 
         results_b = list(range(len(before.results)))
         results_a = list(results_b)
         program_results = list(before.results)
-    elif len(plain_a) > len(plain_b):
-        matched = _match_results(before, after, plain_a, shared)
-        if matched is None:
-            return None, (f"before {before}, after {after}: after takes more arguments, but not "
-                          "before's memref results as out-params")
-        outs, kept = matched
-        for arg, result in outs.items():
-            args_a[arg] = Role("out", result)
-        results_b = list(range(len(before.results)))
-        results_a = kept
-        program_results = list(before.results)
-        notes_a.append(f"results as out-params {_names(sorted(outs))}")
     else:
-        matched = _match_results(after, before, plain_b, shared)
+        # One side ("writing") takes more arguments: the other's memref
+        # results as out-params.
+        after_writes = len(plain_a) > len(plain_b)
+        returning, writing = (before, after) if after_writes else (after, before)
+        names = ("before", "after") if after_writes else ("after", "before")
+        matched = _match_results(returning, writing, plain_a if after_writes else plain_b, shared)
         if matched is None:
-            return None, (f"before {before}, after {after}: before takes more arguments, but not "
-                          "after's memref results as out-params")
+            return None, (f"before {before}, after {after}: {names[1]} takes more arguments, but "
+                          f"not {names[0]}'s memref results as out-params")
         outs, kept = matched
+        roles = args_a if after_writes else args_b
         for arg, result in outs.items():
-            args_b[arg] = Role("out", result)
-        results_a = list(range(len(after.results)))
-        results_b = kept
-        program_results = list(after.results)
-        notes_b.append(f"results as out-params {_names(sorted(outs))}")
+            roles[arg] = Role("out", result)
+        results_returning = list(range(len(returning.results)))
+        results_b, results_a = (results_returning, kept) if after_writes else (kept, results_returning)
+        program_results = list(returning.results)
+        (notes_a if after_writes else notes_b).append(f"results as out-params {_names(sorted(outs))}")
     if before.storage is not None:
         notes_b.append(f"transient storage %arg{before.storage}")
     if after.storage is not None:

@@ -15,6 +15,7 @@ module twice).
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import pickle
@@ -314,7 +315,9 @@ class Executable:
         """:meth:`_call_entry` in a forked child; the arguments it writes are
         shared, the rest comes back pickled through a pipe."""
         read_end, write_end = os.pipe()
-        _flush_standard_streams()
+        for stream in (sys.stdout, sys.stderr):  # nothing buffered may come out twice
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
         pid = os.fork()
         if pid == 0:  # the child: run, report, leave without cleaning up
             code = 0
@@ -366,12 +369,3 @@ def _argument_outputs(args: Sequence[ArgValue], scratch: Sequence[int]) -> List[
     """Every memref argument but the scratch ones, after the call."""
     return [Output(f"arg #{i} ({arg.spec.type_str})", arg.data, arg.shape, arg.view())
             for i, arg in enumerate(args) if arg.spec.is_memref and i not in scratch]
-
-
-def _flush_standard_streams() -> None:
-    """Nothing of Python's may be left in a buffer to come out twice."""
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):
-            pass
