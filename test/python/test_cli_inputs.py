@@ -149,3 +149,14 @@ def test_bad_command_lines_exit_1():
     one_line_error(run(MEMPLAN, "report"), "the following arguments are required")
     one_line_error(run(MEMPLAN, "nope"), "invalid choice")
     one_line_error(run(CHECK, SCALE), "the following arguments are required")
+
+
+def test_standard_input(tmp_path):
+    # "-" reads standard input in every tool, undecoded.
+    data = b"// \xe9\n" + BRANCHES.encode()
+    p = subprocess.run([MEMPLAN, "report", "-"], input=data, capture_output=True, timeout=300)
+    assert p.returncode == 0 and p.stdout.startswith(b"liveness @branches"), p.stderr
+    p = subprocess.run([MEMPLAN, "explain", "-"], input=MLP.read_bytes(), capture_output=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    p = subprocess.run([MEMPLAN, "report", "-"], input=b'{"version": 1}', capture_output=True, timeout=300)
+    assert p.returncode == 1 and b"read from a file, not from standard input" in p.stderr

@@ -63,6 +63,8 @@ def _load(args: argparse.Namespace) -> dict:
 
     data = read_source(args.file)
     if not is_bytecode(data) and (args.file.endswith(".json") or data.lstrip()[:1] == b"{"):
+        if args.file == "-":
+            raise ValueError("a JSON report is read from a file, not from standard input")
         try:
             return load_report(args.file)
         except json.JSONDecodeError as err:
