@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import faulthandler
 import os
 import pickle
 import signal
@@ -321,6 +322,7 @@ class Executable:
         pid = os.fork()
         if pid == 0:  # the child: run, report, leave without cleaning up
             code = 0
+            faulthandler.disable()  # a crash is reported by the parent, once
             try:
                 os.close(read_end)
                 outcome = self._call_entry(args, poison, scratch)
