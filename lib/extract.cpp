@@ -186,6 +186,7 @@ public:
     g.opRole = std::move(roles.role);
     g.flowBegin = std::move(roles.flowBegin);
     g.flowTarget = std::move(roles.flowTarget);
+    g.asyncEnd = std::move(roles.asyncEnd);
   }
 
 private:

@@ -190,6 +190,22 @@ LifetimeTable analyzeLifetimes(const Graph &g, const int32_t *roots, size_t numR
             break;
           }
         }
+        // Asynchronous work (the use's own, or that of an async op whose
+        // region holds the use) keeps the buffer until the op that waits
+        // for it.
+        for (int32_t p = u; p >= 0 && !g.isAncestor(p, a); p = g.opParent[p]) {
+          if (!(w.role(p) & kFlagAsync))
+            continue;
+          const int32_t done = g.asyncEnd[p];
+          if (done < 0) {
+            add(kReasonAsyncNotAwaited);
+            continue;
+          }
+          int32_t dlo, dhi;
+          bool descaped;
+          lift(g, a, done, dlo, dhi, descaped);
+          hi = std::max(hi, dhi);
+        }
         switch (kind) {
         case kRoleAlias:
           for (int32_t j = 0; j < g.numResults[u]; ++j)

@@ -79,6 +79,8 @@ struct Graph {
   /// operand slot s flows to the values flowTarget[flowBegin[s] .. flowBegin[s+1]).
   std::vector<int32_t> flowBegin;
   std::vector<int32_t> flowTarget;
+  /// Per op with kFlagAsync: the op that waits for its work, or -1 (op_roles.h).
+  std::vector<int32_t> asyncEnd;
 
   // --- regions: op i owns regions [regionBegin[i], regionBegin[i+1]); region r
   // holds blocks regionBlocks[regionBlockBegin[r] .. regionBlockBegin[r+1]) ---

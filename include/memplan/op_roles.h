@@ -12,7 +12,11 @@
 //     table), that the regions run one at a time during the op, and whether
 //     they are exclusive (each returns to the op: scf.if's branches);
 //   * HasParallelRegion: a pooling scope per body instance;
-//   * FunctionOpInterface: a pooling scope.
+//   * FunctionOpInterface: a pooling scope;
+//   * gpu::AsyncOpInterface (an async token result) and async.execute: work
+//     on buffers that goes on after the op returns, until the op in its block
+//     that waits for it (its completion point, followed through the ops that
+//     chain tokens: async dependencies, async.execute, async.add_to_group).
 // An op with no effects information (no MemoryEffectOpInterface, no
 // recursive effects) is an unknown user; its regions are unknown regions.
 //
@@ -48,6 +52,7 @@ enum LifetimeRoleFlag : int32_t {
   kFlagCaptureOk = 1 << 8,   ///< Its regions may use outer buffers.
   kFlagSequential = 1 << 9,  ///< Its regions run one at a time during the op: hoisting is safe.
   kFlagExclusive = 1 << 10,  ///< Region branch op whose regions only return to it: at most one runs.
+  kFlagAsync = 1 << 11,      ///< Its work (its regions' too) runs on after it returns: see asyncEnd.
 };
 
 /// Roles of the ops of a graph and where their operands flow.
@@ -55,6 +60,10 @@ struct OpRoleTable {
   std::vector<int32_t> role;        ///< Role word per op.
   std::vector<int32_t> flowBegin;   ///< CSR over operand slots, size numOperands+1.
   std::vector<int32_t> flowTarget;  ///< Value ids an operand is forwarded to.
+  /// Per op with kFlagAsync: the op of its block that waits for its work
+  /// (its completion point), or -1 when no op of its block does (the token
+  /// escapes, is never awaited, or is awaited conditionally). -1 elsewhere.
+  std::vector<int32_t> asyncEnd;
 };
 
 /// Classify the ops `opPtr` (MlirOperation storage, pre-order) whose operands

@@ -179,6 +179,9 @@ class FunctionLifetimes:
         info = self.graph.types[self.graph.value_type[self.value[i]]]
         if reason == "unsupported-element-type":
             return f"{reason} ({element_reason(info)})"
+        if reason == "async-not-awaited":
+            return (f"{reason} (used by asynchronous work that no op of its block waits for: its token "
+                    "is not awaited there, or escapes where memplan cannot follow it)")
         if reason == "size-overflow":
             return f"{reason} ({info.text} needs {static_bytes(info)} bytes, more than a 64-bit index holds)"
         return reason
