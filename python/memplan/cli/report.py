@@ -14,7 +14,7 @@ import os
 import sys
 from typing import Optional
 
-from memplan.cli.arguments import print_error
+from memplan.cli.arguments import add_argument_options, print_error
 from memplan.packing import ALGORITHMS
 from memplan.pipeline import BUFFERIZATION
 
@@ -40,6 +40,10 @@ def add_parser(subparsers: "argparse._SubParsersAction") -> None:
                    help="packing algorithm for MLIR input (default: best)")
     p.add_argument("--alignment", type=_alignment, default=64,
                    help="pool alignment in bytes for MLIR input, a power of two (default: 64)")
+    # Sizes for dynamic shapes: the report (sizes, pool, peaks, plot) is then
+    # that instance's; without them sizes and the peak are expressions over
+    # the arguments (arg0.dim0, arg1).
+    add_argument_options(p)
     p.set_defaults(run=run)
 
 
@@ -83,8 +87,13 @@ def _load(args: argparse.Namespace) -> dict:
         elif _has_tensors(module.operation):
             raise ValueError(f"{args.file} holds tensor IR: the report needs memrefs "
                              "(pass --bufferize to bufferize it first)")
+        sizes = None
+        if args.dims or args.values:
+            from memplan.lifetimes.symbolic import ArgumentSizes
+
+            sizes = ArgumentSizes(dict(args.dims), dict(args.values))
         return report_dict(analyze_module(module), algorithm=args.algorithm,
-                           alignment=args.alignment)
+                           alignment=args.alignment, sizes=sizes)
 
 
 def _has_tensors(module) -> bool:
