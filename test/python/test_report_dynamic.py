@@ -51,8 +51,21 @@ def test_missing_size_is_an_error_naming_it():
 
 
 def test_peak_drops_dominated_live_sets():
-    a, b, c = symbolic._leaf("a"), symbolic._leaf("b"), symbolic.const(8)
+    a, b, c = symbolic._leaf("arg0.dim0"), symbolic._leaf("arg1.dim0"), symbolic.const(8)
     start, end = np.array([0, 0, 2]), np.array([4, 2, 4])
     # {a, b} then {a, c}: neither dominates; a alone is dominated by both.
-    assert symbolic.max_text(symbolic.peak(start, end, [a, b, c])) == "max(a + b, a + 8)"
-    assert symbolic.max_text(symbolic.peak(np.array([0, 1]), np.array([3, 2]), [a, b])) == "a + b"
+    assert symbolic.max_text(symbolic.peak(start, end, [a, b, c])) == "max(arg0.dim0 + arg1.dim0, arg0.dim0 + 8)"
+    assert symbolic.max_text(symbolic.peak(np.array([0, 1]), np.array([3, 2]), [a, b])) == "arg0.dim0 + arg1.dim0"
+
+
+def test_dominance_needs_leaves_that_are_never_negative():
+    """4 * x + 4 * y against 8 * x + 4 * y: larger only if x >= 0. Argument
+    dimensions and size operands are; an arbitrary index value is not (then
+    only a multiple compares)."""
+    x, y = symbolic._leaf("%x"), symbolic._leaf("%y")
+    small = symbolic._add(symbolic._mul(symbolic.const(4), x), symbolic._mul(symbolic.const(4), y))
+    big = symbolic._add(symbolic._mul(symbolic.const(8), x), symbolic._mul(symbolic.const(4), y))
+    assert not symbolic.dominates(big, small)
+    assert symbolic.dominates(big, small, frozenset({"%x", "%y"}))
+    assert symbolic.dominates(symbolic._mul(symbolic.const(2), small), small)
+    assert not symbolic.dominates(small, symbolic._mul(symbolic.const(2), small))

@@ -81,7 +81,7 @@ def _dynamic_sizes(
     merged: dict[int, symbolic.Poly] = {}
     for row, k in enumerate(item):  # a branch group is sized by its largest member: keep one
         merged.setdefault(int(k), polys[row])
-    candidates = symbolic.peak(start, end, [merged[k] for k in range(len(start))])
+    candidates = symbolic.peak(start, end, [merged[k] for k in range(len(start))], frozenset(sym.nonneg))
     extra: dict[str, Any] = {
         "peak_live": symbolic.max_text(candidates),
         "size_leaves": sorted(set().union(*(symbolic.leaves(p) for p in polys))),

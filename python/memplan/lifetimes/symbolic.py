@@ -66,6 +66,8 @@ class SymbolicSizes:
         self.first_arg = int(graph.block_arg_begin[self.entry])
         self.value_name = value_name
         self._memo: dict[int, Poly] = {}
+        #: Leaves that are a size operand of an allocation: never negative.
+        self.nonneg: set[str] = set()
 
     def _constant(self, v: int) -> Optional[int]:
         g = self.graph
@@ -130,7 +132,12 @@ class SymbolicSizes:
         count = sum(1 for d in info.shape if d == _core.DYNAMIC)
         begin = int(g.operand_begin[alloc_op])
         for v in g.operands[begin: begin + count]:
-            size = _mul(size, self.value(int(v)))
+            operand = self.value(int(v))
+            if len(operand) == 1 and next(iter(operand.values())) == 1:
+                (mono,) = operand
+                if len(mono) == 1:
+                    self.nonneg.add(mono[0])
+            size = _mul(size, operand)
         return size
 
 
@@ -163,10 +170,10 @@ def leaves(p: Poly) -> set[str]:
     return {leaf for m in p for leaf in m}
 
 
-def peak(start: np.ndarray, end: np.ndarray, sizes: list[Poly]) -> list[Poly]:
+def peak(start: np.ndarray, end: np.ndarray, sizes: list[Poly], nonneg: frozenset = frozenset()) -> list[Poly]:
     """The candidates for the most bytes live at once over intervals
     ``[start, end)``: the sums of the live sets that no other sum dominates
-    (coefficient by coefficient). The peak is their maximum."""
+    (:func:`dominates`). The peak is their maximum."""
     points = sorted({int(s) for s in start})
     sums: list[Poly] = []
     for t in points:
@@ -178,16 +185,29 @@ def peak(start: np.ndarray, end: np.ndarray, sizes: list[Poly]) -> list[Poly]:
     kept: list[Poly] = []
     for i, s in enumerate(sums):
         dominated = any(
-            j != i and _dominates(o, s) and (o != s or j < i) for j, o in enumerate(sums))
+            j != i and dominates(o, s, nonneg) and (o != s or j < i) for j, o in enumerate(sums))
         if not dominated and s not in kept:
             kept.append(s)
     return kept
 
 
-def _dominates(a: Poly, b: Poly) -> bool:
-    """Every coefficient of ``b`` is at most ``a``'s (so ``a >= b`` for all
-    non-negative leaves)."""
-    return all(a.get(m, 0) >= c for m, c in b.items())
+def dominates(a: Poly, b: Poly, nonneg: frozenset = frozenset()) -> bool:
+    """Whether size ``a`` is at least size ``b`` whatever the leaves' values
+    (both being sizes, never negative): ``a`` is ``b`` times a factor of at
+    least 1, or, over leaves that are never negative (argument dimensions,
+    and the ``nonneg`` ones), no coefficient of ``b`` is above ``a``'s and
+    none is negative."""
+    if not b:
+        return all(c >= 0 for c in a.values()) or not a
+    m, c = next(iter(b.items()))
+    factor = a.get(m, 0) / c
+    if factor >= 1 and all(a.get(k, 0) == factor * v for k, v in b.items()) and len(a) == len(b):
+        return True
+    if not all(".dim" in leaf or leaf in nonneg for p in (a, b) for mono in p for leaf in mono):
+        return False
+    if any(v < 0 for p in (a, b) for v in p.values()):
+        return False
+    return all(a.get(k, 0) >= v for k, v in b.items())
 
 
 def max_text(candidates: list[Poly]) -> str:
@@ -239,4 +259,4 @@ class ArgumentSizes(Mapping[str, int]):
         return 0
 
 
-__all__ = ["Poly", "SymbolicSizes", "ArgumentSizes", "const", "to_text", "evaluate", "leaves", "peak", "max_text"]
+__all__ = ["Poly", "SymbolicSizes", "ArgumentSizes", "const", "dominates", "to_text", "evaluate", "leaves", "peak", "max_text"]
