@@ -187,6 +187,7 @@ public:
     g.flowBegin = std::move(roles.flowBegin);
     g.flowTarget = std::move(roles.flowTarget);
     g.operandAccess = std::move(roles.access);
+    g.asyncEnd = std::move(roles.asyncEnd);
   }
 
 private:

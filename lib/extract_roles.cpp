@@ -8,6 +8,8 @@
 #include "memplan/op_roles.h"
 
 #include "mlir/CAPI/IR.h"
+#include "mlir/Dialect/Async/IR/Async.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/Matchers.h"
@@ -199,6 +201,55 @@ bool alwaysRuns(RegionBranchOpInterface op) {
          llvm::all_of(bounds, [](const InvocationBounds &b) { return b.getLowerBound() >= 1; });
 }
 
+/// The values that complete when the asynchronous work `op` starts is done:
+/// the token of a gpu::AsyncOpInterface op, the token and values of an
+/// async.execute. Empty for an op whose work is done when it returns.
+SmallVector<Value> asyncCompletions(Operation *op) {
+  if (auto gpuOp = dyn_cast<gpu::AsyncOpInterface>(op)) {
+    if (Value token = gpuOp.getAsyncToken())
+      return {token};
+    return {};
+  }
+  if (auto execute = dyn_cast<async::ExecuteOp>(op))
+    return SmallVector<Value>(execute->getResults());
+  return {};
+}
+
+/// The first op after `op` in its block that waits until the work `op`
+/// started is done, or null. Completion values are followed through the ops
+/// that chain them (a gpu async op waits for its dependencies, and its token
+/// completes after them; an async.execute starts after its dependencies and
+/// operands; async.add_to_group puts a token in a group); the ops that wait
+/// are a gpu async op without a token of its own (gpu.wait, a synchronous
+/// gpu.memcpy) on a pending dependency, async.await and async.await_all. An
+/// op nested in a later op of the block may not run: it does not count, and
+/// nor does any other use (passed to a call, returned, yielded, stored).
+Operation *completionPoint(Operation *op, ArrayRef<Value> completions) {
+  llvm::SmallPtrSet<Value, 8> pending(completions.begin(), completions.end());
+  auto isPending = [&](Value v) { return pending.contains(v); };
+  for (Operation *next = op->getNextNode(); next; next = next->getNextNode()) {
+    if (llvm::none_of(next->getOperands(), isPending))
+      continue;
+    if (auto gpuOp = dyn_cast<gpu::AsyncOpInterface>(next)) {
+      if (llvm::none_of(gpuOp.getAsyncDependencies(), isPending))
+        continue;
+      if (Value token = gpuOp.getAsyncToken())
+        pending.insert(token);
+      else
+        return next;
+    } else if (isa<async::AwaitOp, async::AwaitAllOp>(next)) {
+      return next;
+    } else if (auto execute = dyn_cast<async::ExecuteOp>(next)) {
+      for (Value result : execute->getResults())
+        pending.insert(result);
+    } else if (auto add = dyn_cast<async::AddToGroupOp>(next)) {
+      if (isPending(add.getOperand()))
+        pending.insert(add.getGroup());
+    }
+  }
+  return nullptr;
+}
+
 /// Every region only returns to the op: one of them runs per execution.
 bool exclusiveRegions(RegionBranchOpInterface op) {
   for (Region &region : op->getRegions()) {
@@ -238,6 +289,7 @@ OpRoleTable classifyOps(const std::vector<void *> &opPtr, const std::vector<int3
   OpRoleTable t;
   size_t n = opPtr.size();
   t.role.resize(n);
+  t.asyncEnd.assign(n, -1);
   llvm::DenseMap<Operation *, int32_t> opIds;
   for (size_t i = 0; i < n; ++i)
     opIds[unwrap(MlirOperation{opPtr[i]})] = (int32_t)i;
@@ -247,6 +299,17 @@ OpRoleTable classifyOps(const std::vector<void *> &opPtr, const std::vector<int3
     Operation *op = unwrap(MlirOperation{opPtr[i]});
     t.role[i] = classify(op);
     operandAccess(op, t.access.data() + operandBegin[i]);
+    SmallVector<Value> completions = asyncCompletions(op);
+    if (!completions.empty()) {
+      // Its regions (async.execute's body) may use outer buffers: their
+      // uses last until the completion point, like the op's own.
+      t.role[i] |= kFlagAsync | (op->getNumRegions() ? kFlagCaptureOk : 0);
+      if (Operation *end = completionPoint(op, completions)) {
+        auto id = opIds.find(end);
+        if (id != opIds.end())
+          t.asyncEnd[i] = id->second;
+      }
+    }
     if ((t.role[i] & 0xff) != kRoleBranch)
       continue;
     RegionBranchSuccessorMapping mapping;

@@ -122,6 +122,7 @@ void registerGraphBindings(nb::module_ &m) {
       .MEMPLAN_ARRAY("flow_begin", flowBegin)
       .MEMPLAN_ARRAY("flow_target", flowTarget)
       .MEMPLAN_ARRAY("operand_access", operandAccess)
+      .MEMPLAN_ARRAY("async_end", asyncEnd)
       .def_ro("names", &Graph::names)
       .def_ro("types", &Graph::types)
       .def("name_id", &Graph::nameId, "Id of an op name, or -1.")

@@ -147,7 +147,8 @@ void appendSegments(std::vector<Access> &accesses, bool clean, int32_t end, Life
 constexpr int32_t kUnclearUses = (1 << kReasonUnknownRegion) | (1 << kReasonUnstructured) |
                                  (1 << kReasonEscapesReturn) | (1 << kReasonEscapesCall) |
                                  (1 << kReasonEscapesStore) | (1 << kReasonEscapesBlock) |
-                                 (1 << kReasonCaptured) | (1 << kReasonUnknownUser);
+                                 (1 << kReasonCaptured) | (1 << kReasonUnknownUser) |
+                                 (1 << kReasonAsyncNotAwaited);
 
 }  // namespace
 
@@ -275,14 +276,7 @@ LifetimeTable analyzeLifetimes(const Graph &g, const int32_t *roots, size_t numR
         ++uses;
         lo = std::min(lo, ulo);
         hi = std::max(hi, uhi);
-        if (int32_t bits = g.operandAccess[g.operandBegin[u] + k]) {
-          int32_t anc = g.ancestorInBlock(blk, u);
-          bool direct = anc == u;
-          // In the root's block the access is at its ancestor there (lift()
-          // starts every interval at the root).
-          accesses.push_back({anc >= 0 ? anc : ulo, uhi, anc >= 0 ? anc : ulo, (bits & kAccessRead) || !direct,
-                              direct && w.whole[v] && (bits & kAccessFullWrite) != 0});
-        }
+        int32_t accessHi = uhi;
         if (escaped)
           add(kReasonEscapesBlock);
         // Region ops between the use and the root must let their regions
@@ -292,6 +286,33 @@ LifetimeTable analyzeLifetimes(const Graph &g, const int32_t *roots, size_t numR
             add(kReasonCaptured);
             break;
           }
+        }
+        // Asynchronous work (the use's own, or that of an async op whose
+        // region holds the use) keeps the buffer until the op that waits
+        // for it.
+        for (int32_t p = u; p >= 0 && !g.isAncestor(p, a); p = g.opParent[p]) {
+          if (!(w.role(p) & kFlagAsync))
+            continue;
+          const int32_t done = g.asyncEnd[p];
+          if (done < 0) {
+            add(kReasonAsyncNotAwaited);
+            continue;
+          }
+          int32_t dlo, dhi;
+          bool descaped;
+          lift(g, a, done, dlo, dhi, descaped);
+          hi = std::max(hi, dhi);
+          accessHi = std::max(accessHi, dhi);
+        }
+        if (int32_t bits = g.operandAccess[g.operandBegin[u] + k]) {
+          int32_t anc = g.ancestorInBlock(blk, u);
+          bool direct = anc == u;
+          // In the root's block the access is at its ancestor there (lift()
+          // starts every interval at the root); asynchronous work lasts
+          // until the op that waits for it.
+          accesses.push_back({anc >= 0 ? anc : ulo, accessHi, anc >= 0 ? anc : ulo,
+                              (bits & kAccessRead) || !direct || accessHi != uhi,
+                              direct && w.whole[v] && (bits & kAccessFullWrite) != 0});
         }
         switch (kind) {
         case kRoleAlias:

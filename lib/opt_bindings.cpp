@@ -3,7 +3,7 @@
 // `opt_main(argv, new_context)` runs the mlir-opt driver of lib/opt/ with the
 // contexts made by `new_context()` (an `mlir.ir.Context`);
 // `parse_module(context, text, name)` parses as mlir-opt does;
-// `emit_diagnostic(location, severity, message)` reports through the
+// `emit_diagnostic(location, severity, message, notes)` reports through the
 // context's diagnostic handlers.
 //
 //===----------------------------------------------------------------------===//
@@ -91,14 +91,24 @@ void registerOptBindings(nb::module_ &m) {
       "or (None, diagnostics as mlir-opt prints them, as bytes).");
   m.def(
       "emit_diagnostic",
-      [](nb::handle location, int severity, const std::string &message) {
-        MlirLocation loc{handleOf(location, "mlir.ir.Location._CAPIPtr")};
-        if (mlirLocationIsNull(loc))
-          throw nb::type_error("expected an mlir.ir.Location");
-        emitDiagnostic(loc, severity, message);
+      [](nb::handle location, int severity, const std::string &message,
+         const std::vector<std::tuple<nb::handle, std::string>> &notes) {
+        auto locationOf = [](nb::handle object) {
+          MlirLocation loc{handleOf(object, "mlir.ir.Location._CAPIPtr")};
+          if (mlirLocationIsNull(loc))
+            throw nb::type_error("expected an mlir.ir.Location");
+          return loc;
+        };
+        MlirLocation loc = locationOf(location);
+        std::vector<std::pair<MlirLocation, std::string>> attached;
+        for (const auto &[noteLocation, note] : notes)
+          attached.emplace_back(locationOf(noteLocation), note);
+        emitDiagnostic(loc, severity, message, attached);
       },
       nb::arg("location"), nb::arg("severity"), nb::arg("message"),
-      "Emit a diagnostic (0 error, 1 warning, 2 remark) at an mlir.ir.Location.");
+      nb::arg("notes") = std::vector<std::tuple<nb::handle, std::string>>(),
+      "Emit a diagnostic (0 error, 1 warning, 2 remark) at an mlir.ir.Location, with notes "
+      "given as (mlir.ir.Location, message) pairs.");
 }
 
 } // namespace memplan

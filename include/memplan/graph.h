@@ -81,6 +81,8 @@ struct Graph {
   std::vector<int32_t> flowTarget;
   /// OperandAccess bits (memplan/op_roles.h) per operand slot.
   std::vector<int32_t> operandAccess;
+  /// Per op with kFlagAsync: the op that waits for its work, or -1 (op_roles.h).
+  std::vector<int32_t> asyncEnd;
 
   // --- regions: op i owns regions [regionBegin[i], regionBegin[i+1]); region r
   // holds blocks regionBlocks[regionBlockBegin[r] .. regionBlockBegin[r+1]) ---

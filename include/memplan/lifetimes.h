@@ -48,7 +48,8 @@ enum LifetimeReason : int32_t {
   kReasonDeallocAlias = 12,
   kReasonMemorySpace = 13,
   kReasonLayout = 14,
-  kNumCppReasons = 15,
+  kReasonAsyncNotAwaited = 15,
+  kNumCppReasons = 16,
 };
 
 struct LifetimeTable {

@@ -13,6 +13,10 @@
 //     they are exclusive (each returns to the op: scf.if's branches);
 //   * HasParallelRegion: a pooling scope per body instance;
 //   * FunctionOpInterface: a pooling scope;
+//   * gpu::AsyncOpInterface (an async token result) and async.execute: work
+//     on buffers that goes on after the op returns, until the op in its block
+//     that waits for it (its completion point, followed through the ops that
+//     chain tokens: async dependencies, async.execute, async.add_to_group);
 //   * MemoryEffectOpInterface again: per operand, whether the op reads it,
 //     writes it, and whether a write covers the operand's whole region.
 // An op with no effects information (no MemoryEffectOpInterface, no
@@ -50,8 +54,9 @@ enum LifetimeRoleFlag : int32_t {
   kFlagCaptureOk = 1 << 8,   ///< Its regions may use outer buffers.
   kFlagSequential = 1 << 9,  ///< Its regions run one at a time during the op: hoisting is safe.
   kFlagExclusive = 1 << 10,  ///< Region branch op whose regions only return to it: at most one runs.
-  kFlagWholeView = 1 << 11,  ///< A view whose one result covers its one source exactly (same bytes, contiguous).
-  kFlagAlwaysRuns = 1 << 12, ///< Region branch op each of whose regions runs at least once per execution
+  kFlagAsync = 1 << 11,      ///< Its work (its regions' too) runs on after it returns: see asyncEnd.
+  kFlagWholeView = 1 << 12,  ///< A view whose one result covers its one source exactly (same bytes, contiguous).
+  kFlagAlwaysRuns = 1 << 13, ///< Region branch op each of whose regions runs at least once per execution
                              ///< (RegionBranchOpInterface::getRegionInvocationBounds, constant operands known).
 };
 
@@ -70,6 +75,10 @@ struct OpRoleTable {
   std::vector<int32_t> flowBegin;   ///< CSR over operand slots, size numOperands+1.
   std::vector<int32_t> flowTarget;  ///< Value ids an operand is forwarded to.
   std::vector<int32_t> access;      ///< OperandAccess bits per operand slot.
+  /// Per op with kFlagAsync: the op of its block that waits for its work
+  /// (its completion point), or -1 when no op of its block does (the token
+  /// escapes, is never awaited, or is awaited conditionally). -1 elsewhere.
+  std::vector<int32_t> asyncEnd;
 };
 
 /// Classify the ops `opPtr` (MlirOperation storage, pre-order) whose operands

@@ -20,6 +20,7 @@
 #include "mlir-c/IR.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace memplan {
@@ -46,8 +47,9 @@ MlirOperation parseModuleForTool(MlirContext context, const std::string &text,
                                  const std::string &name, std::string &diagnostics);
 
 /// Emits a diagnostic of `severity` (0 error, 1 warning, otherwise remark) at
-/// `location` through the context's handlers.
-void emitDiagnostic(MlirLocation location, int severity, const std::string &message);
+/// `location`, with `notes` attached, through the context's handlers.
+void emitDiagnostic(MlirLocation location, int severity, const std::string &message,
+                    const std::vector<std::pair<MlirLocation, std::string>> &notes = {});
 
 } // namespace memplan
 

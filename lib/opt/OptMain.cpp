@@ -807,19 +807,15 @@ MlirOperation parseModuleForTool(MlirContext context, const std::string &text,
   return wrap(op.release());
 }
 
-void emitDiagnostic(MlirLocation location, int severity, const std::string &message) {
+void emitDiagnostic(MlirLocation location, int severity, const std::string &message,
+                    const std::vector<std::pair<MlirLocation, std::string>> &notes) {
   Location loc = unwrap(location);
-  switch (severity) {
-  case 0:
-    emitError(loc) << message;
-    break;
-  case 1:
-    emitWarning(loc) << message;
-    break;
-  default:
-    emitRemark(loc) << message;
-    break;
-  }
+  InFlightDiagnostic diag = severity == 0   ? emitError(loc)
+                            : severity == 1 ? emitWarning(loc)
+                                            : emitRemark(loc);
+  diag << message;
+  for (const auto &[noteLoc, note] : notes)
+    diag.attachNote(unwrap(noteLoc)) << note;
 }
 
 } // namespace memplan

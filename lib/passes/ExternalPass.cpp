@@ -68,11 +68,13 @@ public:
         auto *o = opt.get();
         add(spec, [o] { return std::string(*o ? "true" : "false"); }, std::move(opt));
       } else if (spec.type == "int") {
-        int64_t value = 0;
-        (void)def.getAsInteger(10, value);
-        auto opt = std::make_unique<Opt<int64_t>>(parent, spec.name, desc, llvm::cl::init(value));
-        auto *o = opt.get();
-        add(spec, [o] { return std::to_string(static_cast<int64_t>(*o)); }, std::move(opt));
+        declareInteger<Opt, int64_t>(parent, spec, desc);
+      } else if (spec.type == "uint32") {
+        // Upstream's `unsigned` and `uint64_t` options: the same parser, so
+        // the same values are accepted (hexadecimal included).
+        declareInteger<Opt, unsigned>(parent, spec, desc);
+      } else if (spec.type == "uint64") {
+        declareInteger<Opt, uint64_t>(parent, spec, desc);
       } else if (!spec.choices.empty()) {
         int index = 0;
         for (size_t i = 0; i < spec.choices.size(); ++i)
@@ -106,6 +108,15 @@ public:
   }
 
 private:
+  template <template <typename> class Opt, typename T, typename Parent>
+  void declareInteger(Parent &parent, const ExternalOption &spec, llvm::cl::desc desc) {
+    T value = 0;
+    (void)llvm::StringRef(spec.defaultValue).getAsInteger(10, value);
+    auto opt = std::make_unique<Opt<T>>(parent, spec.name, desc, llvm::cl::init(value));
+    auto *o = opt.get();
+    add(spec, [o] { return std::to_string(static_cast<T>(*o)); }, std::move(opt));
+  }
+
   void add(const ExternalOption &spec, std::function<std::string()> value,
            std::unique_ptr<llvm::cl::Option> option) {
     values.emplace_back(&spec.name, std::move(value));

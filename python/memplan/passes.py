@@ -51,6 +51,20 @@ class PassOptionError(ValueError):
     """A pass option that does not exist or does not parse."""
 
 
+class uint32(int):
+    """The type of an option that mirrors an upstream ``unsigned`` option:
+    values in [0, 2**32), parsed by MLIR like upstream's."""
+
+    BITS = 32
+
+
+class uint64(int):
+    """The type of an option that mirrors an upstream ``uint64_t`` option:
+    values in [0, 2**64), parsed by MLIR like upstream's."""
+
+    BITS = 64
+
+
 @dataclass(frozen=True)
 class Option:
     """A typed pass option, spelled ``{name=value}`` in a pipeline."""
@@ -114,7 +128,7 @@ def _convert(opt: Option, value: Any) -> Any:
         if isinstance(value, str) and value.strip().lower() in _BOOL_TEXT:
             return _BOOL_TEXT[value.strip().lower()]
         raise bad()
-    if opt.type is int:
+    if opt.type in (int, uint32, uint64):
         if isinstance(value, bool):
             raise bad()
         if isinstance(value, str):
@@ -124,6 +138,13 @@ def _convert(opt: Option, value: Any) -> Any:
                 raise bad() from None
         if not isinstance(value, int):
             raise bad()
+        if opt.type is not int:
+            # Upstream's range, and upstream's meaning for every value in it
+            # (alignment 0: none).
+            if not 0 <= value < 2**opt.type.BITS:
+                raise PassOptionError(
+                    f"option '{opt.name}' expects an unsigned {opt.type.BITS}-bit integer, got {value}")
+            return int(value)
         # memplan's convention: every *alignment option is in bytes, a
         # positive power of two.
         if opt.name.endswith("alignment") and (value <= 0 or value & (value - 1)):
@@ -164,9 +185,16 @@ class PassContext:
             return self.nested_pipeline(pipeline)
         raise RuntimeError(f"{self.info.argument}: nested pipelines need MLIR's pass manager")
 
-    def error(self, where: Any, message: str) -> None:
-        """Emit an MLIR error at an op or location; the pass will fail."""
-        _location(where).emit_error(message)
+    def error(self, where: Any, message: str, notes: Sequence[tuple[Any, str]] = ()) -> None:
+        """Emit an MLIR error at an op or location, with ``notes`` (op or
+        location, message) attached; the pass will fail."""
+        if notes:
+            from memplan import _core
+
+            _core.emit_diagnostic(_location(where), 0, message,
+                                  [(_location(at), note) for at, note in notes])
+        else:
+            _location(where).emit_error(message)
         self.failed = True
 
     def remark(self, where: Any, message: str) -> None:
@@ -219,6 +247,9 @@ class PassInfo:
     run: Optional[RunFn] = None
     #: For a pipeline alias: maps the options to the textual pipeline it stands for.
     expand: Optional[Callable[[dict[str, Any]], str]] = None
+    #: ``run`` is called on the anchor module and then on every
+    #: ``builtin.module`` nested in it, each its own symbol table.
+    per_module: bool = False
 
     @property
     def py_name(self) -> str:
@@ -297,12 +328,32 @@ def execute(info: PassInfo, values: dict[str, Any], op: ir.Operation,
     # Builders need a default location; the op's is the natural one.
     with op.location:
         try:
-            info.run(op, ctx)
+            for module in (modules_in(op) if info.per_module else [op]):
+                info.run(module, ctx)
         except Exception as err:
             if os.environ.get("MEMPLAN_DEBUG"):
                 traceback.print_exc()
             ctx.error(op, f"{info.argument}: internal error: {type(err).__name__}: {err}")
     return ctx
+
+
+def modules_in(op: ir.Operation) -> list[ir.Operation]:
+    """``op`` and the ``builtin.module`` ops nested in it, in pre-order
+    (function bodies are not searched)."""
+    found: list[ir.Operation] = []
+
+    def visit(o: ir.Operation) -> ir.WalkResult:
+        name = o.name
+        if name == "builtin.module":
+            found.append(o)
+        elif name == "func.func":
+            return ir.WalkResult.SKIP
+        return ir.WalkResult.ADVANCE
+
+    if op.name != "builtin.module":
+        return [op]
+    op.walk(visit, ir.WalkOrder.PRE_ORDER)  # the walk starts with ``op`` itself
+    return found
 
 
 def split_options(text: Optional[str]) -> dict[str, Optional[str]]:
@@ -362,11 +413,13 @@ def register_pass(
     summary: str,
     description: str = "",
     options: Sequence[Option] = (),
+    per_module: bool = False,
 ) -> Callable[[RunFn], RunFn]:
-    """Decorator registering ``run(module_op, ctx)`` as the pass ``argument``."""
+    """Decorator registering ``run(module_op, ctx)`` as the pass ``argument``;
+    with ``per_module``, ``run`` also sees every nested ``builtin.module``."""
 
     def wrap(run: RunFn) -> RunFn:
-        _add(PassInfo(argument, summary, description, tuple(options), run=run))
+        _add(PassInfo(argument, summary, description, tuple(options), run=run, per_module=per_module))
         return run
 
     return wrap

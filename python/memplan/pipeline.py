@@ -59,10 +59,16 @@ def run_pipeline(module: Union[ir.Module, ir.Operation], text: str) -> list[regi
     """Run a mixed pipeline on ``module`` in place; returns the memplan passes
     run, in order, with their statistics.
 
-    Raises :class:`PipelineError` for a bad pipeline and ``mlir.ir.MLIRError``
-    (with the passes' diagnostics) when a pass fails.
+    Raises :class:`PipelineError` for a bad pipeline, ``mlir.ir.MLIRError``
+    (with the passes' diagnostics) when a pass fails, and ``TypeError`` for a
+    module of other MLIR Python bindings (bring it over with
+    :func:`memplan.import_module`).
     """
     op = module.operation if isinstance(module, ir.Module) else module
+    if not isinstance(op, (ir.Operation, ir.OpView)):
+        from memplan.ir.foreign import foreign_module_message
+
+        raise TypeError(foreign_module_message(module, "run_pipeline"))
     pm = parse_pipeline(text, op.context)
     with registry.recording_runs() as ran:
         pm.run(op)

@@ -239,3 +239,27 @@ def test_min_copy_bytes_skips_orders_whose_analysis_fails():
     up = subprocess.run([MLIR_OPT, "-", f"--one-shot-bufferize={options} analysis-heuristic={heuristic} "
                          f"analysis-fuzzer-seed={seed}"], input=text, capture_output=True, text=True)
     assert p.stdout == up.stdout
+
+
+def test_memory_space_guard_keeps_the_python_interpreter_alive():
+    """From Python, must-infer-memory-space on a returned tensor used to kill
+    the interpreter (upstream's assertion): now an MLIRError with a located
+    diagnostic, and the interpreter goes on. Runs in a child interpreter so a
+    regression fails this test instead of the whole session."""
+    script = """
+from mlir import ir, passmanager
+import memplan
+with ir.Context():
+    m = ir.Module.parse('func.func private @ext() -> tensor<4xf32>')
+    pm = passmanager.PassManager.parse(
+        'builtin.module(memplan-one-shot-bufferize{bufferize-function-boundaries must-infer-memory-space})')
+    try:
+        pm.run(m.operation)
+    except ir.MLIRError as err:
+        print([(str(d.location), d.message) for d in err.error_diagnostics])
+print('alive')
+"""
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert "tensor result #0 cannot be inferred at a function boundary" in run.stdout
+    assert "loc(" in run.stdout and run.stdout.rstrip().endswith("alive")

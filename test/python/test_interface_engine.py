@@ -89,9 +89,18 @@ def engine(text: str, options: str, ctx: Optional[ir.Context] = None) -> Optiona
         handler = ctx.attach_diagnostic_handler(lambda d: True)
         try:
             result = _core.run_interface_engine(module.operation._CAPIPtr, **engine_kwargs(options))
+            if result.ok:
+                # mlir-opt verifies after the pass: IR that does not verify
+                # (a memref.alloc upstream built wrongly, say) is a failure.
+                try:
+                    result_ok = module.operation.verify()
+                except ir.MLIRError:
+                    result_ok = False
+            else:
+                result_ok = False
         finally:
             handler.detach()
-        return str(module).strip() if result.ok else ""
+        return str(module).strip() if result_ok else ""
 
 
 def upstream(texts: list[str], options: str) -> list[str]:

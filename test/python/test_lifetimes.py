@@ -165,7 +165,7 @@ def test_cli_report_and_plot(tmp_path, capsys):
     assert memplan_main(["report", MLP, "--bufferize", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["functions"][0]["name"] == "mlp"
     assert memplan_main(["report", str(tmp_path / "missing.json")]) == 1
-    assert memplan_main([]) == 2
+    assert memplan_main([]) == 1  # no subcommand: a bad command line, exit 1
 
 
 def test_analysis_is_near_linear():

@@ -18,7 +18,7 @@ from memplan.reuse import plan_function
 from memplan.reuse import oracle
 from memplan.reuse.check import check_module
 from progs.generator import generate
-from progs.litcases import lit_cases, parse_text, rewrite
+from progs.litcases import lit_cases, nested_module, parse_text, rewrite
 
 REUSE = "builtin.module(memplan-buffer-reuse)"
 LIT_FILES = ("reuse/static.mlir", "reuse/regions.mlir", "reuse/dynamic.mlir",
@@ -214,3 +214,19 @@ def test_memory_pipeline_lit_cases_bit_identical(case):
         for seed in (0, 1):
             result = numerics.compare(case.text, pooled, func, seed=seed)
             assert result.ok, (func, result.mismatch, result.uninitialized)
+
+
+
+@pytest.mark.parametrize("nested", ["inner", "deepest"])
+def test_nested_module_functions_are_pooled_bit_identical(nested):
+    """Functions of nested modules are pooled (they were skipped): each nested
+    module, before and after, runs as a module of its own."""
+    text = (__import__("pathlib").Path(__file__).parents[1] / "lit" / "reuse" / "nested-modules.mlir").read_text()
+    after, stats, check = _run_reuse(text)
+    assert check.ok, check.violations
+    assert stats["pools"] == 3
+    before_inner, after_inner = nested_module(text, nested), nested_module(after, nested)
+    assert "memref<4096xi8>" in after_inner and "memref<4096xi8>" not in before_inner
+    result = numerics.compare(before_inner, after_inner, "nested", poison=True)
+    assert result.ok, (result.mismatch, result.uninitialized)
+    assert oracle.run(after_inner, "nested").ok

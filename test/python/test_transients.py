@@ -117,7 +117,7 @@ def test_run_requires_storage_argument(ctx):
 
 # --- every runnable lit case, checked through the ExecutionEngine -----------
 
-from progs.litcases import lit_cases, parse_text, rewrite  # noqa: E402
+from progs.litcases import lit_cases, nested_module, parse_text, rewrite  # noqa: E402
 from memplan.numerics.signature import entry_signature  # noqa: E402
 
 _STORAGE_FUNC = __import__("re").compile(r"^\s*func\.func\s+@(\w+)\(.*\{memplan\.transients\}", __import__("re").M)
@@ -229,3 +229,39 @@ def test_transients_never_larger_than_one_pool_of_the_same_buffers(ctx):
                    if op.operation.name == "func.func" and ir.StringAttr(op.attributes["sym_name"]).value == "forward")
     storage = ir.IntegerAttr(forward.attributes["memplan.transient_size"]).value
     assert storage <= -(-pool["size"] // 64) * 64
+
+
+def test_callee_sized_through_a_cast_of_the_callers_argument():
+    """The callee's size reads a memref.cast of the caller's argument (it was
+    "cannot be hoisted"): the rewrite keeps the outputs bit for bit with
+    poisoned storage of the queried (static) size, and no heap allocation."""
+    case = next(c for c in lit_cases("transients/calls.mlir") if "@through_cast(" in c.text)
+    with ir.Context():
+        before = parse_text(case.text)
+        after = rewrite(case.text, "builtin.module(memplan-transients)", allow_unregistered=False)
+        x = np.random.default_rng(0).uniform(-1, 1, 8).astype(np.float32)
+        needed = runtime.required_bytes(after, "through_cast", [x])
+        assert needed == 64
+        storage = np.zeros(needed, dtype=np.uint8)
+        result = numerics.compare(before, after, "through_cast", inputs=[x, storage], scratch=[1])
+        assert result.ok, str(result)
+        assert result.heap_after.allocations == 0 < result.heap_before.allocations
+        assert oracle.run(after, "through_cast", inputs=[x, storage], scratch=[1]).ok
+
+
+def test_nested_module_is_planned_bit_identical():
+    """A nested module's functions with storage are emplaced (they were
+    skipped): the nested module, before and after, runs as a module of its
+    own, with poisoned storage of the queried size and no heap allocation."""
+    text = (Path(__file__).parents[1] / "lit" / "transients" / "nested-modules.mlir").read_text()
+    with ir.Context():
+        after = rewrite(text, "builtin.module(memplan-transients)", allow_unregistered=False)
+    before_inner, after_inner = nested_module(text, "inner"), nested_module(after, "inner")
+    with ir.Context():
+        x = np.random.default_rng(0).uniform(-1, 1, 128).astype(np.float32)
+        needed = runtime.required_bytes(after_inner, "scale", [x])
+        assert needed == 512
+        storage = np.zeros(needed, dtype=np.uint8)
+        result = numerics.compare(before_inner, after_inner, "scale", inputs=[x, storage], scratch=[1])
+        assert result.ok, str(result)
+        assert result.heap_after.allocations == 0 < result.heap_before.allocations

@@ -10,72 +10,42 @@ Prints ``OK`` or the first mismatch, the ``cf.assert`` failures of both
 programs (by message and count), then the heap figures of both programs.
 Exit status: 0 when the outputs agree, the same assertions failed equally
 often (and, unless ``--no-poison``, neither program reads uninitialized
-memory), 1 on a mismatch or when a file cannot be read, parsed, lowered or
-compiled (MLIR diagnostics are printed with file:line:col), 2 on bad usage.
+memory), 1 on a mismatch, a bad command line or option value, or when a
+file cannot be read, parsed, lowered or compiled (MLIR diagnostics are
+printed with file:line:col). Arguments are named by the entry function's
+own numbers: ``N``, ``argN`` or ``%argN``.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-from typing import Dict, List, Optional, Tuple, Union
+from typing import Dict, List, Optional
 
 import numpy as np
 
+from memplan.cli.arguments import (
+    ArgumentParser,
+    UsageError,
+    add_argument_options,
+    check_arguments,
+    function_arguments,
+    load_input,
+    parse_expect,
+    print_error,
+)
 from memplan.numerics.runner import DEFAULT_OPT_LEVEL
 
 __all__ = ["main", "build_parser"]
 
-
-def _dim(text: str) -> Tuple[Union[Tuple[int, int], int, str], int]:
-    """Parse ``ARG:DIM=SIZE``, ``ARG=SIZE`` or ``*=SIZE``."""
-    try:
-        key, size = text.split("=", 1)
-        value = int(size)
-        if key == "*":
-            return "*", value
-        if ":" in key:
-            arg, dim = key.split(":", 1)
-            return (int(arg), int(dim)), value
-        return int(key), value
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"invalid --dim {text!r}: expected ARG:DIM=SIZE, ARG=SIZE or *=SIZE"
-        ) from None
-
-
-def _value(text: str) -> Tuple[int, Union[int, float]]:
-    """Parse ``ARG=N`` (an integer, or a float for float arguments)."""
-    try:
-        arg, value = text.split("=", 1)
-        try:
-            number: Union[int, float] = int(value, 0)
-        except ValueError:
-            number = float(value)
-        return int(arg), number
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"invalid --value {text!r}: expected ARG=NUMBER"
-        ) from None
-
-
-def _input(text: str) -> Tuple[int, str]:
-    """Parse ``ARG=FILE.npy``."""
-    arg, sep, path = text.partition("=")
-    try:
-        if not sep or not path:
-            raise ValueError
-        return int(arg), path
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"invalid --input {text!r}: expected ARG=FILE.npy"
-        ) from None
+PROG = "memplan-check"
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``memplan-check``."""
-    parser = argparse.ArgumentParser(
-        prog="memplan-check",
+    parser = ArgumentParser(
+        prog=PROG,
         description=(
             "Run two versions of an MLIR program (tensor or memref level) on "
             "identical inputs and compare every output bit for bit."
@@ -89,31 +59,24 @@ def build_parser() -> argparse.ArgumentParser:
                         help="seed of the random inputs (default: 0)")
     parser.add_argument("--no-poison", dest="poison", action="store_false",
                         help="do not check for reads of uninitialized heap memory")
-    parser.add_argument("--dim", dest="dims", action="append", type=_dim, default=[],
-                        metavar="ARG:DIM=SIZE",
-                        help="size of a dynamic dimension (repeatable; ARG=SIZE "
-                             "sets all of an argument's, *=SIZE all others; default 7; "
-                             "ARG=N also sets an index argument)")
-    parser.add_argument("--value", dest="values", action="append", type=_value, default=[],
-                        metavar="ARG=N",
-                        help="value of a scalar argument (repeatable)")
-    parser.add_argument("--input", dest="inputs", action="append", type=_input, default=[],
-                        metavar="ARG=FILE.npy",
-                        help="contents of a tensor/memref argument from a .npy file "
-                             "(repeatable; its shape sets the dynamic sizes)")
+    add_argument_options(parser, inputs=True)
+    parser.add_argument("--expect", dest="expect", action="append", type=parse_expect, default=[],
+                        metavar="[OUTPUT=]FILE.npy",
+                        help="expected value of an output (repeatable): OUTPUT is resultN or argN "
+                             "(the program's results, then its memref arguments, numbered as "
+                             "BEFORE's function); without it the files go to the results in order")
+    parser.add_argument("--rtol", type=float, default=0.0,
+                        help="relative tolerance of --expect (default 0: bit for bit)")
+    parser.add_argument("--atol", type=float, default=0.0,
+                        help="absolute tolerance of --expect (default 0)")
+    parser.add_argument("--save-outputs", metavar="DIR",
+                        help="write every output of AFTER as DIR/OUTPUT.npy (resultN.npy, argN.npy; "
+                             "BEFORE's too, as DIR/before.OUTPUT.npy, where they differ)")
     parser.add_argument("--opt-level", type=int, choices=range(4), default=None,
                         metavar="0-3",
                         help="LLVM optimization level of the JIT (default: "
                              f"{DEFAULT_OPT_LEVEL}, the fastest whole check measured)")
     return parser
-
-
-def _load(path: str, context):
-    from memplan.numerics.source import parse_module
-
-    with open(path, encoding="utf-8") as fh:
-        text = fh.read()
-    return parse_module(text, source_name=path, context=context)
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -128,30 +91,50 @@ def main(argv: Optional[List[str]] = None) -> int:
     context = ir.Context()
     modules = []
     for path in (args.before, args.after):
-        try:
-            modules.append(_load(path, context))
-        except OSError as err:
-            print(f"memplan-check: error: cannot read {path}: {err.strerror}", file=sys.stderr)
+        module = load_input(PROG, path, context)
+        if module is None:
             return 1
-        except ir.MLIRError as err:
-            print(f"memplan-check: error: cannot parse {path}:", file=sys.stderr)
-            for diag in err.error_diagnostics:
-                _print_diagnostic(diag)
-            return 1
+        modules.append(module)
 
+    try:
+        types, storage = function_arguments(modules[0], entry)
+        check_arguments(entry, types, args.dims, args.values, args.inputs, storage,
+                        storage_sized=True)
+    except KeyError as err:
+        return print_error(PROG, f"BEFORE: {err.args[0]}")
+    except UsageError as err:
+        return print_error(PROG, str(err))
     dims: Dict = dict(args.dims)
     values: Dict = dict(args.values)
     for arg, path in args.inputs:
         try:
             values[arg] = np.load(path, allow_pickle=False)
         except (OSError, ValueError) as err:
-            print(f"memplan-check: error: cannot read {path}: {err}", file=sys.stderr)
-            return 1
+            reason = getattr(err, "strerror", None) or err
+            return print_error(PROG, f"cannot read '{path}': {reason}")
+    expected = []
+    for name, path in args.expect:
+        try:
+            expected.append((name, path, np.load(path, allow_pickle=False)))
+        except (OSError, ValueError) as err:
+            reason = getattr(err, "strerror", None) or err
+            return print_error(PROG, f"cannot read '{path}': {reason}")
+    if not all(t >= 0 and t == t for t in (args.rtol, args.atol)):  # t == t: not NaN
+        return print_error(PROG, f"--rtol {args.rtol} / --atol {args.atol}: tolerances are numbers >= 0")
+    if args.save_outputs is not None:
+        if os.path.exists(args.save_outputs) and not os.path.isdir(args.save_outputs):
+            return print_error(PROG, f"cannot write outputs to '{args.save_outputs}': Not a directory")
+        try:
+            os.makedirs(args.save_outputs, exist_ok=True)
+        except OSError as err:
+            return print_error(PROG, f"cannot write outputs to '{args.save_outputs}': "
+                                     f"{err.strerror or err}")
     opt_level = DEFAULT_OPT_LEVEL if args.opt_level is None else args.opt_level
     try:
         result = compare(modules[0], modules[1], entry, seed=args.seed,
                          poison=args.poison, dims=dims or None, values=values or None,
-                         opt_level=opt_level)
+                         opt_level=opt_level, keep_outputs=bool(expected or args.save_outputs),
+                         isolate=True)
     except KeyError as err:
         print(f"memplan-check: error: {err.args[0]}", file=sys.stderr)
         return 1
@@ -160,11 +143,71 @@ def main(argv: Optional[List[str]] = None) -> int:
         for diag in err.error_diagnostics:
             _print_diagnostic(diag)
         return 1
-    except (LoweringError, ValueError, NotImplementedError) as err:
-        print(f"memplan-check: error: {err}", file=sys.stderr)
-        return 1
+    except (LoweringError, ValueError, NotImplementedError, RuntimeError) as err:
+        return print_error(PROG, str(err))
+    except MemoryError:
+        return print_error(PROG, "out of memory for the inputs: give smaller sizes with --dim")
     print(result)
-    return 0 if result.ok else 1
+    ok = result.ok
+    if expected and result.output_names:
+        ok = _check_expected(result, expected, args.rtol, args.atol) and ok
+    if args.save_outputs is not None and result.output_names:
+        problem = _save_outputs(result, args.save_outputs)
+        if problem:
+            return print_error(PROG, problem)
+    return 0 if ok else 1
+
+
+def _array(output) -> np.ndarray:
+    """An output's elements in its shape (an argument's logical view)."""
+    return np.array(output.logical if output.logical is not None else output.data, order="C")
+
+
+def _check_expected(result, expected, rtol: float, atol: float) -> bool:
+    """Compare outputs with ``--expect`` files; print a line per file."""
+    from memplan.numerics import expected_difference
+
+    ok = True
+    results = [n for n in result.output_names if n.startswith("result")]
+    unnamed = iter(results)
+    for name, path, array in expected:
+        name = name if name is not None else next(unnamed, None)
+        if name not in result.outputs_after:
+            print(f"  expect {path}: no output {name or 'result'} (outputs: "
+                  f"{', '.join(result.output_names)})")
+            ok = False
+            continue
+        problems = []
+        for side, outputs in (("before", result.outputs_before), ("after", result.outputs_after)):
+            problem = expected_difference(_array(outputs[name]), array, rtol, atol)
+            if problem:
+                problems.append(f"{side}: {problem}")
+        tolerance = f" (rtol {rtol}, atol {atol})" if rtol or atol else " (bit for bit)"
+        if problems:
+            ok = False
+            print(f"  expect {name} = {path}{tolerance}: MISMATCH: {'; '.join(problems)}")
+        else:
+            print(f"  expect {name} = {path}{tolerance}: before and after match")
+    return ok
+
+
+def _save_outputs(result, folder: str) -> str:
+    """Write the outputs as ``.npy`` files; returns a problem or ``""``."""
+    written = []
+    for name in result.output_names:
+        targets = [(name, result.outputs_after[name])]
+        before = result.outputs_before[name]
+        if _array(before).tobytes() != _array(result.outputs_after[name]).tobytes():
+            targets.append((f"before.{name}", before))
+        for file_name, output in targets:
+            path = os.path.join(folder, file_name + ".npy")
+            try:
+                np.save(path, _array(output), allow_pickle=False)
+            except OSError as err:
+                return f"cannot write '{path}': {err.strerror or err}"
+            written.append(path)
+    print(f"  saved {len(written)} output{'s' if len(written) != 1 else ''} to {folder}")
+    return ""
 
 
 def _print_diagnostic(diag) -> None:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+PROG = "memplan explain"
+
 
 def add_parser(sub) -> None:
     p = sub.add_parser("explain", help="explain the copies of One-Shot Bufferize",
@@ -31,22 +33,15 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     from mlir import ir
 
+    from memplan.cli.arguments import load_input
     from memplan.inplace.explain import InplaceAnalysisError, analyze
-    from memplan.ir.parse import ParseError, parse_source
 
-    name = "<stdin>" if args.file == "-" else args.file
-    try:
-        text = sys.stdin.read() if args.file == "-" else open(args.file).read()
-    except OSError as err:
-        print(f"memplan explain: cannot read '{args.file}': {err.strerror}", file=sys.stderr)
-        return 1
     with ir.Context() as ctx:
         ctx.allow_unregistered_dialects = True
-        try:
-            module = parse_source(text, name, ctx)
-        except ParseError as err:
-            print(err, file=sys.stderr)
+        loaded = load_input(PROG, args.file, ctx)
+        if loaded is None:
             return 1
+        module = loaded.operation
         target = module
         if args.function:
             target = None

@@ -19,6 +19,8 @@ import os
 import sys
 from typing import Optional, Sequence
 
+from memplan.cli.arguments import ArgumentParser
+
 #: Modules providing ``add_parser(subparsers)``, in help order.
 SUBCOMMANDS: tuple[str, ...] = (
     "memplan.cli.report",
@@ -29,7 +31,7 @@ SUBCOMMANDS: tuple[str, ...] = (
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``memplan`` parser with every subcommand registered."""
-    parser = argparse.ArgumentParser(prog="memplan", description="memplan memory-planning tools")
+    parser = ArgumentParser(prog="memplan", description="memplan memory-planning tools")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in SUBCOMMANDS:
@@ -48,7 +50,7 @@ def run(argv: Optional[Sequence[str]] = None) -> int:
         return 0
     if not getattr(args, "run", None):
         parser.print_help(sys.stderr)
-        return 2
+        return 1
     return int(args.run(args))
 
 

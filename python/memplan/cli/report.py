@@ -10,10 +10,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+from typing import Optional
 
+from memplan.cli.arguments import add_argument_options, print_error
+from memplan.packing import ALGORITHMS
 from memplan.pipeline import BUFFERIZATION
 
+PROG = "memplan report"
 PREPARE = f"builtin.module({BUFFERIZATION})"
 
 
@@ -27,38 +32,68 @@ def add_parser(subparsers: "argparse._SubParsersAction") -> None:
     )
     p.add_argument("file", help="JSON report or .mlir file")
     p.add_argument("--function", help="report only this function (and plot it; default: all, plot the first)")
-    p.add_argument("--plot", metavar="PNG", help="draw the memory timeline to this image")
+    p.add_argument("--plot", metavar="IMAGE",
+                   help="draw the memory timeline to this image (its extension gives the format: png, svg, pdf...)")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.add_argument("--bufferize", action="store_true", help="bufferize tensor-level MLIR first")
-    p.add_argument("--algorithm", default="best", help="packing algorithm for MLIR input")
-    p.add_argument("--alignment", type=int, default=64, help="pool alignment for MLIR input")
+    p.add_argument("--algorithm", default="best", choices=ALGORITHMS,
+                   help="packing algorithm for MLIR input (default: best)")
+    p.add_argument("--alignment", type=_alignment, default=64,
+                   help="pool alignment in bytes for MLIR input, a power of two (default: 64)")
+    # Sizes for dynamic shapes: the report (sizes, pool, peaks, plot) is then
+    # that instance's; without them sizes and the peak are expressions over
+    # the arguments (arg0.dim0, arg1).
+    add_argument_options(p)
     p.set_defaults(run=run)
 
 
+def _alignment(text: str) -> int:
+    """A positive power of two, as memplan's alignment pass options."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value <= 0 or value & (value - 1):
+        raise argparse.ArgumentTypeError(f"invalid --alignment {text!r}: a power of two (bytes) is needed")
+    return value
+
+
 def _load(args: argparse.Namespace) -> dict:
+    """The report: a JSON report as it is, or MLIR (text or bytecode)
+    analyzed here. Raises :class:`ReadError`, :class:`ParseError`,
+    ``ValueError`` or ``mlir.ir.MLIRError``."""
+    from memplan.ir.parse import is_bytecode, parse_source, read_source
     from memplan.lifetimes.report import load_report
 
-    with open(args.file) as f:
-        head = f.read(1).strip()
-    if args.file.endswith(".json") or head == "{":
-        return load_report(args.file)
+    data = read_source(args.file)
+    if not is_bytecode(data) and (args.file.endswith(".json") or data.lstrip()[:1] == b"{"):
+        if args.file == "-":
+            raise ValueError("a JSON report is read from a file, not from standard input")
+        try:
+            return load_report(args.file)
+        except json.JSONDecodeError as err:
+            raise ValueError(f"{args.file}: not a memplan liveness report (not JSON: {err})") from None
     from mlir import ir
 
-    from memplan.ir.parse import parse_source
     from memplan.lifetimes.analysis import analyze_module
     from memplan.lifetimes.report import report_dict
     from memplan.pipeline import run_pipeline
 
     with ir.Context() as ctx:
         ctx.allow_unregistered_dialects = True
-        module = parse_source(open(args.file).read(), args.file)
+        module = parse_source(data, args.file, ctx)
         if args.bufferize:
             run_pipeline(module, PREPARE)
         elif _has_tensors(module.operation):
             raise ValueError(f"{args.file} holds tensor IR: the report needs memrefs "
                              "(pass --bufferize to bufferize it first)")
+        sizes = None
+        if args.dims or args.values:
+            from memplan.lifetimes.symbolic import ArgumentSizes
+
+            sizes = ArgumentSizes(dict(args.dims), dict(args.values))
         return report_dict(analyze_module(module), algorithm=args.algorithm,
-                           alignment=args.alignment)
+                           alignment=args.alignment, sizes=sizes)
 
 
 def _has_tensors(module) -> bool:
@@ -81,34 +116,70 @@ def _has_tensors(module) -> bool:
     return bool(found)
 
 
+def _plot_problem(path: str) -> Optional[str]:
+    """Why the timeline cannot be drawn to ``path`` (checked before any work),
+    or ``None``."""
+    try:
+        from matplotlib.backend_bases import FigureCanvasBase
+    except ImportError:  # pragma: no cover - matplotlib is an optional extra
+        return "--plot needs matplotlib (pip install 'memplan[plot]')"
+    formats = sorted(FigureCanvasBase.get_supported_filetypes())
+    extension = os.path.splitext(path)[1][1:].lower()
+    if extension not in formats:
+        what = f"unknown image format '.{extension}'" if extension else "no image format (file extension)"
+        return f"cannot write the plot to '{path}': {what}; use one of: {', '.join(formats)}"
+    folder = os.path.dirname(path) or "."
+    if not os.path.isdir(folder):
+        reason = "Not a directory" if os.path.exists(folder) else "No such file or directory"
+        return f"cannot write the plot to '{path}': {reason} ('{folder}')"
+    if os.path.isdir(path):
+        return f"cannot write the plot to '{path}': Is a directory"
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``memplan report``; returns the exit code."""
-    from memplan.lifetimes.report import find_function, format_text
+    from mlir import ir
 
+    from memplan.ir.parse import ParseError, ReadError, format_diagnostics
+    from memplan.lifetimes.report import find_function, format_text
+    from memplan.pipeline import PipelineError
+
+    if args.plot is not None:
+        problem = _plot_problem(args.plot)
+        if problem is not None:
+            return print_error(PROG, problem)
     try:
         doc = _load(args)
-    except (OSError, ValueError) as err:
-        print(f"memplan report: {err}", file=sys.stderr)
+    except ReadError as err:
+        return print_error(PROG, str(err))
+    except ParseError as err:
+        print(err, file=sys.stderr)
         return 1
-    except Exception as err:  # parse errors and pipeline failures from MLIR
-        print(f"memplan report: {args.file}: {err}", file=sys.stderr)
+    except ir.MLIRError as err:
+        print(format_diagnostics(err), file=sys.stderr)
         return 1
+    except (PipelineError, ValueError) as err:
+        return print_error(PROG, str(err))
     try:
         func = find_function(doc, args.function)
+        if args.function is not None:
+            doc = dict(doc, functions=[func])
+        text = json.dumps(doc, indent=1) if args.json else format_text(doc)
     except ValueError as err:
-        print(f"memplan report: {err}", file=sys.stderr)
-        return 1
-    if args.function is not None:
-        doc = dict(doc, functions=[func])
-    print(json.dumps(doc, indent=1) if args.json else format_text(doc))
-    if args.plot:
+        return print_error(PROG, str(err))
+    except (KeyError, TypeError, AttributeError) as err:  # a JSON file of another shape
+        return print_error(PROG, f"{args.file}: not a memplan liveness report (no {err})")
+    print(text)
+    if args.plot is not None:
         from memplan.lifetimes.plot import plot_timeline
 
         try:
             plot_timeline(func, args.plot)
-        except ImportError:  # pragma: no cover - matplotlib is an optional extra
-            print("memplan report: --plot needs matplotlib (pip install 'memplan[plot]')",
-                  file=sys.stderr)
-            return 1
+        except (OSError, ValueError) as err:
+            reason = getattr(err, "strerror", None) or str(err)
+            return print_error(PROG, f"cannot write the plot to '{args.plot}': {reason}")
+        except (KeyError, TypeError, AttributeError) as err:
+            return print_error(PROG, f"{args.file}: not a memplan liveness report (no {err})")
         print(f"wrote {args.plot}", file=sys.stderr)
     return 0

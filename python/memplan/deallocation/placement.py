@@ -34,6 +34,7 @@ from memplan.lifetimes.analysis import FunctionLifetimes, LifetimeAnalysis
 _NOT_UNDERSTOOD = 0
 for _name in ("unknown-region", "unstructured-control-flow", "escapes-return", "escapes-call",
               "escapes-store", "escapes-block", "captured-by-unknown-region", "unknown-user",
+              "async-not-awaited",
               "dealloc-in-other-block", "multiple-deallocs", "dealloc-through-alias"):
     _NOT_UNDERSTOOD |= R.bit(_name)
 _RETURNED = R.bit("escapes-return") | R.bit("no-dealloc")

@@ -59,7 +59,8 @@ def _report_upstream(ctx: PassContext, module: ir.Operation, err: ir.MLIRError) 
     if not diags:
         ctx.error(module, str(err))
     for d in diags:
-        ctx.error(d.location, d.message)
+        # Notes too: upstream's "see current operation" and the like.
+        ctx.error(d.location, d.message, [(n.location, n.message) for n in d.notes])
 
 
 @register_pass(
@@ -92,30 +93,46 @@ def _report_costs(ctx: PassContext, ranking: Ranking) -> None:
         ctx.stat(f"copies-{name}", ncopies, f"copies with analysis-heuristic={name}")
 
 
-def _must_infer_function_arguments(module: ir.Operation, ctx: PassContext, values: dict) -> bool:
-    """must-infer-memory-space with function boundaries: a tensor argument's
-    memory space cannot be inferred, and upstream's bufferization asserts on
-    it (MLIR 22). Reports each such function; True if there was one."""
-    if not (values["must_infer_memory_space"] and values["bufferize_function_boundaries"]
-            and not values["test_analysis_only"]):
-        return False
-    found = []
+def _boundary_memory_space_errors(module: ir.Operation, values: dict) -> list[tuple[ir.Operation, str]]:
+    """Function boundaries whose memory space upstream cannot pick.
+
+    With function boundaries, upstream's bufferization takes the memory space
+    of every tensor argument and result of every ``func.func`` (declarations
+    included, and so the tensor results of calls to them) from its default
+    memory space and asserts where there is none (MLIR 22): with
+    ``must-infer-memory-space`` there is none for any tensor, with
+    ``use-encoding-for-memory-space`` none for an unranked one. Returns each
+    such function with the message to report (the first offending type)."""
+    if not values["bufferize_function_boundaries"] or values["test_analysis_only"]:
+        return []
+    dialects = [d for d in values["dialect_filter"].split(",") if d]
+    if dialects and "func" not in dialects:
+        return []  # upstream leaves functions alone
+    if values["must_infer_memory_space"]:
+        def has_no_space(t: ir.Type) -> bool:
+            return isinstance(t, (ir.RankedTensorType, ir.UnrankedTensorType))
+        option, why = "must-infer-memory-space", ""
+    elif values["use_encoding_for_memory_space"]:
+        def has_no_space(t: ir.Type) -> bool:
+            return isinstance(t, ir.UnrankedTensorType)
+        option, why = "use-encoding-for-memory-space", " (an unranked tensor has no encoding)"
+    else:
+        return []
+    found: list[tuple[ir.Operation, str]] = []
 
     def visit(op: ir.Operation) -> ir.WalkResult:
         if op.name == "func.func":
             ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
-            tensors = [i for i, t in enumerate(ftype.inputs)
-                       if isinstance(t, (ir.RankedTensorType, ir.UnrankedTensorType))]
-            if tensors:
-                found.append((op, tensors[0]))
+            where = [f"tensor argument #{i}" for i, t in enumerate(ftype.inputs) if has_no_space(t)]
+            where += [f"tensor result #{i}" for i, t in enumerate(ftype.results) if has_no_space(t)]
+            if where:
+                found.append((op, f"memplan-one-shot-bufferize: {option}: the memory space of {where[0]} "
+                                  f"cannot be inferred at a function boundary{why} (upstream one-shot-bufferize "
+                                  "asserts here)"))
         return ir.WalkResult.ADVANCE
 
     module.walk(visit, ir.WalkOrder.PRE_ORDER)
-    for func, index in found:
-        ctx.error(func, f"memplan-one-shot-bufferize: must-infer-memory-space: the memory space of "
-                        f"tensor argument #{index} cannot be inferred at a function boundary "
-                        "(upstream one-shot-bufferize asserts here)")
-    return bool(found)
+    return found
 
 
 def _copy_before_write_blocker(module: ir.Operation) -> Optional[tuple[ir.Operation, str]]:
@@ -159,7 +176,10 @@ def _run_checked(module: ir.Operation, ctx: PassContext) -> None:
         ctx.error(module, "only one of 'must-infer-memory-space' and 'use-encoding-for-memory-space' "
                           "are allowed in memplan-one-shot-bufferize")
         return
-    if _must_infer_function_arguments(module, ctx, values):
+    boundary_errors = _boundary_memory_space_errors(module, values)
+    for op, message in boundary_errors:
+        ctx.error(op, message)
+    if boundary_errors:
         return
     if values["copy_before_write"]:
         if values["test_analysis_only"]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from memplan.passes import Option
+from memplan.passes import Option, uint32, uint64
 
 #: Analysis orders: upstream's four and memplan's min-copy-bytes.
 HEURISTICS = ("bottom-up", "top-down", "bottom-up-from-terminators", "fuzzer", "min-copy-bytes")
@@ -28,12 +28,12 @@ OPTIONS = [
     Option("allow-return-allocs-from-loops", bool, False, "allow loops to yield new allocations"),
     Option("allow-unknown-ops", bool, False, "treat ops that are not bufferizable as unknown ops"),
     Option("analysis-heuristic", str, "bottom-up", "analysis order", choices=HEURISTICS),
-    Option("analysis-fuzzer-seed", int, 0, "seed of the fuzzer heuristic"),
+    Option("analysis-fuzzer-seed", uint32, 0, "seed of the fuzzer heuristic"),
     Option("test-analysis-only", bool, False, "only annotate the IR with the analysis results"),
     Option("print-conflicts", bool, False, "annotate RaW conflicts (with test-analysis-only)"),
     Option("dump-alias-sets", bool, False, "annotate alias sets (with test-analysis-only)"),
     Option("copy-before-write", bool, False, "skip the analysis, copy before every write"),
-    Option("buffer-alignment", int, 64, "alignment of new allocations"),
+    Option("buffer-alignment", uint64, 64, "alignment of new allocations (0: none)"),
     Option("dialect-filter", str, "", "comma-separated dialects to bufferize; empty: all"),
     Option("no-analysis-func-filter", str, "", "comma-separated functions to skip in the analysis"),
     Option("check-parallel-regions", bool, True, "privatize buffers written in parallel regions"),

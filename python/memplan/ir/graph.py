@@ -60,14 +60,33 @@ def ir_value(graph: Graph, value: int) -> ir.Value:
     return ir_block.arguments[int(graph.value_index[value])]
 
 
-def function_ids(graph: Graph) -> list[int]:
-    """Ids of the ``func.func`` ops directly inside the root op."""
+def function_ids(graph: Graph, nested: bool = False) -> list[int]:
+    """Ids of the ``func.func`` ops directly inside the root op; with
+    ``nested``, also those directly inside a ``builtin.module`` nested in it."""
     func = graph.name_id("func.func")
     if func < 0:
         return []
     names = graph.op_name
     parents = graph.op_parent
-    return [i for i in range(graph.num_ops) if names[i] == func and parents[i] == 0]
+    if not nested:
+        return [i for i in range(graph.num_ops) if names[i] == func and parents[i] == 0]
+    module = graph.name_id("builtin.module")
+    return [i for i in range(graph.num_ops)
+            if names[i] == func and (parents[i] == 0 or (parents[i] > 0 and names[parents[i]] == module))]
+
+
+def qualified_function_name(graph: Graph, op_id: int) -> str:
+    """A function's name as a symbol reference from the root: ``inner::@f``
+    for ``@f`` in a nested ``module @inner`` (plain ``f`` at the root, or in a
+    nested module without a name)."""
+    name = function_name(graph, op_id)
+    parent = int(graph.op_parent[op_id])
+    while parent > 0:
+        module = graph.str_attribute(parent, "sym_name")
+        if graph.names[graph.op_name[parent]] == "builtin.module" and module is not None:
+            name = f"{module}::@{name}"
+        parent = int(graph.op_parent[parent])
+    return name
 
 
 def entry_block(graph: Graph, op_id: int) -> int:

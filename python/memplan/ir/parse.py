@@ -12,7 +12,12 @@ SPLIT_MARKER = "// -----"
 
 
 class ParseError(Exception):
-    """MLIR text that does not parse; ``str()`` holds MLIR's located diagnostics."""
+    """An input that cannot be read or does not parse; ``str()`` holds the
+    reason (MLIR's located diagnostics for a parse error)."""
+
+
+class ReadError(ParseError):
+    """An input file that cannot be read (missing, a folder, unreadable)."""
 
 
 @dataclass(frozen=True)
@@ -61,27 +66,119 @@ def location_prefix(loc) -> str:
     return text
 
 
-def parse_source(
+def parse_module(
     text: str | bytes, source_name: str = "<stdin>", context: ir.Context | None = None, first_line: int = 1
-) -> ir.Operation:
-    """Parse MLIR text (or bytecode) into a ``builtin.module`` operation, as
-    mlir-opt does (MLIR's own parser, implicit module included).
+) -> ir.Module:
+    """Parse MLIR text in any encoding mlir-opt takes, or MLIR bytecode, into
+    an ``ir.Module``, as mlir-opt does (MLIR's own parser, implicit module
+    included): the one parser behind every memplan tool.
 
     ``first_line`` shifts locations so that a split chunk reports lines of the
     whole file. Raises :class:`ParseError` whose text is mlir-opt's: located
-    diagnostics with the source line and a caret.
+    diagnostics with the source line and a caret (for bytecode, with a note
+    on the MLIR that wrote it and what to do when it is not this one).
     """
     from memplan import _core
 
-    if context is None:
-        try:
-            context = ir.Context.current
-        except ValueError:  # no context entered: the module keeps its own alive
-            context = ir.Context()
-    data = text.encode() if isinstance(text, str) else text
+    if context is None:  # the current one (None outside a `with`), else a new one
+        context = ir.Context.current or ir.Context()
+    data = text.encode() if isinstance(text, str) else bytes(text)
     if first_line > 1:
         data = b"\n" * (first_line - 1) + data
     module, diagnostics = _core.parse_module(context, data, source_name)
     if module is None:
-        raise ParseError(diagnostics.decode(errors="replace").rstrip("\n"))
-    return module.operation
+        message = diagnostics.decode(errors="replace").rstrip("\n")
+        if is_bytecode(data):
+            message += "\n" + bytecode_note(data, source_name)
+        raise ParseError(message)
+    return module
+
+
+def parse_source(
+    text: str | bytes, source_name: str = "<stdin>", context: ir.Context | None = None, first_line: int = 1
+) -> ir.Operation:
+    """:func:`parse_module`, as the ``builtin.module`` operation."""
+    return parse_module(text, source_name, context, first_line).operation
+
+
+#: The first bytes of every MLIR bytecode file.
+BYTECODE_MAGIC = b"ML\xefR"
+
+
+def is_bytecode(data: bytes) -> bool:
+    """Whether ``data`` is MLIR bytecode (by its magic number)."""
+    return data.startswith(BYTECODE_MAGIC)
+
+
+def bytecode_producer(data: bytes) -> tuple[int, str] | None:
+    """The bytecode version and producer string of a bytecode file's header
+    (magic, a varint version, a NUL-terminated producer), or ``None``."""
+    if not is_bytecode(data):
+        return None
+    pos = len(BYTECODE_MAGIC)
+    # MLIR's varint: the count of trailing zero bits of the first byte, plus
+    # one, is the number of bytes (nine when the first byte is zero).
+    if pos >= len(data):
+        return None
+    first = data[pos]
+    size = 9 if first == 0 else (first & -first).bit_length()
+    if pos + size > len(data):
+        return None
+    raw = int.from_bytes(data[pos : pos + size], "little")
+    version = raw >> size if size < 9 else int.from_bytes(data[pos + 1 : pos + 9], "little")
+    end = data.find(b"\0", pos + size)
+    if end < 0:
+        return None
+    return version, data[pos + size : end].decode(errors="replace")
+
+
+def mlir_version() -> str:
+    """The MLIR release of the Python bindings memplan runs on (``22.1.8``)."""
+    from importlib import metadata
+
+    try:  # the wheel's version is the release and a build number
+        return ".".join(metadata.version("xtc-mlir-python-bindings").split(".")[:3])
+    except metadata.PackageNotFoundError:  # pragma: no cover - installed with memplan
+        return "unknown"
+
+
+def bytecode_note(data: bytes, source_name: str) -> str:
+    """A note for bytecode that did not parse: which MLIR wrote it, which one
+    reads it here, and what to do."""
+    header = bytecode_producer(data)
+    ours = f"MLIR{mlir_version()}"
+    if header is not None and header[1] == ours:
+        return (f"{source_name}: note: this bytecode was written by this MLIR ({ours}): the file is "
+                "damaged or truncated")
+    producer = f"by {header[1]!r}" if header else "by an unknown producer"
+    return (
+        f"{source_name}: note: this bytecode was written {producer} and memplan reads it with "
+        f"MLIR {mlir_version()}: bytecode of another MLIR release may encode attributes, types "
+        "and ops this one does not know. Hand the module over as text instead: print(module) "
+        "with the other stack's bindings (memplan.import_module(module) does this for a module "
+        "object), or its opt tool without --emit-bytecode"
+    )
+
+
+def read_source(path: str) -> bytes:
+    """The bytes of the input file ``path`` (``-``: standard input), undecoded:
+    MLIR's parser takes text in any encoding and bytecode.
+
+    Raises :class:`ReadError` (``cannot read 'PATH': reason``) when the file
+    cannot be read.
+    """
+    import sys
+
+    try:
+        if path == "-":
+            return sys.stdin.buffer.read()
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError as err:
+        raise ReadError(f"cannot read '{path}': {err.strerror or err}") from None
+
+
+def load_source(path: str, context: ir.Context | None = None) -> ir.Module:
+    """Read and parse the input file ``path`` (``-``: standard input), as
+    every memplan tool does. Raises :class:`ReadError` or :class:`ParseError`."""
+    return parse_module(read_source(path), "<stdin>" if path == "-" else path, context)

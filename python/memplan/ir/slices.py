@@ -27,6 +27,11 @@ _PURE_OPS = frozenset(
         "affine.max",
         "memref.dim",
         "tensor.dim",
+        # Casts change the static type only: a dim of the cast is the
+        # source's, and lowered they neither trap nor touch memory a caller
+        # has not handed over.
+        "memref.cast",
+        "tensor.cast",
         "memref.rank",
         "tensor.rank",
         "ub.poison",

@@ -25,7 +25,7 @@ import numpy as np
 from mlir import ir
 
 from memplan import _core
-from memplan.ir.graph import Graph, extract_graph, function_ids, function_name, operation, value_namer
+from memplan.ir.graph import Graph, extract_graph, function_ids, function_name, operation, qualified_function_name, value_namer
 from memplan.ir.parse import location_prefix
 from memplan.lifetimes import reasons as R
 from memplan.lifetimes.branches import BranchGroup, find_branch_groups
@@ -200,6 +200,9 @@ class FunctionLifetimes:
         info = self.graph.types[self.graph.value_type[self.value[i]]]
         if reason == "unsupported-element-type":
             return f"{reason} ({element_reason(info)})"
+        if reason == "async-not-awaited":
+            return (f"{reason} (used by asynchronous work that no op of its block waits for: its token "
+                    "is not awaited there, or escapes where memplan cannot follow it)")
         if reason == "size-overflow":
             return f"{reason} ({info.text} needs {static_bytes(info)} bytes, more than a 64-bit index holds)"
         return reason
@@ -330,7 +333,7 @@ class LifetimeAnalysis:
         return FunctionLifetimes(
             graph=g,
             func_op=func_op,
-            name=function_name(g, func_op),
+            name=qualified_function_name(g, func_op),
             op=ops,
             value=roots,
             start=start,
@@ -356,10 +359,11 @@ def analyze_function(graph: Graph, func_op: int) -> FunctionLifetimes:
 
 
 def analyze_module(module: ir.Operation | ir.Module) -> list[FunctionLifetimes]:
-    """Extract ``module`` and analyze each of its ``func.func`` ops."""
+    """Extract ``module`` and analyze each of its ``func.func`` ops, those of
+    nested modules included."""
     graph = extract_graph(module)
     analysis = LifetimeAnalysis(graph)
-    return [analysis.function(f) for f in function_ids(graph)]
+    return [analysis.function(f) for f in function_ids(graph, nested=True)]
 
 
 __all__ = [

@@ -71,7 +71,8 @@ def emit_remarks(ctx: PassContext, lt: FunctionLifetimes) -> None:
 def _run(module: ir.Operation, ctx: PassContext) -> None:
     graph = extract_graph(module)
     analysis = LifetimeAnalysis(graph)
-    functions = [analysis.function(f) for f in function_ids(graph)]
+    # Functions of nested modules too: each analysis is within one function.
+    functions = [analysis.function(f) for f in function_ids(graph, nested=True)]
     for lt in functions:
         record_statistics(ctx, lt)
         if ctx.options["remarks"]:

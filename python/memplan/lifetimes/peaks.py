@@ -47,6 +47,9 @@ class Pool:
     start: int
     end: int
     bytes: int
+    dynamic: Optional[tuple[int, ...]] = None
+    """The dynamic rows whose bytes it holds over its life (the largest of
+    those that share bytes); None: every dynamic row of ``rows``."""
 
 
 def _heap_items(lt: FunctionLifetimes, skip: set[int]) -> tuple[list[int], list[int], list[int]]:
@@ -224,7 +227,7 @@ def dynamic_dominated(lt: FunctionLifetimes, pools: Iterable[Pool]) -> bool:
             s1.append(s), e1.append(e), b1.append(-1), d1.append(frozenset([i]))
     for p in pools:
         s1.append(p.start), e1.append(p.end), b1.append(p.bytes)
-        d1.append(frozenset(r for r in p.rows if lt.bytes[r] < 0))
+        d1.append(frozenset(r for r in (p.rows if p.dynamic is None else p.dynamic) if lt.bytes[r] < 0))
     before = _profile(s0, e0, b0, d0)
     static_peak = max((b for b, _ in before), default=0)
     for bytes_, dyn in _profile(s1, e1, b1, d1):

@@ -79,8 +79,10 @@ def plot_timeline(func: dict[str, Any], path: str, title: Optional[str] = None) 
     ax.set_xlabel("program point (pre-order op id in the function)")
     ax.set_ylabel("byte offset")
     n_dyn = func.get("num_dynamic", 0)
-    subtitle = (f"{len(pooled)} pooled, {len(others)} separate"
-                + (f", {n_dyn} dynamic not drawn" if n_dyn else "")
+    given = ", ".join(f"{k} = {v}" for k, v in func.get("sizes", {}).items())
+    subtitle = ((f"for {given}: " if given else "")
+                + f"{len(pooled)} pooled, {len(others)} separate"
+                + (f", {n_dyn} dynamic not drawn (give --dim/--value)" if n_dyn else "")
                 + f"; peak live {func['peak_live_bytes']} B, total {func['total_alloc_bytes']} B")
     ax.set_title((title or f"memory timeline of @{func['name']}") + "\n" + subtitle, fontsize=10)
     if others:

@@ -27,6 +27,7 @@ REASONS: tuple[str, ...] = (
     "dealloc-through-alias",        # freed through a view or cast
     "memory-space",                 # not the default memory space
     "non-identity-layout",          # strided / affine layout
+    "async-not-awaited",            # used by asynchronous work no op of its block waits for
     "unsupported-element-type",     # element type whose LLVM layout memplan does not model
     "size-overflow",                # byte size does not fit in a 64-bit index
     "dynamic-size-not-hoistable",   # dynamic sizes not available at the pool

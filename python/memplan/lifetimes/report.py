@@ -41,8 +41,9 @@ members of a group share their interval and offset.
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from typing import Any, Iterable, Optional
+from typing import Any, Iterable, Mapping, Optional
 
 import numpy as np
 
@@ -50,6 +51,7 @@ from memplan import packing
 from memplan.lifetimes.analysis import FunctionLifetimes, peak_live
 from memplan.lifetimes.contents import Site, held_without_contents, peak_site
 from memplan.lifetimes.peaks import heap_peaks
+from memplan.lifetimes import symbolic
 
 JSON_VERSION = 1
 
@@ -78,10 +80,51 @@ def pool_layout(
     return offsets, summary
 
 
+def _dynamic_sizes(
+    lt: FunctionLifetimes, names: bool, sizes: Optional[Mapping[str, int]]
+) -> tuple[FunctionLifetimes, dict[str, Any], dict[int, str]]:
+    """With dynamic allocations: their sizes over named argument dimensions
+    (``65536 * arg0.dim0``), the peak over them, and, for the given leaf
+    values, the function with every size known (so pool and peaks are
+    numbers). Returns that function, the document's extra keys and each
+    dynamic row's size text."""
+    if not lt.num_dynamic:
+        return lt, {}, {}
+    from memplan.ir.graph import value_namer
+
+    namer = value_namer(lt.graph, lt.func_op) if names else (lambda v: f"%v{v}")
+    sym = symbolic.SymbolicSizes(lt.graph, lt.func_op, namer)
+    polys = [symbolic.const(int(b)) if b >= 0 else sym.alloc_bytes(int(op)) for b, op in zip(lt.bytes, lt.op)]
+    start, end, _, item = lt.items(np.arange(len(lt)))
+    merged: dict[int, symbolic.Poly] = {}
+    for row, k in enumerate(item):  # a branch group is sized by its largest member: keep one
+        merged.setdefault(int(k), polys[row])
+    candidates = symbolic.peak(start, end, [merged[k] for k in range(len(start))], frozenset(sym.nonneg))
+    extra: dict[str, Any] = {
+        "peak_live": symbolic.max_text(candidates),
+        "size_leaves": sorted(set().union(*(symbolic.leaves(p) for p in polys))),
+    }
+    texts = {row: symbolic.to_text(p) for row, p in enumerate(polys) if lt.bytes[row] < 0}
+    if sizes is None:
+        return lt, extra, texts
+    values = [symbolic.evaluate(p, sizes) for p in polys]
+    texts = {row: f"{texts[row]} = {values[row]}" for row in texts if values[row] is not None}
+    missing = sorted(set().union(*(symbolic.leaves(p) for p, v in zip(polys, values) if v is None)))
+    if missing:
+        raise ValueError(f"@{lt.name}: no value for {', '.join(missing)} (give --dim ARG:DIM=SIZE or "
+                         "--value ARG=N)")
+    extra["sizes"] = {k: sizes[k] for k in extra["size_leaves"] if k in sizes}
+    return dataclasses.replace(lt, bytes=np.array(values, dtype=np.int64)), extra, texts
+
+
 def function_dict(
-    lt: FunctionLifetimes, names: bool = True, algorithm: str = "best", alignment: int = 64
+    lt: FunctionLifetimes, names: bool = True, algorithm: str = "best", alignment: int = 64,
+    sizes: Optional[Mapping[str, int]] = None,
 ) -> dict[str, Any]:
-    """The JSON object of one function."""
+    """The JSON object of one function. ``sizes`` gives values to the leaves
+    of dynamic sizes (``arg0.dim0``, ``arg2``): the report is then that
+    instance's, every size a number."""
+    lt, extra, size_texts = _dynamic_sizes(lt, names, sizes)
     offsets, pool = pool_layout(lt, algorithm, alignment)
     records = lt.allocations(names=names)
     allocations = []
@@ -93,7 +136,7 @@ def function_dict(
                 "kind": a.kind,
                 "type": a.type,
                 "bytes": a.bytes,
-                "size": a.size,
+                "size": size_texts.get(a.index, a.size),
                 "start": a.start,
                 "end": a.end,
                 "eligible": a.eligible,
@@ -128,6 +171,7 @@ def function_dict(
         ],
         "reasons": lt.reason_counts(),
         "allocations": allocations,
+        **extra,
     }
 
 
@@ -143,12 +187,25 @@ def _peak_site_dict(lt: FunctionLifetimes, records: list) -> Optional[dict[str, 
 
 
 def report_dict(functions: Iterable[FunctionLifetimes], **kwargs: Any) -> dict[str, Any]:
-    """The whole JSON document for a module's functions."""
+    """The whole JSON document for a module's functions (``kwargs`` go to
+    :func:`function_dict`)."""
     return {"version": JSON_VERSION, "functions": [function_dict(lt, **kwargs) for lt in functions]}
 
 
 def to_json(functions: Iterable[FunctionLifetimes], **kwargs: Any) -> str:
     return json.dumps(report_dict(functions, **kwargs), indent=1)
+
+
+def _peak_line(doc: dict[str, Any]) -> str:
+    """``peak_live_bytes = N``; with dynamic sizes, the peak over them and,
+    for given sizes, its value."""
+    if "peak_live" not in doc:
+        return f"  peak_live_bytes = {doc['peak_live_bytes']}"
+    if "sizes" in doc:
+        given = ", ".join(f"{k} = {v}" for k, v in doc["sizes"].items())
+        return f"  peak_live_bytes = {doc['peak_live_bytes']} for {given} ({doc['peak_live']})"
+    return (f"  peak_live_bytes = {doc['peak_live']} (static buffers alone: {doc['peak_live_bytes']}; "
+            "--dim/--value give a number)")
 
 
 def format_function(doc: dict[str, Any]) -> str:
@@ -157,7 +214,7 @@ def format_function(doc: dict[str, Any]) -> str:
     lines = [
         f"liveness @{doc['name']}: {doc['num_allocations']} allocations, "
         f"{doc['num_eligible']} eligible, {doc['num_points']} program points",
-        f"  peak_live_bytes = {doc['peak_live_bytes']}",
+        _peak_line(doc),
         f"  total_alloc_bytes = {doc['total_alloc_bytes']}",
         f"  eligible_peak_bytes = {doc['eligible_peak_bytes']}",
     ]

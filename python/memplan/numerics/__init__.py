@@ -13,18 +13,20 @@
 The command line front end is ``memplan-check`` (:mod:`memplan.cli.check`).
 """
 
-from .compare import CompareResult, Mismatch, compare
+from .compare import CompareResult, Mismatch, compare, expected_difference
 from .heap import HeapStats
 from .inputs import DEFAULT_DIM
 from .lowering import LoweringError
 from .execute import execute, measure_heap
-from .runner import Output, RunOutcome
+from .runner import ExecutionCrash, Output, RunOutcome
 
 __all__ = [
     "compare",
+    "expected_difference",
     "measure_heap",
     "execute",
     "RunOutcome",
+    "ExecutionCrash",
     "Output",
     "CompareResult",
     "Mismatch",

@@ -22,13 +22,14 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from .heap import POISON_BYTES, HeapStats
+from .forms import Pairing, Role, pair_forms
 from .inputs import ArgValue, DimsSpec, make_arguments, place_array
 from .lowering import LoweredProgram, lower
-from .runner import DEFAULT_OPT_LEVEL, Executable, Output, RunOutcome
+from .runner import DEFAULT_OPT_LEVEL, Executable, ExecutionCrash, Output, RunOutcome
 from .signature import Signature, ValueSpec
 from .source import ModuleSource
 
-__all__ = ["Mismatch", "CompareResult", "compare", "first_difference"]
+__all__ = ["Mismatch", "CompareResult", "compare", "first_difference", "expected_difference"]
 
 
 @dataclass
@@ -121,6 +122,16 @@ class CompareResult:
     outputs: int = 0
     poison: bool = True
     seed: int = 0
+    #: How each side was run: its level (and the upstream pipeline that
+    #: bufferized a tensor-level module here) and its signature's form.
+    form_before: str = ""
+    form_after: str = ""
+    #: The compared outputs by program name (``result0``, ``arg1``: results,
+    #: then memref arguments, numbered as ``before``'s function).
+    output_names: List[str] = field(default_factory=list)
+    #: With ``keep_outputs``: each side's outputs by program name.
+    outputs_before: Dict[str, Output] = field(default_factory=dict)
+    outputs_after: Dict[str, Output] = field(default_factory=dict)
 
     def __str__(self) -> str:
         lines = ["OK" if self.ok else "MISMATCH"]
@@ -148,9 +159,47 @@ class CompareResult:
                 f": {self.outputs} output{'' if self.outputs == 1 else 's'} identical"
                 + (" (poison checked)" if self.poison else "")
             )
+        if self.form_before:
+            lines.append(f"  before: {self.form_before}")
+            lines.append(f"  after:  {self.form_after}")
         lines.append(f"  heap before: {self.heap_before}")
         lines.append(f"  heap after:  {self.heap_after}")
         return "\n".join(lines)
+
+
+def expected_difference(actual: np.ndarray, expected: np.ndarray, rtol: float = 0.0,
+                        atol: float = 0.0) -> Optional[str]:
+    """How an output differs from an expected array (``None``: it does not).
+
+    With ``rtol == atol == 0`` the two must be equal bit for bit when they
+    have the same dtype, equal in value (NaNs alike) otherwise; with a
+    tolerance, ``|actual - expected| <= atol + rtol * |expected|`` element
+    by element, as ``numpy.isclose`` (NaNs alike).
+    """
+    actual, expected = np.asarray(actual), np.asarray(expected)
+    if actual.shape != expected.shape:
+        return f"shape {actual.shape}, expected {expected.shape}"
+    if actual.size == 0:
+        return None
+    if rtol == 0 and atol == 0 and actual.dtype == expected.dtype:
+        a = np.ascontiguousarray(actual).reshape(-1).view(np.uint8).reshape(actual.size, -1)
+        e = np.ascontiguousarray(expected).reshape(-1).view(np.uint8).reshape(expected.size, -1)
+        differs = np.any(a != e, axis=1)
+    else:
+        try:
+            a64, e64 = actual.astype(np.complex128), expected.astype(np.complex128)
+        except (TypeError, ValueError):
+            return f"dtype {actual.dtype}, expected {expected.dtype}"
+        same_nan = np.isnan(a64) & np.isnan(e64)
+        close = np.isclose(a64, e64, rtol=rtol, atol=atol) if (rtol or atol) else a64 == e64
+        differs = ~(close | same_nan)
+        differs = differs.reshape(-1)
+    if not differs.any():
+        return None
+    flat = int(np.argmax(differs))
+    index = tuple(int(i) for i in np.unravel_index(flat, actual.shape)) if actual.shape else ()
+    return (f"element {list(index)}: {actual.reshape(-1)[flat]}, expected "
+            f"{expected.reshape(-1)[flat]} ({int(differs.sum())} of {actual.size} elements differ)")
 
 
 def _bits(value: np.ndarray) -> str:
@@ -217,80 +266,151 @@ def first_difference(
     return None
 
 
-def _elements(program: LoweredProgram) -> List[str]:
-    sig = program.signature
-    return [r.element for r in sig.results] + [a.element for a in sig.args if a.is_memref]
-
-
 def _runs(
-    exe: Executable, args, poison: bool, scratch: Sequence[int], elements: List[str], label: str
+    exe: Executable, args, poison: bool, scratch: Sequence[int], elements: List[str], label: str,
+    fill: Sequence[int] = (), isolate: bool = False,
 ) -> Tuple[RunOutcome, Optional[Mismatch]]:
     """Run once (zeroed heap), or once per poison byte on the same compiled
     code; return the first run and the module's uninitialized read, if any.
     The second run's outputs are dropped as soon as they are compared."""
-    if not poison:
-        return exe.run(args, None, scratch), None
-    first = exe.run(args, POISON_BYTES[0], scratch)
-    second = exe.run(args, POISON_BYTES[1], scratch)
+    try:
+        if not poison:
+            return exe.run(args, None, scratch, fill, isolate), None
+        first = exe.run(args, POISON_BYTES[0], scratch, fill, isolate)
+        second = exe.run(args, POISON_BYTES[1], scratch, fill, isolate)
+    except ExecutionCrash as err:
+        err.args = (f"{label}: {err.args[0]}",)
+        raise
     problem = first_difference(first.outputs, second.outputs, "uninitialized", elements)
     if problem is not None:
         problem.module = label
     return first, problem
 
 
-def _same_value_type(a: ValueSpec, b: ValueSpec) -> bool:
-    """Same kind, element type and shape: layouts may differ."""
-    return (a.is_memref, a.element, a.shape) == (b.is_memref, b.element, b.shape)
+def _run_elements(sig: Signature, scratch: Sequence[int]) -> List[str]:
+    """Element types of a run's outputs, in the runner's order."""
+    return [r.element for r in sig.results] + [
+        a.element for i, a in enumerate(sig.args) if a.is_memref and i not in scratch]
 
 
-def _signature_difference(sig_b: Signature, sig_a: Signature) -> Optional[str]:
-    if len(sig_b.args) != len(sig_a.args) or len(sig_b.results) != len(sig_a.results):
-        return f"before {sig_b}, after {sig_a}"
-    for kind, left, right in (("argument", sig_b.args, sig_a.args), ("result", sig_b.results, sig_a.results)):
-        for i, (b, a) in enumerate(zip(left, right)):
-            if not _same_value_type(b, a):
-                return f"{kind} #{i} is {b.type_str} before, {a.type_str} after"
-    return None
+def _blank(spec: ValueSpec, index: int, what: str) -> ArgValue:
+    """An argument the function writes (an out-param) or working memory of
+    a static size: zeros, filled with poison before each run."""
+    if any(d is None for d in spec.shape):
+        raise ValueError(f"{what} %arg{index} ({spec.type_str}) has a dynamic shape: give it with "
+                         "inputs, or compare forms whose out-params are static")
+    shape = tuple(spec.shape)
+    return place_array(spec, index, np.zeros(shape, spec.dtype), np.random.default_rng(0))
 
 
-def _rebase(args: Sequence[ArgValue], sig: Signature, seed: int) -> List[ArgValue]:
-    """The same argument values laid out for ``sig`` (whose layouts may differ)."""
+def _side_arguments(
+    base: Sequence[ArgValue], sig: Signature, roles: Sequence[Role], seed: int
+) -> List[Optional[ArgValue]]:
+    """Arguments of one side from ``base`` (before's): each input is
+    before's value in this side's layout, an out-param a blank array;
+    storage is left to be sized (``None``)."""
     rng = np.random.default_rng(seed + 1)
-    out = []
-    for i, (arg, spec) in enumerate(zip(args, sig.args)):
-        if arg.spec == spec or not spec.is_memref:
-            out.append(arg)
+    out: List[Optional[ArgValue]] = []
+    for i, (role, spec) in enumerate(zip(roles, sig.args)):
+        if role.kind == "input":
+            arg = base[role.index]
+            out.append(arg if arg.spec == spec or not spec.is_memref else
+                       place_array(spec, i, arg.view(), rng))
+        elif role.kind == "out":
+            out.append(_blank(spec, i, "out-param"))
         else:
-            out.append(place_array(spec, i, arg.view(), rng))
+            out.append(None)
     return out
 
 
-def _logical_outputs(outputs: List[Output], relayout: Sequence[int]) -> List[Output]:
-    """Outputs with the arguments at positions ``relayout`` compared by value
-    (their logical elements) instead of their backing stores."""
-    outputs = list(outputs)
-    for n in relayout:
-        o = outputs[n]
-        outputs[n] = Output(o.name, np.ascontiguousarray(o.logical), o.shape, o.logical)
-    return outputs
-
-
-def _storage_bytes(programs: Sequence[Tuple[LoweredProgram, Executable]], args, index: int) -> int:
-    """Transient storage the modules ask for through their size queries."""
+def _storage_size(program: LoweredProgram, exe: Executable, args: Sequence[Optional[ArgValue]],
+                  index: int) -> Tuple[int, str]:
+    """Bytes of transient storage ``program`` asks for through its size
+    query (1 without one: the function's own size check then fails), and
+    where the number comes from."""
     from memplan.transients.queries import QUERY_SUFFIX
 
-    needed = 1
-    for program, exe in programs:
-        query = program.others.get(program.signature.name + QUERY_SUFFIX)
-        if query is None:
+    name = program.signature.name + QUERY_SUFFIX
+    query = program.others.get(name)
+    rest = [a for i, a in enumerate(args) if i != index]
+    if query is None or len(rest) != len(query.args) or any(a is None for a in rest):
+        return 1, "no size query"
+    result = exe.call(query, rest)
+    return (max(1, int(result[0].data)) if result else 1), f"from @{name}"
+
+
+def _place_storage(args: List[Optional[ArgValue]], sig: Signature, index: int, size: int) -> None:
+    spec = sig.args[index]
+    if spec.shape and spec.shape[0] is not None:
+        size = spec.shape[0]
+    args[index] = place_array(spec, index, np.zeros(size, spec.dtype), np.random.default_rng(0))
+
+
+def _program_outputs(
+    outputs: Sequence[Output], sig: Signature, roles: Sequence[Role], results: Sequence[int],
+    scratch: Sequence[int],
+) -> Dict[Tuple[str, int], Tuple[Output, ValueSpec, bool]]:
+    """A run's outputs by what they are in the program: ``("result", r)``
+    or ``("arg", i)`` (before's numbering), with their spec and whether the
+    side holds them in an argument."""
+    named = {}
+    n = 0
+    for j, spec in enumerate(sig.results):
+        named[("result", results[j])] = (outputs[n], spec, False)
+        n += 1
+    for i, spec in enumerate(sig.args):
+        if not spec.is_memref or i in scratch:
             continue
-        rest = [a for i, a in enumerate(args) if i != index]
-        if len(rest) != len(query.args):
-            continue
-        result = exe.call(query, rest)
-        if result:
-            needed = max(needed, int(result[0].data))
-    return needed
+        role = roles[i]
+        key = ("result", role.index) if role.kind == "out" else ("arg", role.index)
+        named[key] = (outputs[n], spec, True)
+        n += 1
+    return named
+
+
+def _logical(output: Output, name: str) -> Output:
+    """An output by its logical elements (an argument's backing store may
+    hold gaps of a strided layout), under the program's name for it."""
+    if output.logical is None:
+        return Output(name, output.data, output.shape)
+    return Output(name, np.array(output.logical, order="C"), output.shape, output.logical)
+
+
+def _aligned_outputs(
+    before: Dict, after: Dict, pairing: Pairing, sig_b: Signature
+) -> Tuple[List[Output], List[Output], List[str], List[str]]:
+    """Both runs' outputs in the program's order (results, then before's
+    memref arguments), named alike, compared by logical elements wherever
+    the two sides hold them differently; with their element types and the
+    program names (``result0``, ``arg1``)."""
+    keys = [("result", r) for r in range(len(pairing.program_results))]
+    keys += sorted(k for k in before if k[0] == "arg")
+    left, right, elements, names = [], [], [], []
+    for kind, number in keys:
+        (ob, spec_b, arg_b), (oa, spec_a, arg_a) = before[(kind, number)], after[(kind, number)]
+        spec = pairing.program_results[number] if kind == "result" else sig_b.args[number]
+        name = f"{kind} #{number} ({spec.type_str})"
+        if (arg_b or arg_a) and (arg_b != arg_a or spec_b != spec_a):
+            ob, oa = _logical(ob, name), _logical(oa, name)
+        else:
+            ob, oa = Output(name, ob.data, ob.shape, ob.logical), Output(name, oa.data, oa.shape, oa.logical)
+        left.append(ob)
+        right.append(oa)
+        elements.append(spec.element)
+        names.append(f"{kind}{number}")
+    return left, right, elements, names
+
+
+def _form(program: LoweredProgram, notes: Sequence[str]) -> str:
+    """How a side was run: its level (and the pipeline that bufferized it
+    here) and its signature's form."""
+    if program.tensor_level:
+        text = (f"tensor level, bufferized here by upstream {program.bufferization} (not "
+                "optimize-allocation-liveness: its heap is not what upstream's full memory "
+                "pipeline gives)")
+    else:
+        text = "memref level, run as given"
+    return text + "".join(f"; {note}" for note in notes)
 
 
 def compare(
@@ -304,31 +424,45 @@ def compare(
     opt_level: int = DEFAULT_OPT_LEVEL,
     scratch: Sequence[int] = (),
     values: Optional[Mapping[int, Any]] = None,
+    keep_outputs: bool = False,
+    isolate: bool = False,
 ) -> CompareResult:
     """Run ``before`` and ``after`` on identical inputs and compare bit for bit.
 
     ``before``/``after`` are ``mlir.ir.Module`` objects (copied, never
-    modified) or MLIR text, at tensor or memref level; both are lowered as
-    described in :mod:`memplan.numerics.lowering` and JIT-compiled once.
-    ``inputs`` gives one value per argument of ``@entry`` (numpy arrays for
-    memrefs/tensors, numbers for scalars); otherwise inputs are drawn as in
+    modified), MLIR text or bytecode, at tensor or memref level; both are
+    lowered as described in :mod:`memplan.numerics.lowering` and
+    JIT-compiled once.  ``inputs`` gives one value per argument of
+    ``before``'s ``@entry`` (numpy arrays for memrefs/tensors, numbers for
+    scalars); otherwise inputs are drawn as in
     :func:`memplan.numerics.inputs.make_arguments` with ``seed``, dynamic
     sizes from ``dims`` and the arguments in ``values`` (index -> array or
-    number) fixed.  ``poison`` enables the uninitialized-read check described
-    in the module doc (two runs per module, one compilation).
+    number) fixed; argument numbers are ``before``'s.  ``poison`` enables the
+    uninitialized-read check described in the module doc (two runs per
+    module, one compilation).
 
-    The two entry functions must take and return the same values: same
-    element types and shapes, in any memref layout (memplan's default
-    bufferization gives arguments a fully dynamic layout).  Arguments whose
-    layouts differ are compared element by element, not by backing store.
+    The two entry functions compute the same values: same element types and
+    shapes, in any memref layout (memplan's default bufferization gives
+    arguments a fully dynamic layout), and either form of
+    :mod:`memplan.numerics.forms`: one may write the other's memref results
+    to out-params (``buffer-results-to-out-params``), and either may take
+    transient storage.  Outputs held differently (other layouts, a result
+    against an out-param) are compared element by element.
 
     ``scratch`` lists memref arguments that are working memory: they are
     filled with the poison byte before each run and not compared.  An
     argument marked ``memplan.transients`` is scratch too; unless ``dims`` or
     ``inputs`` size it, it gets the bytes that ``@<entry>_transient_size``
-    asks for.
+    asks for.  Out-params start filled with the poison byte (a function
+    that reads one before writing it reads uninitialized memory).
+    ``keep_outputs`` keeps both runs' outputs in the result
+    (``outputs_before``/``outputs_after``, by program name).  ``isolate``
+    runs each call in a forked child (:meth:`Executable.run`): a program
+    that crashes raises :class:`~memplan.numerics.runner.ExecutionCrash`
+    (memplan-check does this) instead of killing the process.
 
     Raises ``KeyError`` when a module has no ``func.func @entry``,
+    :class:`~memplan.ir.parse.ParseError` when text does not parse,
     ``LoweringError`` / ``mlir.ir.MLIRError`` when one cannot be lowered or
     compiled and ``ValueError`` for inputs that do not fit the signature.
     """
@@ -338,46 +472,54 @@ def compare(
     prog_b = lower(before, entry, "<before>", also)
     prog_a = lower(after, entry, "<after>", also)
     sig_b, sig_a = prog_b.signature, prog_a.signature
-    difference = _signature_difference(sig_b, sig_a)
-    if difference is not None:
+    pairing, difference = pair_forms(sig_b, sig_a)
+    if pairing is None:
         mismatch = Mismatch(
             "signature", -1, f"@{entry}", None, str(sig_b), str(sig_a), detail=difference,
         )
         return CompareResult(False, mismatch, HeapStats(), HeapStats(),
-                             signature=str(sig_b), poison=poison, seed=seed)
+                             signature=str(sig_b), poison=poison, seed=seed,
+                             form_before=_form(prog_b, ()), form_after=_form(prog_a, ()))
 
     exe_b, exe_a = Executable(prog_b, opt_level), Executable(prog_a, opt_level)
-    storage = sig_a.storage if sig_a.storage is not None else sig_b.storage
-    scratch = sorted(set(scratch) | ({storage} if storage is not None else set()))
-    sized = inputs is not None or storage is None or sig_b.args[storage].shape[0] is not None
+    storage_b, storage_a = pairing.storage("before"), pairing.storage("after")
+    scratch_b = sorted(set(scratch) | ({storage_b} if storage_b is not None else set()))
+    scratch_a = sorted(set(scratch) | ({storage_a} if storage_a is not None else set()))
+    args_b: List[Optional[ArgValue]] = list(make_arguments(sig_b, inputs, seed, dims, values))
+    sized = inputs is not None or storage_b is None or sig_b.args[storage_b].shape[0] is not None
     if not sized and dims:
-        sized = any(k in dims for k in ((storage, 0), storage, f"arg{storage}", f"%arg{storage}"))
-    args_b = make_arguments(sig_b, inputs, seed, dims, values)
-    if not sized:
-        size = _storage_bytes(((prog_b, exe_b), (prog_a, exe_a)), args_b, storage)
-        spec = sig_b.args[storage]
-        args_b[storage] = place_array(
-            spec, storage, np.zeros(size, spec.dtype), np.random.default_rng(seed)
-        )
-    args_a = _rebase(args_b, sig_a, seed)
+        sized = any(k in dims for k in ((storage_b, 0), storage_b, f"arg{storage_b}", f"%arg{storage_b}"))
+    for i in pairing.out_params("before"):
+        args_b[i] = _blank(sig_b.args[i], i, "out-param")
+    args_a = _side_arguments(args_b, sig_a, pairing.args_after, seed)
+    notes_b, notes_a = list(pairing.notes_before), list(pairing.notes_after)
+    if storage_b is not None:
+        if not sized:
+            size, source = _storage_size(prog_b, exe_b, args_b, storage_b)
+            _place_storage(args_b, sig_b, storage_b, size)
+        else:
+            source = "given"
+        notes_b[-1] += f" ({args_b[storage_b].data.nbytes} bytes, {source})"
+    if storage_a is not None:
+        if sized and storage_b is not None:
+            size, source = args_b[storage_b].data.nbytes, "as before's"
+        else:
+            size, source = _storage_size(prog_a, exe_a, args_a, storage_a)
+        _place_storage(args_a, sig_a, storage_a, size)
+        notes_a[-1] += f" ({args_a[storage_a].data.nbytes} bytes, {source})"
 
-    elements = _elements(prog_b)
-    run_b, problem_b = _runs(exe_b, args_b, poison, scratch, elements, "before")
+    run_b, problem_b = _runs(exe_b, args_b, poison, scratch_b, _run_elements(sig_b, scratch_b),
+                             "before", pairing.out_params("before"), isolate)
     del exe_b
-    run_a, problem_a = _runs(exe_a, args_a, poison, scratch, elements, "after")
+    run_a, problem_a = _runs(exe_a, args_a, poison, scratch_a, _run_elements(sig_a, scratch_a),
+                             "after", pairing.out_params("after"), isolate)
     del exe_a
     uninitialized = [p for p in (problem_b, problem_a) if p is not None]
-    memref_args = [i for i, a in enumerate(sig_b.args) if a.is_memref and i not in scratch]
-    relayout = [
-        len(sig_b.results) + n
-        for n, i in enumerate(memref_args)
-        if args_b[i].spec != args_a[i].spec
-    ]
-
-    def outputs(run: RunOutcome) -> List[Output]:
-        return _logical_outputs(run.outputs, relayout) if relayout else run.outputs
-
-    mismatch = first_difference(outputs(run_b), outputs(run_a), "value", elements)
+    left, right, elements, names = _aligned_outputs(
+        _program_outputs(run_b.outputs, sig_b, pairing.args_before, pairing.results_before, scratch_b),
+        _program_outputs(run_a.outputs, sig_a, pairing.args_after, pairing.results_after, scratch_a),
+        pairing, sig_b)
+    mismatch = first_difference(left, right, "value", elements)
     counts_b = run_b.assert_counts
     counts_a = run_a.assert_counts
     ok = mismatch is None and not uninitialized and counts_b == counts_a
@@ -392,7 +534,12 @@ def compare(
         assert_counts_before=counts_b,
         assert_counts_after=counts_a,
         signature=str(sig_b),
-        outputs=len(run_b.outputs),
+        outputs=len(left),
         poison=poison,
         seed=seed,
+        form_before=_form(prog_b, notes_b),
+        form_after=_form(prog_a, notes_a),
+        output_names=names,
+        outputs_before=dict(zip(names, left)) if keep_outputs else {},
+        outputs_after=dict(zip(names, right)) if keep_outputs else {},
     )

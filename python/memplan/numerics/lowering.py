@@ -118,6 +118,8 @@ class LoweredProgram:
     signature: Signature
     #: True when the input held tensors and went through bufferization.
     tensor_level: bool
+    #: The upstream pipeline that bufferized it here ("" for memref input).
+    bufferization: str = ""
     #: Alignment every heap block must have (max of dropped ``alignment``s).
     alignment: int = MIN_ALIGNMENT
     #: ``(location, message)`` of each ``cf.assert``, by hook id.
@@ -328,7 +330,7 @@ def lower(
     interface as well (their signatures land in ``LoweredProgram.others``).
     The caller's module is never modified.  Raises ``KeyError`` if there is no
     ``func.func @entry``, :class:`LoweringError` if a pass fails and
-    ``mlir.ir.MLIRError`` if text does not parse.
+    :class:`memplan.ir.parse.ParseError` if text or bytecode does not parse.
     """
     module = private_copy(source, source_name)
     with module.context:
@@ -344,6 +346,7 @@ def lower(
             if "sym_visibility" in op.attributes:  # a private function has no
                 del op.attributes["sym_visibility"]  # externally visible wrapper
         tensor_level = is_tensor_level(module)
+        pipeline = ""
         if tensor_level:
             pipeline = BUFFERIZE_PIPELINE
             if not _has_op(module, "memref.dealloc"):
@@ -367,6 +370,7 @@ def lower(
         module=module,
         signature=signature,
         tensor_level=tensor_level,
+        bufferization=pipeline,
         alignment=alignment,
         assert_messages=messages,
         mutable_globals=mutable_globals,

@@ -15,8 +15,13 @@ module twice).
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import faulthandler
 import os
+import pickle
+import signal
+import sys
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence
 
@@ -30,7 +35,7 @@ from .lowering import ASSERT_HOOK, LoweredProgram, LoweringError
 from .source import location_text
 from .signature import Signature, ValueSpec
 
-__all__ = ["Output", "RunOutcome", "Executable", "runtime_libraries", "DEFAULT_OPT_LEVEL"]
+__all__ = ["Output", "RunOutcome", "Executable", "ExecutionCrash", "runtime_libraries", "DEFAULT_OPT_LEVEL"]
 
 _LIB_DIR = os.path.join(os.path.dirname(execution_engine.__file__), "lib")
 _RUNTIME_LIBS = ("libmlir_c_runner_utils.so", "libmlir_runner_utils.so")
@@ -261,31 +266,42 @@ class Executable:
         self._heap.release()
         return outputs
 
-    def run(self, args: Sequence[ArgValue], poison: Optional[int], scratch: Sequence[int] = ()) -> RunOutcome:
+    def run(
+        self, args: Sequence[ArgValue], poison: Optional[int], scratch: Sequence[int] = (),
+        fill: Sequence[int] = (), isolate: bool = False,
+    ) -> RunOutcome:
         """Call the entry function once on copies of ``args``.
 
         ``poison`` is the byte new and freed heap blocks are filled with
         (``None``: zeroed memory). Memref arguments listed in ``scratch`` are
         working memory (e.g. caller-provided transient storage): they start
-        filled with the poison byte too and are not outputs.
+        filled with the poison byte too and are not outputs. Those in
+        ``fill`` (out-params) start filled with it and are outputs.
+
+        With ``isolate`` the call runs in a forked child process, on
+        arguments in memory shared with it: a program that faults (an
+        out-of-bounds access on inputs its IR does not tie together) raises
+        :class:`ExecutionCrash` instead of killing this process.
         """
         prog = self.program
-        if self._used and prog.mutable_globals:
+        if self._used and prog.mutable_globals and not isolate:
             self._engine = None
         self.compile()
         self._used = True
-        args = [a.copy() for a in args]
-        for i in scratch:
+        args = [a.copy(shared=isolate) for a in args]
+        for i in (*scratch, *fill):
             args[i].data.view(np.uint8)[...] = 0 if poison is None else poison
+        if not isolate:
+            return self._call_entry(args, poison, scratch)
+        return self._call_isolated(args, poison, scratch)
+
+    def _call_entry(self, args: List[ArgValue], poison: Optional[int], scratch: Sequence[int]) -> RunOutcome:
+        prog = self.program
         heap = self._heap
         heap.reset(poison)
         self._asserts.counts.clear()
         outputs = self._entry.invoke(self._engine, args)
-        for i, arg in enumerate(args):
-            if arg.spec.is_memref and i not in scratch:
-                outputs.append(
-                    Output(f"arg #{i} ({arg.spec.type_str})", arg.data, arg.shape, arg.view())
-                )
+        outputs += _argument_outputs(args, scratch)
         stats = heap.finish()
         messages: List[str] = []
         counts: Dict[str, int] = {}
@@ -295,3 +311,63 @@ class Executable:
             counts[msg] = counts.get(msg, 0) + self._asserts.counts[ident]
         heap.release()
         return RunOutcome(outputs, stats, messages, counts)
+
+    def _call_isolated(self, args: List[ArgValue], poison: Optional[int], scratch: Sequence[int]) -> RunOutcome:
+        """:meth:`_call_entry` in a forked child; the arguments it writes are
+        shared, the rest comes back pickled through a pipe."""
+        read_end, write_end = os.pipe()
+        for stream in (sys.stdout, sys.stderr):  # nothing buffered may come out twice
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
+        pid = os.fork()
+        if pid == 0:  # the child: run, report, leave without cleaning up
+            code = 0
+            faulthandler.disable()  # a crash is reported by the parent, once
+            try:
+                os.close(read_end)
+                outcome = self._call_entry(args, poison, scratch)
+                count = len(self.program.signature.results)
+                payload = pickle.dumps(("ok", outcome.outputs[:count], outcome.heap,
+                                        outcome.failed_asserts, outcome.assert_counts))
+            except BaseException as err:  # noqa: BLE001 - reported to the parent
+                payload, code = pickle.dumps(("error", f"{type(err).__name__}: {err}")), 3
+            with os.fdopen(write_end, "wb") as pipe:
+                pipe.write(payload)
+            os._exit(code)
+        os.close(write_end)
+        with os.fdopen(read_end, "rb") as pipe:
+            payload = pipe.read()
+        _, status = os.waitpid(pid, 0)
+        if os.WIFSIGNALED(status):
+            raise ExecutionCrash(self.program.signature.name, os.WTERMSIG(status))
+        if not payload:
+            raise ExecutionCrash(self.program.signature.name, 0, os.WEXITSTATUS(status))
+        message = pickle.loads(payload)
+        if message[0] == "error":
+            raise RuntimeError(f"@{self.program.signature.name}: {message[1]}")
+        _, results, stats, messages, counts = message
+        return RunOutcome(results + _argument_outputs(args, scratch), stats, messages, counts)
+
+
+class ExecutionCrash(RuntimeError):
+    """The program died of a signal (or exited) while it ran in a child."""
+
+    def __init__(self, function: str, signal_number: int, exit_code: int = 0):
+        if signal_number:
+            try:
+                what = f"signal {signal_number}, {signal.Signals(signal_number).name}"
+            except ValueError:
+                what = f"signal {signal_number}"
+        else:
+            what = f"exit code {exit_code}"
+        super().__init__(
+            f"@{function} crashed ({what}) on these inputs: an access out of bounds? "
+            "(sizes the IR does not tie together, e.g. --dim given for one argument but not "
+            "another that must match it)")
+        self.signal = signal_number
+
+
+def _argument_outputs(args: Sequence[ArgValue], scratch: Sequence[int]) -> List[Output]:
+    """Every memref argument but the scratch ones, after the call."""
+    return [Output(f"arg #{i} ({arg.spec.type_str})", arg.data, arg.shape, arg.view())
+            for i, arg in enumerate(args) if arg.spec.is_memref and i not in scratch]

@@ -9,9 +9,12 @@ interval, so packing by interval is safe across iterations and branches.
 Inside a parallel op each body instance gets its own pool.
 
 Static buffers are packed by :func:`memplan.packing.pack`. Buffers with
-dynamic (hoistable) sizes follow the static region in a bump layout: each
-gets ``align(bytes)`` of its own, computed with ``index`` arithmetic at the
-pool. That is correct but does not reuse bytes among dynamic buffers.
+dynamic (hoistable) sizes follow the static region in slots, laid out one
+after the other with ``index`` arithmetic at the pool: buffers whose lives
+do not overlap share a slot when their sizes compare whatever the dynamic
+values (``4 * %n`` and ``8 * %n``: one is never smaller; see
+:mod:`memplan.lifetimes.symbolic`), which then costs the larger, max(A, B),
+not A + B.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import numpy as np
 from memplan import _core, packing
 from memplan.ir.graph import Graph
 from memplan.lifetimes.analysis import FunctionLifetimes, peak_live
+from memplan.lifetimes.symbolic import Poly, SymbolicSizes, dominates
 from memplan.lifetimes.peaks import (
     ROUNDING,
     Pool,
@@ -55,7 +59,11 @@ class PoolPlan:
     merged_deallocs: list[int] = field(default_factory=list)
     """Deallocs of merged branch results (see memplan.lifetimes.branches) to erase."""
     dynamic_members: list[int] = field(default_factory=list)
-    """Rows of members with dynamic sizes, in bump order after the static region."""
+    """Rows of members with dynamic sizes."""
+    dynamic_slots: list[list[int]] = field(default_factory=list)
+    """The dynamic members by slot, in layout order after the static region;
+    a slot's first member is its largest (the slot's size), the others live
+    at other times and are never larger."""
     hoist: list[int] = field(default_factory=list)
     """Op ids (ascending) of the pure ops computing the dynamic sizes."""
     insert_before: int = -1
@@ -117,6 +125,7 @@ def _pool_plan(
     hoist: set[int] = set()
     for i in dynamic:
         hoist.update(lt.dynamic_slices.get(i, ()))
+    slots = _dynamic_slots(lt, dynamic)
     first = min(g.ancestor_in_block(scope, int(lt.op[i])) for i in group)
     last = max(g.ancestor_in_block(scope, int(lt.last_use[i])) for i in group)
     after = int(g.op_end[last]) + 1
@@ -133,16 +142,46 @@ def _pool_plan(
         algorithm=alg,
         merged_deallocs=merged_deallocs,
         dynamic_members=dynamic,
+        dynamic_slots=slots,
         hoist=sorted(hoist),
         insert_before=int(first),
         dealloc_after=int(last),
     )
 
 
+def _dynamic_slots(lt: FunctionLifetimes, rows: list[int]) -> list[list[int]]:
+    """Slots for dynamic rows: a linear scan over their intervals; a row
+    takes a slot whose members are dead when it starts and whose size
+    compares with its own (one of the two is never smaller), else a new one.
+    The largest member of each slot comes first."""
+    if len(rows) < 2:
+        return [[r] for r in rows]
+    sizes = SymbolicSizes(lt.graph, lt.func_op, lambda v: f"%v{v}")
+    by_row = {r: sizes.alloc_bytes(int(lt.op[r])) for r in rows}
+    nonneg = frozenset(sizes.nonneg)
+    slots: list[tuple[list[int], Poly, int]] = []  # (rows, size, free from)
+    for r in sorted(rows, key=lambda x: (int(lt.start[x]), x)):
+        size = by_row[r]
+        for k, (members, biggest, free) in enumerate(slots):
+            if free > int(lt.start[r]):
+                continue
+            if dominates(biggest, size, nonneg):
+                slots[k] = (members + [r], biggest, int(lt.end[r]))
+                break
+            if dominates(size, biggest, nonneg):
+                slots[k] = ([r] + members, size, int(lt.end[r]))
+                break
+        else:
+            slots.append(([r], size, int(lt.end[r])))
+    return [members for members, _, _ in slots]
+
+
 def as_pool(lt: FunctionLifetimes, plan: PoolPlan) -> Pool:
-    """What the heap peak sees of a pool plan."""
+    """What the heap peak sees of a pool plan: its dynamic bytes are its
+    slots' largest members."""
     end = int(lt.graph.op_end[plan.dealloc_after]) + 1
-    return Pool(tuple(plan.members), plan.insert_before, end, plan.static_size)
+    held = tuple(slot[0] for slot in plan.dynamic_slots) if plan.dynamic_slots else None
+    return Pool(tuple(plan.members), plan.insert_before, end, plan.static_size, held)
 
 
 @dataclass

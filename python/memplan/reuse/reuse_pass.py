@@ -122,6 +122,7 @@ register_pass(
         _ALIGNMENT,
         Option("remarks", bool, False, "emit a remark per pool and per allocation left alone"),
     ],
+    per_module=True,
 )(_run_reuse)
 
 

@@ -108,12 +108,16 @@ def apply_plan(lt: FunctionLifetimes, plan: PoolPlan) -> None:
             pool_sizes: list[ir.Value] = []
             if plan.dynamic_members:
                 offset = _constant(consts, static_end, index)
-                for i in plan.dynamic_members:
-                    sizes = [dyn_allocs[i].operands[k] for k in range(len(dyn_operands[i]))]
-                    member_slot[i] = len(offset_values)
+                # One slot after the other, each as large as its first
+                # (largest) member; the members of a slot share its offset.
+                for slot in plan.dynamic_slots:
+                    largest = slot[0]
+                    sizes = [dyn_allocs[largest].operands[k] for k in range(len(dyn_operands[largest]))]
+                    for i in slot:
+                        member_slot[i] = len(offset_values)
                     offset_values.append(offset)
                     nbytes = _align_up(
-                        _dynamic_bytes(g, int(lt.op[i]), sizes, consts, index),
+                        _dynamic_bytes(g, int(lt.op[largest]), sizes, consts, index),
                         plan.alignment,
                         consts,
                         index,

@@ -10,6 +10,10 @@ from mlir import ir
 from memplan.ir.graph import Graph, function_ids, function_name, is_public, operation  # noqa: F401 (is_public re-exported)
 
 ATTR = "memplan.transients"
+#: The size query of a planned function: ``@<name>_transient_size``, named by
+#: the function's ``memplan.transient_size_fn`` attribute.
+QUERY_SUFFIX = "_transient_size"
+QUERY_ATTR = "memplan.transient_size_fn"
 
 
 @dataclass(frozen=True)
@@ -77,3 +81,11 @@ def add_storage_argument(func_op: ir.Operation, attribute: bool = True) -> ir.Va
 
 def functions_by_name(graph: Graph) -> dict[str, int]:
     return {function_name(graph, f): f for f in function_ids(graph)}
+
+
+def planned_query(graph: Graph, func: int) -> Optional[str]:
+    """The size query a function names (``memplan.transient_size_fn``): it
+    was planned already. None when it names none."""
+    if not graph.has_attribute(func, QUERY_ATTR):
+        return None
+    return graph.symbol_attribute(func, QUERY_ATTR) or ""

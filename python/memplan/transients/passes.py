@@ -81,6 +81,7 @@ def _add_storage(module: ir.Operation, ctx: PassContext) -> None:
     "entry, on recursion, and on a malformed storage argument. Remarks name the "
     "allocations that stay on the heap and why. The IR is unchanged.",
     options=[Option("remarks", bool, True, "emit remarks for allocations left on the heap")],
+    per_module=True,
 )
 def _verify(module: ir.Operation, ctx: PassContext) -> None:
     plan = _plan(module, ctx)
@@ -98,6 +99,7 @@ def _verify(module: ir.Operation, ctx: PassContext) -> None:
     "(or why it stays on the heap); per function the storage argument and size "
     "expression; per call the callee storage passed down.",
     options=[_ALIGNMENT],
+    per_module=True,
 )
 def _annotate(module: ir.Operation, ctx: PassContext) -> None:
     plan = _plan(module, ctx)
@@ -120,6 +122,7 @@ def _annotate(module: ir.Operation, ctx: PassContext) -> None:
         Option("assert-size", bool, True, "check the storage size with cf.assert"),
         _ALIGNMENT,
     ],
+    per_module=True,
 )
 def _emplace(module: ir.Operation, ctx: PassContext) -> None:
     plan = _plan(module, ctx)
@@ -141,6 +144,7 @@ def _emplace(module: ir.Operation, ctx: PassContext) -> None:
     "same arguments minus the storage returning the required bytes (`index`), "
     "built from pure arithmetic only. The original function gets "
     "`memplan.transient_size_fn`. Runs after memplan-emplace-transients.",
+    per_module=True,
 )
 def _queries(module: ir.Operation, ctx: PassContext) -> None:
     graph = extract_graph(module)
@@ -157,6 +161,7 @@ def _queries(module: ir.Operation, ctx: PassContext) -> None:
     "After canonicalize and cse: when `@<name>_transient_size` returns a constant, "
     "put `memplan.transient_size = N : index` on the function, so callers can "
     "skip the query.",
+    per_module=True,
 )
 def _constant(module: ir.Operation, ctx: PassContext) -> None:
     ctx.stat("num-constant", annotate_constant_sizes(module), "constant transient sizes")

@@ -35,7 +35,7 @@ from memplan.ir.slices import Blocked, Hoistable, SliceAnalysis
 from memplan.lifetimes import reasons as R
 from memplan.lifetimes.analysis import LifetimeAnalysis
 from memplan.lifetimes.sizes import element_bytes
-from memplan.transients.contract import find_storage
+from memplan.transients.contract import find_storage, planned_query
 
 DEFAULT_ALIGNMENT = 64
 
@@ -113,14 +113,28 @@ def plan_module(graph: Graph, alignment: int = DEFAULT_ALIGNMENT) -> ModulePlan:
     cg = build_call_graph(graph)
     plan = ModulePlan(graph, cg)
     roots: list[str] = []
+    # Functions planned already (memplan-transients' own output): their
+    # views, offsets and size query stand; they are not planned again.
+    planned: dict[str, str] = {}
     for name, f in cg.funcs.items():
         storage = find_storage(graph, f)
+        query = planned_query(graph, f)
         if storage.error:
             plan.errors.append(Diagnostic(f, storage.error))
-        elif storage.index is not None:
+        elif storage.index is None:
+            continue
+        elif query is None:
             roots.append(name)
+        elif query not in cg.funcs:
+            plan.errors.append(Diagnostic(
+                f, f"@{name} was planned already, but its size query @{query} (memplan.transient_size_fn) "
+                   "does not exist: its storage size is unknown"))
+        else:
+            planned[name] = query
+            plan.remarks.append(Diagnostic(
+                f, f"@{name} was planned already (its size query is @{query}): it is left as it is"))
     fixed = _fixed_signatures(graph, cg)
-    reachable = _reachable(cg, roots, fixed)
+    reachable = _reachable(cg, roots, {**fixed, **planned})
     for name in reachable:
         for call, callee in cg.calls[cg.funcs[name]]:
             if callee in fixed and not cg.is_declaration(cg.funcs[callee]):
@@ -129,6 +143,14 @@ def plan_module(graph: Graph, alignment: int = DEFAULT_ALIGNMENT) -> ModulePlan:
     if plan.errors:
         return plan
     lifetimes = LifetimeAnalysis(graph)
+    for name, query in planned.items():
+        # Allocations made since (by hand, or by a later pass) stay on the
+        # heap: the function's offsets and query are fixed.
+        since = FunctionPlan(cg.funcs[name], name, None)
+        _collect_allocs(ModulePlan(graph, cg), since, lifetimes, alignment)
+        plan.remarks.extend(Diagnostic(it.op, f"allocation stays on the heap: @{name} was planned already "
+                                              f"(its size query is @{query}) and is not planned again")
+                            for it in since.items)
     for name in cg.order:
         if name not in reachable:
             continue
@@ -186,15 +208,15 @@ def _fixed_signatures(graph: Graph, cg: CallGraph) -> dict[str, str]:
     return fixed
 
 
-def _reachable(cg: CallGraph, roots: list[str], fixed: dict[str, str]) -> set[str]:
+def _reachable(cg: CallGraph, roots: list[str], stop: dict[str, str]) -> set[str]:
     """Functions planned with the roots: reached by calls, never through a
-    function whose signature is fixed."""
+    function in ``stop`` (its signature is fixed, or it was planned already)."""
     seen = set(roots)
     work = list(roots)
     while work:
         f = cg.funcs[work.pop()]
         for _, callee in cg.calls[f]:
-            if callee in cg.funcs and callee not in seen and callee not in fixed:
+            if callee in cg.funcs and callee not in seen and callee not in stop:
                 seen.add(callee)
                 work.append(callee)
     return seen

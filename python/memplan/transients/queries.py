@@ -16,11 +16,11 @@ from mlir.dialects import func
 
 from memplan.ir.graph import Graph, entry_block, operation
 from memplan.ir.slices import Blocked, SliceAnalysis, clone_slice
-from memplan.transients.contract import find_storage, functions_by_name
+from memplan.transients.contract import QUERY_ATTR, QUERY_SUFFIX, find_storage, functions_by_name, planned_query
 from memplan.transients.emplace import SIZE_MARKER
 
-QUERY_SUFFIX = "_transient_size"
-QUERY_ATTR = "memplan.transient_size_fn"
+__all__ = ["QUERY_ATTR", "QUERY_SUFFIX", "CONSTANT_ATTR", "materialize_queries", "annotate_constant_sizes"]
+
 CONSTANT_ATTR = "memplan.transient_size"
 
 
@@ -41,8 +41,8 @@ def materialize_queries(graph: Graph, errors: list[tuple[int, str]]) -> list[str
     names = functions_by_name(graph)
     for name, f in names.items():
         storage = find_storage(graph, f)
-        if storage.error or storage.index is None:
-            continue
+        if storage.error or storage.index is None or planned_query(graph, f) in names:
+            continue  # no storage, or planned already: its query stands
         marker = find_marker(graph, f)
         if marker is None:
             errors.append((f, f"@{name} takes transient storage but has no computed size: run memplan-emplace-transients first"))

@@ -86,12 +86,12 @@ func.func @regions(%n: index, %c: i1) {
 
 // A buffer used by an unknown op is not poolable and stays live until its
 // dealloc; allocas are listed but never pooled; a dynamic size is shown as an
-// expression of the dynamic sizes.
+// expression of the function's arguments (here the index argument #0).
 
 // CHECK-LABEL: liveness @mixed: 3 allocations, 1 eligible
 //       CHECK:   %alloc           32  [1, 4)    unknown-user
 //       CHECK:   %alloca          16  [4, 8)    alloca
-//       CHECK:   %alloc_0  4 * %arg0  [5, 6)    eligible
+//       CHECK:   %alloc_0  4 * arg0  [5, 6)    eligible
 //       CHECK:   not pooled: alloca=1, unknown-user=1
 // REMARK: liveness.mlir:[[# @LINE + 4]]:8: remark: not poolable: unknown-user
 // REMARK: liveness.mlir:[[# @LINE + 6]]:8: remark: not poolable: alloca

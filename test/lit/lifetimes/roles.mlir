@@ -26,12 +26,13 @@ func.func @effects(%src: memref<16xf32>, %out: memref<16xf32>, %v: f32) {
 
 // Conservative where the interfaces say nothing or not enough: an op without
 // effects information, a pure op that turns the buffer into an integer (its
-// address), and a region that runs asynchronously (async.execute).
+// address), and a region that runs asynchronously (async.execute) and that
+// no op waits for.
 
 // CHECK-LABEL: liveness @unknown: 3 allocations, 0 eligible
 //       CHECK:   %alloc       64  [1, 11)   unknown-user
 //       CHECK:   %alloc_0     64  [3, 12)   unknown-user
-//       CHECK:   %alloc_1     64  [5, 13)   captured-by-unknown-region
+//       CHECK:   %alloc_1     64  [5, 13)   async-not-awaited
 func.func @unknown(%out: memref<16xf32>) -> index {
   %a = memref.alloc() : memref<16xf32>
   "mydialect.use"(%a) : (memref<16xf32>) -> ()

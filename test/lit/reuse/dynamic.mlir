@@ -130,3 +130,62 @@ func.func @dynamic_loop_body(%n: index, %x: memref<16xf32>, %out: memref<?xf32>)
   }
   return
 }
+
+// -----
+
+// Dynamic buffers whose lives do not overlap share bytes when their sizes
+// compare for every value (8 * n is never below 4 * n): one slot as large as
+// the larger, max(A, B), where the bytes were A + B one after the other.
+// CHECK-LABEL: func @disjoint_dynamic
+//       CHECK:   %[[DIM:.*]] = memref.dim
+//       CHECK:   %[[C0:.*]] = arith.constant 0 : index
+//       CHECK:   %[[C8:.*]] = arith.constant 8 : index
+//       CHECK:   arith.muli %[[DIM]], %[[C8]] : index
+//   CHECK-NOT:   arith.muli %[[DIM]]
+//       CHECK:   %[[POOL:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?xi8>
+//       CHECK:   memref.view %[[POOL]][%[[C0]]][%[[DIM]]] : memref<?xi8> to memref<?xf32>
+//       CHECK:   memref.view %[[POOL]][%[[C0]]][%[[DIM]]] : memref<?xi8> to memref<?xf64>
+//       CHECK:   memref.view %[[POOL]][%[[C0]]][%[[DIM]]] : memref<?xi8> to memref<?xf32>
+//       CHECK:   memref.dealloc %[[POOL]] : memref<?xi8>
+func.func @disjoint_dynamic(%x: memref<?xf32>, %out: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %x, %c0 : memref<?xf32>
+  %a = memref.alloc(%n) : memref<?xf32>
+  memref.copy %x, %a : memref<?xf32> to memref<?xf32>
+  memref.copy %a, %out : memref<?xf32> to memref<?xf32>
+  memref.dealloc %a : memref<?xf32>
+  %b = memref.alloc(%n) : memref<?xf64>
+  %one = arith.constant 1.0 : f64
+  %two = arith.constant 2.0 : f32
+  linalg.fill ins(%one : f64) outs(%b : memref<?xf64>)
+  %t = memref.alloc(%n) : memref<?xf32>
+  linalg.fill ins(%two : f32) outs(%t : memref<?xf32>)
+  memref.copy %t, %out : memref<?xf32> to memref<?xf32>
+  memref.dealloc %t : memref<?xf32>
+  memref.dealloc %b : memref<?xf64>
+  return
+}
+
+// -----
+
+// Sizes that do not compare (n and m): one pool would hold n + m where the
+// input never holds more than the larger, so both stay as they are.
+// CHECK-LABEL: func @incomparable_dynamic
+//   CHECK-NOT:   memref.view
+//       CHECK:   memref.alloc(%{{.*}}) : memref<?xf32>
+//       CHECK:   memref.alloc(%{{.*}}) : memref<?xf32>
+//   CHECK-NOT:   memref.view
+func.func @incomparable_dynamic(%x: memref<?xf32>, %y: memref<?xf32>, %out: memref<?xf32>, %out2: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %x, %c0 : memref<?xf32>
+  %m = memref.dim %y, %c0 : memref<?xf32>
+  %a = memref.alloc(%n) : memref<?xf32>
+  memref.copy %x, %a : memref<?xf32> to memref<?xf32>
+  memref.copy %a, %out : memref<?xf32> to memref<?xf32>
+  memref.dealloc %a : memref<?xf32>
+  %b = memref.alloc(%m) : memref<?xf32>
+  memref.copy %y, %b : memref<?xf32> to memref<?xf32>
+  memref.copy %b, %out2 : memref<?xf32> to memref<?xf32>
+  memref.dealloc %b : memref<?xf32>
+  return
+}

@@ -113,3 +113,39 @@ func.func @plain(%n: index) {
   call @work(%n) : (index) -> ()
   return
 }
+
+// -----
+
+// The callee's size reads a memref.cast of the caller's argument: the cast
+// is recomputed with the size (a dim of the cast is the source's), and the
+// size query folds to the static shape behind the cast.
+
+// PLAN-LABEL: func.func private @sized_by_cast
+// PLAN-SAME:    size = "align(4 * %dim, 64)"
+// PLAN-LABEL: func.func @through_cast
+// PLAN-SAME:    memplan.transient_storage = {argument = 1 : i64, size = "align(4 * @sized_by_cast:%dim, 64)"}
+
+// CHECK-LABEL: func.func @through_cast
+// CHECK-SAME:    (%[[A:.*]]: memref<8xf32>, %[[S:.*]]: memref<?xi8> {memplan.transients})
+// CHECK-SAME:    memplan.transient_size = 64 : index
+// CHECK:         %[[CAST:.*]] = memref.cast %[[A]] : memref<8xf32> to memref<?xf32>
+// CHECK:         %[[SUB:.*]] = memref.view %[[S]][%{{.*}}][] : memref<?xi8> to memref<64xi8>
+// CHECK:         %[[SUBC:.*]] = memref.cast %[[SUB]] : memref<64xi8> to memref<?xi8>
+// CHECK:         call @sized_by_cast(%[[CAST]], %[[SUBC]])
+// CHECK-LABEL: func.func @through_cast_transient_size
+// CHECK-NEXT:    %[[C64:.*]] = arith.constant 64 : index
+// CHECK-NEXT:    return %[[C64]] : index
+func.func private @sized_by_cast(%x: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %x, %c0 : memref<?xf32>
+  %t = memref.alloc(%n) : memref<?xf32>
+  memref.copy %x, %t : memref<?xf32> to memref<?xf32>
+  linalg.add ins(%t, %t : memref<?xf32>, memref<?xf32>) outs(%x : memref<?xf32>)
+  memref.dealloc %t : memref<?xf32>
+  return
+}
+func.func @through_cast(%a: memref<8xf32>, %storage: memref<?xi8> {memplan.transients}) {
+  %c = memref.cast %a : memref<8xf32> to memref<?xf32>
+  call @sized_by_cast(%c) : (memref<?xf32>) -> ()
+  return
+}

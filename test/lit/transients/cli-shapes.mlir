@@ -7,7 +7,7 @@
 // CHECK: @f: 10000000000 bytes of transient storage (for the given shapes)
 
 // A size that divides by zero for the given values is an error, not a signal.
-// ZERO: memplan transients: the size of @f does not fold for the given shapes and values (a division by zero, or a size that is not pure arithmetic)
+// ZERO: memplan transients: error: the size of @f does not fold for the given shapes and values (a division by zero, or a size that is not pure arithmetic)
 func.func @f(%x: memref<?x?xf32>, %k: index, %out: memref<?x?xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

@@ -61,3 +61,20 @@ def parse_text(text: str) -> str:
     with ir.Context() as ctx:
         ctx.allow_unregistered_dialects = True
         return str(parse_source(text, "case.mlir"))
+
+
+def nested_module(text: str, name: str) -> str:
+    """The nested ``module @name`` of ``text``, printed as a module of its own."""
+    with ir.Context():
+        module = ir.Module.parse(text)
+        found = []
+
+        def visit(op):
+            if op.name == "builtin.module" and "sym_name" in op.attributes \
+                    and ir.StringAttr(op.attributes["sym_name"]).value == name:
+                found.append(str(op))
+            return ir.WalkResult.ADVANCE
+
+        module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+        assert len(found) == 1, name
+        return found[0]

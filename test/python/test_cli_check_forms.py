@@ -1,0 +1,175 @@
+"""memplan-check compares a tensor program with its out-params and
+transients forms, says how each side was run (which upstream pipeline
+bufferized a tensor-level "before"), and checks or saves outputs
+(``--expect``, ``--save-outputs``)."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from memplan.numerics import compare, expected_difference
+from memplan.pipeline import run_pipeline
+
+CHECK = os.path.join(os.path.dirname(sys.executable), "memplan-check")
+
+TENSOR = """
+#map = affine_map<(d0) -> (d0)>
+func.func @main(%x: tensor<64xf32>, %s: f32) -> (tensor<64xf32>, f32) {
+  %e = tensor.empty() : tensor<64xf32>
+  %t = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]}
+      ins(%x : tensor<64xf32>) outs(%e : tensor<64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %d = arith.addf %a, %a : f32
+    linalg.yield %d : f32
+  } -> tensor<64xf32>
+  %e2 = tensor.empty() : tensor<64xf32>
+  %r = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]}
+      ins(%t : tensor<64xf32>) outs(%e2 : tensor<64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %d = arith.mulf %a, %s : f32
+    linalg.yield %d : f32
+  } -> tensor<64xf32>
+  %s2 = arith.addf %s, %s : f32
+  return %r, %s2 : tensor<64xf32>, f32
+}
+"""
+
+BUFFERIZE = ("one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map}")
+OUT_PARAMS = "buffer-results-to-out-params{modify-public-functions hoist-static-allocs}"
+
+
+def rewrite(text: str, pipeline: str) -> str:
+    from mlir import ir
+
+    with ir.Context():
+        module = ir.Module.parse(text)
+        run_pipeline(module, f"builtin.module({pipeline})")
+        return str(module)
+
+
+@pytest.fixture(scope="module")
+def forms(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("forms")
+    out_params = rewrite(TENSOR, f"{BUFFERIZE},{OUT_PARAMS},buffer-deallocation-pipeline")
+    transients = rewrite(out_params, "memplan-add-transient-storage{func=main},memplan-transients")
+    # A broken out-params form: the second kernel accumulates into the
+    # out-param it never initialized.
+    broken = out_params.replace("arith.mulf %in, %arg1", "arith.addf %in, %out", 1)
+    assert broken != out_params
+    paths = {}
+    for name, text in (("tensor", TENSOR), ("out", out_params), ("transients", transients),
+                       ("broken", broken)):
+        paths[name] = folder / f"{name}.mlir"
+        paths[name].write_text(text)
+    return paths
+
+
+def check(*args, **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run([CHECK, *map(str, args)], capture_output=True, text=True, timeout=300, **kwargs)
+
+
+@pytest.mark.parametrize("before, after", [("tensor", "out"), ("tensor", "transients"), ("out", "tensor"),
+                                           ("out", "transients"), ("transients", "tensor")])
+def test_forms_compare(forms, before, after):
+    p = check(forms[before], forms[after], "--entry", "main")
+    assert p.returncode == 0 and p.stdout.startswith("OK: 3 outputs identical"), p.stdout + p.stderr
+    lines = p.stdout.splitlines()
+
+    def form(name: str, other: str) -> str:
+        if name == "tensor":
+            return "tensor level, bufferized here by upstream one-shot-bufferize"
+        # The out-params are a difference only against the tensor form.
+        text = "memref level, run as given" + ("; results as out-params %arg2" if other == "tensor" else "")
+        if name == "transients":
+            text += "; transient storage %arg3 (256 bytes, from @main_transient_size)"
+        return text
+
+    assert lines[1].startswith(f"  before: {form(before, after)}"), lines[1]
+    assert lines[2].startswith(f"  after:  {form(after, before)}"), lines[2]
+
+
+def test_tensor_before_names_its_pipeline(forms):
+    line = check(forms["tensor"], forms["out"], "--entry", "main").stdout.splitlines()[1]
+    assert "buffer-deallocation-pipeline" in line and "not optimize-allocation-liveness" in line
+
+
+def test_broken_out_param_form_is_caught(forms):
+    p = check(forms["tensor"], forms["broken"], "--entry", "main")
+    assert p.returncode == 1 and p.stdout.startswith("MISMATCH")
+    assert "result #0 (memref<64xf32>)" in p.stdout
+    assert "after reads uninitialized memory" in p.stdout
+
+
+def test_forms_that_are_not_one_program():
+    a = "func.func @f(%x: memref<4xf32>) -> memref<4xf32> { return %x : memref<4xf32> }"
+    b = "func.func @f(%x: memref<4xf32>, %y: memref<8xf32>) { return }"
+    result = compare(a, b, "f")
+    assert not result.ok and result.mismatch.kind == "signature"
+    assert "not before's memref results as out-params" in str(result)
+
+
+def test_expect_and_save_outputs(forms, tmp_path):
+    x = np.linspace(-1, 1, 64).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    np.save(tmp_path / "y.npy", (x + x) * np.float32(0.5))
+    np.save(tmp_path / "wrong.npy", (x + x) * np.float32(0.25))
+    out = tmp_path / "out"
+    p = check(forms["tensor"], forms["transients"], "--entry", "main", "--input", f"arg0={tmp_path / 'x.npy'}",
+              "--value", "1=0.5", "--expect", tmp_path / "y.npy", "--save-outputs", out)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "expect result0 = " in p.stdout and "(bit for bit): before and after match" in p.stdout
+    np.testing.assert_array_equal(np.load(out / "result0.npy"), (x + x) * np.float32(0.5))
+    assert float(np.load(out / "result1.npy")) == 1.0
+    np.testing.assert_array_equal(np.load(out / "arg0.npy"), x)
+    p = check(forms["tensor"], forms["out"], "--entry", "main", "--input", f"0={tmp_path / 'x.npy'}",
+              "--value", "1=0.5", "--expect", f"result0={tmp_path / 'wrong.npy'}")
+    assert p.returncode == 1 and "expect result0" in p.stdout and "MISMATCH: before: element [0]: -1.0, expected -0.5" in p.stdout
+
+
+def test_bad_expect_and_save_arguments(forms, tmp_path):
+    (tmp_path / "file").write_text("")
+    for args, needle in (
+        (["--expect", "nope=x.npy"], "invalid --expect 'nope=x.npy'"),
+        (["--expect", str(tmp_path / "missing.npy")], "cannot read"),
+        (["--save-outputs", str(tmp_path / "file")], "Not a directory"),
+        (["--rtol", "-1"], "tolerances are numbers >= 0"),
+        (["--rtol", "nan"], "tolerances are numbers >= 0"),
+    ):
+        p = check(forms["tensor"], forms["out"], "--entry", "main", *args)
+        assert p.returncode == 1 and needle in p.stderr and "Traceback" not in p.stderr, p.stderr
+
+
+def test_expected_difference():
+    a = np.array([1.0, 2.0, np.nan], np.float32)
+    assert expected_difference(a, a.copy()) is None
+    assert expected_difference(a, a.astype(np.float64)) is None
+    assert "element [1]" in expected_difference(a, np.array([1.0, 2.5, np.nan], np.float32))
+    assert expected_difference(a, np.array([1.0, 2.0001, np.nan]), rtol=1e-3) is None
+    assert "shape" in expected_difference(a, a[:2])
+
+
+#: Loads at an index the caller gives: out of bounds for a large one.
+GATHER = """
+func.func @main(%x: memref<4xf32>, %i: index) -> f32 {
+  %v = memref.load %x[%i] : memref<4xf32>
+  return %v : f32
+}
+"""
+
+
+def test_a_crashing_program_is_an_error_not_a_signal(tmp_path):
+    from memplan.numerics import ExecutionCrash, execute
+
+    path = tmp_path / "gather.mlir"
+    path.write_text(GATHER)
+    p = check(path, path, "--entry", "main", "--value", "1=100000000000")
+    assert p.returncode == 1 and "Traceback" not in p.stderr
+    assert "memplan-check: error: before: @main crashed (signal 11, SIGSEGV) on these inputs" in p.stderr
+    # In bounds the isolated run gives the same answer as an in-process one.
+    x = np.arange(4, dtype=np.float32)
+    assert float(execute(GATHER, "main", inputs=[x, 2], isolate=True).outputs[0].data) == 2.0
+    with pytest.raises(ExecutionCrash, match="SIGSEGV"):
+        execute(GATHER, "main", inputs=[x, 10**11], isolate=True)
