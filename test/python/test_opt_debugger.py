@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -17,8 +16,6 @@ from pathlib import Path
 import pytest
 
 from test_opt_parity import MLIR_OPT
-
-GDB = shutil.which("gdb")
 
 INPUT = """\
 func.func @foo(%arg0: i32) -> i32 {
@@ -127,7 +124,8 @@ TOOLS = {
 }
 
 
-def run_under_gdb(tool: str, session: str, extra: list[str], tmp_path: Path) -> dict[str, str]:
+def run_under_gdb(gdb: str, tool: str, session: str, extra: list[str],
+                  tmp_path: Path) -> dict[str, str]:
     """Runs `tool` under gdb with `session`; returns what the tool printed
     and wrote, addresses and the tool's name normalized."""
     work = tmp_path / tool
@@ -139,11 +137,9 @@ def run_under_gdb(tool: str, session: str, extra: list[str], tmp_path: Path) -> 
     command_line = " ".join(map(shlex.quote, args)) + " > stdout 2> stderr"
     script = "set breakpoint pending on\nset pagination off\nset confirm off\n"
     (work / "session.gdb").write_text(script + start.format(args=command_line) + session)
-    gdb = subprocess.run([GDB, "-batch", "-nx", "-x", "session.gdb", program],
-                         cwd=work, capture_output=True, text=True, timeout=300)
-    if re.search(r"ptrace|Operation not permitted|Couldn't get registers", gdb.stderr + gdb.stdout):
-        pytest.skip(f"gdb cannot run the tool under ptrace here: {gdb.stderr.strip()[:200]}")
-    assert "exited normally" in gdb.stdout, gdb.stdout + gdb.stderr
+    session_run = subprocess.run([gdb, "-batch", "-nx", "-x", "session.gdb", program],
+                                 cwd=work, capture_output=True, text=True, timeout=300)
+    assert "exited normally" in session_run.stdout, session_run.stdout + session_run.stderr
     files = {name: (work / name).read_text() for name in ("stdout", "stderr", "out.mlir")}
     for name in ("log.txt",):
         if (work / name).exists():
@@ -152,16 +148,15 @@ def run_under_gdb(tool: str, session: str, extra: list[str], tmp_path: Path) -> 
         text = re.sub(r"0x[0-9a-f]+", "0x?", text)
         text = re.sub(r"\[thread [^\]]*\]", "[thread ?]", text)
         files[name] = text.replace(MLIR_OPT, "memplan-opt").replace("mlir-opt", "memplan-opt")
-    files["hook stops"] = str(gdb.stdout.count("in mlirDebuggerBreakpointHook"))
+    files["hook stops"] = str(session_run.stdout.count("in mlirDebuggerBreakpointHook"))
     return files
 
 
-@pytest.mark.skipif(GDB is None, reason="gdb is not installed")
 @pytest.mark.parametrize("name", sorted(SESSIONS))
-def test_debugger_session_same_as_mlir_opt(name: str, tmp_path: Path):
+def test_debugger_session_same_as_mlir_opt(gdb: str, name: str, tmp_path: Path):
     extra = ["--log-actions-to=log.txt"] if name == "skip" else []
-    want = run_under_gdb("mlir-opt", SESSIONS[name], extra, tmp_path)
-    got = run_under_gdb("memplan-opt", SESSIONS[name], extra, tmp_path)
+    want = run_under_gdb(gdb, "mlir-opt", SESSIONS[name], extra, tmp_path)
+    got = run_under_gdb(gdb, "memplan-opt", SESSIONS[name], extra, tmp_path)
     assert got == want
     assert "ExecutionContext registered on the context (with Debugger hook)" in got["stderr"]
     stops = int(got["hook stops"])
