@@ -165,11 +165,6 @@ DyingInputStats reuseDyingInputs(MlirOperation rootHandle, bool functionBoundari
   stats.candidates = static_cast<int64_t>(rewrites.size());
   if (rewrites.empty())
     return stats;
-  std::optional<Decisions> before = analyze(root, functionBoundaries);
-  if (!before) {
-    stats.analyzed = false;
-    return stats;
-  }
   // Pre-order ids, as the engine numbers ops (the rewrites keep them).
   llvm::DenseMap<Operation *, int32_t> opId;
   std::vector<Operation *> ops;
@@ -178,8 +173,24 @@ DyingInputStats reuseDyingInputs(MlirOperation rootHandle, bool functionBoundari
     ops.push_back(op);
   });
 
-  for (Rewrite &r : rewrites)
-    r.op->setOperand(r.initOperand, r.input);
+  auto setAll = [&](bool rewritten) {
+    for (Rewrite &r : rewrites)
+      if (r.kept)
+        r.op->setOperand(r.initOperand, rewritten ? r.input : r.destination);
+  };
+  setAll(true);
+  // The decisions of the module as it was are needed only when the
+  // rewritten one has an operand out of place that no rewrite touched (rare
+  // in programs a compiler emits): it may have been out of place before.
+  std::optional<Decisions> before;
+  auto beforeDecisions = [&]() -> std::optional<Decisions> & {
+    if (!before) {
+      setAll(false);
+      before = analyze(root, functionBoundaries);
+      setAll(true);
+    }
+    return before;
+  };
   // Undo what the analysis does not bufferize in place; when other operands
   // lose their in-place decision too, undo every rewrite of their function
   // (then, as a last resort, all of them).
@@ -192,7 +203,17 @@ DyingInputStats reuseDyingInputs(MlirOperation rootHandle, bool functionBoundari
     for (Rewrite &r : rewrites)
       if (r.kept)
         rewritten.insert({opId[r.op], static_cast<int32_t>(r.initOperand)});
-    if (!undoAll) {
+    bool otherOutOfPlace = false;
+    if (after)
+      for (auto &[key, inPlace] : *after)
+        otherOutOfPlace |= !inPlace && !rewritten.contains(key);
+    if (!undoAll && otherOutOfPlace) {
+      if (!beforeDecisions()) {
+        stats.analyzed = false;
+        undoAll = true;
+      }
+    }
+    if (!undoAll && otherOutOfPlace) {
       for (auto &[key, inPlace] : *before) {
         if (!inPlace || rewritten.contains(key))
           continue;

@@ -1,0 +1,153 @@
+"""The memory pipeline at scale: memplan-memory-pipeline against upstream's.
+
+    python bench/bench_pipeline.py [--sizes 1000,10000,100000] [--timeout 120] [--numerics 10000]
+
+One function per row, generated (bench/generators.py, bench/bench_inplace.py,
+bench/workloads.py) or from ../shared/workloads, run in the same session by
+
+* memplan: ``memplan-opt --pass-pipeline='builtin.module(memplan-memory-pipeline)'``;
+* upstream: ``mlir-opt --pass-pipeline='builtin.module(one-shot-bufferize{
+  bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},
+  buffer-deallocation-pipeline, func.func(optimize-allocation-liveness))'``,
+  stopped after ``--timeout`` seconds.
+
+Columns: wall time and maximum resident set of each process (start-up,
+parse, pipeline, print), upstream / memplan, the static heap peak of each
+output (``memplan.lifetimes.peaks``, 64-byte blocks), and whether the outputs
+compute the same bits (``memplan.numerics.compare``, poisoned fresh memory,
+for programs up to ``--numerics`` generics). A last table gives memplan's
+time per op and its growth against n log n. The plain chain is also run with
+``reuse-dying-inputs=false``, so that its 10,000 buffers stay 10,000 buffers
+through deallocation and pooling.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from bench_inplace import tiled_loop_nest  # noqa: E402
+from generators import elementwise_chain  # noqa: E402
+from tools import MEMPLAN_OPT, MLIR_OPT  # noqa: E402
+from workloads import transformer  # noqa: E402
+
+UPSTREAM = ("builtin.module(one-shot-bufferize{bufferize-function-boundaries "
+            "function-boundary-type-conversion=identity-layout-map}, buffer-deallocation-pipeline, "
+            "func.func(optimize-allocation-liveness))")
+MEMPLAN = "builtin.module(memplan-memory-pipeline)"
+WORKLOADS = os.path.join(HERE, "..", "..", "shared", "workloads")
+
+
+TIME = "/usr/bin/time"
+
+
+def run(tool: str, path: str, pipeline: str, out: str, timeout: float) -> tuple[float, float]:
+    """(wall seconds, max RSS MB) of one tool run; (inf, nan) on timeout. The
+    resident set comes from /usr/bin/time where there is one (else nan)."""
+    argv = [tool, path, f"--pass-pipeline={pipeline}", "-o", out]
+    timed = os.path.exists(TIME)
+    if timed:
+        argv = [TIME, "-f", "maxrss %M"] + argv
+    t0 = time.perf_counter()
+    try:
+        proc = subprocess.run(argv, capture_output=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return math.inf, math.nan
+    seconds = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise RuntimeError(f"{tool} failed on {path}:\n{proc.stderr.decode()[-2000:]}")
+    rss = math.nan
+    for line in proc.stderr.decode(errors="replace").splitlines():
+        if line.startswith("maxrss "):
+            rss = int(line.split()[1]) / 1024
+    return seconds, rss
+
+
+def static_peak(path: str) -> int:
+    from mlir import ir
+
+    from memplan.ir.parse import load_source
+    from memplan.lifetimes.analysis import analyze_module
+    from memplan.lifetimes.peaks import input_peak
+
+    with ir.Context():
+        module = load_source(path)
+        return sum(input_peak(lt) for lt in analyze_module(module))
+
+
+def same_bits(before: str, after: str, entry: str) -> str:
+    from memplan.numerics import compare
+
+    result = compare(open(before).read(), open(after).read(), entry)
+    return "yes" if result.ok else "NO"
+
+
+def cases(sizes: list[int]) -> list[tuple[str, int, str, str, str]]:
+    """(case, n, ops, text, entry, memplan pipeline)."""
+    out = []
+    for n in sizes:
+        out.append(("plain chain", n, 4 * n + 3, lambda n=n: elementwise_chain(n, 1024), "chain", MEMPLAN))
+        out.append(("plain chain, no dying-input reuse", n, 4 * n + 3, lambda n=n: elementwise_chain(n, 1024),
+                    "chain", "builtin.module(memplan-memory-pipeline{reuse-dying-inputs=false})"))
+        out.append(("shared-read chain", n, 4 * n + 3,
+                    lambda n=n: elementwise_chain(n, 1024, shared_read=True), "chain", MEMPLAN))
+        out.append(("tiled loop nest", n // 10, n + 6, lambda n=n: tiled_loop_nest(n // 10), "tiled", MEMPLAN))
+    gpt2 = os.path.join(WORKLOADS, "gpt2_l48_h512_s128.mlir")
+    if os.path.exists(gpt2):
+        out.append(("gpt2_l48_h512_s128", 48, 0, lambda: open(gpt2).read(), "forward", MEMPLAN))
+    out.append(("transformer, 96 layers in one function", 96, 0, lambda: transformer(layers=96), "transformer", MEMPLAN))
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sizes", default="1000,10000,100000", help="generics per generated function")
+    ap.add_argument("--timeout", type=float, default=120.0, help="seconds before upstream is stopped")
+    ap.add_argument("--numerics", type=int, default=10000,
+                    help="compare the outputs' bits for generated programs up to this many generics")
+    args = ap.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    print("| case | n | memplan s | upstream s | upstream / memplan | max RSS MB memplan / upstream "
+          "| static peak B memplan / upstream | same bits |")
+    print("|---|---:|---:|---:|---:|---:|---:|:---:|")
+    growth: dict[str, list[tuple[int, float]]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        src, ours, theirs = (os.path.join(tmp, f) for f in ("in.mlir", "memplan.mlir", "upstream.mlir"))
+        for name, n, ops, make, entry, pipeline in cases(sizes):
+            with open(src, "w") as f:
+                f.write(make())
+            ops = ops or sum(1 for line in open(src) if "=" in line or "return" in line)
+            t_m, rss_m = run(MEMPLAN_OPT, src, pipeline, ours, 10 * args.timeout)
+            t_u, rss_u = run(MLIR_OPT, src, UPSTREAM, theirs, args.timeout)
+            p_m = static_peak(ours)
+            p_u = static_peak(theirs) if t_u != math.inf else None
+            bits = "-"
+            generated = entry != "forward" and not name.startswith("transformer")
+            if t_u != math.inf and (not generated or n <= args.numerics):
+                bits = same_bits(theirs, ours, entry)
+            ratio = f"{t_u / t_m:.1f}x" if t_u != math.inf else f"> {args.timeout / t_m:.1f}x"
+            up = f"{t_u:.2f}" if t_u != math.inf else f"> {args.timeout:.0f} (stopped)"
+            print(f"| {name} | {n} | {t_m:.2f} | {up} | {ratio} | {rss_m:.0f} / {rss_u:.0f} | "
+                  f"{p_m} / {p_u if p_u is not None else '-'} | {bits} |", flush=True)
+            growth.setdefault(name, []).append((ops, t_m))
+    print("\nmemplan's growth (one process, start-up included):\n")
+    print("| case | ops | memplan s | us / op | (t / (n log2 n)) / first |")
+    print("|---|---:|---:|---:|---:|")
+    for name, rows in growth.items():
+        if len(rows) < 2:
+            continue
+        base = rows[0][1] / (rows[0][0] * math.log2(rows[0][0]))
+        for ops, t in rows:
+            print(f"| {name} | {ops} | {t:.2f} | {1e6 * t / ops:.1f} | {t / (ops * math.log2(ops)) / base:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
