@@ -166,7 +166,7 @@ def test_options_and_errors():
 
 def test_memory_pipeline_alias_expands():
     with ir.Context():
-        text = str(parse_pipeline("builtin.module(memplan-memory-pipeline{algorithm=best-fit promote-to-stack})"))
+        text = str(parse_pipeline("builtin.module(memplan-memory-pipeline{algorithm=best-fit promote-to-stack reorder})"))
     # memplan's tensor passes, its bufferization and deallocation, then pools.
     order = ["memplan-split-destinations", "memplan-reorder-for-memory", "memplan-reuse-dying-inputs",
              "memplan-one-shot-bufferize", "memplan-buffer-deallocation", "promote-buffers-to-stack",
@@ -181,6 +181,7 @@ def test_memory_pipeline_alias_expands():
     info = memplan.passes.lookup("memplan-memory-pipeline")
     expansion = info.expand(memplan.passes.parse_option_text(info, "algorithm=best-fit promote-to-stack"))
     assert expansion.endswith("memplan-buffer-reuse{algorithm=best-fit alignment=64}")
+    assert "memplan-reorder-for-memory" not in expansion  # off unless asked for
     off = info.expand(memplan.passes.parse_option_text(
         info, "split-destinations=false reorder=false reuse-dying-inputs=false"))
     assert off.startswith("memplan-one-shot-bufferize{")

@@ -3,8 +3,10 @@
 Pooled (eligible, static) buffers are drawn at their pool offsets; buffers
 that stay separate allocations are drawn above the pool, hatched, packed by
 the same packer so they do not hide each other. Horizontal lines mark the
-pool size and its lower bound (the most pooled bytes ever live at once).
-Needs matplotlib (``pip install 'memplan[plot]'``).
+pool size and its lower bound (the most pooled bytes ever live at once),
+and the dataflow bound (the heap with every buffer held only while its
+contents are needed); a vertical line marks the program point where the heap
+peaks, with the op and its location. Needs matplotlib (``pip install 'memplan[plot]'``).
 """
 
 from __future__ import annotations
@@ -73,7 +75,17 @@ def plot_timeline(func: dict[str, Any], path: str, title: Optional[str] = None) 
     if lower:
         ax.axhline(lower, color="green", linewidth=1.2, linestyle="--",
                    label=f"lower bound {lower} B")
-    top = max([pool_size, lower] + [o + a["bytes"] for a, o in zip(others, other_offsets)] + [1])
+    heap = func.get("heap_peak") or {}
+    bound = heap.get("dataflow_bound")
+    if isinstance(bound, int) and bound:
+        ax.axhline(bound, color="purple", linewidth=1.2, linestyle=":",
+                   label=f"dataflow bound {bound} B (heap)")
+    site = func.get("peak_site")
+    if site:
+        ax.axvline(site["point"], color="black", linewidth=1.0, linestyle="-.",
+                   label=f"heap peak {site['bytes']} B at {site['op']} ({site['location']})")
+    top = max([pool_size, lower, bound if isinstance(bound, int) else 0]
+              + [o + a["bytes"] for a, o in zip(others, other_offsets)] + [1])
     ax.set_xlim(0, max(func["num_points"], 1))
     ax.set_ylim(0, top * 1.08)
     ax.set_xlabel("program point (pre-order op id in the function)")
@@ -88,7 +100,7 @@ def plot_timeline(func: dict[str, Any], path: str, title: Optional[str] = None) 
     if others:
         ax.add_patch(Rectangle((0, 0), 0, 0, facecolor="lightgray", hatch="//",
                                edgecolor="dimgray", label="not pooled (own allocation)"))
-    if pool_size or lower or others:
+    if pool_size or lower or others or site:
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, borderaxespad=0)
     fig.tight_layout()
     fig.savefig(path, dpi=120)

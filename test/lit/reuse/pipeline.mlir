@@ -1,6 +1,6 @@
 // RUN: memplan-opt %s --pass-pipeline='builtin.module(memplan-memory-pipeline)' --mlir-pass-statistics 2>%t.stats | FileCheck %s
 // RUN: FileCheck %s --check-prefix=STATS < %t.stats
-// RUN: memplan-opt %s --pass-pipeline='builtin.module(memplan-split-destinations, memplan-reorder-for-memory, memplan-reuse-dying-inputs, memplan-one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map}, memplan-buffer-deallocation, memplan-buffer-reuse)' | FileCheck %s
+// RUN: memplan-opt %s --pass-pipeline='builtin.module(memplan-split-destinations, memplan-reuse-dying-inputs, memplan-one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map}, memplan-buffer-deallocation, memplan-buffer-reuse)' | FileCheck %s
 // RUN: memplan-opt %s --pass-pipeline='builtin.module(one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map}, buffer-deallocation-pipeline, func.func(optimize-allocation-liveness), memplan-buffer-liveness{format=none})' --mlir-pass-statistics 2>&1 >/dev/null | FileCheck %s --check-prefix=UPSTREAM
 
 // memplan-memory-pipeline spells out to the pipeline of the third RUN line.
