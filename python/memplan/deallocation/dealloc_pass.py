@@ -43,6 +43,14 @@ def _run(module: ir.Operation, ctx: PassContext) -> None:
     if ctx.options["remarks"]:
         for op, why in plan.left_to_upstream:
             ctx.remark(operation(graph, op), f"left to upstream's deallocation: {why}")
+    if plan.upstream_needed and plan.existing_deallocs:
+        # Upstream's ownership-based deallocation rejects frees it did not
+        # place; memplan cannot tell whose they are.
+        ctx.error(operation(graph, plan.existing_deallocs[0]),
+                  "memplan-buffer-deallocation: the module frees buffers already, and upstream's "
+                  "ownership-based deallocation (needed here for "
+                  f"{plan.left_to_upstream[0][1]}) rejects that; run the pass right after bufferization")
+        return
     ctx.stat("freed-by-memplan", len(plan.allocs), "Allocations memplan frees after their last use")
     ctx.stat("left-to-upstream", len(plan.left_to_upstream),
              "Allocations and memrefs left to upstream's ownership-based deallocation")

@@ -50,6 +50,8 @@ class DeallocPlan:
     """For each, the op its ``memref.dealloc`` goes right after."""
     left_to_upstream: list[tuple[int, str]] = field(default_factory=list)
     """(op id, why) of what needs upstream's ownership-based deallocation."""
+    existing_deallocs: list[int] = field(default_factory=list)
+    """Frees the input already has (upstream's pass rejects them)."""
 
     @property
     def upstream_needed(self) -> bool:
@@ -158,7 +160,8 @@ def plan_deallocation(g: Graph) -> DeallocPlan:
     total = int(np.isin(g.op_role & 0xFF, alloc_kinds).sum())
     if total > covered:
         left.append((0, f"{total - covered} allocations outside the functions memplan analyzes"))
-    return DeallocPlan(np.array(allocs, dtype=np.int32), np.array(after, dtype=np.int32), left)
+    existing = np.nonzero((g.op_role & 0xFF) == K.DEALLOC)[0].astype(int).tolist()
+    return DeallocPlan(np.array(allocs, dtype=np.int32), np.array(after, dtype=np.int32), left, existing)
 
 
 __all__ = ["DeallocPlan", "plan_deallocation"]

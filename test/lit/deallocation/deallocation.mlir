@@ -1,4 +1,5 @@
 // RUN: memplan-opt %s --split-input-file --pass-pipeline='builtin.module(memplan-buffer-deallocation)' | FileCheck %s
+// RUN: memplan-opt %S/inputs/deallocated-already.mlir --pass-pipeline='builtin.module(memplan-buffer-deallocation)' -verify-diagnostics -o /dev/null
 // RUN: memplan-opt %s --split-input-file --pass-pipeline='builtin.module(memplan-buffer-deallocation{remarks})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 
 // memplan-buffer-deallocation frees every buffer whose lifetime memplan
