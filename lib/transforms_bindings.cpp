@@ -31,19 +31,27 @@ MlirOperation operationOf(nb::handle capsule) {
 } // namespace
 
 void registerTransformsBindings(nb::module_ &m) {
+  nb::class_<SplitDestinationsStats>(m, "SplitDestinationsStats", "What memplan-split-destinations did.")
+      .def_ro("split", &SplitDestinationsStats::split, "Uses given a destination of their own.")
+      .def_ro("sunk", &SplitDestinationsStats::sunk, "Destinations moved down to their only user.")
+      .def_ro("kept_read", &SplitDestinationsStats::keptRead,
+              "Shared destinations left shared: a use reads them.");
+  nb::class_<DyingInputStats>(m, "DyingInputStats", "What memplan-reuse-dying-inputs did.")
+      .def_ro("candidates", &DyingInputStats::candidates)
+      .def_ro("reused", &DyingInputStats::reused)
+      .def_ro("rejected", &DyingInputStats::rejected)
+      .def_ro("analyzed", &DyingInputStats::analyzed);
+  nb::class_<ReorderStats>(m, "ReorderStats", "What memplan-reorder-for-memory did.")
+      .def_ro("blocks", &ReorderStats::blocks)
+      .def_ro("reordered", &ReorderStats::reordered)
+      .def_ro("reverted", &ReorderStats::reverted)
+      .def_ro("peak_before", &ReorderStats::peakBefore)
+      .def_ro("peak_after", &ReorderStats::peakAfter)
+      .def_ro("analyzed", &ReorderStats::analyzed);
   m.def(
-      "split_destinations",
-      [](nb::handle capsule) {
-        SplitDestinationsStats s = splitDestinations(operationOf(capsule));
-        nb::dict out;
-        out["split"] = s.split;
-        out["sunk"] = s.sunk;
-        out["kept_read"] = s.keptRead;
-        return out;
-      },
+      "split_destinations", [](nb::handle capsule) { return splitDestinations(operationOf(capsule)); },
       nb::arg("module_capsule"),
-      "Give every use of a fresh destination (tensor.empty) its own copy right before its "
-      "user; returns {'split': uses given a copy, 'sunk': destinations moved to their user}.");
+      "Give every use of a fresh destination (tensor.empty) its own copy right before its user.");
   m.def(
       "insert_deallocs",
       [](const Graph &g, const Int32In &allocs, const Int32In &after, bool manual) {
@@ -62,33 +70,18 @@ void registerTransformsBindings(nb::module_ &m) {
   m.def(
       "reorder_for_memory",
       [](nb::handle capsule, bool functionBoundaries) {
-        ReorderStats s = reorderForMemory(operationOf(capsule), functionBoundaries);
-        nb::dict out;
-        out["blocks"] = s.blocks;
-        out["reordered"] = s.reordered;
-        out["reverted"] = s.reverted;
-        out["peak_before"] = s.peakBefore;
-        out["peak_after"] = s.peakAfter;
-        out["analyzed"] = s.analyzed;
-        return out;
+        return reorderForMemory(operationOf(capsule), functionBoundaries);
       },
       nb::arg("module_capsule"), nb::arg("function_boundaries") = true,
-      "Reorder single-block function bodies for a lower modeled peak; returns {'blocks', "
-      "'reordered', 'reverted', 'peak_before', 'peak_after', 'analyzed'}.");
+      "Reorder single-block function bodies for a lower modeled peak.");
   m.def(
       "reuse_dying_inputs",
       [](nb::handle capsule, bool functionBoundaries) {
-        DyingInputStats s = reuseDyingInputs(operationOf(capsule), functionBoundaries);
-        nb::dict out;
-        out["candidates"] = s.candidates;
-        out["reused"] = s.reused;
-        out["rejected"] = s.rejected;
-        out["analyzed"] = s.analyzed;
-        return out;
+        return reuseDyingInputs(operationOf(capsule), functionBoundaries);
       },
       nb::arg("module_capsule"), nb::arg("function_boundaries") = true,
       "Let elementwise ops write into an input that dies there where the in-place analysis "
-      "allows it; returns {'candidates', 'reused', 'rejected', 'analyzed'}.");
+      "allows it.");
 }
 
 } // namespace memplan

@@ -60,13 +60,7 @@ Value valueOf(const std::vector<Operation *> &ops, const EngineValue &v) {
 }
 
 std::optional<Analysis> analyze(Operation *root, bool functionBoundaries) {
-  EngineOptions options;
-  options.analysisOnly = true;
-  options.undefinedUses = false;
-  options.bufferize.functionBoundaries = functionBoundaries;
-  options.bufferize.allowUnknownOps = true;
-  ScopedDiagnosticHandler silence(root->getContext(), [](Diagnostic &) { return success(); });
-  EngineResult result = runInterfaceEngine(wrap(root), options);
+  EngineResult result = analyzeQuietly(root, functionBoundaries);
   if (!result.ok)
     return std::nullopt;
   Analysis a;

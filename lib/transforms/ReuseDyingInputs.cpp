@@ -130,15 +130,7 @@ std::optional<Rewrite> candidateFor(linalg::LinalgOp op, const bufferization::Bu
 using Decisions = llvm::DenseMap<std::pair<int32_t, int32_t>, bool>;
 
 std::optional<Decisions> analyze(Operation *root, bool functionBoundaries) {
-  EngineOptions options;
-  options.analysisOnly = true;
-  options.undefinedUses = false;
-  options.bufferize.functionBoundaries = functionBoundaries;
-  options.bufferize.allowUnknownOps = true;
-  // The check is silent: its diagnostics belong to the bufferization that
-  // follows, which reports them where the user asked for it.
-  ScopedDiagnosticHandler silence(root->getContext(), [](Diagnostic &) { return success(); });
-  EngineResult result = runInterfaceEngine(wrap(root), options);
+  EngineResult result = analyzeQuietly(root, functionBoundaries);
   if (!result.ok)
     return std::nullopt;
   Decisions out;

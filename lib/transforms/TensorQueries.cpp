@@ -8,7 +8,9 @@
 
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
 #include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
+#include "mlir/CAPI/IR.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
@@ -24,6 +26,16 @@ bool isFreshDestination(Operation *op) {
     return false;
   auto bufferizable = dyn_cast<bufferization::BufferizableOpInterface>(op);
   return bufferizable && bufferizable.bufferizesToAllocation(result);
+}
+
+EngineResult analyzeQuietly(Operation *root, bool functionBoundaries) {
+  EngineOptions options;
+  options.analysisOnly = true;
+  options.undefinedUses = false;
+  options.bufferize.functionBoundaries = functionBoundaries;
+  options.bufferize.allowUnknownOps = true;
+  ScopedDiagnosticHandler silence(root->getContext(), [](Diagnostic &) { return success(); });
+  return runInterfaceEngine(wrap(root), options);
 }
 
 QueryState::QueryState(Operation *root) {

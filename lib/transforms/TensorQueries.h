@@ -8,6 +8,8 @@
 #ifndef MEMPLAN_TRANSFORMS_TENSORQUERIES_H
 #define MEMPLAN_TRANSFORMS_TENSORQUERIES_H
 
+#include "memplan/interface_engine.h"
+
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/IR/Operation.h"
 
@@ -19,6 +21,12 @@ namespace memplan {
 /// result bufferizes to a new allocation (`tensor.empty`): undefined
 /// contents in a new buffer, which cloning duplicates (CSE undone).
 bool isFreshDestination(mlir::Operation *op);
+
+/// memplan's in-place analysis of the module under `root`, the IR
+/// untouched and the diagnostics dropped (they belong to the bufferization
+/// that follows, which reports them where the user asked for it): One-Shot
+/// (Module, with `functionBoundaries`) Analysis with unknown ops allowed.
+EngineResult analyzeQuietly(mlir::Operation *root, bool functionBoundaries);
 
 /// An analysis state for interface queries outside an analysis (aliasing
 /// operands and values, reads and writes) on the IR under `root`: One-Shot's,

@@ -18,7 +18,8 @@ from __future__ import annotations
 from mlir import ir
 
 from memplan import _core
-from memplan.passes import Option, PassContext, register_pass
+from memplan.passes import PassContext, register_pass
+from memplan.peak import FUNCTION_BOUNDARIES
 
 
 @register_pass(
@@ -30,20 +31,17 @@ from memplan.passes import Option, PassContext, register_pass
     "Each rewrite is checked by memplan's in-place analysis (One-Shot, with function boundaries "
     "by default) and kept only where the op bufferizes in place and no other operand loses its "
     "in-place decision. Tensor semantics are unchanged.",
-    options=[
-        Option("bufferize-function-boundaries", bool, True,
-               "check legality as One-Shot Module Bufferize (function boundaries) decides it"),
-    ],
+    options=[FUNCTION_BOUNDARIES],
 )
 def _run(module: ir.Operation, ctx: PassContext) -> None:
     stats = _core.reuse_dying_inputs(module._CAPIPtr, ctx.options["bufferize_function_boundaries"])
-    if not stats["analyzed"]:
+    if not stats.analyzed:
         ctx.remark(module, "memplan-reuse-dying-inputs: the in-place analysis failed on this module; "
                            "nothing changed")
-    ctx.stat("candidates", stats["candidates"], "Elementwise ops with an input that may die there")
-    ctx.stat("reused-inputs", stats["reused"], "Ops now writing into a dying input")
-    ctx.stat("rejected", stats["rejected"], "Candidates the in-place analysis did not allow")
-    ctx.preserves_all_analyses = stats["reused"] == 0
+    ctx.stat("candidates", stats.candidates, "Elementwise ops with an input that may die there")
+    ctx.stat("reused-inputs", stats.reused, "Ops now writing into a dying input")
+    ctx.stat("rejected", stats.rejected, "Candidates the in-place analysis did not allow")
+    ctx.preserves_all_analyses = stats.reused == 0
 
 
 __all__: list[str] = []

@@ -19,7 +19,8 @@ from __future__ import annotations
 from mlir import ir
 
 from memplan import _core
-from memplan.passes import Option, PassContext, register_pass
+from memplan.passes import PassContext, register_pass
+from memplan.peak import FUNCTION_BOUNDARIES
 
 
 @register_pass(
@@ -30,22 +31,19 @@ from memplan.passes import Option, PassContext, register_pass
     "original order). Use-def dependences, the order of ops with memory effects and the reads "
     "that precede in-place writes are kept; a body changes only when its modeled peak goes down "
     "and the in-place analysis keeps every decision.",
-    options=[
-        Option("bufferize-function-boundaries", bool, True,
-               "model buffers as One-Shot Module Bufferize (function boundaries) lays them out"),
-    ],
+    options=[FUNCTION_BOUNDARIES],
 )
 def _run(module: ir.Operation, ctx: PassContext) -> None:
     stats = _core.reorder_for_memory(module._CAPIPtr, ctx.options["bufferize_function_boundaries"])
-    if not stats["analyzed"]:
+    if not stats.analyzed:
         ctx.remark(module, "memplan-reorder-for-memory: the in-place analysis failed on this module; "
                            "nothing changed")
-    ctx.stat("bodies", stats["blocks"], "Function bodies scheduled")
-    ctx.stat("reordered", stats["reordered"], "Function bodies whose order changed")
-    ctx.stat("reverted", stats["reverted"], "Bodies put back: the new order lost an in-place decision")
-    ctx.stat("modeled-peak-before", stats["peak_before"], "Modeled peak bytes of the reordered bodies before")
-    ctx.stat("modeled-peak-after", stats["peak_after"], "Modeled peak bytes of the reordered bodies after")
-    ctx.preserves_all_analyses = stats["reordered"] == 0
+    ctx.stat("bodies", stats.blocks, "Function bodies scheduled")
+    ctx.stat("reordered", stats.reordered, "Function bodies whose order changed")
+    ctx.stat("reverted", stats.reverted, "Bodies put back: the new order lost an in-place decision")
+    ctx.stat("modeled-peak-before", stats.peak_before, "Modeled peak bytes of the reordered bodies before")
+    ctx.stat("modeled-peak-after", stats.peak_after, "Modeled peak bytes of the reordered bodies after")
+    ctx.preserves_all_analyses = stats.reordered == 0
 
 
 __all__: list[str] = []

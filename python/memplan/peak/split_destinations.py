@@ -36,11 +36,11 @@ from memplan.passes import PassContext, register_pass
 )
 def _run(module: ir.Operation, ctx: PassContext) -> None:
     stats = _core.split_destinations(module._CAPIPtr)
-    ctx.stat("split-destinations", stats["split"], "Uses given a destination of their own")
-    ctx.stat("sunk-destinations", stats["sunk"], "Destinations moved down to their only user")
-    ctx.stat("kept-read-destinations", stats["kept_read"],
+    ctx.stat("split-destinations", stats.split, "Uses given a destination of their own")
+    ctx.stat("sunk-destinations", stats.sunk, "Destinations moved down to their only user")
+    ctx.stat("kept-read-destinations", stats.kept_read,
              "Shared destinations left shared: a use reads their (undefined) contents")
-    ctx.preserves_all_analyses = not (stats["split"] or stats["sunk"])
+    ctx.preserves_all_analyses = not (stats.split or stats.sunk)
 
 
 __all__: list[str] = []
