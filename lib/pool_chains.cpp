@@ -118,6 +118,41 @@ std::vector<int32_t> chainPools(const Intervals &heap, const Intervals &candidat
     byEnd.insert({e, best});
     chainOf[i] = best;
   }
+
+  // Chains live at once may share one pool too, side by side: the pool is
+  // held over both their spans at their summed size. Merge a chain into an
+  // earlier group where the heap stays under the target.
+  std::vector<int32_t> order2(chains.size()), groupOf(chains.size());
+  std::iota(order2.begin(), order2.end(), 0);
+  std::stable_sort(order2.begin(), order2.end(),
+                   [&](int32_t a, int32_t b) { return chains[a].start < chains[b].start; });
+  std::vector<Chain> groups;
+  for (int32_t c : order2) {
+    const Chain &ch = chains[c];
+    int32_t joined = -1;
+    for (int32_t k = static_cast<int32_t>(groups.size()) - 1, tries = 0; k >= 0 && tries < maxTries; --k, ++tries) {
+      Chain &g = groups[k];
+      int64_t lo = std::min(g.start, ch.start), hi = std::max(g.end, ch.end);
+      tree.add(lo, hi, g.bytes + ch.bytes);
+      tree.add(g.start, g.end, -g.bytes);
+      tree.add(ch.start, ch.end, -ch.bytes);
+      if (tree.max(lo, hi) <= target) {
+        g = {lo, hi, g.bytes + ch.bytes};
+        joined = k;
+        break;
+      }
+      tree.add(ch.start, ch.end, ch.bytes);
+      tree.add(g.start, g.end, g.bytes);
+      tree.add(lo, hi, -(g.bytes + ch.bytes));
+    }
+    if (joined < 0) {
+      joined = static_cast<int32_t>(groups.size());
+      groups.push_back(ch);
+    }
+    groupOf[c] = joined;
+  }
+  for (int32_t &c : chainOf)
+    c = groupOf[c];
   return chainOf;
 }
 

@@ -31,8 +31,11 @@ struct Intervals {
 /// `heap` (every block as it stands, the candidates included, each over its
 /// own interval) plus what the chains add (the gaps between members, and
 /// each member grown to its chain's largest), stays at or below `target` at
-/// every point. Returns the chain of each candidate; a candidate alone in
-/// its chain is left where it is. `maxTries` chains are tried per candidate.
+/// every point. Chains live at the same time are then merged into one pool
+/// (side by side, held over both spans at their summed size) where the heap
+/// stays under the target too. Returns the pool of each candidate; a
+/// candidate alone in its pool is left where it is. `maxTries` chains (then
+/// pools) are tried per candidate (then chain).
 std::vector<int32_t> chainPools(const Intervals &heap, const Intervals &candidates, int64_t numPoints,
                                 int64_t target, int32_t maxTries = 16);
 
