@@ -48,14 +48,34 @@ std::string checkOptions(void *userData, const std::string &options) {
   }
 }
 
+/// `op` as an `mlir.ir.Operation`. A pass run by a C++ driver (memplan-opt
+/// is upstream's MlirOptMain, whose contexts live on its stack) is on a
+/// context that C++ owns and destroys. The bindings document that wrapping a
+/// context takes ownership of it (`PyMlirContext::createFromCapsule`); their
+/// 22.1.8 wrapper does not (it is never destroyed), but memplan does not rely
+/// on that: the Python object made for a context here is kept for the life
+/// of the process, so it can never destroy the context. The bindings keep
+/// one wrapper per context address, and MlirOptMain's contexts take the same
+/// address chunk after chunk: that wrapper then stands for each in turn (it
+/// holds the address and the Python modules still alive, nothing else).
+nb::object wrapOperation(MlirOperation op) {
+  nb::module_ ir = nb::module_::import_("mlir.ir");
+  nb::object liveContexts = ir.attr("Context").attr("_get_live_count");
+  size_t before = nb::cast<size_t>(liveContexts());
+  nb::object capsule = nb::steal(PyCapsule_New(op.ptr, "mlir.ir.Operation._CAPIPtr", nullptr));
+  nb::object pyOp = ir.attr("Operation").attr("_CAPICreate")(capsule);
+  if (nb::cast<size_t>(liveContexts()) > before)
+    pyOp.attr("context").inc_ref(); // never released
+  return pyOp;
+}
+
 // No exception may leave these hooks: MLIR, which calls them, is built
 // without exceptions.
 
 bool run(void *userData, MlirOperation op, const std::string &options, PassResultSink &sink) {
   nb::gil_scoped_acquire gil;
   try {
-    nb::object capsule = nb::steal(PyCapsule_New(op.ptr, "mlir.ir.Operation._CAPIPtr", nullptr));
-    nb::object pyOp = nb::module_::import_("mlir.ir").attr("Operation").attr("_CAPICreate")(capsule);
+    nb::object pyOp = wrapOperation(op);
     // Valid during this call only: the pass hands it to its context.
     nb::object runPipeline = nb::cpp_function([&sink](const std::string &pipeline) {
       std::string error;
