@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Optional
 
+import numpy as np
 from mlir import ir
 
 from memplan.ir.graph import extract_graph, operation
+from memplan.lifetimes import roles as K
 from memplan.lifetimes.sizes import custom_data_layout
 from memplan.passes import Option, PassContext, register_pass, register_pipeline
 from memplan.transients.annotate import annotate
@@ -65,9 +67,8 @@ def _add_storage(module: ir.Operation, ctx: PassContext) -> None:
     if find_storage(graph, f).index is not None:
         ctx.error(operation(graph, f), f"@{name} already takes transient storage")
         return
-    callee = graph.name_id("func.call")
-    for op in range(graph.num_ops):
-        if graph.op_name[op] == callee and graph.symbol_attribute(op, "callee") == name:
+    for op in np.nonzero((graph.op_role & 0xFF) == K.CALL)[0].tolist():
+        if graph.callee(op) == name:
             ctx.error(operation(graph, op), f"cannot add transient storage to @{name}: it is called here")
             return
     add_storage_argument(operation(graph, f))
