@@ -18,7 +18,10 @@
 //     that waits for it (its completion point, followed through the ops that
 //     chain tokens: async dependencies, async.execute, async.add_to_group);
 //   * MemoryEffectOpInterface again: per operand, whether the op reads it,
-//     writes it, and whether a write covers the operand's whole region.
+//     writes it, and whether a write covers the operand's whole region;
+//   * MemoryEffectOpInterface and ConditionallySpeculatable: per op, whether
+//     its results can be recomputed elsewhere (OpPurity);
+//   * ViewLikeOpInterface again: per op, the operand that is its view source.
 // An op with no effects information (no MemoryEffectOpInterface, no
 // recursive effects) is an unknown user; its regions are unknown regions.
 //

@@ -28,6 +28,8 @@ from memplan.lifetimes.sizes import element_bytes
 #: A polynomial: monomial (sorted leaf names, () for the constant) -> coefficient.
 Poly = dict[tuple[str, ...], int]
 
+# The report's expressions spell what these upstream ops compute (a cast
+# keeps the dims, a dim reads one, muli/addi multiply and add): read by name.
 _CASTS = ("memref.cast", "tensor.cast")
 _DIMS = ("memref.dim", "tensor.dim")
 

@@ -329,6 +329,9 @@ def _upper_bound(plan: ModulePlan, slices: SliceAnalysis, v: int, depth: int) ->
             if _is_const_nonneg(g, lb):
                 return _upper_bound(plan, slices, ub, depth + 1)
         return None
+    # Which function an op computes (a minimum, a sum, a quotient) is what
+    # arith and index ops are; no interface states it symbolically (upstream's
+    # ValueBoundsOpInterface would be the place: a later step).
     name = g.names[g.op_name[op]]
     operands = [int(x) for x in g.operands[g.operand_begin[op] : g.operand_begin[op + 1]]]
     if name in ("arith.minui", "arith.minsi", "index.minu", "index.mins"):
