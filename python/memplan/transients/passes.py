@@ -10,14 +10,14 @@ from mlir import ir
 from memplan.ir.graph import extract_graph, operation
 from memplan.lifetimes import roles as K
 from memplan.lifetimes.sizes import custom_data_layout
-from memplan.passes import Option, PassContext, register_pass, register_pipeline
+from memplan.passes import Option, PassContext, alignment, register_pass, register_pipeline
 from memplan.transients.annotate import annotate
 from memplan.transients.contract import add_storage_argument, find_storage, functions_by_name, is_public
 from memplan.transients.emplace import emplace_module
 from memplan.transients.plan import DEFAULT_ALIGNMENT, ModulePlan, plan_module
 from memplan.transients.queries import annotate_constant_sizes, materialize_queries
 
-_ALIGNMENT = Option("alignment", int, DEFAULT_ALIGNMENT, "byte alignment of every offset in the storage")
+_ALIGNMENT = Option("alignment", alignment, DEFAULT_ALIGNMENT, "byte alignment of every offset in the storage")
 
 
 def _report(plan: ModulePlan, ctx: PassContext, remarks: bool) -> bool:
