@@ -18,6 +18,7 @@ import time
 
 from mlir import ir, passmanager
 
+import memplan.passes
 from memplan import _core
 from memplan.ir.parse import parse_source
 
@@ -29,12 +30,10 @@ GPT2_OPTIONS = "bufferize-function-boundaries function-boundary-type-conversion=
 
 
 def _kwargs(options: str, mode: str) -> dict:
-    kw = {"function_boundaries": "bufferize-function-boundaries" in options,
-          "test_analysis_only": mode == "test-analysis-only", "analysis_only": mode == "analysis-only"}
-    for token in options.split():
-        if token.startswith("function-boundary-type-conversion="):
-            kw["function_boundary_type_conversion"] = token.split("=", 1)[1]
-    return kw
+    """run_interface_engine's arguments: the pass options, parsed by MLIR."""
+    values = memplan.passes.parse_option_text(memplan.passes.lookup("memplan-one-shot-bufferize"), options)
+    values["test_analysis_only"] = mode == "test-analysis-only"
+    return {"options": values, "analysis_only": mode == "analysis-only"}
 
 
 def _timed(text: str, run) -> tuple[float, str]:

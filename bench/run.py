@@ -44,6 +44,8 @@ def _bufferize_pair(pipeline: str) -> tuple[list[str], list[str]]:
 
 
 CASES: list[Case] = [
+    # Process start-up: an empty module through no pass.
+    Case("start-up: empty module", lambda: "", [MEMPLAN_OPT, "{input}"], [MLIR_OPT, "{input}"]),
     # memplan-opt's own overhead (Python driver, pipeline split) on an upstream-only pipeline.
     Case(
         "driver overhead: one-shot-bufferize, chain 4k",

@@ -9,6 +9,8 @@
 #include "memplan/bindings.h"
 #include "memplan/interface_engine.h"
 
+#include <algorithm>
+
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
@@ -19,6 +21,19 @@ namespace memplan {
 namespace {
 
 constexpr const char *kOpCapsuleName = "mlir.ir.Operation._CAPIPtr";
+
+/// An option value as the declaration types it: bool, int (unsigned when
+/// it does not fit int64_t) or str.
+OptionValue optionValue(nb::handle value) {
+  if (nb::isinstance<bool>(value))
+    return nb::cast<bool>(value);
+  if (nb::isinstance<nb::int_>(value)) {
+    if (nb::cast<nb::int_>(value) < nb::int_(0))
+      return nb::cast<int64_t>(value);
+    return nb::cast<uint64_t>(value);
+  }
+  return nb::cast<std::string>(value);
+}
 
 nb::tuple valueTuple(const EngineValue &v) {
   return nb::make_tuple(v.op, v.blockArgument, v.region, v.block, v.index);
@@ -131,14 +146,9 @@ void registerEngineBindings(nb::module_ &m) {
   m.attr("DYNAMIC_COPY_BYTES") = kDynamicCopyBytes;
   m.def(
       "run_interface_engine",
-      [](nb::handle capsule, bool testAnalysisOnly, bool functionBoundaries, const std::string &heuristic,
-         unsigned fuzzerSeed, bool printConflicts, bool dumpAliasSets,
-         const std::string &functionBoundaryTypeConversion, const std::string &unknownTypeConversion,
-         bool allowReturnAllocsFromLoops, bool allowUnknownOps, bool checkParallelRegions,
-         uint32_t bufferAlignment, const std::vector<std::string> &dialectFilter,
-         const std::vector<std::string> &noAnalysisFuncFilter, bool mustInferMemorySpace,
-         bool useEncodingForMemorySpace, uint64_t conflictCounter, uint64_t nonWritableCounter,
-         bool analysisOnly, const std::vector<std::pair<std::string, unsigned>> &rankOrders, bool checkFacts) {
+      [](nb::handle capsule, const nb::dict &options, const std::string &heuristic, unsigned fuzzerSeed,
+         uint64_t conflictCounter, uint64_t nonWritableCounter, bool analysisOnly,
+         const std::vector<std::pair<std::string, unsigned>> &rankOrders, bool checkFacts) {
         void *ptr = PyCapsule_GetPointer(capsule.ptr(), kOpCapsuleName);
         if (!ptr)
           throw nb::python_error();
@@ -150,49 +160,34 @@ void registerEngineBindings(nb::module_ &m) {
         for (const auto &order : rankOrders)
           checkHeuristic(order.first);
         EngineOptions o;
-        o.testAnalysisOnly = testAnalysisOnly;
-        o.analysisOnly = analysisOnly;
+        for (auto [key, value] : options) {
+          std::string name = nb::cast<std::string>(key);
+          std::replace(name.begin(), name.end(), '_', '-');
+          o.bufferize.emplace_back(std::move(name), optionValue(value));
+        }
         o.heuristic = heuristic;
         o.fuzzerSeed = fuzzerSeed;
+        o.analysisOnly = analysisOnly;
         o.rankOrders = rankOrders;
         o.checkFacts = checkFacts;
-        o.printConflicts = printConflicts;
-        o.dumpAliasSets = dumpAliasSets;
         o.conflictCounter = conflictCounter;
         o.nonWritableCounter = nonWritableCounter;
-        BufferizeConfig &c = o.bufferize;
-        c.functionBoundaries = functionBoundaries;
-        c.functionBoundaryTypeConversion = functionBoundaryTypeConversion;
-        c.unknownTypeConversion = unknownTypeConversion;
-        c.allowReturnAllocsFromLoops = allowReturnAllocsFromLoops;
-        c.allowUnknownOps = allowUnknownOps;
-        c.checkParallelRegions = checkParallelRegions;
-        c.bufferAlignment = bufferAlignment;
-        c.dialectFilter = dialectFilter;
-        c.noAnalysisFuncFilter = noAnalysisFuncFilter;
-        c.mustInferMemorySpace = mustInferMemorySpace;
-        c.useEncodingForMemorySpace = useEncodingForMemorySpace;
         return runInterfaceEngine(MlirOperation{ptr}, o);
       },
-      nb::arg("module_capsule"), nb::arg("test_analysis_only") = false,
-      nb::arg("function_boundaries") = false, nb::arg("analysis_heuristic") = "bottom-up",
-      nb::arg("analysis_fuzzer_seed") = 0, nb::arg("print_conflicts") = false,
-      nb::arg("dump_alias_sets") = false, nb::arg("function_boundary_type_conversion") = "infer-layout-map",
-      nb::arg("unknown_type_conversion") = "fully-dynamic-layout-map",
-      nb::arg("allow_return_allocs_from_loops") = false, nb::arg("allow_unknown_ops") = false,
-      nb::arg("check_parallel_regions") = true, nb::arg("buffer_alignment") = 64,
-      nb::arg("dialect_filter") = std::vector<std::string>(),
-      nb::arg("no_analysis_func_filter") = std::vector<std::string>(),
-      nb::arg("must_infer_memory_space") = false, nb::arg("use_encoding_for_memory_space") = false,
-      nb::arg("conflict_counter") = 0, nb::arg("non_writable_counter") = 0, nb::arg("analysis_only") = false,
-      nb::arg("rank_orders") = std::vector<std::pair<std::string, unsigned>>(), nb::arg("check_facts") = false,
+      nb::arg("module_capsule"), nb::arg("options"), nb::arg("analysis_heuristic") = "bottom-up",
+      nb::arg("analysis_fuzzer_seed") = 0, nb::arg("conflict_counter") = 0, nb::arg("non_writable_counter") = 0,
+      nb::arg("analysis_only") = false, nb::arg("rank_orders") = std::vector<std::pair<std::string, unsigned>>(),
+      nb::arg("check_facts") = false,
       "One-Shot Analysis of the module (operation capsule) with op semantics from the "
       "BufferizableOpInterface, then the test-analysis-only annotations or upstream's copy insertion "
       "and bufferization on the same state, or (analysis_only) nothing that touches the IR, with the "
-      "copies the rewrite would make. With rank_orders ((heuristic, seed) pairs; analysis_heuristic "
-      "is then ignored): each order is analyzed without touching the IR, and the one whose copies "
-      "move the fewest bytes (then fewest copies; first on ties) is kept for the rest. check_facts (testing) "
-      "compares each interface answer the engine keeps with upstream's. Diagnostics go to the context's handlers; returns an "
+      "copies the rewrite would make. options: memplan-one-shot-bufferize's option values by name "
+      "(either spelling; upstream's defaults for the rest). The analysis runs in the order "
+      "analysis_heuristic (analysis_fuzzer_seed for the fuzzer); with rank_orders ((heuristic, seed) pairs; "
+      "analysis_heuristic is then ignored): each order is analyzed without touching the IR, and the one "
+      "whose copies move the fewest bytes (then fewest copies; first on ties) is kept for the rest. "
+      "check_facts (testing) compares each interface answer the engine keeps with upstream's. "
+      "Diagnostics go to the context's handlers; returns an "
       "EngineResult (ok False: the analysis or the rewrite failed). Python must hold no op handles "
       "inside the module across a rewrite.");
 }

@@ -188,6 +188,8 @@ public:
     g.flowTarget = std::move(roles.flowTarget);
     g.operandAccess = std::move(roles.access);
     g.asyncEnd = std::move(roles.asyncEnd);
+    g.opPurity = std::move(roles.purity);
+    g.viewSource = std::move(roles.viewSource);
   }
 
 private:

@@ -8,6 +8,7 @@
 #include "memplan/op_roles.h"
 
 #include "mlir/CAPI/IR.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Async/IR/Async.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -108,6 +109,11 @@ int32_t effectRole(Operation *op) {
     if (v)
       touched.insert(v);
   }
+  // An allocation that is GPU work (gpu::AsyncOpInterface: gpu.alloc) is
+  // made on a device, in the order of its stream: not memory memplan may
+  // free, pool or place in host storage.
+  if ((allocates || allocatesAutomatic) && isa<gpu::AsyncOpInterface>(op))
+    return kRoleOther;
   if (allocatesAutomatic)
     return kRoleAlloca;
   bool bufferOperands = llvm::any_of(op->getOperandTypes(), isBuffer);
@@ -262,6 +268,53 @@ bool exclusiveRegions(RegionBranchOpInterface op) {
   return true;
 }
 
+/// The divisor of a division is a constant that cannot trap: not zero, and
+/// not -1 for a signed one (INT_MIN / -1 overflows).
+bool safeConstantDivisor(Operation *op, bool isSigned) {
+  APInt divisor;
+  if (op->getNumOperands() != 2 || !matchPattern(op->getOperand(1), m_ConstantInt(&divisor)))
+    return false;
+  return !divisor.isZero() && !(isSigned && divisor.isAllOnes());
+}
+
+/// ConditionallySpeculatable's answer, except for three arith ops MLIR 22
+/// declares always speculatable although a zero divisor is undefined
+/// behaviour there as in arith.divsi (and traps on x86): arith.remui,
+/// arith.remsi and arith.floordivsi. Upstream marks the remainders
+/// conditionally speculatable after this release (llvm-project PR 188263);
+/// until the pinned MLIR has it, they are asked what a division is asked.
+bool speculatable(Operation *op) {
+  if (isa<arith::RemUIOp>(op))
+    return safeConstantDivisor(op, /*isSigned=*/false);
+  if (isa<arith::RemSIOp, arith::FloorDivSIOp>(op))
+    return safeConstantDivisor(op, /*isSigned=*/true);
+  return isSpeculatable(op);
+}
+
+/// OpPurity bits of `op`.
+int32_t purity(Operation *op) {
+  if (op->getNumRegions() != 0)
+    return 0;
+  if (isMemoryEffectFree(op))
+    return kPurityEffectFree | (speculatable(op) ? kPuritySpeculatable : 0);
+  auto iface = dyn_cast<MemoryEffectOpInterface>(op);
+  if (iface && iface.onlyHasEffect<MemoryEffects::Read>())
+    return kPurityReadsOnly;
+  return 0;
+}
+
+/// The operand number of the view source of a ViewLikeOpInterface op, or -1.
+int32_t viewSource(Operation *op) {
+  auto view = dyn_cast<ViewLikeOpInterface>(op);
+  if (!view)
+    return -1;
+  Value source = view.getViewSource();
+  for (OpOperand &operand : op->getOpOperands())
+    if (operand.get() == source)
+      return (int32_t)operand.getOperandNumber();
+  return -1;
+}
+
 int32_t classify(Operation *op) {
   if (op->getNumRegions() == 0)
     return effectRole(op);
@@ -290,6 +343,8 @@ OpRoleTable classifyOps(const std::vector<void *> &opPtr, const std::vector<int3
   size_t n = opPtr.size();
   t.role.resize(n);
   t.asyncEnd.assign(n, -1);
+  t.purity.resize(n);
+  t.viewSource.resize(n);
   llvm::DenseMap<Operation *, int32_t> opIds;
   for (size_t i = 0; i < n; ++i)
     opIds[unwrap(MlirOperation{opPtr[i]})] = (int32_t)i;
@@ -298,6 +353,8 @@ OpRoleTable classifyOps(const std::vector<void *> &opPtr, const std::vector<int3
   for (size_t i = 0; i < n; ++i) {
     Operation *op = unwrap(MlirOperation{opPtr[i]});
     t.role[i] = classify(op);
+    t.purity[i] = purity(op);
+    t.viewSource[i] = viewSource(op);
     operandAccess(op, t.access.data() + operandBegin[i]);
     SmallVector<Value> completions = asyncCompletions(op);
     if (!completions.empty()) {
@@ -338,6 +395,25 @@ OpRoleTable classifyOps(const std::vector<void *> &opPtr, const std::vector<int3
   for (auto &f : flows)
     t.flowTarget.push_back(f.second);
   return t;
+}
+
+std::optional<int64_t> constantInteger(void *opPtr) {
+  Operation *op = unwrap(MlirOperation{opPtr});
+  APInt value;
+  if (op->getNumResults() != 1 || !op->hasTrait<OpTrait::ConstantLike>() ||
+      !matchPattern(op->getResult(0), m_ConstantInt(&value)) || value.getBitWidth() > 64)
+    return std::nullopt;
+  return value.getSExtValue();
+}
+
+std::optional<std::string> calleeSymbol(void *opPtr) {
+  auto call = dyn_cast<CallOpInterface>(unwrap(MlirOperation{opPtr}));
+  if (!call)
+    return std::nullopt;
+  auto symbol = dyn_cast_if_present<SymbolRefAttr>(call.getCallableForCallee());
+  if (!symbol)
+    return std::nullopt;
+  return symbol.getLeafReference().str();
 }
 
 }  // namespace memplan

@@ -9,6 +9,7 @@
 #include "memplan/call_order.h"
 #include "memplan/extract.h"
 #include "memplan/graph.h"
+#include "memplan/op_roles.h"
 
 #include "mlir-c/IR.h"
 
@@ -82,6 +83,33 @@ void registerGraphBindings(nb::module_ &m) {
       .def("__repr__", [](const TypeInfo &t) { return "TypeInfo(" + t.text + ")"; });
   m.attr("DYNAMIC") = TypeInfo::kDynamic;
 
+  // The enums of memplan/op_roles.h, made from their one list.
+#define MEMPLAN_ENUM_VALUE(Name, Py, Value, Doc) e.value(#Py, (E)(Value), Doc);
+#define MEMPLAN_FLAG_VALUE(Name, Py, Value, Short, Doc) MEMPLAN_ENUM_VALUE(Name, Py, Value, Doc)
+  {
+    using E = LifetimeRole;
+    nb::enum_<E> e(m, "LifetimeRole", nb::is_arithmetic(),
+                   "What an op does with a buffer operand: the low byte of `Graph.op_role`.");
+    MEMPLAN_LIFETIME_ROLES(MEMPLAN_ENUM_VALUE)
+  }
+  {
+    using E = LifetimeRoleFlag;
+    nb::enum_<E> e(m, "LifetimeRoleFlag", nb::is_flag(), nb::is_arithmetic(), "Flags above the role byte of `Graph.op_role`.");
+    MEMPLAN_LIFETIME_ROLE_FLAGS(MEMPLAN_FLAG_VALUE)
+  }
+  {
+    using E = OpPurity;
+    nb::enum_<E> e(m, "OpPurity", nb::is_flag(), nb::is_arithmetic(), "Bits of `Graph.op_purity`.");
+    MEMPLAN_OP_PURITY(MEMPLAN_ENUM_VALUE)
+  }
+#undef MEMPLAN_FLAG_VALUE
+#undef MEMPLAN_ENUM_VALUE
+  nb::dict flagNames;
+#define MEMPLAN_FLAG_SHORT_NAME(Name, Py, Value, Short, Doc) flagNames[#Py] = Short;
+  MEMPLAN_LIFETIME_ROLE_FLAGS(MEMPLAN_FLAG_SHORT_NAME)
+#undef MEMPLAN_FLAG_SHORT_NAME
+  m.attr("ROLE_FLAG_SHORT_NAMES") = flagNames;
+
 #define MEMPLAN_ARRAY(pyname, field)                                           \
   def_prop_ro(pyname, [](nb::handle self) {                                    \
     return view(nb::cast<const Graph &>(self).field, self);                    \
@@ -123,6 +151,8 @@ void registerGraphBindings(nb::module_ &m) {
       .MEMPLAN_ARRAY("flow_target", flowTarget)
       .MEMPLAN_ARRAY("operand_access", operandAccess)
       .MEMPLAN_ARRAY("async_end", asyncEnd)
+      .MEMPLAN_ARRAY("op_purity", opPurity)
+      .MEMPLAN_ARRAY("view_source", viewSource)
       .def_ro("names", &Graph::names)
       .def_ro("types", &Graph::types)
       .def("name_id", &Graph::nameId, "Id of an op name, or -1.")
@@ -195,6 +225,24 @@ void registerGraphBindings(nb::module_ &m) {
           },
           nb::arg("op"), nb::arg("name"),
           "Symbol (without `@`) of a FlatSymbolRefAttr of the op, else None.")
+      .def(
+          "constant_int",
+          [](const Graph &g, int32_t op) {
+            checkOp(g, op);
+            return constantInteger(g.opPtr[op]);
+          },
+          nb::arg("op"),
+          "Value of a constant op (ConstantLike, folded) of an integer or index type of at most "
+          "64 bits, sign-extended; else None.")
+      .def(
+          "callee",
+          [](const Graph &g, int32_t op) {
+            checkOp(g, op);
+            return calleeSymbol(g.opPtr[op]);
+          },
+          nb::arg("op"),
+          "The symbol (without `@`, its leaf reference) a call (CallOpInterface) calls; None for "
+          "an indirect call or an op that is not a call.")
       .def(
           "op_capsule",
           [](const Graph &g, int32_t op) {

@@ -44,7 +44,14 @@ void registerPoolViewBindings(nb::module_ &m);
 
 void registerLifetimesBindings(nb::module_ &m) {
   registerPoolViewBindings(m);
-  m.attr("LIFETIME_NUM_CPP_REASONS") = (int)kNumCppReasons;
+  {
+    nb::enum_<LifetimeReason> e(m, "LifetimeReason", nb::is_arithmetic(),
+                                "Why an allocation is not pooled: bit numbers, in precedence order "
+                                "(memplan/lifetimes.h).");
+#define MEMPLAN_REASON_VALUE(Name, Py, Doc) e.value(#Py, kReason##Name, Doc);
+    MEMPLAN_LIFETIME_REASONS(MEMPLAN_REASON_VALUE)
+#undef MEMPLAN_REASON_VALUE
+  }
   m.def(
       "analyze_lifetimes",
       [](const Graph &g, const Int32In &roots) {

@@ -1,7 +1,8 @@
 //===- opt_bindings.cpp - memplan-opt's driver for Python ------------------===//
 //
-// `opt_main(argv, new_context)` runs the mlir-opt driver of lib/opt/ with the
-// contexts made by `new_context()` (an `mlir.ir.Context`);
+// `opt_main(argv, dialects)` runs MLIR's mlir-opt driver with the dialects of
+// `dialects` (an `mlir.ir.Context`); `plugin_load_error(path, dialect_plugin)`
+// says why a plugin does not load;
 // `parse_module(context, text, name)` parses as mlir-opt does;
 // `emit_diagnostic(location, severity, message, notes)` reports through the
 // context's diagnostic handlers.
@@ -41,36 +42,23 @@ MlirContext contextOf(nb::handle context) {
   return ctx;
 }
 
-MlirContext createContext(void *userData, void **owner) {
-  nb::gil_scoped_acquire gil;
-  nb::object context = (*static_cast<nb::callable *>(userData))();
-  MlirContext ctx = contextOf(context);
-  *owner = context.release().ptr();
-  return ctx;
-}
-
-void releaseContext(void *, void *owner) {
-  nb::gil_scoped_acquire gil;
-  nb::steal(static_cast<PyObject *>(owner));
-}
-
 } // namespace
 
 void registerOptBindings(nb::module_ &m) {
   m.def(
       "opt_main",
-      [](const std::vector<std::string> &argv, nb::callable newContext, bool freeIR) {
-        ContextFactory factory;
-        factory.userData = &newContext;
-        factory.create = &createContext;
-        factory.release = &releaseContext;
+      [](const std::vector<std::string> &argv, nb::handle dialects) {
+        MlirContext ctx = contextOf(dialects);
         nb::gil_scoped_release release;
-        return optMain(argv, factory, freeIR);
+        return optMain(argv, ctx);
       },
-      nb::arg("argv"), nb::arg("new_context"), nb::arg("free_ir") = true,
-      "Run memplan-opt (mlir-opt's driver with memplan's passes) on argv; returns the exit "
-      "code. new_context() makes the mlir.ir.Context of each input chunk; free_ir=False "
-      "leaves the printed IR allocated, for a process that exits right after.");
+      nb::arg("argv"), nb::arg("dialects"),
+      "Run memplan-opt, MLIR's mlir-opt driver with every registered pass, on argv (argv[0] "
+      "is the program name) with the dialects registered in the mlir.ir.Context `dialects`; "
+      "returns the exit code. Once per process: it parses LLVM's command line.");
+  m.def("plugin_load_error", &pluginLoadError, nb::arg("path"), nb::arg("dialect_plugin"),
+        "Why the pass (or dialect) plugin at path does not load, in MLIR's words; '' when it "
+        "loads.");
   m.def(
       "parse_module",
       [](nb::handle context, nb::bytes text, const std::string &name) {

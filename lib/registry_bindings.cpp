@@ -4,6 +4,7 @@
 // and `register_pipeline(argument, description, options, check_options,
 // expand)` put Python-defined passes into MLIR's pass registry
 // (lib/passes/ExternalPass.cpp); `options` are the specs of their options.
+// The hooks get the option values MLIR parsed, typed: [(name, value)].
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,8 +13,10 @@
 
 #include "mlir-c/IR.h"
 
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
+#include <nanobind/stl/variant.h>
 #include <nanobind/stl/vector.h>
 
 #include <cstdio>
@@ -37,7 +40,7 @@ std::string describe(nb::python_error &err) {
   return nb::cast<std::string>(nb::str(err.value()));
 }
 
-std::string checkOptions(void *userData, const std::string &options) {
+std::string checkOptions(void *userData, const OptionValues &options) {
   nb::gil_scoped_acquire gil;
   try {
     return nb::cast<std::string>(static_cast<PyHooks *>(userData)->checkOptions(options));
@@ -48,14 +51,34 @@ std::string checkOptions(void *userData, const std::string &options) {
   }
 }
 
+/// `op` as an `mlir.ir.Operation`. A pass run by a C++ driver (memplan-opt
+/// is upstream's MlirOptMain, whose contexts live on its stack) is on a
+/// context that C++ owns and destroys. The bindings document that wrapping a
+/// context takes ownership of it (`PyMlirContext::createFromCapsule`); their
+/// 22.1.8 wrapper does not (it is never destroyed), but memplan does not rely
+/// on that: the Python object made for a context here is kept for the life
+/// of the process, so it can never destroy the context. The bindings keep
+/// one wrapper per context address, and MlirOptMain's contexts take the same
+/// address chunk after chunk: that wrapper then stands for each in turn (it
+/// holds the address and the Python modules still alive, nothing else).
+nb::object wrapOperation(MlirOperation op) {
+  nb::module_ ir = nb::module_::import_("mlir.ir");
+  nb::object liveContexts = ir.attr("Context").attr("_get_live_count");
+  size_t before = nb::cast<size_t>(liveContexts());
+  nb::object capsule = nb::steal(PyCapsule_New(op.ptr, "mlir.ir.Operation._CAPIPtr", nullptr));
+  nb::object pyOp = ir.attr("Operation").attr("_CAPICreate")(capsule);
+  if (nb::cast<size_t>(liveContexts()) > before)
+    pyOp.attr("context").inc_ref(); // never released
+  return pyOp;
+}
+
 // No exception may leave these hooks: MLIR, which calls them, is built
 // without exceptions.
 
-bool run(void *userData, MlirOperation op, const std::string &options, PassResultSink &sink) {
+bool run(void *userData, MlirOperation op, const OptionValues &options, PassResultSink &sink) {
   nb::gil_scoped_acquire gil;
   try {
-    nb::object capsule = nb::steal(PyCapsule_New(op.ptr, "mlir.ir.Operation._CAPIPtr", nullptr));
-    nb::object pyOp = nb::module_::import_("mlir.ir").attr("Operation").attr("_CAPICreate")(capsule);
+    nb::object pyOp = wrapOperation(op);
     // Valid during this call only: the pass hands it to its context.
     nb::object runPipeline = nb::cpp_function([&sink](const std::string &pipeline) {
       std::string error;
@@ -71,7 +94,7 @@ bool run(void *userData, MlirOperation op, const std::string &options, PassResul
       return ok;
     });
     auto [ok, stats, preserved] =
-        nb::cast<std::tuple<bool, std::vector<std::tuple<std::string, std::string, uint64_t>>, bool>>(
+        nb::cast<std::tuple<bool, std::vector<std::tuple<std::string, std::string, uint32_t>>, bool>>(
             static_cast<PyHooks *>(userData)->run(pyOp, options, runPipeline));
     for (auto &[name, description, value] : stats)
       sink.add(name, description, value);
@@ -87,7 +110,7 @@ bool run(void *userData, MlirOperation op, const std::string &options, PassResul
   }
 }
 
-std::string expand(void *userData, const std::string &options, std::string &error) {
+std::string expand(void *userData, const OptionValues &options, std::string &error) {
   nb::gil_scoped_acquire gil;
   try {
     return nb::cast<std::string>(static_cast<PyHooks *>(userData)->expand(options));
@@ -134,11 +157,11 @@ void registerRegistryBindings(nb::module_ &m) {
       nb::arg("argument"), nb::arg("name"), nb::arg("description"), nb::arg("options"),
       nb::arg("check_options"), nb::arg("run"),
       "Register a Python-defined module pass in MLIR's pass registry (False if the argument is "
-      "taken). options: [(name, 'bool'|'int'|'str', default, description, choices)]; "
-      "check_options(text) -> error or ''; run(op, text, run_pipeline) -> (ok, [(name, description, value)], "
-      "preserves_all_analyses), where run_pipeline(text) runs a nested pipeline on op (raises "
-      "ValueError if it does not parse, returns False if it fails). "
-      "The hooks see every option spelled out as name=value.");
+      "taken). options: [(name, 'bool'|'int'|'uint32'|'uint64'|'str', default, description, choices)]; "
+      "check_options(values) -> error or ''; run(op, values, run_pipeline) -> (ok, [(name, description, "
+      "value < 2**32)], preserves_all_analyses), where run_pipeline(text) runs a nested pipeline on op "
+      "(raises ValueError if it does not parse, returns False if it fails). "
+      "The hooks see every option as MLIR parsed it: values = [(name, bool | int | str)].");
   m.def(
       "register_pipeline",
       [](const std::string &argument, const std::string &description,
@@ -165,6 +188,24 @@ void registerRegistryBindings(nb::module_ &m) {
         return isRegisteredPass(argument);
       },
       nb::arg("argument"), "True if MLIR's registry has a pass or pipeline of this name.");
+  m.def(
+      "parse_pass_options",
+      [](const std::string &argument, const std::string &text) {
+        OptionValues values;
+        std::string error;
+        bool ok;
+        {
+          std::lock_guard<std::mutex> lock(registryMutex);
+          ok = parseExternalOptions(argument, text, values, error);
+        }
+        if (!ok)
+          throw nb::value_error(error.c_str());
+        return values;
+      },
+      nb::arg("argument"), nb::arg("text"),
+      "The options `text` (key=value ...) gives the registered memplan pass or pipeline `argument`, "
+      "parsed by MLIR as in a pipeline: [(name, value)] for every option; ValueError if they do not "
+      "parse or check.");
 }
 
 } // namespace memplan

@@ -83,6 +83,10 @@ struct Graph {
   std::vector<int32_t> operandAccess;
   /// Per op with kFlagAsync: the op that waits for its work, or -1 (op_roles.h).
   std::vector<int32_t> asyncEnd;
+  /// OpPurity bits (memplan/op_roles.h) per op.
+  std::vector<int32_t> opPurity;
+  /// Per op: the operand number of its view source (ViewLikeOpInterface), or -1.
+  std::vector<int32_t> viewSource;
 
   // --- regions: op i owns regions [regionBegin[i], regionBegin[i+1]); region r
   // holds blocks regionBlocks[regionBlockBegin[r] .. regionBlockBegin[r+1]) ---

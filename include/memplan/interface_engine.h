@@ -13,7 +13,7 @@
 #ifndef MEMPLAN_INTERFACE_ENGINE_H
 #define MEMPLAN_INTERFACE_ENGINE_H
 
-#include "memplan/bufferize_options.h"
+#include "memplan/registry.h"
 
 #include "mlir-c/IR.h"
 
@@ -24,20 +24,28 @@
 
 namespace memplan {
 
-/// `one-shot-bufferize`'s options: the rewrite's (BufferizeConfig) and the
-/// analysis'.
+/// What one engine run does.
 struct EngineOptions {
-  BufferizeConfig bufferize;
-  /// "bottom-up", "top-down", "bottom-up-from-terminators" or "fuzzer".
+  /// The values of `memplan-one-shot-bufferize`'s options, which are
+  /// upstream's `one-shot-bufferize` options (declared once, in
+  /// memplan/inplace/options.py), by option name; an option not given keeps
+  /// upstream's default. makeBufferizeOptions reads them into upstream's
+  /// OneShotBufferizationOptions, which the engine then asks.
+  OptionValues bufferize;
+  /// The order to analyze in: "bottom-up", "top-down",
+  /// "bottom-up-from-terminators" or "fuzzer" (the option's own value,
+  /// except that min-copy-bytes ranks orders: rankOrders).
   std::string heuristic = "bottom-up";
   unsigned fuzzerSeed = 0;
+  /// What this run annotates: set by runInterfaceEngine from `bufferize`
+  /// (nothing with analysisOnly, nor for the orders it only ranks).
   bool testAnalysisOnly = false;
+  bool printConflicts = false;
+  bool dumpAliasSets = false;
   /// Analyze only: no annotations, no rewrite, the IR stays untouched
   /// (explanations, ranking analysis orders). Ops that are not bufferizable
   /// are errors unless allow-unknown-ops (upstream's rewrite rejects them).
   bool analysisOnly = false;
-  bool printConflicts = false;
-  bool dumpAliasSets = false;
   /// Record which tensor uses have undefined contents (upstream's
   /// gatherUndefinedTensorUses), which copy insertion reads. On IR without
   /// calls, where the record does not depend on decisions, ranked orders
@@ -121,6 +129,13 @@ struct EngineOrderCost {
   int64_t bytes = 0, copies = 0;
 };
 constexpr int64_t kDynamicCopyBytes = int64_t(1) << 40;
+
+/// What the bufferization did.
+struct BufferizeStats {
+  int64_t numBufferAlloc = 0;
+  int64_t numTensorInPlace = 0;
+  int64_t numTensorOutOfPlace = 0;
+};
 
 struct EngineResult {
   bool ok = false;

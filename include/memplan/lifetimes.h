@@ -31,25 +31,40 @@
 
 namespace memplan {
 
-/// Reasons a root is not pooled, as bits; lower bits take precedence.
+/// Reasons an allocation is not pooled, as bits; lower bits take precedence
+/// (an allocation's primary reason is its lowest set bit). Written once: the
+/// C++ enumerators and memplan._core.LifetimeReason (whose member names,
+/// lowercase with dashes, are the names reports print: `escapes-return`) are
+/// both made from this list. X(Name, PYTHON_NAME, doc). The kernel here sets
+/// the reasons before kReasonUnsupportedElementType; the Python analysis
+/// (memplan.lifetimes.analysis) sets the rest, from types and sizes.
+#define MEMPLAN_LIFETIME_REASONS(X)                                                                 \
+  X(Alloca, ALLOCA, "stack allocation: listed, never pooled")                                       \
+  X(UnknownRegion, UNKNOWN_REGION, "nested in a region op we do not understand")                    \
+  X(Unstructured, UNSTRUCTURED_CONTROL_FLOW, "in a multi-block region")                             \
+  X(EscapesReturn, ESCAPES_RETURN, "returned from the function")                                    \
+  X(EscapesCall, ESCAPES_CALL, "passed to a call (CallOpInterface)")                                \
+  X(EscapesStore, ESCAPES_STORE, "stored into memory")                                              \
+  X(EscapesBlock, ESCAPES_BLOCK, "flows out of its block (yield, region result)")                   \
+  X(Captured, CAPTURED_BY_UNKNOWN_REGION, "used inside a region op we do not understand")           \
+  X(UnknownUser, UNKNOWN_USER, "used by an op with unknown memory effects")                         \
+  X(NoDealloc, NO_DEALLOC, "never freed")                                                           \
+  X(DeallocOtherBlock, DEALLOC_IN_OTHER_BLOCK, "freed in another block")                            \
+  X(MultipleDeallocs, MULTIPLE_DEALLOCS, "freed twice")                                             \
+  X(DeallocAlias, DEALLOC_THROUGH_ALIAS, "freed through a view or cast")                            \
+  X(MemorySpace, MEMORY_SPACE, "not the default memory space")                                      \
+  X(Layout, NON_IDENTITY_LAYOUT, "strided / affine layout")                                         \
+  X(AsyncNotAwaited, ASYNC_NOT_AWAITED, "used by asynchronous work no op of its block waits for")  \
+  X(UnsupportedElementType, UNSUPPORTED_ELEMENT_TYPE,                                               \
+    "element type whose LLVM layout memplan does not model")                                        \
+  X(SizeOverflow, SIZE_OVERFLOW, "byte size does not fit in a 64-bit index")                        \
+  X(DynamicSizeNotHoistable, DYNAMIC_SIZE_NOT_HOISTABLE, "dynamic sizes not available at the pool")
+
 enum LifetimeReason : int32_t {
-  kReasonAlloca = 0,
-  kReasonUnknownRegion = 1,
-  kReasonUnstructured = 2,
-  kReasonEscapesReturn = 3,
-  kReasonEscapesCall = 4,
-  kReasonEscapesStore = 5,
-  kReasonEscapesBlock = 6,
-  kReasonCaptured = 7,
-  kReasonUnknownUser = 8,
-  kReasonNoDealloc = 9,
-  kReasonDeallocOtherBlock = 10,
-  kReasonMultipleDeallocs = 11,
-  kReasonDeallocAlias = 12,
-  kReasonMemorySpace = 13,
-  kReasonLayout = 14,
-  kReasonAsyncNotAwaited = 15,
-  kNumCppReasons = 16,
+#define MEMPLAN_REASON_ENUMERATOR(Name, Py, Doc) kReason##Name,
+  MEMPLAN_LIFETIME_REASONS(MEMPLAN_REASON_ENUMERATOR)
+#undef MEMPLAN_REASON_ENUMERATOR
+  kNumReasons,
 };
 
 struct LifetimeTable {

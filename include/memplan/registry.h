@@ -1,11 +1,15 @@
 //===- registry.h - memplan passes in MLIR's pass registry -------*- C++ -*-===//
 //
-// memplan's passes are defined in Python. These hooks register each one in
-// MLIR's pass registry as a real MLIR pass on `builtin.module` (and each
-// pipeline alias as a registered pass pipeline), so a plain
-// `PassManager.parse("builtin.module(memplan-...)")` finds them. The
-// implementation (lib/passes/) is on MLIR's C++ API; the hooks only use plain
-// C++ types and MLIR C API handles, so the Python side stays in the bindings.
+// memplan's passes are defined in Python, each declared once there (its
+// argument, summary, description and typed options: memplan/passes.py).
+// These hooks register each one in MLIR's pass registry as a real MLIR pass
+// on `builtin.module` (and each pipeline alias as a registered pass
+// pipeline) whose options are real MLIR pass options built from that
+// declaration, so a plain `PassManager.parse("builtin.module(memplan-...)")`
+// finds them and MLIR parses their options (the only parse: the hooks get
+// typed values). The implementation (lib/passes/) is on MLIR's C++ API; the
+// hooks only use plain C++ types and MLIR C API handles, so the Python side
+// stays in the bindings.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MEMPLAN_REGISTRY_H
@@ -13,18 +17,64 @@
 
 #include "mlir-c/IR.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <variant>
 #include <vector>
 
 namespace memplan {
+
+/// The value of one option, typed as declared: bool, a signed integer
+/// ("int"), an unsigned one ("uint32", "uint64") or a string ("str", also
+/// one of its choices).
+using OptionValue = std::variant<bool, int64_t, uint64_t, std::string>;
+
+/// Option values by option name (`buffer-alignment`), in declaration order.
+using OptionValues = std::vector<std::pair<std::string, OptionValue>>;
+
+/// Reads the option `name` of `values` into `out` when it is there, and
+/// leaves `out` as it is otherwise (its default). The value must have the
+/// type `out` has (an integer converts: upstream copies its `uint64_t`
+/// options into `unsigned` fields); a string is read into a list as its
+/// comma-separated elements.
+template <typename T>
+void readOption(const OptionValues &values, std::string_view name, T &out) {
+  for (const auto &[key, value] : values) {
+    if (key != name)
+      continue;
+    if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+      out.clear();
+      const std::string &text = std::get<std::string>(value);
+      for (size_t begin = 0; begin <= text.size();) {
+        size_t end = std::min(text.find(',', begin), text.size());
+        if (end > begin)
+          out.push_back(text.substr(begin, end - begin));
+        begin = end + 1;
+      }
+    } else if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, std::string>) {
+      out = std::get<T>(value);
+    } else if (const auto *u = std::get_if<uint64_t>(&value)) {
+      out = static_cast<T>(*u);
+    } else {
+      out = static_cast<T>(std::get<int64_t>(value));
+    }
+    return;
+  }
+}
 
 /// Where a running pass reports what the pass manager needs from it: its
 /// statistics, and whether it left every analysis valid.
 class PassResultSink {
 public:
   virtual ~PassResultSink() = default;
-  virtual void add(const std::string &name, const std::string &description, uint64_t value) = 0;
+  /// Adds `value` to the statistic `name`. MLIR's pass statistics are
+  /// 32-bit unsigned counters (mlir::Pass::Statistic::operator=(unsigned)):
+  /// the sum saturates at 2^32 - 1.
+  virtual void add(const std::string &name, const std::string &description, uint32_t value) = 0;
   /// The pass changed no op, operand, region or block (at most discardable
   /// attributes): every analysis stays valid, and the pass manager need not
   /// verify the IR again.
@@ -38,30 +88,32 @@ public:
 };
 
 /// The Python side of one registered pass. `userData` is kept alive for the
-/// life of the process (MLIR's registry never forgets a pass).
+/// life of the process (MLIR's registry never forgets a pass). Every hook
+/// sees every declared option, typed, as MLIR parsed it.
 struct ExternalPassHooks {
   void *userData = nullptr;
-  /// Checks the `{key=value}` options: empty when they parse, else the error.
-  std::string (*checkOptions)(void *userData, const std::string &options) = nullptr;
+  /// What MLIR's parsers cannot check (an alignment that is not a power of
+  /// two): empty when the values are fine, else the error.
+  std::string (*checkOptions)(void *userData, const OptionValues &options) = nullptr;
   /// Runs the pass on `op` with the given options; false when it failed
   /// (its diagnostics have been emitted).
-  bool (*run)(void *userData, MlirOperation op, const std::string &options,
+  bool (*run)(void *userData, MlirOperation op, const OptionValues &options,
               PassResultSink &result) = nullptr;
   /// For a pipeline alias: the textual pipeline elements the options stand
-  /// for (`error` set when the options do not parse).
-  std::string (*expand)(void *userData, const std::string &options, std::string &error) = nullptr;
+  /// for (`error` set when they cannot be expanded).
+  std::string (*expand)(void *userData, const OptionValues &options, std::string &error) = nullptr;
 };
 
 /// One option of an external pass, declared as a real MLIR pass option (in
 /// `--help`, `--list-passes` and printed pipelines). `type` is "bool", "int"
-/// or "str"; a "str" option with `choices` takes only those values.
+/// (int64_t), "uint32" (unsigned), "uint64" (uint64_t) or "str"; a "str"
+/// option with `choices` takes only those values (an enum option).
 struct ExternalOption {
   std::string name, type, defaultValue, description;
   std::vector<std::string> choices;
 };
 
-/// Registers a pass on `builtin.module` under `argument`. The hooks see the
-/// options as `name=value` text, every option spelled out.
+/// Registers a pass on `builtin.module` under `argument`.
 void registerExternalPass(const std::string &argument, const std::string &name,
                           const std::string &description, std::vector<ExternalOption> options,
                           ExternalPassHooks hooks);
@@ -73,6 +125,13 @@ void registerExternalPipeline(const std::string &argument, const std::string &de
 
 /// True when `argument` names a registered pass or pipeline.
 bool isRegisteredPass(const std::string &argument);
+
+/// Parses `text` (`key=value ...`) as the options of the external pass or
+/// pipeline `argument`, with MLIR's parsers and then its checkOptions hook:
+/// every declared option's value (defaults for the rest), or false with
+/// `error` set.
+bool parseExternalOptions(const std::string &argument, const std::string &text, OptionValues &values,
+                          std::string &error);
 
 } // namespace memplan
 

@@ -56,36 +56,48 @@ void annotateEquivalentArg(OpOperand &returned, int64_t arg) {
 
 } // namespace
 
-OneShotBufferizationOptions makeBufferizeOptions(const BufferizeConfig &c) {
+OneShotBufferizationOptions makeBufferizeOptions(const OptionValues &values, std::vector<std::string> &funcFilter) {
   OneShotBufferizationOptions o;
-  o.allowReturnAllocsFromLoops = c.allowReturnAllocsFromLoops;
-  o.allowUnknownOps = c.allowUnknownOps;
-  o.bufferizeFunctionBoundaries = c.functionBoundaries;
-  o.checkParallelRegions = c.checkParallelRegions;
-  o.bufferAlignment = c.bufferAlignment;
-  o.setFunctionBoundaryTypeConversion(layoutOption(c.functionBoundaryTypeConversion));
-  if (c.mustInferMemorySpace)
+  readOption(values, "allow-return-allocs-from-loops", o.allowReturnAllocsFromLoops);
+  readOption(values, "allow-unknown-ops", o.allowUnknownOps);
+  readOption(values, "bufferize-function-boundaries", o.bufferizeFunctionBoundaries);
+  readOption(values, "check-parallel-regions", o.checkParallelRegions);
+  readOption(values, "test-analysis-only", o.testAnalysisOnly);
+  readOption(values, "print-conflicts", o.printConflicts);
+  readOption(values, "dump-alias-sets", o.dumpAliasSets);
+  // Upstream copies its 64-bit option into this 32-bit field.
+  readOption(values, "buffer-alignment", o.bufferAlignment);
+  readOption(values, "no-analysis-func-filter", funcFilter);
+  o.noAnalysisFuncFilter = funcFilter;
+  std::string functionBoundaryLayout = "infer-layout-map";
+  readOption(values, "function-boundary-type-conversion", functionBoundaryLayout);
+  o.setFunctionBoundaryTypeConversion(layoutOption(functionBoundaryLayout));
+  bool mustInferMemorySpace = false, useEncodingForMemorySpace = false;
+  readOption(values, "must-infer-memory-space", mustInferMemorySpace);
+  readOption(values, "use-encoding-for-memory-space", useEncodingForMemorySpace);
+  if (mustInferMemorySpace)
     o.defaultMemorySpaceFn = [](TensorType) -> std::optional<Attribute> { return std::nullopt; };
-  if (c.useEncodingForMemorySpace)
+  if (useEncodingForMemorySpace)
     o.defaultMemorySpaceFn = [](TensorType t) -> std::optional<Attribute> {
       if (auto ranked = dyn_cast<RankedTensorType>(t))
         return ranked.getEncoding();
       return std::nullopt;
     };
-  bool identity = layoutOption(c.unknownTypeConversion) == LayoutMapOption::IdentityLayoutMap;
+  std::string unknownLayout = "fully-dynamic-layout-map";
+  readOption(values, "unknown-type-conversion", unknownLayout);
+  bool identity = layoutOption(unknownLayout) == LayoutMapOption::IdentityLayoutMap;
   o.unknownTypeConverterFn = [identity](TensorType t, Attribute memorySpace,
                                         const BufferizationOptions &) -> BaseMemRefType {
     if (identity)
       return getMemRefTypeWithStaticIdentityLayout(t, memorySpace);
     return getMemRefTypeWithFullyDynamicLayout(t, memorySpace);
   };
-  if (!c.dialectFilter.empty()) {
-    std::vector<std::string> dialects = c.dialectFilter;
+  std::vector<std::string> dialects;
+  readOption(values, "dialect-filter", dialects);
+  if (!dialects.empty())
     o.opFilter.allowOperation([dialects](Operation *op) {
       return llvm::is_contained(dialects, op->getName().getDialectNamespace().str());
     });
-  }
-  o.noAnalysisFuncFilter = c.noAnalysisFuncFilter;
   return o;
 }
 

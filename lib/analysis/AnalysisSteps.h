@@ -12,7 +12,7 @@
 #ifndef MEMPLAN_ANALYSIS_ANALYSISSTEPS_H
 #define MEMPLAN_ANALYSIS_ANALYSISSTEPS_H
 
-#include "memplan/bufferize_options.h"
+#include "memplan/interface_engine.h"
 
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -23,8 +23,13 @@ struct FuncAnalysisState;
 
 namespace memplan {
 
-/// The options upstream's `one-shot-bufferize` pass builds from its own.
-mlir::bufferization::OneShotBufferizationOptions makeBufferizeOptions(const BufferizeConfig &config);
+/// The options upstream's `one-shot-bufferize` pass builds from its own:
+/// from the values of `memplan-one-shot-bufferize`'s options (each is
+/// upstream's option of that name); upstream's defaults for the rest.
+/// `funcFilter` holds the function names the options' no-analysis-func-filter
+/// refers to (upstream keeps an ArrayRef): it must outlive them.
+mlir::bufferization::OneShotBufferizationOptions makeBufferizeOptions(const OptionValues &values,
+                                                                      std::vector<std::string> &funcFilter);
 
 /// The options the analysis runs with: those of `options`, with the ops of
 /// functions named in `no-analysis-func-filter` denied (as upstream's module

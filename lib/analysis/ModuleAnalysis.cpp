@@ -282,33 +282,31 @@ EngineOrderCost copyCost(const std::vector<EngineCopy> &copies) {
 EngineResult runInterfaceEngine(MlirOperation rootHandle, const EngineOptions &requested) {
   EngineResult result;
   EngineOptions engineOptions = requested;
-  if (engineOptions.analysisOnly) {
-    // Nothing may touch the IR.
-    engineOptions.testAnalysisOnly = false;
-    engineOptions.printConflicts = false;
-    engineOptions.dumpAliasSets = false;
-  }
   Operation *root = unwrap(rootHandle);
   MLIRContext *ctx = root->getContext();
   ctx->loadDialect<BufferizationDialect, memref::MemRefDialect, func::FuncDialect, arith::ArithDialect,
                    tensor::TensorDialect>();
 
-  const BufferizeConfig &config = engineOptions.bufferize;
-  if (!config.noAnalysisFuncFilter.empty() && !config.functionBoundaries) {
+  std::vector<std::string> funcFilter;
+  OneShotBufferizationOptions options = makeBufferizeOptions(engineOptions.bufferize, funcFilter);
+  if (!options.noAnalysisFuncFilter.empty() && !options.bufferizeFunctionBoundaries) {
     root->emitError("Invalid option: 'no-analysis-func-filter' requires 'bufferize-function-boundaries'");
     return result;
   }
-  OneShotBufferizationOptions options = makeBufferizeOptions(config);
-  options.testAnalysisOnly = engineOptions.testAnalysisOnly;
-  options.printConflicts = engineOptions.printConflicts;
-  options.dumpAliasSets = engineOptions.dumpAliasSets;
+  if (engineOptions.analysisOnly) {
+    // Nothing may touch the IR.
+    options.testAnalysisOnly = options.printConflicts = options.dumpAliasSets = false;
+  }
+  engineOptions.testAnalysisOnly = options.testAnalysisOnly;
+  engineOptions.printConflicts = options.printConflicts;
+  engineOptions.dumpAliasSets = options.dumpAliasSets;
   OneShotBufferizationOptions analysisOptions = makeAnalysisOptions(options);
   bool rewrite = !engineOptions.testAnalysisOnly && !engineOptions.analysisOnly;
   if (engineOptions.analysisOnly && failed(checkUnknownOps(root, analysisOptions)))
     return result;
   if (rewrite &&
       (failed(checkFilteredCalls(root, options)) ||
-       (config.functionBoundaries && failed(checkNonBranchSuccessors(root)))))
+       (options.bufferizeFunctionBoundaries && failed(checkNonBranchSuccessors(root)))))
     return result;
 
   IRNumbering ir(root);
@@ -398,7 +396,7 @@ EngineResult runInterfaceEngine(MlirOperation rootHandle, const EngineOptions &r
   for (Operation *scope : run->scopes)
     result.scopes.push_back(ir.op(scope));
 
-  if (config.functionBoundaries) {
+  if (options.bufferizeFunctionBoundaries) {
     for (auto &[funcOp, analyzed] : run->funcState.analyzedFuncOps) {
       func::FuncOp func = funcOp;
       EngineFunction f;

@@ -1,13 +1,14 @@
 //===- ExternalPass.cpp - Python-defined passes in MLIR's registry --------===//
 //
 // A module pass whose body is a Python hook. Its options are real MLIR pass
-// options declared from the Python registry's specs, so `--help`,
-// `--list-passes` and printed pipelines show them as upstream passes show
-// theirs; MLIR parses them (unknown options and malformed values fail with
-// MLIR's messages) and the Python hook checks the rest (ranges, alignments)
-// when the pipeline is parsed. Statistics reported by the hook become real
-// pass statistics, and the pass anchors on `builtin.module` like upstream
-// module passes (written inside `func.func(...)`, the pass manager rejects it).
+// options declared from the pass' one declaration (memplan/passes.py), so
+// `--help`, `--list-passes` and printed pipelines show them as upstream
+// passes show theirs. MLIR parses them (unknown options and malformed values
+// fail with MLIR's messages, and a malformed value also says why) and the
+// hooks get the typed values: nothing parses the text again. Statistics
+// reported by the hook become real pass statistics, and the pass anchors on
+// `builtin.module` like upstream module passes (written inside
+// `func.func(...)`, the pass manager rejects it).
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,10 +28,12 @@
 #include "mlir/Pass/PassRegistry.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <deque>
 #include <functional>
+#include <limits>
 #include <memory>
 
 using namespace mlir;
@@ -52,9 +55,37 @@ struct Spec {
   ExternalPassHooks hooks;
 };
 
+/// A declared option that keeps why a value did not parse: LLVM writes that
+/// to stderr only (MLIR's own error is then empty), which the Python API
+/// does not see.
+template <typename Base>
+class ExplainedOption : public Base {
+public:
+  template <typename Parent, typename... Args>
+  ExplainedOption(std::string *why, std::string complaint, Parent &parent, llvm::StringRef name,
+                  Args &&...args)
+      : Base(parent, name, std::forward<Args>(args)...), why(why), complaint(std::move(complaint)) {}
+
+private:
+  bool handleOccurrence(unsigned pos, llvm::StringRef argName, llvm::StringRef arg) override {
+    auto &parser = this->getParser();
+    typename std::decay_t<decltype(parser)>::parser_data_type value{};
+    if (parser.parse(*this, argName, arg, value)) {
+      *why = complaint + " '" + arg.str() + "'";
+      return true;
+    }
+    this->setValue(value);
+    this->setPosition(pos);
+    this->optHasValue = true;
+    return false;
+  }
+
+  std::string *why;
+  std::string complaint;
+};
+
 /// The options of one pass instance (or of one pipeline's option set),
-/// declared on `Parent` from the specs, with their values as `name=value` text.
-/// (Each option's pointer is taken before the option is moved into `owned`.)
+/// declared on `Parent` from the specs, with their typed values.
 class DeclaredOptions {
 public:
   template <template <typename> class Opt, typename Parent>
@@ -62,75 +93,84 @@ public:
     for (const ExternalOption &spec : specs) {
       auto desc = llvm::cl::desc(spec.description);
       llvm::StringRef def = spec.defaultValue;
+      std::string named = "option '" + spec.name + "' ";
       if (spec.type == "bool") {
-        auto opt = std::make_unique<Opt<bool>>(parent, spec.name, desc,
-                                               llvm::cl::init(def == "true"));
-        auto *o = opt.get();
-        add(spec, [o] { return std::string(*o ? "true" : "false"); }, std::move(opt));
+        auto *o = make<Opt<bool>>(named + "expects true or false, got", parent, spec.name, desc,
+                                  llvm::cl::init(def == "true"));
+        add(spec, [o] { return OptionValue(static_cast<bool>(*o)); });
       } else if (spec.type == "int") {
-        declareInteger<Opt, int64_t>(parent, spec, desc);
+        declareInteger<Opt, int64_t, int64_t>(parent, spec, desc, named + "expects int, got");
       } else if (spec.type == "uint32") {
         // Upstream's `unsigned` and `uint64_t` options: the same parser, so
         // the same values are accepted (hexadecimal included).
-        declareInteger<Opt, unsigned>(parent, spec, desc);
+        declareInteger<Opt, unsigned, uint64_t>(parent, spec, desc,
+                                                named + "expects an unsigned 32-bit integer, got");
       } else if (spec.type == "uint64") {
-        declareInteger<Opt, uint64_t>(parent, spec, desc);
+        declareInteger<Opt, uint64_t, uint64_t>(parent, spec, desc,
+                                                named + "expects an unsigned 64-bit integer, got");
       } else if (!spec.choices.empty()) {
         int index = 0;
         for (size_t i = 0; i < spec.choices.size(); ++i)
           if (spec.choices[i] == spec.defaultValue)
             index = static_cast<int>(i);
-        auto opt = std::make_unique<Opt<Choice>>(parent, spec.name, desc,
-                                                 llvm::cl::init(static_cast<Choice>(index)));
+        auto *o = make<Opt<Choice>>(named + "must be one of " + llvm::join(spec.choices, ", ") + "; got",
+                                    parent, spec.name, desc, llvm::cl::init(static_cast<Choice>(index)));
         for (size_t i = 0; i < spec.choices.size(); ++i)
-          opt->getParser().addLiteralOption(spec.choices[i], static_cast<Choice>(i), "");
-        auto *o = opt.get();
-        add(spec, [o, &spec] { return spec.choices[static_cast<int>(o->getValue())]; },
-            std::move(opt));
+          o->getParser().addLiteralOption(spec.choices[i], static_cast<Choice>(i), "");
+        add(spec, [o, &spec] { return OptionValue(spec.choices[static_cast<int>(o->getValue())]); });
       } else {
-        auto opt = std::make_unique<Opt<std::string>>(parent, spec.name, desc,
-                                                      llvm::cl::init(spec.defaultValue));
-        auto *o = opt.get();
-        add(spec, [o] { return quote(o->getValue()); }, std::move(opt));
+        auto *o = make<Opt<std::string>>(named + "expects a string, got", parent, spec.name, desc,
+                                         llvm::cl::init(spec.defaultValue));
+        add(spec, [o] { return OptionValue(o->getValue()); });
       }
     }
   }
 
-  /// `name=value ...`, every option spelled out, for the Python hooks.
-  std::string text() const {
-    std::string result;
-    for (const auto &[name, value] : values) {
-      if (!result.empty())
-        result += ' ';
-      result += *name + "=" + value();
-    }
+  /// Every declared option with its value.
+  OptionValues values() const {
+    OptionValues result;
+    for (const auto &[name, value] : getters)
+      result.emplace_back(*name, value());
     return result;
   }
 
+  /// Forgets why the last value did not parse (before parsing again).
+  void clearExplanation() { why.clear(); }
+
+  /// MLIR's error for options that did not parse, or, where MLIR's error is
+  /// empty (a malformed value: LLVM wrote the reason to stderr only), why.
+  std::string explain(const std::string &mlirError) const {
+    if (!llvm::StringRef(mlirError).trim().empty() || why.empty())
+      return mlirError;
+    return why;
+  }
+
 private:
-  template <template <typename> class Opt, typename T, typename Parent>
-  void declareInteger(Parent &parent, const ExternalOption &spec, llvm::cl::desc desc) {
+  template <typename O, typename Parent, typename... Args>
+  O *make(std::string complaint, Parent &parent, Args &&...args) {
+    auto opt = std::make_unique<ExplainedOption<O>>(&why, std::move(complaint), parent,
+                                                    std::forward<Args>(args)...);
+    O *raw = opt.get();
+    owned.push_back(std::move(opt));
+    return raw;
+  }
+
+  template <template <typename> class Opt, typename T, typename Stored, typename Parent>
+  void declareInteger(Parent &parent, const ExternalOption &spec, llvm::cl::desc desc,
+                      std::string complaint) {
     T value = 0;
     (void)llvm::StringRef(spec.defaultValue).getAsInteger(10, value);
-    auto opt = std::make_unique<Opt<T>>(parent, spec.name, desc, llvm::cl::init(value));
-    auto *o = opt.get();
-    add(spec, [o] { return std::to_string(static_cast<T>(*o)); }, std::move(opt));
+    auto *o = make<Opt<T>>(std::move(complaint), parent, spec.name, desc, llvm::cl::init(value));
+    add(spec, [o] { return OptionValue(static_cast<Stored>(static_cast<T>(*o))); });
   }
 
-  void add(const ExternalOption &spec, std::function<std::string()> value,
-           std::unique_ptr<llvm::cl::Option> option) {
-    values.emplace_back(&spec.name, std::move(value));
-    owned.push_back(std::move(option));
+  void add(const ExternalOption &spec, std::function<OptionValue()> value) {
+    getters.emplace_back(&spec.name, std::move(value));
   }
 
-  static std::string quote(const std::string &value) {
-    if (llvm::none_of(value, [](char c) { return llvm::isSpace(c); }))
-      return value;
-    return "\"" + value + "\"";
-  }
-
-  std::vector<std::pair<const std::string *, std::function<std::string()>>> values;
+  std::vector<std::pair<const std::string *, std::function<OptionValue()>>> getters;
   std::vector<std::unique_ptr<llvm::cl::Option>> owned;
+  std::string why;
 };
 
 template <typename T>
@@ -138,24 +178,13 @@ using PassOption = Pass::Option<T>;
 template <typename T>
 using PipelineOption = detail::PassOptions::Option<T>;
 
-/// The Python hook's verdict on the options, through `errorHandler`.
-LogicalResult checkWithHook(const Spec &spec, const std::string &text,
+/// The hook's verdict on parsed options, through `errorHandler`.
+LogicalResult checkWithHook(const Spec &spec, const OptionValues &values,
                             function_ref<LogicalResult(const Twine &)> errorHandler) {
-  std::string error = spec.hooks.checkOptions(spec.hooks.userData, text);
+  std::string error = spec.hooks.checkOptions(spec.hooks.userData, values);
   if (!error.empty())
     return errorHandler(error);
   return success();
-}
-
-/// Reports options MLIR could not parse. MLIR's message names an unknown
-/// option, but LLVM writes a malformed value's message to stderr only, which
-/// the Python API does not see: then the hook's reading of `text` says why.
-LogicalResult reportParseError(const Spec &spec, StringRef text, const std::string &mlirError,
-                               function_ref<LogicalResult(const Twine &)> errorHandler) {
-  if (!StringRef(mlirError).trim().empty())
-    return errorHandler(mlirError);
-  std::string error = spec.hooks.checkOptions(spec.hooks.userData, text.str());
-  return errorHandler(error.empty() ? mlirError : error);
 }
 
 class ExternalPass : public Pass, public PassResultSink {
@@ -182,9 +211,10 @@ public:
       mlirError = message.str();
       return failure();
     };
+    options.clearExplanation();
     if (failed(Pass::initializeOptions(text, capture)))
-      return reportParseError(*spec, text, mlirError, errorHandler);
-    return checkWithHook(*spec, options.text(), errorHandler);
+      return errorHandler(options.explain(mlirError));
+    return checkWithHook(*spec, options.values(), errorHandler);
   }
 
   void getDependentDialects(DialectRegistry &registry) const override {
@@ -194,7 +224,7 @@ public:
   }
 
   void runOnOperation() override {
-    if (!spec->hooks.run(spec->hooks.userData, wrap(getOperation()), options.text(), *this))
+    if (!spec->hooks.run(spec->hooks.userData, wrap(getOperation()), options.values(), *this))
       signalPassFailure();
   }
 
@@ -211,10 +241,14 @@ public:
     return succeeded(Pass::runPipeline(*pm, getOperation()));
   }
 
-  void add(const std::string &statName, const std::string &description, uint64_t value) override {
+  void add(const std::string &statName, const std::string &description, uint32_t value) override {
+    // 32-bit counters (Pass::Statistic::operator=(unsigned)): saturate.
+    auto saturated = [](uint64_t sum) {
+      return static_cast<unsigned>(std::min<uint64_t>(sum, std::numeric_limits<uint32_t>::max()));
+    };
     for (auto &[key, stat] : statistics)
       if (key == statName) {
-        *stat += value;
+        *stat = saturated(stat->getValue() + value);
         return;
       }
     // Statistic keeps the name and description pointers: store them here.
@@ -241,6 +275,12 @@ struct PipelineOptions : detail::PassOptions {
   DeclaredOptions options;
 };
 
+/// Every external pass' and pipeline's spec, by argument.
+llvm::StringMap<std::shared_ptr<const Spec>> &specs() {
+  static llvm::StringMap<std::shared_ptr<const Spec>> all;
+  return all;
+}
+
 } // namespace
 
 void registerExternalPass(const std::string &argument, const std::string &name,
@@ -248,26 +288,27 @@ void registerExternalPass(const std::string &argument, const std::string &name,
                           ExternalPassHooks hooks) {
   auto spec = std::make_shared<const Spec>(
       Spec{argument, name, description, std::move(options), hooks});
+  specs()[argument] = spec;
   registerPass([spec]() -> std::unique_ptr<Pass> { return std::make_unique<ExternalPass>(spec); });
 }
 
 void registerExternalPipeline(const std::string &argument, const std::string &description,
                               std::vector<ExternalOption> options, ExternalPassHooks hooks) {
   auto spec = std::make_shared<const Spec>(Spec{argument, "", description, std::move(options), hooks});
+  specs()[argument] = spec;
   registerPassPipeline(
       argument, description,
       [spec](OpPassManager &pm, StringRef text,
              function_ref<LogicalResult(const Twine &)> errorHandler) -> LogicalResult {
-        PipelineOptions options(*spec);
-        std::string message;
-        llvm::raw_string_ostream errors(message);
-        if (failed(options.parseFromString(text, errors)))
-          return reportParseError(*spec, text, errors.str(), errorHandler);
+        OptionValues values;
         std::string error;
-        std::string pipeline = spec->hooks.expand(spec->hooks.userData, options.options.text(), error);
+        if (!parseExternalOptions(spec->argument, text.str(), values, error))
+          return errorHandler(error);
+        std::string pipeline = spec->hooks.expand(spec->hooks.userData, values, error);
         if (!error.empty())
           return errorHandler(error);
-        message.clear();
+        std::string message;
+        llvm::raw_string_ostream errors(message);
         if (failed(parsePassPipeline(pipeline, pm, errors)))
           return errorHandler(errors.str());
         return success();
@@ -276,6 +317,26 @@ void registerExternalPipeline(const std::string &argument, const std::string &de
         PipelineOptions options(*spec);
         printOptions(options);
       });
+}
+
+bool parseExternalOptions(const std::string &argument, const std::string &text, OptionValues &values,
+                          std::string &error) {
+  auto it = specs().find(argument);
+  if (it == specs().end()) {
+    error = "'" + argument + "' is not a memplan pass";
+    return false;
+  }
+  const Spec &spec = *it->second;
+  PipelineOptions options(spec);
+  std::string message;
+  llvm::raw_string_ostream errors(message);
+  if (failed(options.parseFromString(text, errors))) {
+    error = options.options.explain(errors.str());
+    return false;
+  }
+  values = options.options.values();
+  error = spec.hooks.checkOptions(spec.hooks.userData, values);
+  return error.empty();
 }
 
 bool isRegisteredPass(const std::string &argument) {

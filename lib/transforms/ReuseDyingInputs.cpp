@@ -145,10 +145,11 @@ DyingInputStats reuseDyingInputs(MlirOperation rootHandle, bool functionBoundari
   Operation *root = unwrap(rootHandle);
   DyingInputStats stats;
   SmallVector<Rewrite> rewrites;
-  BufferizeConfig config;
-  config.functionBoundaries = functionBoundaries;
-  config.functionBoundaryTypeConversion = "identity-layout-map";
-  bufferization::OneShotBufferizationOptions options = makeBufferizeOptions(config);
+  std::vector<std::string> funcFilter;
+  bufferization::OneShotBufferizationOptions options =
+      makeBufferizeOptions({{"bufferize-function-boundaries", functionBoundaries},
+                            {"function-boundary-type-conversion", std::string("identity-layout-map")}},
+                           funcFilter);
   QueryState query(root);
   root->walk([&](linalg::LinalgOp op) {
     if (std::optional<Rewrite> r = candidateFor(op, options, query.get()))

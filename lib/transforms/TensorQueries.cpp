@@ -32,8 +32,7 @@ EngineResult analyzeQuietly(Operation *root, bool functionBoundaries) {
   EngineOptions options;
   options.analysisOnly = true;
   options.undefinedUses = false;
-  options.bufferize.functionBoundaries = functionBoundaries;
-  options.bufferize.allowUnknownOps = true;
+  options.bufferize = {{"bufferize-function-boundaries", functionBoundaries}, {"allow-unknown-ops", true}};
   ScopedDiagnosticHandler silence(root->getContext(), [](Diagnostic &) { return success(); });
   return runInterfaceEngine(wrap(root), options);
 }

@@ -65,9 +65,22 @@ class uint64(int):
     BITS = 64
 
 
+class alignment(int):
+    """The type of a byte alignment option: a positive power of two (an
+    ``int64_t`` in MLIR)."""
+
+
+#: The type MLIR declares for each option type (lib/passes/ExternalPass.cpp).
+_MLIR_TYPES = {bool: "bool", int: "int", alignment: "int", uint32: "uint32", uint64: "uint64", str: "str"}
+
+
 @dataclass(frozen=True)
 class Option:
-    """A typed pass option, spelled ``{name=value}`` in a pipeline."""
+    """A typed pass option, spelled ``{name=value}`` in a pipeline.
+
+    Declared once, in the pass' registration: MLIR declares a real pass
+    option from it (``--help``, ``--list-passes``, printed pipelines) and
+    parses its text; Python keyword arguments are checked against it."""
 
     name: str
     type: type
@@ -79,25 +92,11 @@ class Option:
     def py_name(self) -> str:
         return self.name.replace("-", "_")
 
-    def parse(self, text: Optional[str]) -> Any:
-        """Parse the textual value (``None`` for a bare ``{flag}``)."""
-        if self.type is bool:
-            if text is None or text.lower() in ("true", "1", "on"):
-                return True
-            if text.lower() in ("false", "0", "off"):
-                return False
-            raise PassOptionError(f"option '{self.name}' expects true or false, got '{text}'")
-        if text is None:
-            raise PassOptionError(f"option '{self.name}' needs a value")
-        text = text.strip()
-        if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
-            text = text[1:-1]
-        return self.convert(text)
-
     def convert(self, value: Any) -> Any:
         """Check and convert a Python value given to the option: a bool takes
         True/False, 1/0 or "true"/"false"/"1"/"0"; an int takes an integer
-        (or its decimal text), never a bool or a fraction."""
+        (or its decimal text), never a bool or a fraction; an alignment a
+        positive power of two."""
         value = _convert(self, value)
         if self.choices is not None and value not in self.choices:
             raise PassOptionError(
@@ -106,9 +105,12 @@ class Option:
         return value
 
     def format(self, value: Any) -> str:
+        """The value as MLIR prints it in a pipeline (a string with spaces in
+        braces)."""
         if self.type is bool:
             return "true" if value else "false"
-        return str(value)
+        text = str(value)
+        return "{" + text + "}" if " " in text else text
 
 
 _BOOL_TEXT = {"true": True, "1": True, "false": False, "0": False}
@@ -117,7 +119,7 @@ _BOOL_TEXT = {"true": True, "1": True, "false": False, "0": False}
 def _convert(opt: Option, value: Any) -> Any:
     def bad() -> PassOptionError:
         return PassOptionError(
-            f"option '{opt.name}' expects {opt.type.__name__}, got {value!r}"
+            f"option '{opt.name}' expects {_MLIR_TYPES[opt.type]}, got {value!r}"
         )
 
     if opt.type is bool:
@@ -128,7 +130,7 @@ def _convert(opt: Option, value: Any) -> Any:
         if isinstance(value, str) and value.strip().lower() in _BOOL_TEXT:
             return _BOOL_TEXT[value.strip().lower()]
         raise bad()
-    if opt.type in (int, uint32, uint64):
+    if opt.type in (int, alignment, uint32, uint64):
         if isinstance(value, bool):
             raise bad()
         if isinstance(value, str):
@@ -138,20 +140,17 @@ def _convert(opt: Option, value: Any) -> Any:
                 raise bad() from None
         if not isinstance(value, int):
             raise bad()
-        if opt.type is not int:
+        if opt.type in (uint32, uint64):
             # Upstream's range, and upstream's meaning for every value in it
             # (alignment 0: none).
             if not 0 <= value < 2**opt.type.BITS:
                 raise PassOptionError(
                     f"option '{opt.name}' expects an unsigned {opt.type.BITS}-bit integer, got {value}")
-            return int(value)
-        # memplan's convention: every *alignment option is in bytes, a
-        # positive power of two.
-        if opt.name.endswith("alignment") and (value <= 0 or value & (value - 1)):
+        if opt.type is alignment and (value <= 0 or value & (value - 1)):
             raise PassOptionError(
                 f"option '{opt.name}' must be a positive power of two, got {value}"
             )
-        return value
+        return int(value)
     if opt.type is str and not isinstance(value, str):
         raise bad()
     try:
@@ -261,6 +260,20 @@ class PassInfo:
                 return opt
         raise PassOptionError(f"'{self.argument}' has no option '{name}'")
 
+    def typed_values(self, values: Sequence[tuple[str, Any]]) -> dict[str, Any]:
+        """MLIR's typed option values, [(name, value)], keyed by Python name."""
+        return {self.option(name).py_name: value for name, value in values}
+
+    def check(self, values: Sequence[tuple[str, Any]]) -> str:
+        """What MLIR's parsers cannot check in its typed values (an alignment
+        that is not a power of two): the error, or ""."""
+        try:
+            for name, value in values:
+                self.option(name).convert(value)
+        except PassOptionError as err:
+            return str(err)
+        return ""
+
     def resolve_options(self, given: dict[str, Any]) -> dict[str, Any]:
         """Defaults overlaid with ``given`` (keys in either spelling), checked."""
         values = {opt.py_name: opt.default for opt in self.options}
@@ -356,51 +369,16 @@ def modules_in(op: ir.Operation) -> list[ir.Operation]:
     return found
 
 
-def split_options(text: Optional[str]) -> dict[str, Optional[str]]:
-    """Split ``key=value key2 key3="a b"`` into a dict (bare keys map to None)."""
-    result: dict[str, Optional[str]] = {}
-    if not text:
-        return result
-    i, n = 0, len(text)
-    while i < n:
-        while i < n and text[i].isspace():
-            i += 1
-        if i >= n:
-            break
-        start = i
-        while i < n and not text[i].isspace() and text[i] != "=":
-            i += 1
-        key = text[start:i]
-        value: Optional[str] = None
-        if i < n and text[i] == "=":
-            i += 1
-            vstart, depth, quote = i, 0, None
-            while i < n:
-                ch = text[i]
-                if quote:
-                    quote = None if ch == quote else quote
-                elif ch in "\"'":
-                    quote = ch
-                elif ch in "{[(":
-                    depth += 1
-                elif ch in "}])":
-                    depth -= 1
-                elif ch.isspace() and depth == 0:
-                    break
-                i += 1
-            value = text[vstart:i]
-        result[key] = value
-    return result
-
-
 def parse_option_text(info: PassInfo, text: Optional[str]) -> dict[str, Any]:
     """The option values ``{text}`` gives the pass ``info`` (defaults for the
-    rest); raises :class:`PassOptionError`."""
-    values = {opt.py_name: opt.default for opt in info.options}
-    for key, raw in split_options(text).items():
-        opt = info.option(key)
-        values[opt.py_name] = opt.parse(raw)
-    return values
+    rest), parsed by MLIR as in a pipeline; raises :class:`PassOptionError`."""
+    from memplan import _core
+
+    _ensure_loaded()
+    try:
+        return info.typed_values(_core.parse_pass_options(info.argument, text or ""))
+    except ValueError as err:
+        raise PassOptionError(str(err)) from None
 
 
 _REGISTRY: dict[str, PassInfo] = {}
@@ -466,47 +444,41 @@ def mlir_pass_name(info: PassInfo) -> str:
 
 def _register_in_mlir(info: PassInfo) -> None:
     """Put ``info`` into MLIR's pass registry, so textual pipelines parsed by
-    ``PassManager.parse`` (or any MLIR tool in this process) find it."""
+    ``PassManager.parse`` (or any MLIR tool in this process) find it. MLIR
+    parses the options; the hooks get their typed values."""
     from memplan import _core
 
-    def check(text: str) -> str:
-        try:
-            parse_option_text(info, text)
-        except PassOptionError as err:
-            return str(err)
-        return ""
-
     if info.run is not None:
-        def run(op: ir.Operation, text: str, run_pipeline: Callable[[str], bool]):
-            values = parse_option_text(info, text)
-            ctx = execute(info, dict(values), op, run_pipeline)
+        def run(op: ir.Operation, values: Sequence[tuple[str, Any]], run_pipeline: Callable[[str], bool]):
+            options = info.typed_values(values)
+            ctx = execute(info, dict(options), op, run_pipeline)
             runs = getattr(_recording, "runs", None)
             if runs is not None:
-                record = MemplanPass(info, values)
+                record = MemplanPass(info, options)
                 record.statistics = ctx.statistics
                 runs.append(record)
-            # MLIR statistics are unsigned 64-bit counters.
-            stats = [(name, desc, min(max(int(value), 0), 2**64 - 1))
+            # MLIR's pass statistics are 32-bit unsigned counters
+            # (mlir::Pass::Statistic::operator=(unsigned)): clamped here,
+            # saturating where MLIR sums them.
+            stats = [(name, desc, min(max(int(value), 0), 2**32 - 1))
                      for name, (value, desc) in ctx.statistics.items()]
             return not ctx.failed, stats, ctx.preserves_all_analyses
 
         _core.register_pass(info.argument, mlir_pass_name(info), info.summary,
-                            _option_specs(info), check, run)
+                            _option_specs(info), info.check, run)
     else:
-        def expand(text: str) -> str:
-            try:
-                return info.expand(parse_option_text(info, text))
-            except PassOptionError as err:
-                raise ValueError(f"{info.argument}: {err}") from None
+        def expand(values: Sequence[tuple[str, Any]]) -> str:
+            return info.expand(info.typed_values(values))
 
-        _core.register_pipeline(info.argument, info.summary, _option_specs(info), check, expand)
+        _core.register_pipeline(info.argument, info.summary, _option_specs(info), info.check, expand)
 
 
 def _option_specs(info: PassInfo) -> list[tuple[str, str, str, str, list[str]]]:
     """``info``'s options as MLIR declares them: (name, type, default text,
     description, choices)."""
     return [
-        (opt.name, opt.type.__name__, opt.format(opt.default), opt.help, list(opt.choices or ()))
+        (opt.name, _MLIR_TYPES[opt.type], "true" if opt.default is True else "false" if opt.default is False
+         else str(opt.default), opt.help, list(opt.choices or ()))
         for opt in info.options
     ]
 

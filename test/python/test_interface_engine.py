@@ -21,6 +21,7 @@ from typing import Optional
 import pytest
 from mlir import ir
 
+import memplan.passes
 from memplan import _core
 from progs.randprog import random_program
 from memplan.ir.parse import parse_source, split_input
@@ -51,27 +52,12 @@ REWRITE_OPTION_SETS = [
 ]
 PRINT_CONFLICTS = "bufferize-function-boundaries test-analysis-only print-conflicts"
 
-_STRING_OPTIONS = ("analysis_heuristic", "function_boundary_type_conversion", "unknown_type_conversion")
-_LIST_OPTIONS = ("dialect_filter", "no_analysis_func_filter")
-
-
 def engine_kwargs(options: str) -> dict:
-    """`one-shot-bufferize` option text as run_interface_engine keywords."""
-    kwargs: dict = {}
-    for token in options.split():
-        key, _, value = token.partition("=")
-        key = key.replace("-", "_")
-        if key == "bufferize_function_boundaries":
-            kwargs["function_boundaries"] = True
-        elif key == "analysis_fuzzer_seed":
-            kwargs[key] = int(value)
-        elif key in _STRING_OPTIONS:
-            kwargs[key] = value
-        elif key in _LIST_OPTIONS:
-            kwargs[key] = value.split(",")
-        else:
-            kwargs[key] = value not in ("false", "0")
-    return kwargs
+    """`one-shot-bufferize` option text as run_interface_engine arguments
+    (parsed by MLIR as memplan-one-shot-bufferize's options)."""
+    values = memplan.passes.parse_option_text(memplan.passes.lookup("memplan-one-shot-bufferize"), options)
+    return {"options": values, "analysis_heuristic": values["analysis_heuristic"],
+            "analysis_fuzzer_seed": values["analysis_fuzzer_seed"]}
 
 
 def engine(text: str, options: str, ctx: Optional[ir.Context] = None) -> Optional[str]:
@@ -227,8 +213,9 @@ def test_structured_results():
     back as data (ops are pre-order ids of the module before the run)."""
     with ir.Context() as ctx:
         module = parse_source(PRINT_CONFLICTS_UNIQUE, "raw.mlir", ctx)
-        r = _core.run_interface_engine(module.operation._CAPIPtr, test_analysis_only=True,
-                                       function_boundaries=True, print_conflicts=True, conflict_counter=7)
+        r = _core.run_interface_engine(module.operation._CAPIPtr, {"test_analysis_only": True,
+                                       "bufferize_function_boundaries": True, "print_conflicts": True},
+                                       conflict_counter=7)
         assert r.ok
         # 0 module, 1 func, 2 insert, 3 extract, 4 return.
         assert r.scopes == [1]
@@ -269,8 +256,9 @@ def test_analysis_only_copies_and_equivalence():
     with ir.Context() as ctx:
         module = parse_source(COPIES, "c.mlir", ctx)
         before = str(module)
-        r = _core.run_interface_engine(module.operation._CAPIPtr, function_boundaries=True, analysis_only=True,
-                                       print_conflicts=True, dump_alias_sets=True, test_analysis_only=True)
+        r = _core.run_interface_engine(module.operation._CAPIPtr, {"bufferize_function_boundaries": True,
+                                       "print_conflicts": True, "dump_alias_sets": True,
+                                       "test_analysis_only": True}, analysis_only=True)
         assert r.ok
         assert str(module) == before
         # 0 module, 1 func, 2 insert, 3 extract, 4 constant, 5 fill, 6 its linalg.yield, 7 slice,
@@ -294,9 +282,9 @@ def test_analysis_only_rejects_ops_that_are_not_bufferizable():
                               '  return %0 : tensor<4xf32>\n}\n', "u.mlir", ctx)
         messages = []
         handler = ctx.attach_diagnostic_handler(lambda d: messages.append(str(d.location) + d.message) or True)
-        r = _core.run_interface_engine(module.operation._CAPIPtr, analysis_only=True)
+        r = _core.run_interface_engine(module.operation._CAPIPtr, {}, analysis_only=True)
         assert not r.ok and len(messages) == 1 and "'test.foo' is not bufferizable" in messages[0]
-        r = _core.run_interface_engine(module.operation._CAPIPtr, analysis_only=True, allow_unknown_ops=True)
+        r = _core.run_interface_engine(module.operation._CAPIPtr, {"allow_unknown_ops": True}, analysis_only=True)
         handler.detach()
         # Upstream's copy insertion skips unknown ops: out of place, no copy.
         assert r.ok and (2, 0, False) in r.decisions and r.copies == []
@@ -305,7 +293,7 @@ def test_analysis_only_rejects_ops_that_are_not_bufferizable():
 def test_rewrite_mode_returns_stats_and_bufferizes():
     with ir.Context() as ctx:
         module = parse_source(PRINT_CONFLICTS_UNIQUE, "raw.mlir", ctx)
-        r = _core.run_interface_engine(module.operation._CAPIPtr, function_boundaries=True)
+        r = _core.run_interface_engine(module.operation._CAPIPtr, {"bufferize_function_boundaries": True})
         assert r.ok and r.num_buffer_alloc == 1
         text = str(module)
         assert "memref.alloc" in text and "memref.copy" in text and "tensor" not in text
@@ -315,7 +303,7 @@ def test_bad_heuristic_is_rejected():
     with ir.Context() as ctx:
         module = parse_source("func.func @f() { return }", "f.mlir", ctx)
         with pytest.raises(ValueError, match="unknown analysis heuristic"):
-            _core.run_interface_engine(module.operation._CAPIPtr, analysis_heuristic="sideways")
+            _core.run_interface_engine(module.operation._CAPIPtr, {}, analysis_heuristic="sideways")
 
 
 FACT_CHECK_OPTION_SETS = [

@@ -8,7 +8,6 @@ from mlir import ir, passmanager
 import memplan
 import memplan.passes
 from memplan.ir import parse_source
-from memplan.passes import split_options as parse_options
 from memplan.pipeline import PipelineError, parse_pipeline
 
 TENSOR_FN = """
@@ -24,10 +23,6 @@ func.func @double(%x: tensor<8xf32>) -> tensor<8xf32> {
   return %y : tensor<8xf32>
 }
 """
-
-
-def test_split_options():
-    assert parse_options('x=1 flag y="b c" z={1,2}') == {"x": "1", "flag": None, "y": '"b c"', "z": "{1,2}"}
 
 
 def test_mlir_parses_mixed_pipelines(ctx):

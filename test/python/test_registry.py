@@ -143,3 +143,50 @@ def test_one_shot_annotation_preserves_all_analyses(analysis_only):
         assert not ctx.failed
         assert ctx.preserves_all_analyses == analysis_only
         assert ("__inplace_operands_attr__" in str(module)) == analysis_only
+
+
+def test_hooks_get_the_values_mlir_parsed():
+    # MLIR parses the options (hexadecimal, braces, choices) and the hooks
+    # get typed values: nothing reads the text again.
+    seen = []
+
+    def check(values):
+        seen.append(("check", list(values)))
+        return "" if dict(values)["n"] != 13 else "n may not be 13"
+
+    def run(_op, values, _run_pipeline):
+        seen.append(("run", list(values)))
+        return True, [], True
+
+    options = [("flag", "bool", "false", "a flag", []), ("n", "int", "7", "a number", []),
+               ("u", "uint64", "0", "a wide number", []), ("s", "str", "x", "a string", []),
+               ("c", "str", "b", "a choice", ["a", "b"])]
+    assert _core.register_pass("memplan-test-typed-options", "MemplanTestTypedOptions", "test", options,
+                               check, run)
+    with ir.Context():
+        module = ir.Module.parse("func.func @f() { return }")
+        passmanager.PassManager.parse("builtin.module(memplan-test-typed-options{flag n=0x10 "
+                                      "u=18446744073709551615 s={a b} c=a})").run(module.operation)
+        with pytest.raises(ValueError, match="n may not be 13"):
+            passmanager.PassManager.parse("builtin.module(memplan-test-typed-options{n=13})")
+        with pytest.raises(ValueError, match="option 'c' must be one of a, b; got 'z'"):
+            passmanager.PassManager.parse("builtin.module(memplan-test-typed-options{c=z})")
+    expected = [("flag", True), ("n", 16), ("u", 2**64 - 1), ("s", "a b"), ("c", "a")]
+    assert seen[:2] == [("check", expected), ("run", expected)]
+    assert [type(v) for _, v in seen[1][1]] == [bool, int, int, str, str]
+    # The same parse from Python, defaults for what is not given.
+    assert _core.parse_pass_options("memplan-test-typed-options", "n=-3") == [
+        ("flag", False), ("n", -3), ("u", 0), ("s", "x"), ("c", "b")]
+
+
+def test_statistics_saturate_at_32_bits(tmp_path):
+    # MLIR's pass statistics are 32-bit unsigned counters: 2^33 bytes of
+    # allocations are counted as 2^32 - 1, not wrapped around.
+    src = tmp_path / "big.mlir"
+    src.write_text("func.func @f() {\n  %0 = memref.alloc() : memref<8589934592xi8>\n"
+                   "  memref.dealloc %0 : memref<8589934592xi8>\n  return\n}\n")
+    r = subprocess.run([sys.executable, "-m", "memplan.cli.opt", str(src), "--mlir-pass-statistics",
+                        "--pass-pipeline=builtin.module(memplan-buffer-liveness{format=none})"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "(S) 4294967295 total-alloc-bytes" in r.stderr, r.stderr

@@ -1,9 +1,9 @@
 """``memplan-opt``: mlir-opt with memplan's passes.
 
-memplan-opt is mlir-opt's driver (lib/opt/, on MLIR's C++ API) with memplan's
-passes in MLIR's pass registry: the same flags (``memplan-opt --help``), the
-same diagnostics, exit codes and output file handling. memplan's passes are
-named like upstream ones, in a pipeline or as flags::
+memplan-opt is MLIR's own mlir-opt driver (``MlirOptMain``) with every
+registered pass, memplan's included: mlir-opt's flags, diagnostics, exit
+codes and output handling. memplan's passes are named like upstream ones, in
+a pipeline or as flags::
 
     memplan-opt in.mlir --pass-pipeline='builtin.module(memplan-one-shot-bufferize)'
     memplan-opt in.mlir -memplan-one-shot-bufferize='bufferize-function-boundaries' -canonicalize
@@ -13,35 +13,11 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Optional, Sequence
 
 from mlir import ir
 
 import memplan  # noqa: F401  (registers memplan's passes in MLIR's registry)
 from memplan import _core, passes
-
-
-def _new_context() -> ir.Context:
-    """A context with every upstream dialect registered and none loaded, as
-    mlir-opt's contexts are."""
-    return ir.Context(load_on_create_dialects=[])
-
-
-def run(argv: Optional[Sequence[str]] = None, *, free_ir: bool = True) -> int:
-    """Run memplan-opt on ``argv`` (without the program name; ``sys.argv[1:]``
-    by default); returns the exit code. ``free_ir=False`` leaves the printed IR
-    allocated, for a process that exits right after."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    if "--version" in args or "-version" in args:
-        print(version())
-    # The driver writes through LLVM's streams: nothing of Python's may be
-    # left in a buffer to come out after (or never).
-    _flush_standard_streams()
-    passes.EMIT_THROUGH_MLIR = True
-    try:
-        return _core.opt_main(["memplan-opt", *args], _new_context, free_ir)
-    finally:
-        passes.EMIT_THROUGH_MLIR = False
 
 
 def version() -> str:
@@ -55,6 +31,38 @@ def version() -> str:
     return f"memplan {memplan.__version__}\nMLIR Python bindings {mlir_version}"
 
 
+#: mlir-opt's plugin flags: whether each loads dialect plugins.
+_PLUGIN_FLAGS = {"load-pass-plugin": False, "load-dialect-plugin": True}
+
+
+def _plugins(args: list[str]) -> list[tuple[str, bool]]:
+    """The plugins ``args`` ask to load, as LLVM's command line reads them
+    (``-flag=path``, ``--flag=path``, ``-flag path``): (path, dialect plugin?)."""
+    found = []
+    i = 0
+    while i < len(args) and args[i] != "--":
+        name, has_value, value = args[i].partition("=")
+        flag = name.lstrip("-")
+        if name.startswith("-") and len(name) - len(flag) <= 2 and flag in _PLUGIN_FLAGS:
+            if not has_value and i + 1 < len(args):
+                i += 1
+                value = args[i]
+            found.append((value, _PLUGIN_FLAGS[flag]))
+        i += 1
+    return found
+
+
+def _plugin_error(args: list[str]) -> str | None:
+    """The message for the first plugin in ``args`` that does not load (the
+    driver would abort on it)."""
+    for path, dialect in _plugins(args):
+        error = _core.plugin_load_error(path, dialect)
+        if error:
+            what = "dialect plugin" if dialect else "passes"
+            return f"Failed to load {what} from '{path}': {error}"
+    return None
+
+
 def _flush_standard_streams() -> None:
     for stream in (sys.stdout, sys.stderr):
         try:
@@ -64,10 +72,26 @@ def _flush_standard_streams() -> None:
 
 
 def main() -> None:
-    """Console-script entry point."""
-    code = run(free_ir=False)
-    # Leave without freeing the IR or finalizing the interpreter; LLVM's
-    # streams are flushed by the driver, Python's here.
+    """Console-script entry point: runs the driver on ``sys.argv`` and exits
+    with its code."""
+    args = sys.argv[1:]
+    if "--version" in args or "-version" in args:
+        print(version())
+    error = _plugin_error(args)
+    if error:
+        print(error, file=sys.stderr)
+        _flush_standard_streams()
+        os._exit(1)
+    # The driver writes through LLVM's streams: nothing of Python's may be
+    # left in a buffer to come out after (or never).
+    _flush_standard_streams()
+    # Remarks and warnings of memplan's passes go through the driver's
+    # diagnostic handlers (source line and caret, -verify-diagnostics).
+    passes.EMIT_THROUGH_MLIR = True
+    # The driver's contexts get the dialects and extensions of the bindings'.
+    code = _core.opt_main(["memplan-opt", *args], ir.Context(load_on_create_dialects=[]))
+    # Leave without finalizing the interpreter; LLVM's streams are flushed by
+    # the driver, Python's here.
     _flush_standard_streams()
     os._exit(code)
 

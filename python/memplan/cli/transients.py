@@ -91,6 +91,9 @@ def _fold_query(module: ir.Operation, name: str, dims: dict, values: dict,
     input is allocated, whatever its size. ``dims`` and ``values`` use the
     function's own argument numbers; the query takes the same arguments
     without the ``storage`` one."""
+    # The query is memplan's own output (transients/queries.py builds it from
+    # memref.dim, arith.constant and arith ops, ending in func.return): the
+    # names below read back that form, they do not classify foreign ops.
     function = name[: -len(QUERY_SUFFIX)]
     mod = ir.Module.parse(module.get_asm(enable_debug_info=True))
     query = _find(mod.operation, name)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from mlir import ir, passmanager
+from mlir import ir
 
 from memplan.inplace import engine
 from memplan.inplace.min_copy_bytes import DYNAMIC_COST, Ranking, run_ranked
@@ -24,57 +24,18 @@ from memplan.inplace.options import OPTIONS
 from memplan.passes import PassContext, register_pass
 
 
-def upstream_pipeline(values: dict, **override) -> str:
-    """The upstream one-shot-bufferize pass with the user's options."""
-    v = dict(values)
-    v.update(override)
+def upstream_pipeline(values: dict) -> str:
+    """Upstream's one-shot-bufferize with the user's options: every option
+    that differs from its default (memplan's options are upstream's, with
+    upstream's defaults), min-copy-bytes as upstream's default order."""
     parts = []
-    for key in ("bufferize_function_boundaries", "allow_return_allocs_from_loops", "allow_unknown_ops",
-                "test_analysis_only", "print_conflicts", "dump_alias_sets", "copy_before_write",
-                "check_parallel_regions", "must_infer_memory_space", "use_encoding_for_memory_space"):
-        parts.append(f"{key.replace('_', '-')}={'true' if v[key] else 'false'}")
-    parts.append(f"function-boundary-type-conversion={v['function_boundary_type_conversion']}")
-    parts.append(f"unknown-type-conversion={v['unknown_type_conversion']}")
-    parts.append(f"buffer-alignment={v['buffer_alignment']}")
-    h = v["analysis_heuristic"]
-    if h == "min-copy-bytes":
-        h = "bottom-up"
-    parts.append(f"analysis-heuristic={h}")
-    if h == "fuzzer":
-        parts.append(f"analysis-fuzzer-seed={v['analysis_fuzzer_seed']}")
-    if v["dialect_filter"]:
-        parts.append(f"dialect-filter={v['dialect_filter']}")
-    if v["no_analysis_func_filter"]:
-        parts.append(f"no-analysis-func-filter={v['no_analysis_func_filter']}")
+    for opt in OPTIONS:
+        value = values[opt.py_name]
+        if opt.name == "analysis-heuristic" and value == "min-copy-bytes":
+            continue
+        if value != opt.default:
+            parts.append(f"{opt.name}={opt.format(value)}")
     return "builtin.module(one-shot-bufferize{" + " ".join(parts) + "})"
-
-
-def run_upstream(module: ir.Operation, values: dict, **override) -> None:
-    pm = passmanager.PassManager.parse(upstream_pipeline(values, **override), module.context)
-    pm.run(module)
-
-
-def _report_upstream(ctx: PassContext, module: ir.Operation, err: ir.MLIRError) -> None:
-    diags = list(err.error_diagnostics)
-    if not diags:
-        ctx.error(module, str(err))
-    for d in diags:
-        # Notes too: upstream's "see current operation" and the like.
-        ctx.error(d.location, d.message, [(n.location, n.message) for n in d.notes])
-
-
-@register_pass(
-    "memplan-one-shot-bufferize",
-    "One-Shot Bufferize with memplan's near-linear in-place analysis",
-    "Makes upstream One-Shot Analysis' in-place decisions (identical annotations with "
-    "test-analysis-only) and drives upstream's copy insertion and bufferization with them.",
-    options=OPTIONS,
-)
-def _run(module: ir.Operation, ctx: PassContext) -> None:
-    try:
-        _run_checked(module, ctx)
-    except ir.MLIRError as err:
-        _report_upstream(ctx, module, err)
 
 
 def _report_costs(ctx: PassContext, ranking: Ranking) -> None:
@@ -85,8 +46,9 @@ def _report_costs(ctx: PassContext, ranking: Ranking) -> None:
     for name, nbytes, ncopies in ranking.costs:
         if nbytes is None:
             continue  # that order's analysis failed
-        # A copy of dynamic size costs 2^40 in the ranking; MLIR's statistics
-        # are 32-bit, so those copies are counted apart from the static bytes.
+        # A copy of dynamic size costs 2^40 in the ranking; MLIR's pass
+        # statistics are 32-bit unsigned, so those copies are counted apart
+        # from the static bytes.
         dynamic, static = divmod(nbytes, DYNAMIC_COST)
         ctx.stat(f"copy-bytes-{name}", static, f"bytes of statically sized copies with analysis-heuristic={name}")
         ctx.stat(f"dynamic-copies-{name}", dynamic, f"copies of dynamic size with analysis-heuristic={name}")
@@ -165,7 +127,14 @@ def _copy_before_write_blocker(module: ir.Operation) -> Optional[tuple[ir.Operat
     return found[0] if found else None
 
 
-def _run_checked(module: ir.Operation, ctx: PassContext) -> None:
+@register_pass(
+    "memplan-one-shot-bufferize",
+    "One-Shot Bufferize with memplan's near-linear in-place analysis",
+    "Makes upstream One-Shot Analysis' in-place decisions (identical annotations with "
+    "test-analysis-only) and drives upstream's copy insertion and bufferization with them.",
+    options=OPTIONS,
+)
+def _run(module: ir.Operation, ctx: PassContext) -> None:
     values = ctx.options
     if values["analysis_heuristic"] == "fuzzer" and not values["analysis_fuzzer_seed"]:
         # Upstream aborts on it.
@@ -189,7 +158,9 @@ def _run_checked(module: ir.Operation, ctx: PassContext) -> None:
         if blocker is not None:
             ctx.error(*blocker)
             return
-        run_upstream(module, values)
+        # Nothing to analyze: upstream's pass, as a nested pipeline.
+        if not ctx.run_pipeline(upstream_pipeline(values)):
+            ctx.failed = True
         return
     heuristic, seed = values["analysis_heuristic"], values["analysis_fuzzer_seed"]
     if heuristic == "min-copy-bytes":

@@ -33,16 +33,14 @@ def reset_conflict_counters() -> None:
         _counters.update(conflicts=0, non_writable=0)
 
 
-def _split(text: str) -> list[str]:
-    return [x for x in text.split(",") if x]
-
-
 def run(module: ir.Operation, values: dict, heuristic: str, seed: int,
         analysis_only: bool = False,
         orders: Sequence[tuple[str, int]] = (),
         check_facts: bool = False) -> _core.EngineResult:
     """Analyze ``module`` with the ``memplan-one-shot-bufferize`` option
-    ``values`` in the order ``heuristic`` (``seed`` for the fuzzer), then
+    ``values`` (every option, keyed by Python name, as
+    :class:`memplan.passes.PassContext` holds them; the engine reads them by
+    name) in the order ``heuristic`` (``seed`` for the fuzzer), then
     annotate (``test-analysis-only``) or bufferize it; with
     ``analysis_only`` leave the IR untouched and report the copies the
     rewrite would make (``result.copies``; an op that is not bufferizable is
@@ -57,27 +55,13 @@ def run(module: ir.Operation, values: dict, heuristic: str, seed: int,
     with _counters_lock:
         result = _core.run_interface_engine(
             module._CAPIPtr,
-            test_analysis_only=values["test_analysis_only"],
-            function_boundaries=values["bufferize_function_boundaries"],
+            values,
             analysis_heuristic=heuristic,
-            analysis_fuzzer_seed=seed & 0xFFFFFFFF,
-            print_conflicts=values["print_conflicts"],
-            dump_alias_sets=values["dump_alias_sets"],
-            function_boundary_type_conversion=values["function_boundary_type_conversion"],
-            unknown_type_conversion=values["unknown_type_conversion"],
-            allow_return_allocs_from_loops=values["allow_return_allocs_from_loops"],
-            allow_unknown_ops=values["allow_unknown_ops"],
-            check_parallel_regions=values["check_parallel_regions"],
-            # Upstream copies its 64-bit option into a 32-bit field.
-            buffer_alignment=values["buffer_alignment"] & 0xFFFFFFFF,
-            dialect_filter=_split(values["dialect_filter"]),
-            no_analysis_func_filter=_split(values["no_analysis_func_filter"]),
-            must_infer_memory_space=values["must_infer_memory_space"],
-            use_encoding_for_memory_space=values["use_encoding_for_memory_space"],
+            analysis_fuzzer_seed=seed,
             conflict_counter=_counters["conflicts"],
             non_writable_counter=_counters["non_writable"],
             analysis_only=analysis_only,
-            rank_orders=[(h, s & 0xFFFFFFFF) for h, s in orders],
+            rank_orders=list(orders),
             check_facts=check_facts,
         )
         _counters["conflicts"] = result.conflict_counter

@@ -20,8 +20,9 @@ from mlir import ir
 from memplan import _core
 from memplan.inplace import engine
 from memplan.inplace.min_copy_bytes import run_ranked
-from memplan.inplace.options import order_name, option_values
+from memplan.inplace.options import order_name
 from memplan.ir.parse import location_prefix
+from memplan.passes import lookup
 
 
 @dataclass
@@ -147,8 +148,10 @@ def analyze(target: Union[ir.Module, ir.Operation, Any], **options) -> AnalysisR
 
     ``options`` are the pass options in Python spelling
     (``bufferize_function_boundaries=True``, ``analysis_heuristic="top-down"``,
-    ...). The IR is not modified. Raises :class:`InplaceAnalysisError` (with
-    the first error, located) when the analysis fails.
+    ...), checked as the pass checks them (:class:`memplan.passes.PassOptionError`
+    for an unknown option or a bad value). The IR is not modified. Raises
+    :class:`InplaceAnalysisError` (with the first error, located) when the
+    analysis fails.
     """
     op = target.operation if isinstance(target, (ir.Module, ir.OpView)) else target
     func_name = None
@@ -160,10 +163,7 @@ def analyze(target: Union[ir.Module, ir.Operation, Any], **options) -> AnalysisR
             module = module.parent
         if module is None:
             raise ValueError("the function is not inside a builtin.module")
-    try:
-        values = option_values(**options)
-    except TypeError as err:
-        raise TypeError(f"analyze() got an {err}") from None
+    values = lookup("memplan-one-shot-bufferize").resolve_options(options)
     values.update(test_analysis_only=False, print_conflicts=False, dump_alias_sets=False)
     heuristic, seed = values["analysis_heuristic"], values["analysis_fuzzer_seed"]
     if heuristic == "fuzzer" and not seed:

@@ -2,15 +2,18 @@
 ``one-shot-bufferize`` options plus ``analysis-heuristic=min-copy-bytes``)
 and the analysis orders min-copy-bytes compares.
 
-The pass, the explanation API and the min-copy-bytes ranking all hand the
-engine the same option values: a dict keyed by Python spelling
-(``bufferize_function_boundaries``), as :class:`memplan.passes.PassContext`
-holds them.
+:data:`OPTIONS` is the options' one declaration: MLIR's pass options
+(``--help``, parsing), the Python keyword arguments of the pass and of
+:func:`memplan.inplace.analyze`, the upstream pipeline of copy-before-write
+and the engine's options all come from it. The pass, the explanation API and
+the min-copy-bytes ranking hand the engine the same option values: a dict
+keyed by Python spelling (``bufferize_function_boundaries``), as
+:class:`memplan.passes.PassContext` holds them; the engine reads each by name
+into upstream's ``OneShotBufferizationOptions``
+(``makeBufferizeOptions``, lib/analysis/AnalysisSteps.cpp).
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from memplan.passes import Option, uint32, uint64
 
@@ -51,23 +54,3 @@ MIN_COPY_BYTES_ORDERS = (("bottom-up", 0), ("top-down", 0), ("bottom-up-from-ter
 def order_name(heuristic: str, seed: int) -> str:
     """``top-down``, ``fuzzer-2``: one of :data:`MIN_COPY_BYTES_ORDERS`."""
     return f"{heuristic}-{seed}" if heuristic == "fuzzer" else heuristic
-
-
-def option_values(**overrides: Any) -> dict[str, Any]:
-    """The pass' option values: the defaults with ``overrides`` (Python or
-    pass spelling; a list or tuple for a comma-separated option). Raises
-    TypeError for an unknown option, ValueError for a value outside its
-    choices."""
-    values = {o.py_name: o.default for o in OPTIONS}
-    by_name = {o.py_name: o for o in OPTIONS}
-    for key, value in overrides.items():
-        name = key.replace("-", "_")
-        if name not in values:
-            raise TypeError(f"unknown option '{key}'")
-        if isinstance(value, (list, tuple)):
-            value = ",".join(value)
-        choices = by_name[name].choices
-        if choices is not None and value not in choices:
-            raise ValueError(f"option '{key}': '{value}' is not one of {', '.join(choices)}")
-        values[name] = value
-    return values

@@ -1,8 +1,16 @@
-"""The ``func.call`` graph of a module: callees, callers, recursion, order."""
+"""The call graph of a module: callees, callers, recursion, order.
+
+Calls are the ops that implement CallOpInterface (``func.call``,
+``func.call_indirect``, ``llvm.call``, a downstream dialect's calls), with
+the symbol they call; functions are the FunctionOpInterface ops of the
+module; the order is MLIR's CallGraph's (``lib/call_order.cpp``).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from memplan import _core
 from memplan.ir.graph import Graph, function_ids, function_name, is_public
@@ -21,7 +29,8 @@ class CallGraph:
     order: list[str] = field(default_factory=list)
 
     def callee_of(self, call: int) -> str:
-        return self.graph.symbol_attribute(call, "callee") or ""
+        """The symbol a call calls (CallOpInterface); "" for an indirect call."""
+        return self.graph.callee(call) or ""
 
     def is_public(self, func: int) -> bool:
         return is_public(self.graph, func)
@@ -33,17 +42,13 @@ class CallGraph:
 
 
 def build_call_graph(graph: Graph) -> CallGraph:
-    """Collect direct calls between the module's functions and order them."""
+    """Collect the calls in the module's functions and order them."""
     cg = CallGraph(graph)
-    call_id = graph.name_id("func.call")
+    calls = np.nonzero((graph.op_role & 0xFF) == _core.LifetimeRole.CALL)[0]
     for f in function_ids(graph):
         cg.funcs[function_name(graph, f)] = f
-        cg.calls[f] = []
-        if call_id < 0:
-            continue
-        for op in range(f + 1, int(graph.op_end[f]) + 1):
-            if graph.op_name[op] == call_id:
-                cg.calls[f].append((op, cg.callee_of(op)))
+        inside = calls[(calls > f) & (calls <= int(graph.op_end[f]))]
+        cg.calls[f] = [(op, cg.callee_of(op)) for op in inside.tolist()]
     _order(cg)
     return cg
 

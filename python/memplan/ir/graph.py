@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Callable, Union
 
+import numpy as np
 from mlir import ir
 
 from memplan import _core
@@ -61,18 +62,19 @@ def ir_value(graph: Graph, value: int) -> ir.Value:
 
 
 def function_ids(graph: Graph, nested: bool = False) -> list[int]:
-    """Ids of the ``func.func`` ops directly inside the root op; with
-    ``nested``, also those directly inside a ``builtin.module`` nested in it."""
-    func = graph.name_id("func.func")
-    if func < 0:
-        return []
-    names = graph.op_name
-    parents = graph.op_parent
-    if not nested:
-        return [i for i in range(graph.num_ops) if names[i] == func and parents[i] == 0]
-    module = graph.name_id("builtin.module")
-    return [i for i in range(graph.num_ops)
-            if names[i] == func and (parents[i] == 0 or (parents[i] > 0 and names[parents[i]] == module))]
+    """Ids of the functions (FunctionOpInterface: ``func.func``, ...) directly
+    inside the root op; with ``nested``, also those directly inside a
+    ``builtin.module`` nested in it (a host module: not a ``gpu.module``,
+    whose functions run on a device)."""
+    funcs = np.nonzero((graph.op_role & 0xFF) == _core.LifetimeRole.FUNC)[0]
+    parents = graph.op_parent[funcs]
+    keep = parents == 0
+    if nested:
+        # builtin.module is MLIR's own ModuleOp: named, as the container
+        # memplan descends into.
+        module = graph.name_id("builtin.module")
+        keep |= (parents > 0) & (graph.op_name[np.maximum(parents, 0)] == module)
+    return funcs[keep].tolist()
 
 
 def qualified_function_name(graph: Graph, op_id: int) -> str:

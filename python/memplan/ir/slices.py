@@ -1,12 +1,16 @@
 """Backward slices of index values: can a size be recomputed at function entry?
 
 A dynamic allocation size can be hoisted when its backward slice holds only
-pure index arithmetic over the function's arguments (``arith``, ``index``,
+ops without memory effects and without regions (``arith``, ``index``,
 ``affine.apply/min/max``, ``memref.dim``/``tensor.dim`` of arguments,
-constants). The slice is then cloned where it is needed: at the function
-entry, into a caller (arguments mapped to call operands), or into a generated
-size-query function. Anything else blocks hoisting, with the reason and the op
-responsible, so passes can report it with a location.
+constants: whatever MLIR's MemoryEffectOpInterface says is effect-free) over
+the function's arguments; outside the entry block, each op must also be
+speculatable (ConditionallySpeculatable: a division by a value that may be
+zero is not). The C++ core asks the interfaces (``Graph.op_purity``,
+``include/memplan/op_roles.h``). The slice is then cloned where it is needed:
+at the function entry, into a caller (arguments mapped to call operands), or
+into a generated size-query function. Anything else blocks hoisting, with the
+reason and the op responsible, so passes can report it with a location.
 """
 
 from __future__ import annotations
@@ -16,42 +20,13 @@ from typing import Optional, Union
 
 from mlir import ir
 
+from memplan import _core
 from memplan.ir.graph import Graph, entry_block, ir_value, operation  # noqa: F401 (ir_value re-exported)
 
-# Ops with no memory effects whose results depend only on their operands.
-_PURE_PREFIXES = ("arith.", "index.")
-_PURE_OPS = frozenset(
-    {
-        "affine.apply",
-        "affine.min",
-        "affine.max",
-        "memref.dim",
-        "tensor.dim",
-        # Casts change the static type only: a dim of the cast is the
-        # source's, and lowered they neither trap nor touch memory a caller
-        # has not handed over.
-        "memref.cast",
-        "tensor.cast",
-        "memref.rank",
-        "tensor.rank",
-        "ub.poison",
-    }
-)
-_LOAD_OPS = frozenset(
-    {"memref.load", "tensor.extract", "affine.load", "vector.load", "vector.extractelement"}
-)
-_CALL_OPS = frozenset({"func.call", "func.call_indirect"})
-# Pure, but not speculatable: they trap (SIGFPE) on a zero divisor, the
-# signed ones also on INT_MIN / -1. Hoisted out of the guard that protects
-# them (an scf.if, a loop that runs zero times) they would run anyway.
-_UNSIGNED_DIVISIONS = frozenset(
-    {"arith.divui", "arith.remui", "arith.ceildivui", "index.divu", "index.remu", "index.ceildivu"}
-)
-_SIGNED_DIVISIONS = frozenset(
-    {"arith.divsi", "arith.remsi", "arith.ceildivsi", "arith.floordivsi",
-     "index.divs", "index.rems", "index.ceildivs", "index.floordivs"}
-)
-_CONSTANT_OPS = frozenset({"arith.constant", "index.constant"})
+_EFFECT_FREE = int(_core.OpPurity.EFFECT_FREE)
+_SPECULATABLE = int(_core.OpPurity.SPECULATABLE)
+_READS_ONLY = int(_core.OpPurity.READS_ONLY)
+_CALL = int(_core.LifetimeRole.CALL)
 
 
 @dataclass(frozen=True)
@@ -74,9 +49,10 @@ class Blocked:
 SliceResult = Union[Hoistable, Blocked]
 
 
-def is_pure(name: str) -> bool:
-    """Op names whose results are pure functions of their operands."""
-    return name in _PURE_OPS or name.startswith(_PURE_PREFIXES)
+def is_pure(graph: Graph, op: int) -> bool:
+    """Op ``op`` has no memory effects and no regions: its results are a
+    function of its operands (MemoryEffectOpInterface)."""
+    return bool(int(graph.op_purity[op]) & _EFFECT_FREE)
 
 
 class SliceAnalysis:
@@ -123,16 +99,17 @@ class SliceAnalysis:
                 f"depends on a block argument of '{g.names[g.op_name[owner]]}'",
             )
         name = g.names[g.op_name[op]]
-        if name in _LOAD_OPS:
+        purity = int(g.op_purity[op])
+        if purity & _READS_ONLY:
             return self._blocked_load(op, name)
-        if name in _CALL_OPS:
+        if int(g.op_role[op]) & 0xFF == _CALL:
             return Blocked("call", op, f"depends on the result of '{name}', a call with side effects")
-        if not is_pure(name):
+        if not purity & _EFFECT_FREE:
             return Blocked("unknown-op", op, f"depends on '{name}', which cannot be hoisted")
         if not g.is_ancestor(self.func, op):
             return Blocked("unknown-op", op, "is defined outside the function")
         operands = [int(x) for x in g.operands[g.operand_begin[op] : g.operand_begin[op + 1]]]
-        if int(g.op_block[op]) != self.entry_block and not self._speculatable(name, operands):
+        if int(g.op_block[op]) != self.entry_block and not purity & _SPECULATABLE:
             owner = int(g.op_parent[op])
             return Blocked(
                 "guarded",
@@ -142,27 +119,13 @@ class SliceAnalysis:
             )
         return operands
 
-    def _speculatable(self, name: str, operands: list[int]) -> bool:
-        """Whether a pure op can run where its guard did not let it: everything
-        but a division whose divisor is not a safe constant."""
-        signed = name in _SIGNED_DIVISIONS
-        if not signed and name not in _UNSIGNED_DIVISIONS:
-            return True
-        divisor = self._constant(operands[1])
-        return divisor is not None and divisor != 0 and not (signed and divisor == -1)
-
-    def _constant(self, v: int) -> Optional[int]:
-        """The integer value of an ``arith.constant`` / ``index.constant``, else None."""
-        g = self.graph
-        op = int(g.value_op[v])
-        if op < 0 or g.names[g.op_name[op]] not in _CONSTANT_OPS:
-            return None
-        return g.int_attribute(op, "value")
-
     def _blocked_load(self, op: int, name: str) -> Blocked:
         g = self.graph
-        src = int(g.operands[g.operand_begin[op]])
-        src_op = int(g.value_op[src])
+        begin = int(g.operand_begin[op])
+        src_op = int(g.value_op[g.operands[begin]]) if int(g.operand_begin[op + 1]) > begin else -1
+        # Only the message depends on it: which global a load reads, and
+        # whether that global is constant, are memref's own attributes of
+        # memref.get_global and memref.global (no interface tells either).
         if src_op >= 0 and g.names[g.op_name[src_op]] == "memref.get_global":
             global_name = g.symbol_attribute(src_op, "name") or "?"
             if not self._global_is_constant(global_name):

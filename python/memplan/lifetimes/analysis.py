@@ -2,7 +2,9 @@
 
 :func:`analyze_function` takes an extracted graph and a function op id and
 returns a :class:`FunctionLifetimes` of plain numpy arrays, one entry per
-``memref.alloc`` / ``memref.alloca`` of the function (nested ones included).
+allocation of the function (nested ones included): an op whose memory
+effects allocate its one result, a memref, on the heap (``memref.alloc``) or
+in the automatic allocation scope (``memref.alloca``).
 It never touches the IR, so other passes (buffer reuse, transient storage)
 reuse it as is.
 
@@ -28,6 +30,7 @@ from memplan import _core
 from memplan.ir.graph import Graph, extract_graph, function_ids, function_name, operation, qualified_function_name, value_namer
 from memplan.ir.parse import location_prefix
 from memplan.lifetimes import reasons as R
+from memplan.lifetimes import roles as K
 from memplan.lifetimes.branches import BranchGroup, find_branch_groups
 from memplan.lifetimes.sizes import (
     INDEX_MAX,
@@ -47,7 +50,7 @@ class Allocation:
     index: int
     """Row in the :class:`FunctionLifetimes` arrays."""
     op: int
-    """Graph op id of the ``memref.alloc`` / ``memref.alloca``."""
+    """Graph op id of the allocation."""
     kind: str
     """``alloc`` or ``alloca``."""
     name: str
@@ -106,7 +109,7 @@ class FunctionLifetimes:
     bytes: np.ndarray
     """Static byte size (int64), -1 when dynamic."""
     is_alloca: np.ndarray
-    """True for ``memref.alloca`` rows."""
+    """True for rows allocated in the automatic allocation scope (``memref.alloca``)."""
     dynamic_slices: dict[int, list[int]] = field(default_factory=dict)
     """For eligible dynamic allocations: the ops to hoist before the pool."""
     groups: list[BranchGroup] = field(default_factory=list)
@@ -222,7 +225,6 @@ class FunctionLifetimes:
         """One record per allocation. ``names`` prints SSA names (needs the live IR)."""
         g = self.graph
         namer = value_namer(g, self.func_op) if names else (lambda v: f"%v{v}")
-        alloca_name = g.name_id("memref.alloca")
         group = self.group_of()
         out = []
         for i in range(len(self.op)):
@@ -233,7 +235,7 @@ class FunctionLifetimes:
                 Allocation(
                     index=i,
                     op=op,
-                    kind="alloca" if g.op_name[op] == alloca_name else "alloc",
+                    kind="alloca" if self.is_alloca[i] else "alloc",
                     name=namer(int(self.value[i])),
                     location=location_prefix(g.location(op)),
                     type=g.types[g.value_type[self.value[i]]].text,
@@ -289,24 +291,27 @@ class LifetimeAnalysis:
     def __init__(self, graph: Graph):
         self.graph = graph
         self.types = _TypeTables(graph)
-        self.alloc_names = np.array(
-            [i for i, n in enumerate(graph.names) if n in ("memref.alloc", "memref.alloca")],
-            dtype=np.int32,
-        )
-        self.alloca_name = graph.name_id("memref.alloca")
+        # Allocations from their memory effects (op_roles.h): an op that
+        # allocates its one result, a memref, on the heap or in the automatic
+        # allocation scope.
+        kind = graph.op_role & 0xFF
+        self.is_alloc = ((kind == K.ALLOC) | (kind == K.ALLOCA)) & (graph.num_results == 1)
+        results = graph.result_begin[np.nonzero(self.is_alloc)[0]]
+        memref_types = np.array([t.is_memref for t in graph.types], dtype=bool)
+        self.is_alloc[self.is_alloc] = memref_types[graph.value_type[results]]
+        self.is_alloca_op = kind == K.ALLOCA
 
     def function(self, func_op: int) -> FunctionLifetimes:
         """Lifetimes of the allocations in ``func_op`` (a ``func.func`` op id)."""
         g = self.graph
         lo, hi = func_op, int(g.op_end[func_op]) + 1
-        names = g.op_name[lo:hi]
-        ops = (np.nonzero(np.isin(names, self.alloc_names))[0] + lo).astype(np.int32)
+        ops = (np.nonzero(self.is_alloc[lo:hi])[0] + lo).astype(np.int32)
         roots = np.ascontiguousarray(g.result_begin[ops], dtype=np.int32)
         t = _core.analyze_lifetimes(g, roots)
         value_types = g.value_type[roots]
         size = self.types.static_bytes[value_types]
         reasons = t["reasons"].astype(np.int64)
-        is_alloca = g.op_name[ops] == self.alloca_name
+        is_alloca = self.is_alloca_op[ops]
         bad_elem = ~self.types.elem_ok[value_types] & ~is_alloca
         reasons[bad_elem] |= R.bit("unsupported-element-type")
         reasons[self.types.overflow[value_types]] |= R.bit("size-overflow")

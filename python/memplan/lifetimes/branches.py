@@ -135,7 +135,6 @@ def find_branch_groups(
     scopes: np.ndarray,
 ) -> list[BranchGroup]:
     """Branch groups among the allocations ``ops`` (rows of a FunctionLifetimes)."""
-    dealloc_name = graph.name_id("memref.dealloc")
     rows = np.nonzero(((reasons & ~_CANDIDATE) == 0) & ((reasons & R.bit("escapes-block")) != 0)
                       & (sizes >= 0) & (scopes >= 0))[0]
     by_exit: dict[tuple[int, int], list[tuple[int, set[int], list]]] = {}
@@ -158,13 +157,13 @@ def find_branch_groups(
         if int(t["reasons"][0]) & ~(R.bit("non-identity-layout") | R.bit("dealloc-through-alias")):
             continue  # the merged value escapes, has unknown users, or is not freed once
         r_values, r_uses = closure(graph, result)
-        frees = [op for v, op, _ in r_uses if graph.op_name[op] == dealloc_name]
+        frees = [op for v, op, _ in r_uses if K.kind(graph, op) == K.DEALLOC]
         if len(frees) != 1 or int(graph.op_block[frees[0]]) != int(graph.op_block[parent]):
             continue
         ok = True
         for _, values, uses in members:
             # Inside its branch a member is never freed; outside it is the merged value.
-            if any(graph.op_name[op] == dealloc_name and v not in r_values for v, op, _ in uses):
+            if any(K.kind(graph, op) == K.DEALLOC and v not in r_values for v, op, _ in uses):
                 ok = False
         # One member exists on every path through the region op: a slot of
         # their size holds no byte more than the branch taken needs only

@@ -15,20 +15,20 @@ from __future__ import annotations
 
 import numpy as np
 
+from memplan import _core
 from memplan.ir.graph import Graph
 
-# Role codes; the values of LifetimeRole in include/memplan/op_roles.h.
-OTHER, ALLOC, ALLOCA, DEALLOC, ALIAS, ACCESS, STORE, RETURN, CALL, TERMINATOR, BRANCH = range(11)
-FUNC, PARALLEL = 14, 15
-CAPTURE_OK = 1 << 8
-SEQUENTIAL = 1 << 9
-EXCLUSIVE = 1 << 10
+#: The enums of ``include/memplan/op_roles.h``, exported by the C++ core: a
+#: role (low byte of a role word) and the flags above it.
+Role = _core.LifetimeRole
+Flag = _core.LifetimeRoleFlag
 
-KIND_NAMES: dict[int, str] = {
-    OTHER: "other", ALLOC: "alloc", ALLOCA: "alloca", DEALLOC: "dealloc", ALIAS: "alias",
-    ACCESS: "access", STORE: "store", RETURN: "return", CALL: "call", TERMINATOR: "terminator",
-    BRANCH: "branch", FUNC: "func", PARALLEL: "parallel",
-}
+OTHER, ALLOC, ALLOCA, DEALLOC = Role.OTHER, Role.ALLOC, Role.ALLOCA, Role.DEALLOC
+ALIAS, ACCESS, STORE, RETURN, CALL = Role.ALIAS, Role.ACCESS, Role.STORE, Role.RETURN, Role.CALL
+TERMINATOR, BRANCH, FUNC, PARALLEL = Role.TERMINATOR, Role.BRANCH, Role.FUNC, Role.PARALLEL
+CAPTURE_OK, SEQUENTIAL, EXCLUSIVE = Flag.CAPTURE_OK, Flag.SEQUENTIAL, Flag.EXCLUSIVE
+
+KIND_NAMES: dict[int, str] = {int(r): r.name.lower() for r in Role}
 
 
 def kind(graph: Graph, op: int) -> int:
@@ -39,12 +39,9 @@ def kind(graph: Graph, op: int) -> int:
 def describe(role: int) -> str:
     """Readable form of a role word, e.g. ``branch+capture+sequential``."""
     text = KIND_NAMES.get(role & 0xFF, str(role & 0xFF))
-    if role & CAPTURE_OK:
-        text += "+capture"
-    if role & SEQUENTIAL:
-        text += "+sequential"
-    if role & EXCLUSIVE:
-        text += "+exclusive"
+    for flag in Flag:
+        if role & flag:
+            text += "+" + _core.ROLE_FLAG_SHORT_NAMES[flag.name]
     return text
 
 
@@ -55,4 +52,4 @@ def flows(graph: Graph, op: int, operand: int) -> np.ndarray:
     return graph.flow_target[graph.flow_begin[slot] : graph.flow_begin[slot + 1]]
 
 
-__all__ = ["kind", "describe", "flows", "KIND_NAMES"]
+__all__ = ["Role", "Flag", "kind", "describe", "flows", "KIND_NAMES"]

@@ -101,7 +101,6 @@ def hoistable_slice(graph: Graph, scope_block: int, values: list[int]) -> Option
     induction variable, a load, an op nested in a region, ...).
     """
     scope_op = int(graph.block_parent_op[scope_block])
-    names = graph.names
     slice_ops: set[int] = set()
     seen: set[int] = set()
     stack = list(values)
@@ -121,9 +120,7 @@ def hoistable_slice(graph: Graph, scope_block: int, values: list[int]) -> Option
             return None
         if not graph.is_ancestor(scope_op, op):
             continue  # defined outside the scope op: dominates it
-        if graph.op_block[op] != scope_block or not is_pure(names[graph.op_name[op]]):
-            return None
-        if graph.region_begin[op + 1] != graph.region_begin[op]:
+        if graph.op_block[op] != scope_block or not is_pure(graph, op):
             return None
         slice_ops.add(op)
         begin, end = graph.operand_begin[op], graph.operand_begin[op + 1]

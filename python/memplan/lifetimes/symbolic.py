@@ -28,6 +28,8 @@ from memplan.lifetimes.sizes import element_bytes
 #: A polynomial: monomial (sorted leaf names, () for the constant) -> coefficient.
 Poly = dict[tuple[str, ...], int]
 
+# The report's expressions spell what these upstream ops compute (a cast
+# keeps the dims, a dim reads one, muli/addi multiply and add): read by name.
 _CASTS = ("memref.cast", "tensor.cast")
 _DIMS = ("memref.dim", "tensor.dim")
 
@@ -70,11 +72,9 @@ class SymbolicSizes:
         self.nonneg: set[str] = set()
 
     def _constant(self, v: int) -> Optional[int]:
-        g = self.graph
-        op = int(g.value_op[v])
-        if op < 0 or g.names[g.op_name[op]] not in ("arith.constant", "index.constant"):
-            return None
-        return g.int_attribute(op, "value")
+        """The integer value of ``v`` when a constant op (ConstantLike) defines it."""
+        op = int(self.graph.value_op[v])
+        return self.graph.constant_int(op) if op >= 0 else None
 
     def _argument(self, v: int) -> Optional[int]:
         """The argument number of ``v`` (through casts), or None."""

@@ -20,6 +20,7 @@ from mlir import ir
 from memplan import _core, packing
 from memplan.ir.graph import extract_graph
 from memplan.lifetimes.branches import branch_exit
+from memplan.lifetimes import roles as K
 from memplan.lifetimes.reasons import bit
 from memplan.lifetimes.sizes import static_bytes
 
@@ -43,8 +44,9 @@ class CheckResult:
 def check_module(module: ir.Operation | ir.Module) -> CheckResult:
     """Verify every pool of ``module`` (see the module docstring)."""
     g = extract_graph(module)
-    view_name, alloc_name, const_name = (
-        g.name_id("memref.view"), g.name_id("memref.alloc"), g.name_id("arith.constant"))
+    # A pool as the rewrite builds it: memref.view ops (the op memplan
+    # emits) of a heap allocation at constant byte offsets.
+    view_name = g.name_id("memref.view")
     result = CheckResult()
     if view_name < 0:
         return result
@@ -54,12 +56,12 @@ def check_module(module: ir.Operation | ir.Module) -> CheckResult:
         op = int(op)
         src = int(g.operands[g.operand_begin[op]])
         src_op = int(g.value_op[src])
-        if src_op < 0 or g.op_name[src_op] != alloc_name:
+        if src_op < 0 or K.kind(g, src_op) != K.ALLOC:
             continue
         shift = int(g.operands[g.operand_begin[op] + 1])
         shift_op = int(g.value_op[shift])
         size = static_bytes(g.types[g.value_type[g.result_begin[op]]])
-        offset = g.int_attribute(shift_op, "value") if shift_op >= 0 and g.op_name[shift_op] == const_name else None
+        offset = g.constant_int(shift_op) if shift_op >= 0 else None
         if offset is None or size is None:
             result.unchecked += 1
             continue

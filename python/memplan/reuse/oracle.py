@@ -9,8 +9,8 @@ the rewritten module is instrumented so that, when it runs,
   by LLVM itself (``llvm.getelementptr`` of the element type from null, as
   the allocation lowering does);
 * every op that uses a memref value reports a *touch* of the view that value
-  comes from: through view-like ops (subview, cast, reshapes, views) the view
-  is known statically; through block arguments and region results it is the
+  comes from: through view-like ops (ViewLikeOpInterface: subview, cast,
+  reshapes, views) the view is known statically; through block arguments and region results it is the
   most recent live view containing the value's first byte.
 
 A view instance is live from its creation to its last touch. :func:`run`
@@ -28,7 +28,9 @@ from typing import Any, Optional, Sequence
 from mlir import ir
 from mlir.dialects import arith, func, llvm, memref
 
+from memplan.ir.graph import extract_graph, function_ids, operation
 from memplan.ir.parse import location_prefix
+from memplan.lifetimes import roles as K
 
 VIEW_HOOK = "memplan_oracle_view"
 TOUCH_HOOK = "memplan_oracle_touch"
@@ -37,8 +39,6 @@ _MARK = "memplan.oracle"
 
 _VIEW_T = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64)
 _TOUCH_T = ctypes.CFUNCTYPE(None, ctypes.c_int64)
-_ALIAS_OPS = frozenset({"memref.subview", "memref.cast", "memref.collapse_shape", "memref.expand_shape",
-                        "memref.reinterpret_cast", "memref.transpose", "memref.view"})
 
 
 @dataclass
@@ -87,24 +87,21 @@ def instrument(module: ir.Module) -> list[str]:
     i64 = ir.IntegerType.get_signless(64)
     index = ir.IndexType.get()
     views: list[str] = []
-    view_id: dict[Any, int] = {}
+    view_id: dict[int, int] = {}  # graph value id of a view -> its view id
     body = module.body
-    functions = [op for op in body.operations if op.operation.name == "func.func"
-                 and len(op.regions[0].blocks) > 0]
-
-    def walk(op: ir.Operation, out: list[ir.Operation]) -> None:
-        for region in op.regions:
-            for block in region.blocks:
-                for inner in block.operations:
-                    out.append(inner.operation)
-                    walk(inner.operation, out)
-
-    ops: list[ir.Operation] = []
-    for f in functions:
-        walk(f.operation, ops)
-    # Views of byte buffers: register each new instance.
-    for op in ops:
-        if op.name != "memref.view" or not _is_byte_buffer(op.operands[0].type):
+    g = extract_graph(module)
+    # The ops of the functions with a body, in program order (read before
+    # any hook is inserted: the graph keeps pointing at them).
+    ops = [op for f in function_ids(g) if int(g.op_end[f]) > f for op in range(f + 1, int(g.op_end[f]) + 1)]
+    # Views of byte buffers: register each new instance. memref.view is the
+    # op memplan's rewrites build to place a buffer in a pool or in
+    # transient storage: the instances this oracle checks.
+    view_name = g.name_id("memref.view")
+    for i in ops:
+        if g.op_name[i] != view_name:
+            continue
+        op = operation(g, i)
+        if not _is_byte_buffer(op.operands[0].type):
             continue
         result = op.results[0]
         elem = _llvm_element(ir.MemRefType(result.type).element_type)
@@ -112,7 +109,7 @@ def instrument(module: ir.Module) -> list[str]:
             continue
         k = len(views)
         views.append(location_prefix(op.location))
-        view_id[result] = k
+        view_id[int(g.result_begin[i])] = k
         with ir.InsertionPoint.after(op), op.location:
             count: ir.Value = arith.ConstantOp(index, 1).result
             mt = ir.MemRefType(result.type)
@@ -130,25 +127,29 @@ def instrument(module: ir.Module) -> list[str]:
             call = func.CallOp([], VIEW_HOOK, [arith.ConstantOp(i64, k).result, ptr, nbytes])
             call.attributes[_MARK] = ir.UnitAttr.get()
 
-    def origin(v: ir.Value) -> Optional[int]:
+    def origin(v: int) -> Optional[int]:
+        """The registered view a value is a view of, through view-like ops
+        (ViewLikeOpInterface: their view source)."""
         for _ in range(64):
             if v in view_id:
                 return view_id[v]
-            owner = v.owner
-            if isinstance(owner, ir.Block) or owner.name not in _ALIAS_OPS:
+            owner = int(g.value_op[v])
+            if owner < 0 or g.view_source[owner] < 0:
                 return None
-            v = owner.operands[0]
+            v = int(g.operands[g.operand_begin[owner] + g.view_source[owner]])
         return None
 
-    for op in ops:
-        if op.name in ("memref.view",) and op.results and op.results[0] in view_id:
+    for i in ops:
+        if int(g.num_results[i]) and int(g.result_begin[i]) in view_id:
             continue
-        if op.name == "memref.dealloc":
+        if K.kind(g, i) == K.DEALLOC:
             continue
-        for v in op.operands:
+        op = operation(g, i)
+        begin = int(g.operand_begin[i])
+        for j, v in enumerate(op.operands):
             if not isinstance(v.type, ir.MemRefType):
                 continue
-            k = origin(v)
+            k = origin(int(g.operands[begin + j]))
             with ir.InsertionPoint(op), op.location:
                 if k is not None:
                     call = func.CallOp([], TOUCH_HOOK, [arith.ConstantOp(i64, k).result])

@@ -16,7 +16,7 @@ from memplan.ir.graph import extract_graph, function_ids, operation
 from memplan.lifetimes import reasons as R
 from memplan.lifetimes.analysis import LifetimeAnalysis
 from memplan.lifetimes.sizes import custom_data_layout
-from memplan.passes import Option, PassContext, register_pass, register_pipeline
+from memplan.passes import Option, PassContext, alignment, register_pass, register_pipeline
 from memplan.pipeline import MEMPLAN_BUFFERIZATION, PEAK_PASSES
 from memplan.reuse.plan import PoolOverflow, plan_function
 from memplan.reuse.rewrite import apply_plan
@@ -26,10 +26,7 @@ ALGORITHMS = ("best", "linear-scan", "greedy-by-size", "best-fit")
 
 
 def _run_reuse(module: ir.Operation, ctx: PassContext) -> None:
-    alignment = ctx.options["alignment"]
-    if alignment <= 0 or alignment & (alignment - 1):
-        ctx.error(module, f"memplan-buffer-reuse: alignment must be a power of two, got {alignment}")
-        return
+    alignment = ctx.options["alignment"]  # a power of two (its option type)
     layout = custom_data_layout(module)
     if layout is not None:
         ctx.remark(module, f"memplan-buffer-reuse: the module sets its own data layout ({layout}); "
@@ -107,7 +104,7 @@ def _run_reuse(module: ir.Operation, ctx: PassContext) -> None:
 
 # Shared by the pass and the pipeline alias that forwards them.
 _ALGORITHM = Option("algorithm", str, "best", "packing algorithm", choices=ALGORITHMS)
-_ALIGNMENT = Option("alignment", int, 64, "byte alignment of the pool and of every offset")
+_ALIGNMENT = Option("alignment", alignment, 64, "byte alignment of the pool and of every offset")
 
 register_pass(
     "memplan-buffer-reuse",

@@ -33,6 +33,7 @@ from mlir.dialects import arith, memref
 
 from memplan import _core
 from memplan.ir.graph import Graph, operation
+from memplan.lifetimes import roles as K
 from memplan.lifetimes.analysis import FunctionLifetimes
 from memplan.lifetimes.sizes import dynamic_size_values, element_bytes
 from memplan.reuse.plan import PoolPlan
@@ -157,7 +158,7 @@ def apply_plan(lt: FunctionLifetimes, plan: PoolPlan) -> None:
             np.array(keep, dtype=np.int32),
         )
         # Deallocs before allocs: a kept dealloc never outlives its alloc.
-        for op in sorted(keep, key=lambda o: g.op_name[o] != g.name_id("memref.dealloc")):
+        for op in sorted(keep, key=lambda o: K.kind(g, o) != K.DEALLOC):
             handles.pop(op).erase()
 
 

@@ -18,6 +18,7 @@ from mlir.dialects import arith, cf, memref
 from memplan.ir import sizeexpr as E
 from memplan.ir.graph import Graph, operation
 from memplan.ir.slices import Hoistable, SliceAnalysis, clone_slice, ir_value
+from memplan.lifetimes import roles as K
 from memplan.transients.contract import add_storage_argument, storage_type
 from memplan.transients.plan import FunctionPlan, ModulePlan, PathLeaf, function_of, seen_through_call
 
@@ -155,13 +156,14 @@ def _emit_entry(g: Graph, fp: FunctionPlan, func_op: ir.Operation, storage: ir.V
 def _replace_alloc(g: Graph, op_id: int, storage: ir.Value, offset: ir.Value) -> None:
     alloc = operation(g, op_id)
     result = alloc.results[0]
-    users = [use.owner for use in result.uses]
+    value = int(g.result_begin[op_id])
+    frees = [int(g.use_op[u]) for u in range(int(g.use_begin[value]), int(g.use_begin[value + 1]))
+             if K.kind(g, int(g.use_op[u])) == K.DEALLOC]
     with ir.InsertionPoint(alloc), alloc.location:
         dynamic_sizes = list(alloc.operands)[: _num_dynamic(result.type)]
         view = memref.ViewOp(result.type, storage, offset, dynamic_sizes).result
-    for user in users:
-        if user.operation.name == "memref.dealloc":
-            user.erase()
+    for free in frees:
+        operation(g, free).erase()
     result.replace_all_uses_with(view)
     alloc.erase()
 

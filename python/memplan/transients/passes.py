@@ -4,18 +4,20 @@ from __future__ import annotations
 
 from typing import Optional
 
+import numpy as np
 from mlir import ir
 
 from memplan.ir.graph import extract_graph, operation
+from memplan.lifetimes import roles as K
 from memplan.lifetimes.sizes import custom_data_layout
-from memplan.passes import Option, PassContext, register_pass, register_pipeline
+from memplan.passes import Option, PassContext, alignment, register_pass, register_pipeline
 from memplan.transients.annotate import annotate
 from memplan.transients.contract import add_storage_argument, find_storage, functions_by_name, is_public
 from memplan.transients.emplace import emplace_module
 from memplan.transients.plan import DEFAULT_ALIGNMENT, ModulePlan, plan_module
 from memplan.transients.queries import annotate_constant_sizes, materialize_queries
 
-_ALIGNMENT = Option("alignment", int, DEFAULT_ALIGNMENT, "byte alignment of every offset in the storage")
+_ALIGNMENT = Option("alignment", alignment, DEFAULT_ALIGNMENT, "byte alignment of every offset in the storage")
 
 
 def _report(plan: ModulePlan, ctx: PassContext, remarks: bool) -> bool:
@@ -65,9 +67,8 @@ def _add_storage(module: ir.Operation, ctx: PassContext) -> None:
     if find_storage(graph, f).index is not None:
         ctx.error(operation(graph, f), f"@{name} already takes transient storage")
         return
-    callee = graph.name_id("func.call")
-    for op in range(graph.num_ops):
-        if graph.op_name[op] == callee and graph.symbol_attribute(op, "callee") == name:
+    for op in np.nonzero((graph.op_role & 0xFF) == K.CALL)[0].tolist():
+        if graph.callee(op) == name:
             ctx.error(operation(graph, op), f"cannot add transient storage to @{name}: it is called here")
             return
     add_storage_argument(operation(graph, f))

@@ -33,6 +33,7 @@ from memplan.ir.graph import Graph, entry_block, value_namer
 from memplan.ir.parse import location_prefix
 from memplan.ir.slices import Blocked, Hoistable, SliceAnalysis
 from memplan.lifetimes import reasons as R
+from memplan.lifetimes import roles as K
 from memplan.lifetimes.analysis import LifetimeAnalysis
 from memplan.lifetimes.sizes import element_bytes
 from memplan.transients.contract import find_storage, planned_query
@@ -328,6 +329,9 @@ def _upper_bound(plan: ModulePlan, slices: SliceAnalysis, v: int, depth: int) ->
             if _is_const_nonneg(g, lb):
                 return _upper_bound(plan, slices, ub, depth + 1)
         return None
+    # Which function an op computes (a minimum, a sum, a quotient) is what
+    # arith and index ops are; no interface states it symbolically (upstream's
+    # ValueBoundsOpInterface would be the place: a later step).
     name = g.names[g.op_name[op]]
     operands = [int(x) for x in g.operands[g.operand_begin[op] : g.operand_begin[op + 1]]]
     if name in ("arith.minui", "arith.minsi", "index.minu", "index.mins"):
@@ -349,22 +353,22 @@ def _upper_bound(plan: ModulePlan, slices: SliceAnalysis, v: int, depth: int) ->
     return None
 
 
-def _is_const_nonneg(g: Graph, v: int) -> bool:
+def _constant(g: Graph, v: int) -> Optional[int]:
+    """The integer value of ``v`` when a constant op (ConstantLike) defines it."""
     op = int(g.value_op[v])
-    if op < 0 or g.names[g.op_name[op]] != "arith.constant":
-        return False
-    value = g.int_attribute(op, "value")
+    return g.constant_int(op) if op >= 0 else None
+
+
+def _is_const_nonneg(g: Graph, v: int) -> bool:
+    value = _constant(g, v)
     return value is not None and value >= 0
 
 
 def _leaf(plan: ModulePlan, v: int) -> E.Expr:
-    """A constant when ``v`` is an ``arith.constant``, else a leaf."""
-    g = plan.graph
-    op = int(g.value_op[v])
-    if op >= 0 and g.names[g.op_name[op]] == "arith.constant":
-        value = g.int_attribute(op, "value")
-        if value is not None:
-            return E.const(value)
+    """A constant when a constant op defines ``v``, else a leaf."""
+    value = _constant(plan.graph, v)
+    if value is not None:
+        return E.const(value)
     return PathLeaf(v, _describe(plan, v), ())
 
 
@@ -377,11 +381,10 @@ def _describe(plan: "ModulePlan", v: int) -> str:
 
 
 def function_of(g: Graph, v: int) -> int:
-    """The ``func.func`` op that defines value ``v``."""
+    """The function (FunctionOpInterface) that defines value ``v``."""
     op = int(g.value_op[v])
     op = op if op >= 0 else int(g.block_parent_op[g.value_block[v]])
-    func = g.name_id("func.func")
-    while op >= 0 and g.op_name[op] != func:
+    while op >= 0 and int(g.op_role[op]) & 0xFF != K.FUNC:
         op = int(g.op_parent[op])
     return op
 

@@ -1,1 +1,0 @@
-#map = affine_map<(d0) -> (d0)> func.func @f() { return }

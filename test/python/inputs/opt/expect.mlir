@@ -1,4 +1,0 @@
-func.func @f() {
-  // expected-error @+1 {{nope}}
-  return
-}

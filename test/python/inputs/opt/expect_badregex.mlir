@@ -1,4 +1,0 @@
-func.func @f() {
-  // expected-error-re @+1 {{ret{{urn}}
-  return
-}

@@ -1,4 +1,0 @@
-// expected-error-re @unknown {{does not {{re.*}} pass}}
-func.func @f() {
-  return
-}
