@@ -1,6 +1,6 @@
 """The memory pipeline at scale: memplan-memory-pipeline against upstream's.
 
-    python bench/bench_pipeline.py [--sizes 1000,10000,100000] [--timeout 120] [--numerics 10000]
+    python bench/bench_pipeline.py [--sizes 1000,10000,100000] [--timeout 600] [--numerics 10000]
 
 One function per row, generated (bench/generators.py, bench/bench_inplace.py,
 bench/workloads.py) or from ../shared/workloads, run in the same session by
@@ -9,10 +9,13 @@ bench/workloads.py) or from ../shared/workloads, run in the same session by
 * upstream: ``mlir-opt --pass-pipeline='builtin.module(one-shot-bufferize{
   bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},
   buffer-deallocation-pipeline, func.func(optimize-allocation-liveness))'``,
-  stopped after ``--timeout`` seconds.
+  stopped after ``--timeout`` seconds (``--large-timeout`` above 10,000
+  generics).
 
-Columns: wall time and maximum resident set of each process (start-up,
-parse, pipeline, print), upstream / memplan, the static heap peak of each
+Columns: CPU time (user + system; wall time in parentheses) and maximum
+resident set of each process (start-up, parse, pipeline, print), the ratio
+upstream / memplan of CPU times (wall times stretch with other jobs on the
+machine, CPU times much less), the static heap peak of each
 output (``memplan.lifetimes.peaks``, 64-byte blocks), and whether the outputs
 compute the same bits (``memplan.numerics.compare``, poisoned fresh memory,
 for programs up to ``--numerics`` generics). A last table gives memplan's
@@ -26,17 +29,15 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import subprocess
 import sys
 import tempfile
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 from bench_inplace import tiled_loop_nest  # noqa: E402
 from generators import elementwise_chain  # noqa: E402
-from tools import MEMPLAN_OPT, MLIR_OPT  # noqa: E402
+from tools import MEMPLAN_OPT, MLIR_OPT, Measured, measure  # noqa: E402
 from workloads import transformer  # noqa: E402
 
 UPSTREAM = ("builtin.module(one-shot-bufferize{bufferize-function-boundaries "
@@ -46,29 +47,10 @@ MEMPLAN = "builtin.module(memplan-memory-pipeline)"
 WORKLOADS = os.path.join(HERE, "..", "..", "shared", "workloads")
 
 
-TIME = "/usr/bin/time"
 
-
-def run(tool: str, path: str, pipeline: str, out: str, timeout: float) -> tuple[float, float]:
-    """(wall seconds, max RSS MB) of one tool run; (inf, nan) on timeout. The
-    resident set comes from /usr/bin/time where there is one (else nan)."""
-    argv = [tool, path, f"--pass-pipeline={pipeline}", "-o", out]
-    timed = os.path.exists(TIME)
-    if timed:
-        argv = [TIME, "-f", "maxrss %M"] + argv
-    t0 = time.perf_counter()
-    try:
-        proc = subprocess.run(argv, capture_output=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return math.inf, math.nan
-    seconds = time.perf_counter() - t0
-    if proc.returncode != 0:
-        raise RuntimeError(f"{tool} failed on {path}:\n{proc.stderr.decode()[-2000:]}")
-    rss = math.nan
-    for line in proc.stderr.decode(errors="replace").splitlines():
-        if line.startswith("maxrss "):
-            rss = int(line.split()[1]) / 1024
-    return seconds, rss
+def run(tool: str, path: str, pipeline: str, out: str, timeout: float) -> Measured:
+    """One tool run on `path`, its output written to `out`."""
+    return measure([tool, path, f"--pass-pipeline={pipeline}", "-o", out], timeout)
 
 
 def static_peak(path: str) -> int:
@@ -110,13 +92,15 @@ def cases(sizes: list[int]) -> list[tuple[str, int, str, str, str]]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="1000,10000,100000", help="generics per generated function")
-    ap.add_argument("--timeout", type=float, default=120.0, help="seconds before upstream is stopped")
+    ap.add_argument("--timeout", type=float, default=600.0, help="wall seconds before upstream is stopped")
+    ap.add_argument("--large-timeout", type=float, default=60.0,
+                    help="wall seconds before upstream is stopped above 10,000 generics (it is quadratic there)")
     ap.add_argument("--numerics", type=int, default=10000,
                     help="compare the outputs' bits for generated programs up to this many generics")
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
-    print("| case | n | memplan s | upstream s | upstream / memplan | max RSS MB memplan / upstream "
-          "| static peak B memplan / upstream | same bits |")
+    print("| case | n | memplan CPU s (wall) | upstream CPU s (wall) | upstream / memplan, CPU "
+          "| max RSS MB memplan / upstream | static peak B memplan / upstream | same bits |")
     print("|---|---:|---:|---:|---:|---:|---:|:---:|")
     growth: dict[str, list[tuple[int, float]]] = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -125,21 +109,23 @@ def main() -> None:
             with open(src, "w") as f:
                 f.write(make())
             ops = ops or sum(1 for line in open(src) if "=" in line or "return" in line)
-            t_m, rss_m = run(MEMPLAN_OPT, src, pipeline, ours, 10 * args.timeout)
-            t_u, rss_u = run(MLIR_OPT, src, UPSTREAM, theirs, args.timeout)
+            m = run(MEMPLAN_OPT, src, pipeline, ours, 10 * args.timeout)
+            timeout = args.timeout if n <= 10000 else args.large_timeout
+            u = run(MLIR_OPT, src, UPSTREAM, theirs, timeout)
+            stopped = u.cpu == math.inf
             p_m = static_peak(ours)
-            p_u = static_peak(theirs) if t_u != math.inf else None
+            p_u = static_peak(theirs) if not stopped else None
             bits = "-"
             generated = entry != "forward" and not name.startswith("transformer")
-            if t_u != math.inf and (not generated or n <= args.numerics):
+            if not stopped and (not generated or n <= args.numerics):
                 bits = same_bits(theirs, ours, entry)
-            ratio = f"{t_u / t_m:.1f}x" if t_u != math.inf else f"> {args.timeout / t_m:.1f}x"
-            up = f"{t_u:.2f}" if t_u != math.inf else f"> {args.timeout:.0f} (stopped)"
-            print(f"| {name} | {n} | {t_m:.2f} | {up} | {ratio} | {rss_m:.0f} / {rss_u:.0f} | "
+            ratio = f"{u.cpu / m.cpu:.1f}x" if not stopped else f"> {timeout / m.wall:.1f}x (wall)"
+            up = f"{u.cpu:.2f} ({u.wall:.2f})" if not stopped else f"stopped at {timeout:.0f} wall"
+            print(f"| {name} | {n} | {m.cpu:.2f} ({m.wall:.2f}) | {up} | {ratio} | {m.rss_mb:.0f} / {u.rss_mb:.0f} | "
                   f"{p_m} / {p_u if p_u is not None else '-'} | {bits} |", flush=True)
-            growth.setdefault(name, []).append((ops, t_m))
+            growth.setdefault(name, []).append((ops, m.cpu))
     print("\nmemplan's growth (one process, start-up included):\n")
-    print("| case | ops | memplan s | us / op | (t / (n log2 n)) / first |")
+    print("| case | ops | memplan CPU s | us / op | (t / (n log2 n)) / first |")
     print("|---|---:|---:|---:|---:|")
     for name, rows in growth.items():
         if len(rows) < 2:

@@ -14,16 +14,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass
 from typing import Callable
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from generators import elementwise_chain  # noqa: E402
-from tools import MEMPLAN_OPT, MLIR_OPT  # noqa: E402
+from tools import MEMPLAN_OPT, MLIR_OPT, measure  # noqa: E402
 
 
 
@@ -73,17 +71,8 @@ if os.path.exists(_GPT2):
 
 def time_command(argv: list[str], repeat: int) -> tuple[float, int]:
     """Best wall-clock seconds and largest maximum resident set (KiB)."""
-    best, rss = float("inf"), 0
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL)
-        _, status, usage = os.wait4(proc.pid, 0)
-        best = min(best, time.perf_counter() - t0)
-        rss = max(rss, usage.ru_maxrss)
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        if proc.returncode != 0:
-            raise subprocess.CalledProcessError(proc.returncode, argv)
-    return best, rss
+    runs = [measure(argv) for _ in range(repeat)]
+    return min(r.wall for r in runs), int(max(r.rss_mb for r in runs) * 1024)
 
 
 def main() -> None:
