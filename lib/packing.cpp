@@ -2,7 +2,8 @@
 //
 // The algorithm table, the parallel runner that tries them, and the public
 // API (memplan/packing.h). The engine is in packing_engine.h, the
-// improvement algorithms in packing_improve.h.
+// improvement algorithms in packing_improve.h, the exact search in
+// packing_exact.cpp.
 //
 // Every heuristic here but linear-scan shares one engine (Placer): visit the
 // buffers in some order and put each into a gap between the already-placed
@@ -16,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "packing_exact.h"
 #include "packing_improve.h"
 
 #include <atomic>
@@ -32,6 +34,20 @@ using namespace packing_detail;
 
 namespace {
 
+/// "best" runs the exact search on at most this many buffers when the
+/// heuristics stop above the bound (any number when they miss the capacity).
+constexpr size_t kBestSearchMax = 4096;
+
+/// The budget "best" gives the exact search: all of `budget` where the
+/// heuristics stop 1% or more above the bound (or miss the capacity), less
+/// with the square of the gap below that, where little is left to win.
+int64_t bestBudget(int64_t budget, int64_t pool, int64_t bound,
+                   bool overCapacity) {
+  const double gap = double(pool - bound) / double(std::max<int64_t>(bound, 1));
+  if (overCapacity || gap >= 0.01)
+    return budget;
+  return int64_t(double(budget) * (gap / 0.01) * (gap / 0.01));
+}
 
 //===----------------------------------------------------------------------===//
 // The algorithm table and the runner
@@ -154,6 +170,7 @@ const std::vector<std::string> &packingAlgorithms() {
     std::vector<std::string> v;
     for (const Algorithm &alg : algorithms())
       v.push_back(alg.name);
+    v.push_back("exact");
     v.push_back("best");
     return v;
   }();
@@ -186,7 +203,8 @@ PoolLowerBound poolLowerBound(const BufferSet &b, int64_t alignment) {
   return lowerBoundOf(makeProblem(b, alignment));
 }
 
-Packing pack(const BufferSet &b, const std::string &algorithm, int64_t alignment) {
+Packing pack(const BufferSet &b, const std::string &algorithm,
+             int64_t alignment, const PackOptions &options) {
   validateBuffers(b, alignment);
   const auto &names = packingAlgorithms();
   if (std::find(names.begin(), names.end(), algorithm) == names.end()) {
@@ -196,13 +214,20 @@ Packing pack(const BufferSet &b, const std::string &algorithm, int64_t alignment
     throw std::invalid_argument("unknown packing algorithm '" + algorithm +
                                 "' (expected one of: " + all + ")");
   }
+  if (options.budget < -1)
+    throw std::invalid_argument(
+        "budget must be >= 0 (or -1 for the default), got " +
+        std::to_string(options.budget));
   Problem pb = makeProblem(b, alignment);
   Packing result;
   result.lowerBound = lowerBoundOf(pb);
+  const bool best = algorithm == "best", exact = algorithm == "exact";
 
+  // The heuristics; "exact" starts from greedy-by-size.
   std::vector<const Algorithm *> chosen;
   for (const Algorithm &alg : algorithms())
-    if (algorithm == "best" || algorithm == alg.name)
+    if (best || algorithm == alg.name ||
+        (exact && alg.name == std::string("greedy-by-size")))
       chosen.push_back(&alg);
   std::vector<int64_t> pools(chosen.size());
   std::vector<std::vector<int64_t>> offsets(chosen.size());
@@ -231,16 +256,76 @@ Packing pack(const BufferSet &b, const std::string &algorithm, int64_t alignment
 
   size_t win = 0;
   for (size_t t = 0; t < chosen.size(); ++t) {
-    result.perAlgorithm.emplace_back(chosen[t]->name, pools[t]);
+    if (!exact)
+      result.perAlgorithm.emplace_back(chosen[t]->name, pools[t]);
     if (pools[t] < pools[win])
       win = t;
   }
-  result.algorithm = chosen[win]->name;
+  result.algorithm = exact ? "exact" : chosen[win]->name;
   result.poolSize = pools[win];
+  std::vector<int64_t> &off = offsets[win];
+  result.bound = std::min(result.poolSize, result.lowerBound.aligned);
+
+  // The exact search, where the heuristics leave a gap worth closing.
+  const bool overBound = result.poolSize > result.lowerBound.aligned;
+  const bool overCapacity =
+      options.capacity >= 0 && result.poolSize > options.capacity;
+  int64_t budget = options.budget >= 0 ? options.budget : kDefaultSearchBudget;
+  if (best)
+    budget = bestBudget(budget, result.poolSize, result.lowerBound.aligned,
+                        overCapacity);
+  if (exact || (best && overBound && budget > 0 &&
+                (pb.count() <= kBestSearchMax || overCapacity))) {
+    result.searchBudget = budget;
+    ExactOutcome found =
+        searchExact(pb, result.lowerBound.aligned, result.poolSize, off,
+                    result.searchBudget, options.capacity);
+    result.searchWork = found.work;
+    result.bound = found.bound;
+    result.perAlgorithm.emplace_back("exact", found.pool);
+    if (found.pool < result.poolSize) {
+      result.algorithm = "exact";
+      result.poolSize = found.pool;
+      off = std::move(found.offsets);
+    }
+  }
+
   result.offsets.assign(b.count, 0);
   for (size_t k = 0; k < pb.count(); ++k)
-    result.offsets[pb.id[k]] = offsets[win][k];
+    result.offsets[pb.id[k]] = off[k];
   return result;
+}
+
+LivePeak livePeak(const BufferSet &b, int64_t alignment) {
+  validateBuffers(b, alignment);
+  Problem pb = makeProblem(b, alignment);
+  LivePeak peak;
+  std::vector<int64_t> raw, aligned;
+  slotNeeds(pb, raw, aligned);
+  size_t at = 0;
+  for (size_t s = 1; s < aligned.size(); ++s)
+    if (aligned[s] > aligned[at])
+      at = s;
+  if (!aligned.empty() && aligned[at] >= pb.minPool) {
+    for (size_t k = 0; k < pb.count(); ++k)
+      if (pb.lo[k] <= int32_t(at) && int32_t(at) < pb.hi[k]) {
+        peak.buffers.push_back(pb.id[k]);
+        peak.raw += pb.size[k];
+        if (pb.lo[k] == int32_t(at))
+          peak.point = pb.start[k];
+      }
+    peak.aligned = aligned[at];
+    return peak;
+  }
+  // An idle buffer larger than every slot's need (or no active buffer).
+  for (size_t i = 0; i < b.count; ++i)
+    if (b.size[i] > 0 && b.size[i] == pb.minPool) {
+      peak.point = b.start[i];
+      peak.raw = peak.aligned = b.size[i];
+      peak.buffers.push_back(int64_t(i));
+      break;
+    }
+  return peak;
 }
 
 std::vector<PackingViolation> verifyPacking(const BufferSet &b, const int64_t *offsets,

@@ -47,9 +47,14 @@ void registerPackingBindings(nb::module_ &m) {
           "Byte offset of each buffer (read-only int64 view).")
       .def_ro("pool_size", &Packing::poolSize)
       .def_ro("algorithm", &Packing::algorithm)
-      .def_prop_ro("lower_bound", [](const Packing &p) { return p.lowerBound.raw; })
+      .def_prop_ro("lower_bound",
+                   [](const Packing &p) { return p.lowerBound.raw; })
       .def_prop_ro("lower_bound_aligned",
                    [](const Packing &p) { return p.lowerBound.aligned; })
+      .def_ro("bound", &Packing::bound)
+      .def_prop_ro("optimal", &Packing::optimal)
+      .def_ro("search_work", &Packing::searchWork)
+      .def_ro("search_budget", &Packing::searchBudget)
       .def_prop_ro(
           "per_algorithm",
           [](const Packing &p) {
@@ -61,18 +66,39 @@ void registerPackingBindings(nb::module_ &m) {
           "Pool size of each algorithm that was run.");
 
   m.attr("PACKING_ALGORITHMS") = packingAlgorithms();
+  m.attr("PACKING_DEFAULT_BUDGET") = kDefaultSearchBudget;
 
   m.def(
       "pack",
       [](const Int64In &starts, const Int64In &ends, const Int64In &sizes,
-         const std::string &algorithm, int64_t alignment) {
+         const std::string &algorithm, int64_t alignment, int64_t capacity,
+         int64_t budget) {
         BufferSet b = bufferSet(starts, ends, sizes);
         nb::gil_scoped_release release;
-        return pack(b, algorithm, alignment);
+        return pack(b, algorithm, alignment, PackOptions{capacity, budget});
       },
       nb::arg("starts"), nb::arg("ends"), nb::arg("sizes"),
       nb::arg("algorithm") = "best", nb::arg("alignment") = 64,
+      nb::arg("capacity") = -1, nb::arg("budget") = -1,
       "Assign aligned byte offsets to buffers live over [start, end).");
+
+  m.def(
+      "live_peak",
+      [](const Int64In &starts, const Int64In &ends, const Int64In &sizes,
+         int64_t alignment) {
+        BufferSet b = bufferSet(starts, ends, sizes);
+        LivePeak peak;
+        {
+          nb::gil_scoped_release release;
+          peak = livePeak(b, alignment);
+        }
+        return std::make_tuple(peak.point, peak.raw, peak.aligned,
+                               peak.buffers);
+      },
+      nb::arg("starts"), nb::arg("ends"), nb::arg("sizes"),
+      nb::arg("alignment") = 64,
+      "(point, raw bytes, aligned bytes, buffers) where the aligned bound is "
+      "reached.");
 
   m.def(
       "pool_lower_bound",

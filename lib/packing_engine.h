@@ -557,11 +557,15 @@ inline void linearScan(const Problem &pb, std::vector<int64_t> &off) {
     off[i] = base[slotOf[i]];
 }
 
-/// Live bytes peak over time; see PoolLowerBound.
-inline PoolLowerBound lowerBoundOf(const Problem &pb) {
+/// What the buffers live in each slot need: their summed sizes (`raw`), and
+/// their aligned sizes less the largest padding (`aligned`); see
+/// PoolLowerBound.
+inline void slotNeeds(const Problem &pb, std::vector<int64_t> &raw,
+                      std::vector<int64_t> &aligned) {
   const int64_t alignment = pb.alignment;
   const size_t S = pb.numSlots, P = leavesFor(std::max<size_t>(S, 1));
-  std::vector<int64_t> raw(S + 1, 0), aligned(S + 1, 0);
+  raw.assign(S + 1, 0);
+  aligned.assign(S + 1, 0);
   std::vector<int64_t> maxPad(2 * P, 0);  // chmax stored on cover nodes
   for (size_t i = 0; i < pb.count(); ++i) {
     int64_t a = alignUp(pb.size[i], alignment);
@@ -576,13 +580,22 @@ inline PoolLowerBound lowerBoundOf(const Problem &pb) {
   for (size_t n = 1; n < P; ++n)  // push down to the leaves
     for (size_t c : {2 * n, 2 * n + 1})
       maxPad[c] = std::max(maxPad[c], maxPad[n]);
+  std::partial_sum(raw.begin(), raw.end(), raw.begin());
+  std::partial_sum(aligned.begin(), aligned.end(), aligned.begin());
+  raw.resize(S);
+  aligned.resize(S);
+  for (size_t s = 0; s < S; ++s)
+    aligned[s] -= maxPad[P + s];
+}
+
+/// Live bytes peak over time; see PoolLowerBound.
+inline PoolLowerBound lowerBoundOf(const Problem &pb) {
+  std::vector<int64_t> raw, aligned;
+  slotNeeds(pb, raw, aligned);
   PoolLowerBound lb{pb.minPool, pb.minPool};
-  int64_t r = 0, al = 0;
-  for (size_t s = 0; s < S; ++s) {
-    r += raw[s];
-    al += aligned[s];
-    lb.raw = std::max(lb.raw, r);
-    lb.aligned = std::max(lb.aligned, al - maxPad[P + s]);
+  for (size_t s = 0; s < raw.size(); ++s) {
+    lb.raw = std::max(lb.raw, raw[s]);
+    lb.aligned = std::max(lb.aligned, aligned[s]);
   }
   return lb;
 }

@@ -1,10 +1,12 @@
-//===- packing.h - Offset assignment for buffers with lifetimes --*- C++ -*-===//
+//===- packing.h - Offset assignment for buffers with lifetimes --*- C++
+//-*-===//
 //
 // The memory packer: given buffers with a byte size and a half-open live
 // interval [start, end) over program points, give each an aligned byte offset
 // in one pool so that buffers whose intervals overlap never share a byte, and
 // keep the pool small. This is the offline dynamic-storage-allocation problem
-// (NP-hard), so we run several heuristics and keep the best.
+// (NP-hard), so we run several heuristics and keep the best, and an exact
+// search where they stop above the lower bound.
 //
 // A buffer is *active* when its size is > 0 and its interval is non-empty.
 // Only active buffers conflict. Inactive buffers get offset 0; a non-empty
@@ -41,6 +43,23 @@ struct PoolLowerBound {
   int64_t aligned = 0;
 };
 
+/// What pack() may aim for besides the smallest pool.
+struct PackOptions {
+  /// Bytes the pool should fit in, or -1. The exact search then looks for a
+  /// packing within it first; pack() does not fail when it finds none (the
+  /// caller compares poolSize).
+  int64_t capacity = -1;
+  /// Steps the exact search may take, or -1 for kDefaultSearchBudget. The
+  /// same budget gives the same packing on any machine. "best" gives it all
+  /// where its heuristics stop 1% or more above the bound (or above the
+  /// capacity), less with the square of the gap below that.
+  int64_t budget = -1;
+};
+
+/// The exact search's default budget, in steps: about 8 s of one core of
+/// the 2-core machine memplan is measured on.
+constexpr int64_t kDefaultSearchBudget = 2'500'000'000;
+
 struct Packing {
   std::vector<int64_t> offsets;
   int64_t poolSize = 0;  ///< max(offset + size) over all non-empty buffers.
@@ -48,6 +67,23 @@ struct Packing {
   /// Pool size of each algorithm that was run, in run order.
   std::vector<std::pair<std::string, int64_t>> perAlgorithm;
   PoolLowerBound lowerBound;
+  /// Proven: no packing has a smaller pool. The aligned lower bound, or more
+  /// where the exact search proved that no packing reaches it.
+  int64_t bound = 0;
+  /// Steps the exact search took (0 if it did not run), and its budget.
+  int64_t searchWork = 0;
+  int64_t searchBudget = 0;
+  /// poolSize == bound: no packing is smaller.
+  bool optimal() const { return poolSize <= bound; }
+};
+
+/// Where the live bytes peak: a program point where the aligned lower bound
+/// is reached (the earliest), and the buffers live there.
+struct LivePeak {
+  int64_t point = 0;            ///< A start time (or 0 for no buffers).
+  int64_t raw = 0;              ///< Summed sizes of the buffers live there.
+  int64_t aligned = 0;          ///< The aligned lower bound those buffers need.
+  std::vector<int64_t> buffers; ///< Input indices, ascending.
 };
 
 struct PackingViolation {
@@ -68,11 +104,16 @@ const std::vector<std::string> &packingAlgorithms();
 void validateBuffers(const BufferSet &buffers, int64_t alignment);
 
 /// Pack with one algorithm, or with all of them for "best" (the smallest pool
-/// wins; ties go to the earlier algorithm). Deterministic. Validates input.
+/// wins; ties go to the earlier algorithm; the exact search runs when the
+/// heuristics stop above the bound, or above options.capacity). Deterministic.
+/// Validates input.
 Packing pack(const BufferSet &buffers, const std::string &algorithm,
-             int64_t alignment);
+             int64_t alignment, const PackOptions &options = {});
 
 PoolLowerBound poolLowerBound(const BufferSet &buffers, int64_t alignment);
+
+/// The point where the aligned lower bound is reached. Validates input.
+LivePeak livePeak(const BufferSet &buffers, int64_t alignment);
 
 /// Every pair of active buffers overlapping in both time and bytes, every
 /// misaligned or negative offset of a non-empty buffer, and (when poolSize >=

@@ -30,9 +30,23 @@ short, more as buffers overlap more):
     deterministic.
 ``squeaky-wheel-to-front``
     The same, moving the blamed buffers straight to the front.
+``exact``
+    A complete search over canonical packings (each buffer at the lowest
+    offset above those placed before it, in a fixed order), after MiniMalloc
+    (Moffitt, ASPLOS 2023): from greedy-by-size's packing, it tries
+    capacities from the lower bound up; per capacity it finds a packing,
+    proves that none exists, or runs out of its share of the work budget.
+    The budget counts search steps, so the result is the same on any machine
+    (:data:`DEFAULT_BUDGET`: 5-10 s here). ``PackResult.optimal`` says
+    whether the pool is proven smallest, ``PackResult.bound`` what is proven.
 ``best``
-    All of the above (several threads for large inputs); the smallest pool
-    wins, ties to the earlier one above.
+    All of the above but ``exact`` (several threads for large inputs); the
+    smallest pool wins, ties to the earlier one above. Where that pool is
+    above the lower bound (on up to 4096 buffers), or above ``capacity``, the
+    exact search continues from it: with the whole budget where the gap is
+    1% of the bound or more (or the capacity is missed), less with the square
+    of the gap below that. Inputs the heuristics pack at the bound (every
+    real model's here) never pay for it.
 """
 
 from __future__ import annotations
@@ -46,6 +60,9 @@ from memplan import _core
 
 ALGORITHMS: tuple[str, ...] = tuple(_core.PACKING_ALGORITHMS)
 """Accepted ``algorithm`` names; ``"best"`` is last."""
+
+DEFAULT_BUDGET: int = _core.PACKING_DEFAULT_BUDGET
+"""The exact search's work budget (steps) when ``pack`` is given none."""
 
 SIZE_LIMIT = 1 << 62
 """The packer rejects inputs whose aligned sizes sum to this many bytes or more
@@ -69,12 +86,80 @@ class PackResult:
     lower_bound_aligned: int
     """Tighter bound counting alignment padding (all but the top buffer)."""
     per_algorithm: Mapping[str, int]
-    """Pool size of every algorithm that was run."""
+    """Pool size of every algorithm that was run (``exact`` when it ran)."""
+    bound: int = 0
+    """Proven: no packing has a smaller pool. ``lower_bound_aligned``, or more
+    where the exact search proved that nothing reaches it."""
+    optimal: bool = False
+    """``pool_size == bound``: no packing is smaller."""
+    search_work: int = 0
+    """Steps the exact search took (0 when it did not run)."""
+    search_budget: int = 0
+    """The steps it was allowed (0 when it did not run)."""
 
     @property
     def ratio(self) -> float:
         """pool_size / lower_bound (1.0 is optimal; 1.0 for an empty pool)."""
         return self.pool_size / self.lower_bound if self.lower_bound else 1.0
+
+    @property
+    def gap(self) -> float:
+        """How far the pool may be above the optimum: pool_size / bound - 1
+        (0.0 when proven optimal)."""
+        return self.pool_size / self.bound - 1 if self.bound else 0.0
+
+
+class CapacityError(ValueError):
+    """No packing within the capacity was found.
+
+    Either the buffers live at one point need more than the capacity
+    (``point`` and ``live`` say where and which; then no packing exists), or
+    the packer found none within its budget (``result`` is the smallest pool
+    it found).
+    """
+
+    def __init__(
+        self,
+        capacity: int,
+        lower_bound: int,
+        *,
+        point: int | None = None,
+        live: Sequence[int] = (),
+        live_bytes: int = 0,
+        result: PackResult | None = None,
+    ):
+        self.capacity = capacity
+        """The bytes asked for."""
+        self.lower_bound = lower_bound
+        """The aligned lower bound on any pool."""
+        self.point = point
+        """Where the live buffers need more than the capacity (a start time),
+        or None when the bound fits."""
+        self.live = list(live)
+        """The buffers live at ``point`` (indices), else empty."""
+        self.live_bytes = live_bytes
+        """Their summed sizes (without alignment padding)."""
+        self.result = result
+        """The smallest packing found, when the bound fits."""
+        if point is not None:
+            message = (
+                f"the buffers live at point {point} need {lower_bound} bytes "
+                f"({live_bytes} without alignment padding), more than the capacity of "
+                f"{capacity} bytes"
+            )
+        else:
+            assert result is not None
+            how = (
+                f"after {result.search_work} of {result.search_budget} search steps"
+                if result.search_budget
+                else "the exact search did not run"
+            )
+            message = (
+                f"no packing within {capacity} bytes found: the smallest pool found is "
+                f"{result.pool_size} bytes ({result.algorithm}; lower bound {lower_bound}, "
+                f"proven bound {result.bound}), {how}"
+            )
+        super().__init__(message)
 
 
 class Violation(NamedTuple):
@@ -108,21 +193,54 @@ def pack(
     sizes: IntArray,
     algorithm: str = "best",
     alignment: int = 64,
+    capacity: int | None = None,
+    budget: int | None = None,
 ) -> PackResult:
     """Assign each buffer a byte offset that is a multiple of ``alignment``.
 
+    With ``capacity``, the pool must fit in that many bytes: ``best`` and
+    ``exact`` search for such a packing first, and :class:`CapacityError` is
+    raised when none is found (at once when the live bytes at some point
+    already need more). ``budget`` is the exact search's work budget in steps
+    (default :data:`DEFAULT_BUDGET`; 0 turns the search off in ``best``).
+
     Raises ValueError on unequal lengths, start > end, negative sizes, an
-    alignment that is not a power of two, or an unknown algorithm.
+    alignment that is not a power of two, an unknown algorithm, or a negative
+    capacity or budget.
     """
-    r = _core.pack(*_buffers(starts, ends, sizes), algorithm, alignment)
-    return PackResult(
+    if capacity is not None and capacity < 0:
+        raise ValueError(f"capacity must be >= 0, got {capacity}")
+    if budget is not None and budget < 0:
+        raise ValueError(f"budget must be >= 0, got {budget}")
+    buffers = _buffers(starts, ends, sizes)
+    if capacity is not None:
+        point, raw, aligned, live = _core.live_peak(*buffers, alignment)
+        if aligned > capacity:
+            if algorithm not in ALGORITHMS:  # the same error as without a capacity
+                _core.pack(*buffers, algorithm, alignment, -1, 0)
+            raise CapacityError(capacity, aligned, point=point, live=live, live_bytes=raw)
+    r = _core.pack(
+        *buffers,
+        algorithm,
+        alignment,
+        -1 if capacity is None else capacity,
+        -1 if budget is None else budget,
+    )
+    result = PackResult(
         offsets=r.offsets,
         pool_size=r.pool_size,
         algorithm=r.algorithm,
         lower_bound=r.lower_bound,
         lower_bound_aligned=r.lower_bound_aligned,
         per_algorithm=dict(r.per_algorithm),
+        bound=r.bound,
+        optimal=r.optimal,
+        search_work=r.search_work,
+        search_budget=r.search_budget,
     )
+    if capacity is not None and result.pool_size > capacity:
+        raise CapacityError(capacity, result.lower_bound_aligned, result=result)
+    return result
 
 
 def lower_bound(
@@ -162,4 +280,14 @@ def verify(
     return [Violation(*v) for v in found]
 
 
-__all__ = ["ALGORITHMS", "SIZE_LIMIT", "PackResult", "Violation", "lower_bound", "pack", "verify"]
+__all__ = [
+    "ALGORITHMS",
+    "DEFAULT_BUDGET",
+    "SIZE_LIMIT",
+    "CapacityError",
+    "PackResult",
+    "Violation",
+    "lower_bound",
+    "pack",
+    "verify",
+]
