@@ -1,6 +1,7 @@
-"""The README's code runs as written: every ``python`` block (each in a fresh
-interpreter, from the repository root) and every shell command whose files
-exist (the venv and pip steps are the environment this test runs in)."""
+"""The documentation's code runs as written (README.md and docs/*.md): every
+``python`` block (each in a fresh interpreter, from the repository root) and
+every shell command whose files exist (the venv and pip steps are the
+environment this test runs in)."""
 
 from __future__ import annotations
 
@@ -17,15 +18,23 @@ ROOT = Path(__file__).parents[2]
 BIN = Path(sys.executable).parent
 
 
-def _blocks(language: str) -> list[tuple[int, str]]:
-    text = (ROOT / "README.md").read_text()
-    return [(text[: m.start()].count("\n") + 1, m.group(1))
-            for m in re.finditer(rf"^```{language}\n(.*?)^```", text, re.S | re.M)]
+DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def _blocks(language: str) -> list[tuple[str, str]]:
+    """(file:line, text) of every fenced block in `language`."""
+    blocks = []
+    for doc in DOCUMENTS:
+        text = doc.read_text()
+        name = doc.relative_to(ROOT)
+        blocks += [(f"{name}:{text[: m.start()].count(chr(10)) + 1}", m.group(1))
+                   for m in re.finditer(rf"^```{language}\n(.*?)^```", text, re.S | re.M)]
+    return blocks
 
 
 def _python_cases():
-    for line, code in _blocks("python"):
-        yield pytest.param(code, id=f"README.md:{line}")
+    for where, code in _blocks("python"):
+        yield pytest.param(code, id=where)
 
 
 @pytest.mark.parametrize("code", list(_python_cases()))
@@ -35,7 +44,7 @@ def test_python_block_runs(code: str):
 
 
 def _shell_commands():
-    for line, block in _blocks("sh"):
+    for where, block in _blocks("sh"):
         for command in block.splitlines():
             # The environment steps are this test's own environment.
             steps = [s.strip() for s in command.split("&&")
@@ -50,7 +59,7 @@ def _shell_commands():
                 files = [w for w in words[1:] if w.endswith(".mlir") and not w.startswith("-")]
                 if not files or not all((ROOT / f).exists() for f in files):
                     continue  # a placeholder (in.mlir, FILE) in a usage line
-                yield pytest.param(words, id=f"README.md:{line}:{words[0]}")
+                yield pytest.param(words, id=f"{where}:{words[0]}")
 
 
 @pytest.mark.parametrize("words", list(_shell_commands()))
@@ -62,4 +71,5 @@ def test_shell_command_runs(words: list[str]):
 
 
 def test_some_blocks_are_found():
-    assert len(list(_python_cases())) >= 3 and len(list(_shell_commands())) >= 1
+    assert len(list(_python_cases())) >= 6 and len(list(_shell_commands())) >= 1
+    assert any(str(p.id).startswith("docs/") for p in _python_cases())

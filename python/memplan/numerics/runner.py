@@ -43,7 +43,7 @@ _RUNTIME_LIBS = ("libmlir_c_runner_utils.so", "libmlir_runner_utils.so")
 _ASSERT_T = ctypes.CFUNCTYPE(None, ctypes.c_int64)
 
 #: LLVM optimization level of the JIT.  Measured on the real-model workloads
-#: (bench/bench_numerics.py): see the README's Numerics section.
+#: (bench/bench_numerics.py): see docs/numerics.md.
 DEFAULT_OPT_LEVEL = 2
 
 
