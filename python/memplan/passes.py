@@ -30,6 +30,7 @@ from typing import Any, Callable, Iterator, Optional, Sequence
 
 from mlir import ir
 
+from memplan.capacity import parse_capacity
 from memplan.ir.parse import location_prefix
 
 # Modules that register passes when imported; loaded on first registry use so
@@ -70,8 +71,15 @@ class alignment(int):
     ``int64_t`` in MLIR)."""
 
 
+class capacity(str):
+    """The type of a memory capacity option (an MLIR string; ``""``: none):
+    ``N`` bytes for every memory space, or ``SPACE:N,...`` (see
+    :mod:`memplan.capacity`), checked when the pipeline is parsed."""
+
+
 #: The type MLIR declares for each option type (lib/passes/ExternalPass.cpp).
-_MLIR_TYPES = {bool: "bool", int: "int", alignment: "int", uint32: "uint32", uint64: "uint64", str: "str"}
+_MLIR_TYPES = {bool: "bool", int: "int", alignment: "int", uint32: "uint32", uint64: "uint64", str: "str",
+               capacity: "str"}
 
 
 @dataclass(frozen=True)
@@ -113,6 +121,14 @@ class Option:
         return "{" + text + "}" if " " in text else text
 
 
+CAPACITY = Option(
+    "capacity", capacity, "",
+    "bytes each memory space may use: N (every space) or SPACE:N,... (0: the default space; "
+    "a plain N for the spaces not listed)")
+"""The ``capacity`` option of memplan-buffer-liveness, memplan-buffer-reuse and
+the transient-storage passes (declared once, here)."""
+
+
 _BOOL_TEXT = {"true": True, "1": True, "false": False, "0": False}
 
 
@@ -151,6 +167,12 @@ def _convert(opt: Option, value: Any) -> Any:
                 f"option '{opt.name}' must be a positive power of two, got {value}"
             )
         return int(value)
+    if opt.type is capacity:
+        try:
+            parse_capacity(value)
+        except ValueError as err:
+            raise PassOptionError(f"option '{opt.name}' {err}") from None
+        return capacity(value)
     if opt.type is str and not isinstance(value, str):
         raise bad()
     try:

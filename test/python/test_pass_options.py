@@ -119,7 +119,8 @@ def test_help_lists_memplan_pass_options():
     assert re.sub(r"\s+", " ", lines[1]) == "--algorithm=<value> - packing algorithm"
     assert lines[2:6] == ["=best", "=linear-scan", "=greedy-by-size", "=best-fit"]
     assert re.sub(r"\s+", " ", lines[6]) == "--alignment=<long> - byte alignment of the pool and of every offset"
-    assert re.sub(r"\s+", " ", lines[7]) == "--remarks - emit a remark per pool and per allocation left alone"
+    assert re.sub(r"\s+", " ", lines[7]).startswith("--capacity=<string> - bytes each memory space may use: N ")
+    assert re.sub(r"\s+", " ", lines[8]) == "--remarks - emit a remark per pool and per allocation left alone"
     # Pipeline aliases show theirs too.
     alias = out[out.index("--memplan-memory-pipeline "):]
     assert "--promote-to-stack" in alias[: alias.index("--memplan-transients")]
@@ -143,12 +144,12 @@ def test_dump_pass_pipeline_prints_option_values(tmp_path: Path):
              "--pass-pipeline=builtin.module(memplan-buffer-reuse{alignment=128})")
     assert r.returncode == 0, r.stderr
     assert r.stderr == ("Pass Manager with 1 passes:\nbuiltin.module(\n"
-                        "  memplan-buffer-reuse{algorithm=best alignment=128 remarks=false}\n)\n\n")
+                        "  memplan-buffer-reuse{algorithm=best alignment=128 capacity= remarks=false}\n)\n\n")
     # A pipeline alias expands to its passes with their values.
     r = _opt(bufz, "-o", out, "--dump-pass-pipeline",
              "--pass-pipeline=builtin.module(memplan-memory-pipeline{algorithm=linear-scan alignment=32})")
     assert r.returncode == 0, r.stderr
-    assert "  memplan-buffer-reuse{algorithm=linear-scan alignment=32 remarks=false}\n)" in r.stderr
+    assert "  memplan-buffer-reuse{algorithm=linear-scan alignment=32 capacity= remarks=false}\n)" in r.stderr
     # Flag form.
     r = _opt(bufz, "-o", out, "--dump-pass-pipeline", "-memplan-test-print-graph=stream=stderr")
     assert "  memplan-test-print-graph{stream=stderr}\n" in r.stderr

@@ -18,7 +18,7 @@ from memplan.reuse import plan_function
 from memplan.reuse import oracle
 from memplan.reuse.check import check_module
 from progs.generator import generate
-from progs.litcases import lit_cases, nested_module, parse_text, rewrite
+from progs.litcases import lit_cases, nested_module, parse_text, rewrite, run_reuse
 
 REUSE = "builtin.module(memplan-buffer-reuse)"
 LIT_FILES = ("reuse/static.mlir", "reuse/regions.mlir", "reuse/dynamic.mlir",
@@ -27,17 +27,7 @@ CASES = lit_cases(*LIT_FILES)
 RUNNABLE = [c for c in CASES if c.runnable]
 
 
-def _run_reuse(text: str, **options) -> tuple[str, dict[str, int], "object"]:
-    """Reuse ``text``; returns the new text, the statistics and the check result."""
-    with ir.Context() as ctx:
-        ctx.allow_unregistered_dialects = True
-        module = parse_source(text, "case.mlir")
-        p = memplan.passes.buffer_reuse(**options)
-        pm = passmanager.PassManager("builtin.module")
-        p.add_to(pm)
-        pm.run(module)
-        stats = {k: v for k, (v, _) in p.statistics.items()}
-        return str(module), stats, check_module(module)
+_run_reuse = run_reuse
 
 
 def test_lit_cases_found():
@@ -176,7 +166,7 @@ def test_memory_pipeline_alias_expands():
     # Upstream's deallocation runs inside memplan-buffer-deallocation, only when needed.
     assert "ownership-based-buffer-deallocation" not in text and "optimize-allocation-liveness" not in text
     # MLIR prints the options of memplan's passes, as of upstream ones.
-    assert text.endswith(",memplan-buffer-reuse{algorithm=best-fit alignment=64 remarks=false})")
+    assert text.endswith(",memplan-buffer-reuse{algorithm=best-fit alignment=64 capacity= remarks=false})")
     # The alias' own text; each tensor pass can be turned off.
     info = memplan.passes.lookup("memplan-memory-pipeline")
     expansion = info.expand(memplan.passes.parse_option_text(info, "algorithm=best-fit promote-to-stack"))

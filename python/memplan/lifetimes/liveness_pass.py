@@ -3,7 +3,8 @@
 Per function: every ``memref.alloc`` / ``memref.alloca``, its size, its live
 interval and whether it can be pooled (or why not), plus peak live bytes.
 Written as text or JSON (``{format=json output=report.json}``) and as pass
-statistics (``memplan-opt --mlir-pass-statistics``).
+statistics (``memplan-opt --mlir-pass-statistics``). With ``capacity``, also
+whether each function's buffers fit in it (a located error where they do not).
 """
 
 from __future__ import annotations
@@ -13,12 +14,16 @@ import sys
 
 from mlir import ir
 
+import numpy as np
+
+from memplan.capacity import Capacity, parse_capacity
 from memplan.ir.graph import extract_graph, function_ids, operation
-from memplan.lifetimes.analysis import FunctionLifetimes, LifetimeAnalysis
+from memplan.lifetimes.analysis import FunctionLifetimes, LifetimeAnalysis, peak_live
 from memplan.lifetimes.contents import held_without_contents
+from memplan.lifetimes.fit import buffer_note, over_capacity, report_over
 from memplan.lifetimes.peaks import heap_peaks
 from memplan.lifetimes.report import format_text, report_dict
-from memplan.passes import Option, PassContext, register_pass
+from memplan.passes import CAPACITY, Option, PassContext, register_pass
 
 
 def record_statistics(ctx: PassContext, lt: FunctionLifetimes) -> None:
@@ -46,6 +51,50 @@ def record_statistics(ctx: PassContext, lt: FunctionLifetimes) -> None:
              "Stretches where a buffer is held without contents it needs")
 
 
+def memory_spaces(lt: FunctionLifetimes) -> np.ndarray:
+    """The integer memory space of each row (-1: a non-integer attribute)."""
+    g = lt.graph
+    return np.array([g.types[g.value_type[int(v)]].memory_space for v in lt.value], dtype=np.int64)
+
+
+def check_capacity(ctx: PassContext, lt: FunctionLifetimes, capacity: Capacity) -> None:
+    """Whether the function's buffers fit in ``capacity``: per bounded memory
+    space, the most bytes of its statically sized allocations (allocas and
+    buffers memplan does not pool included) live at one program point. Over
+    the capacity: a located error; otherwise a statistic (and a remark)."""
+    spaces = memory_spaces(lt)
+    fits = True
+    func = operation(lt.graph, lt.func_op)
+    for space in sorted(set(spaces.tolist())):
+        limit = capacity.of(space) if space >= 0 else None
+        rows = np.nonzero((spaces == space) & (lt.bytes >= 0))[0]
+        dynamic = int(((spaces == space) & (lt.bytes < 0)).sum())
+        if limit is None:
+            continue
+        start, end, size, item = lt.items(rows)
+        over = over_capacity(start, end, size, limit)
+        where = capacity.where(space)
+        if over is not None:
+            first = {}
+            for r, k in zip(rows.tolist(), np.asarray(item).tolist()):
+                first.setdefault(k, int(lt.op[r]))
+            notes = [(first[k], buffer_note(lt.graph, first[k], int(size[k]))) for k in over.live]
+            report_over(ctx, lt.graph, "memplan-buffer-liveness", over, limit, where, notes, lt.func_op)
+            fits = False
+            continue
+        if ctx.options["remarks"]:
+            peak = peak_live(start, end, size)
+            unknown = f"; {dynamic} allocations with dynamic sizes not counted" if dynamic else ""
+            ctx.remark(func, f"fits in the capacity{where}: at most {peak} of {limit} bytes live{unknown}")
+        if dynamic:
+            ctx.stat("capacity-dynamic", dynamic,
+                     "Allocations with dynamic sizes in a memory space with a capacity (not counted)")
+    if fits:
+        ctx.stat("capacity-fits", 1, "Functions whose buffers fit in the capacity")
+    else:
+        ctx.stat("capacity-over", 1, "Functions whose buffers need more than the capacity")
+
+
 def emit_remarks(ctx: PassContext, lt: FunctionLifetimes) -> None:
     """One remark per allocation that cannot be pooled."""
     for i in range(len(lt)):
@@ -66,6 +115,7 @@ def emit_remarks(ctx: PassContext, lt: FunctionLifetimes) -> None:
         Option("format", str, "text", "report format", choices=("text", "json", "none")),
         Option("output", str, "-", "file to write the report to; '-' for stdout"),
         Option("remarks", bool, False, "emit a remark for each allocation that is not poolable"),
+        CAPACITY,
     ],
 )
 def _run(module: ir.Operation, ctx: PassContext) -> None:
@@ -73,10 +123,13 @@ def _run(module: ir.Operation, ctx: PassContext) -> None:
     analysis = LifetimeAnalysis(graph)
     # Functions of nested modules too: each analysis is within one function.
     functions = [analysis.function(f) for f in function_ids(graph, nested=True)]
+    capacity = parse_capacity(ctx.options["capacity"])
     for lt in functions:
         record_statistics(ctx, lt)
         if ctx.options["remarks"]:
             emit_remarks(ctx, lt)
+        if capacity:
+            check_capacity(ctx, lt, capacity)
     fmt = ctx.options["format"]
     if fmt == "none":
         return

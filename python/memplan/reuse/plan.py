@@ -27,6 +27,7 @@ import numpy as np
 from memplan import _core, packing
 from memplan.ir.graph import Graph
 from memplan.lifetimes.analysis import FunctionLifetimes, peak_live
+from memplan.lifetimes.fit import Over, over_capacity
 from memplan.lifetimes.symbolic import Poly, SymbolicSizes, dominates
 from memplan.lifetimes.peaks import (
     ROUNDING,
@@ -76,6 +77,27 @@ class PoolPlan:
         return [int(i) for i in self.static_members] + list(self.dynamic_members)
 
 
+class PoolCapacityError(ValueError):
+    """The buffers of one pool do not fit in the capacity.
+
+    ``over`` says where the live bytes exceed it (no packing exists), or
+    ``packing_error`` holds the smallest pool the packer found within its
+    budget (when ``over`` is None)."""
+
+    def __init__(self, scope_op: int, capacity: int, rows: list[list[int]], sizes: list[int],
+                 over: Optional[Over] = None, packing_error: Optional[packing.CapacityError] = None):
+        super().__init__(str(packing_error) if over is None else "over capacity")
+        self.scope_op = scope_op
+        """The op whose body the pool is for (a function, a parallel op)."""
+        self.capacity = capacity
+        self.rows = rows
+        """The rows of each packed item (a branch group is one item)."""
+        self.sizes = sizes
+        """The bytes of each item."""
+        self.over = over
+        self.packing_error = packing_error
+
+
 class PoolOverflow(ValueError):
     """The members of one pool need more bytes than an ``index`` holds."""
 
@@ -90,18 +112,45 @@ def alloc_alignment(graph: Graph, op: int) -> int:
     return value if value is not None and value > 0 else 1
 
 
+def _pool_alignment(lt: FunctionLifetimes, group: np.ndarray, alignment: int) -> int:
+    """The pool's alignment: ``alignment`` or its members' largest."""
+    return max([alignment] + [alloc_alignment(lt.graph, int(lt.op[i])) for i in group])
+
+
+def _capacity_error(lt: FunctionLifetimes, static: np.ndarray, capacity: int, start: np.ndarray,
+                    end: np.ndarray, size_items: np.ndarray, item: np.ndarray, align: int,
+                    packing_error: Optional[packing.CapacityError] = None) -> PoolCapacityError:
+    rows: list[list[int]] = [[] for _ in range(len(size_items))]
+    for r, k in zip(static.tolist(), np.asarray(item).tolist()):
+        rows[k].append(int(r))
+    over = None if packing_error is not None else over_capacity(start, end, size_items, capacity, align)
+    g = lt.graph
+    scope_op = int(g.block_parent_op[int(lt.scope[static[0]])])
+    return PoolCapacityError(scope_op, capacity, rows, [int(b) for b in size_items], over, packing_error)
+
+
+def _check_fits(lt: FunctionLifetimes, group: np.ndarray, alignment: int, capacity: int) -> None:
+    """Raises :class:`PoolCapacityError` when the static rows ``group`` (of
+    one scope, not pooled) need more than ``capacity`` bytes at some point."""
+    static = group[lt.bytes[group] >= 0]
+    if not static.size:
+        return
+    align = _pool_alignment(lt, static, alignment)
+    start, end, size_items, item = lt.items(static)
+    if over_capacity(start, end, size_items, capacity, align) is not None:
+        raise _capacity_error(lt, static, capacity, start, end, size_items, item, align)
+
+
 def _pool_plan(
-    lt: FunctionLifetimes, group: np.ndarray, algorithm: str, alignment: int
+    lt: FunctionLifetimes, group: np.ndarray, algorithm: str, alignment: int,
+    capacity: Optional[int] = None, budget: Optional[int] = None,
 ) -> Optional[PoolPlan]:
     """The pool of rows ``group`` (all in one scope), or None when it has no
-    place to be freed in its block."""
+    place to be freed in its block. With ``capacity``, its static region fits
+    in that many bytes, or :class:`PoolCapacityError` is raised."""
     g = lt.graph
     scope = int(lt.scope[group[0]])
-    align = alignment
-    for i in group:
-        a = alloc_alignment(g, int(lt.op[i]))
-        if a > align:
-            align = a
+    align = _pool_alignment(lt, group, alignment)
     static = group[lt.bytes[group] >= 0]
     dynamic = [int(i) for i in group[lt.bytes[group] < 0]]
     merged_deallocs: list[int] = []
@@ -112,7 +161,13 @@ def _pool_plan(
         worst = sum(-(-int(b) // align) * align for b in size_items)
         if worst >= packing.SIZE_LIMIT:
             raise PoolOverflow(int(lt.op[static[0]]), worst)
-        res = packing.pack(start, end, size_items, algorithm=algorithm, alignment=align)
+        if capacity is not None and over_capacity(start, end, size_items, capacity, align):
+            raise _capacity_error(lt, static, capacity, start, end, size_items, item, align)
+        try:
+            res = packing.pack(start, end, size_items, algorithm=algorithm, alignment=align,
+                               capacity=capacity, budget=budget)
+        except packing.CapacityError as err:
+            raise _capacity_error(lt, static, capacity, start, end, size_items, item, align, err) from None
         offsets = np.asarray(res.offsets, dtype=np.int64)[item]
         size, alg = int(res.pool_size), res.algorithm
         bound_aligned = int(res.lower_bound_aligned)
@@ -272,7 +327,8 @@ def _chain_pools(lt: FunctionLifetimes, scope: int, units: list[_Unit], pools: l
 
 
 def plan_function(
-    lt: FunctionLifetimes, algorithm: str = "best", alignment: int = 64, min_members: int = 2
+    lt: FunctionLifetimes, algorithm: str = "best", alignment: int = 64, min_members: int = 2,
+    capacity: Optional[int] = None, budget: Optional[int] = None,
 ) -> FunctionPlan:
     """Pools for the eligible allocations of one function, chosen so that the
     heap peak of the whole function (pools and every buffer left on the heap,
@@ -292,13 +348,23 @@ def plan_function(
 
     Leaving everything alone remains the fallback, so the peak never goes
     up. Both steps cost O(n log n) in the buffers of the function.
+
+    With ``capacity`` (bytes), the plan is for a memory of that size instead:
+    per scope, one pool of every eligible statically sized buffer, packed in
+    at most ``capacity`` bytes (the exact search gets ``budget`` steps), or
+    :class:`PoolCapacityError`; buffers with dynamic sizes stay on the heap
+    (their bytes are not known). A lone buffer is left alone, if it fits.
     """
     rows = np.nonzero(lt.eligible)[0]
     upstream = input_peak(lt)
     bound = lower_bound_peak(lt)
     heap_sites = int((~lt.is_alloca).sum())
     pools: list[PoolPlan] = []
-    if rows.size:
+    if capacity is not None:
+        static = sorted(r for u in _units(lt, rows) if not u.dynamic for r in u.rows)
+        pools = _plan_within(lt, np.array(static, dtype=np.int64), algorithm, alignment, min_members,
+                             capacity, budget)
+    elif rows.size:
         scopes = lt.scope[rows]
         order = np.argsort(scopes, kind="stable")
         rows, scopes = rows[order], scopes[order]
@@ -343,4 +409,20 @@ def plan_function(
     return FunctionPlan(pools, upstream, peak, bound, heap_sites - pooled + len(pools))
 
 
-__all__ = ["FunctionPlan", "PoolOverflow", "PoolPlan", "alloc_alignment", "as_pool", "plan_function"]
+def _plan_within(lt: FunctionLifetimes, rows: np.ndarray, algorithm: str, alignment: int,
+                 min_members: int, capacity: int, budget: Optional[int]) -> list[PoolPlan]:
+    """One pool per scope of the static ``rows``, each within ``capacity``."""
+    pools = []
+    scopes = lt.scope[rows]
+    for scope in sorted(set(scopes.tolist())):
+        group = rows[scopes == scope]
+        if len(group) < min_members:
+            _check_fits(lt, group, alignment, capacity)
+            continue
+        plan = _pool_plan(lt, group, algorithm, alignment, capacity, budget)
+        if plan is not None:
+            pools.append(plan)
+    return pools
+
+
+__all__ = ["FunctionPlan", "PoolCapacityError", "PoolOverflow", "PoolPlan", "alloc_alignment", "as_pool", "plan_function"]

@@ -12,13 +12,15 @@ from __future__ import annotations
 import numpy as np
 from mlir import ir
 
+from memplan.capacity import parse_capacity
 from memplan.ir.graph import extract_graph, function_ids, operation
 from memplan.lifetimes import reasons as R
-from memplan.lifetimes.analysis import LifetimeAnalysis
+from memplan.lifetimes.analysis import FunctionLifetimes, LifetimeAnalysis
 from memplan.lifetimes.sizes import custom_data_layout
-from memplan.passes import Option, PassContext, alignment, register_pass, register_pipeline
+from memplan.lifetimes.fit import budget_text, buffer_note, report_over
+from memplan.passes import CAPACITY, Option, PassContext, alignment, register_pass, register_pipeline
 from memplan.pipeline import MEMPLAN_BUFFERIZATION, PEAK_PASSES
-from memplan.reuse.plan import PoolOverflow, plan_function
+from memplan.reuse.plan import PoolCapacityError, PoolOverflow, plan_function
 from memplan.reuse.rewrite import apply_plan
 
 ALGORITHMS = ("best", "linear-scan", "greedy-by-size", "best-fit")
@@ -33,6 +35,9 @@ def _run_reuse(module: ir.Operation, ctx: PassContext) -> None:
                            "memplan sizes elements for LLVM's default layout only: nothing pooled")
         ctx.stat("skipped-data-layout", 1, "Modules left alone: they set their own data layout")
         return
+    # Only the default memory space is pooled (the analysis leaves buffers
+    # of other spaces alone), so only its capacity bounds the pools.
+    capacity = parse_capacity(ctx.options["capacity"]).of(0)
     graph = extract_graph(module)
     analysis = LifetimeAnalysis(graph)
     work = []
@@ -42,9 +47,12 @@ def _run_reuse(module: ir.Operation, ctx: PassContext) -> None:
         for i in np.nonzero(lt.reasons & overflow)[0]:
             ctx.error(operation(graph, int(lt.op[i])), f"memplan-buffer-reuse: {lt.reason_detail(int(i))}")
         try:
-            fplan = plan_function(lt, ctx.options["algorithm"], alignment)
+            fplan = plan_function(lt, ctx.options["algorithm"], alignment, capacity=capacity)
         except PoolOverflow as err:
             ctx.error(operation(graph, err.op), f"memplan-buffer-reuse: {err}")
+            continue
+        except PoolCapacityError as err:
+            _report_capacity(ctx, lt, err)
             continue
         plans = fplan.pools
         work.append((lt, plans))
@@ -65,8 +73,11 @@ def _run_reuse(module: ir.Operation, ctx: PassContext) -> None:
             for i in range(len(lt)):
                 if lt.reason(i) is not None:
                     reason = lt.reason_detail(i)
+                elif i not in pooled and capacity is not None and lt.bytes[i] < 0:
+                    reason = "dynamic size: its bytes cannot be planned within the capacity"
                 elif i not in pooled:
-                    reason = "pooling it would not lower the heap peak"
+                    reason = ("alone in its scope" if capacity is not None
+                              else "pooling it would not lower the heap peak")
                 else:
                     continue
                 ctx.remark(operation(graph, int(lt.op[i])), f"not pooled: {reason}")
@@ -89,10 +100,11 @@ def _run_reuse(module: ir.Operation, ctx: PassContext) -> None:
                 "Lower bound counting alignment padding",
             )
             if ctx.options["remarks"]:
+                within = f", capacity {capacity}" if capacity is not None else ""
                 ctx.remark(
                     operation(graph, p.insert_before),
                     f"pooled {len(p.members)} allocations into {p.static_size} bytes"
-                    f" (lower bound {p.lower_bound}, {p.algorithm})",
+                    f" (lower bound {p.lower_bound}, {p.algorithm}{within})",
                 )
     if ctx.failed:
         return
@@ -100,6 +112,17 @@ def _run_reuse(module: ir.Operation, ctx: PassContext) -> None:
     for lt, plans in work:
         for p in plans:
             apply_plan(lt, p)
+
+
+def _report_capacity(ctx: PassContext, lt: FunctionLifetimes, err: PoolCapacityError) -> None:
+    """The located error for a pool that does not fit in the capacity."""
+    graph = lt.graph
+    if err.over is None:
+        ctx.error(operation(graph, err.scope_op), f"memplan-buffer-reuse: {budget_text(err.packing_error)}")
+        return
+    notes = [(int(lt.op[err.rows[k][0]]), buffer_note(graph, int(lt.op[err.rows[k][0]]), err.sizes[k]))
+             for k in err.over.live]
+    report_over(ctx, graph, "memplan-buffer-reuse", err.over, err.capacity, "", notes, lt.func_op)
 
 
 # Shared by the pass and the pipeline alias that forwards them.
@@ -118,6 +141,7 @@ register_pass(
         _ALGORITHM,
         _ALIGNMENT,
         Option("remarks", bool, False, "emit a remark per pool and per allocation left alone"),
+        CAPACITY,
     ],
     per_module=True,
 )(_run_reuse)
@@ -129,8 +153,9 @@ def _expand_memory_pipeline(options: dict) -> str:
     steps.append(MEMPLAN_BUFFERIZATION)
     if options["promote_to_stack"]:
         steps.append("func.func(promote-buffers-to-stack)")
+    capacity = f" capacity={options['capacity']}" if options["capacity"] else ""
     steps.append(
-        f"memplan-buffer-reuse{{algorithm={options['algorithm']} alignment={options['alignment']}}}"
+        f"memplan-buffer-reuse{{algorithm={options['algorithm']} alignment={options['alignment']}{capacity}}}"
     )
     return ", ".join(steps)
 
@@ -140,10 +165,11 @@ register_pipeline(
     "Tensor program in, memref program out, at the lowest peak memplan reaches",
     _expand_memory_pipeline,
     f"Expands to: [{PEAK_PASSES[0]},] [{PEAK_PASSES[1]},] [{PEAK_PASSES[2]},] {MEMPLAN_BUFFERIZATION}, "
-    "[func.func(promote-buffers-to-stack),] memplan-buffer-reuse{algorithm alignment}.",
+    "[func.func(promote-buffers-to-stack),] memplan-buffer-reuse{algorithm alignment [capacity]}.",
     options=[
         _ALGORITHM,
         _ALIGNMENT,
+        CAPACITY,
         Option("promote-to-stack", bool, False, "run promote-buffers-to-stack before pooling (small buffers become allocas)"),
         Option("split-destinations", bool, True,
                "give every use of a shared tensor.empty its own, right before its user (memplan-split-destinations)"),

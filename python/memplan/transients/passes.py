@@ -10,7 +10,8 @@ from mlir import ir
 from memplan.ir.graph import extract_graph, operation
 from memplan.lifetimes import roles as K
 from memplan.lifetimes.sizes import custom_data_layout
-from memplan.passes import Option, PassContext, alignment, register_pass, register_pipeline
+from memplan.capacity import parse_capacity
+from memplan.passes import CAPACITY, Option, PassContext, alignment, register_pass, register_pipeline
 from memplan.transients.annotate import annotate
 from memplan.transients.contract import add_storage_argument, find_storage, functions_by_name, is_public
 from memplan.transients.emplace import emplace_module
@@ -23,7 +24,8 @@ _ALIGNMENT = Option("alignment", alignment, DEFAULT_ALIGNMENT, "byte alignment o
 def _report(plan: ModulePlan, ctx: PassContext, remarks: bool) -> bool:
     """Emit the plan's diagnostics; True when there was an error."""
     for d in plan.errors:
-        ctx.error(operation(plan.graph, d.op), d.message)
+        ctx.error(operation(plan.graph, d.op), d.message,
+                  [(operation(plan.graph, op), text) for op, text in d.notes])
     if remarks:
         for d in plan.remarks:
             ctx.remark(operation(plan.graph, d.op), d.message)
@@ -38,7 +40,10 @@ def _plan(module: ir.Operation, ctx: PassContext) -> Optional[ModulePlan]:
         ctx.error(module, f"{ctx.info.argument}: the module sets its own data layout ({layout}); "
                           "memplan sizes elements for LLVM's default layout only")
         return None
-    return plan_module(extract_graph(module), alignment=ctx.options.get("alignment", DEFAULT_ALIGNMENT))
+    # The storage is a default-space buffer: that space's capacity bounds it.
+    capacity = parse_capacity(ctx.options.get("capacity", "")).of(0)
+    return plan_module(extract_graph(module), alignment=ctx.options.get("alignment", DEFAULT_ALIGNMENT),
+                       capacity=capacity)
 
 
 @register_pass(
@@ -81,7 +86,7 @@ def _add_storage(module: ir.Operation, ctx: PassContext) -> None:
     "call, a mutable global, or a value that cannot be recomputed at the function "
     "entry, on recursion, and on a malformed storage argument. Remarks name the "
     "allocations that stay on the heap and why. The IR is unchanged.",
-    options=[Option("remarks", bool, True, "emit remarks for allocations left on the heap")],
+    options=[Option("remarks", bool, True, "emit remarks for allocations left on the heap"), CAPACITY],
     per_module=True,
 )
 def _verify(module: ir.Operation, ctx: PassContext) -> None:
@@ -99,7 +104,7 @@ def _verify(module: ir.Operation, ctx: PassContext) -> None:
     "Per allocation its scope, live interval, slot, offset and size expressions "
     "(or why it stays on the heap); per function the storage argument and size "
     "expression; per call the callee storage passed down.",
-    options=[_ALIGNMENT],
+    options=[_ALIGNMENT, CAPACITY],
     per_module=True,
 )
 def _annotate(module: ir.Operation, ctx: PassContext) -> None:
@@ -122,6 +127,7 @@ def _annotate(module: ir.Operation, ctx: PassContext) -> None:
     options=[
         Option("assert-size", bool, True, "check the storage size with cf.assert"),
         _ALIGNMENT,
+        CAPACITY,
     ],
     per_module=True,
 )
@@ -168,17 +174,23 @@ def _constant(module: ir.Operation, ctx: PassContext) -> None:
     ctx.stat("num-constant", annotate_constant_sizes(module), "constant transient sizes")
 
 
+def _capacity(options: dict) -> str:
+    """The capacity option forwarded by the pipeline, if given."""
+    return f" capacity={options['capacity']}" if options["capacity"] else ""
+
+
 register_pipeline(
     "memplan-transients",
     "Verify, emplace, generate size queries, fold, and record constant sizes",
     lambda o: (
-        f"memplan-verify-transient-storage{{remarks=false}},"
-        f"memplan-emplace-transients{{assert-size={str(o['assert_size']).lower()} alignment={o['alignment']}}},"
+        f"memplan-verify-transient-storage{{remarks=false{_capacity(o)}}},"
+        f"memplan-emplace-transients{{assert-size={str(o['assert_size']).lower()} alignment={o['alignment']}"
+        f"{_capacity(o)}}},"
         "memplan-materialize-transient-size-queries,canonicalize,cse,"
         "memplan-annotate-constant-transient-size"
     ),
-    "Runs memplan-verify-transient-storage, memplan-emplace-transients, "
+    "Runs memplan-verify-transient-storage, memplan-emplace-transients (both with the capacity), "
     "memplan-materialize-transient-size-queries, canonicalize, cse and "
     "memplan-annotate-constant-transient-size.",
-    options=[Option("assert-size", bool, True, "check the storage size with cf.assert"), _ALIGNMENT],
+    options=[Option("assert-size", bool, True, "check the storage size with cf.assert"), _ALIGNMENT, CAPACITY],
 )

@@ -35,6 +35,7 @@ from memplan.ir.slices import Blocked, Hoistable, SliceAnalysis
 from memplan.lifetimes import reasons as R
 from memplan.lifetimes import roles as K
 from memplan.lifetimes.analysis import LifetimeAnalysis
+from memplan.lifetimes.fit import budget_text, buffer_note, bytes_text, over_capacity, point_text
 from memplan.lifetimes.sizes import element_bytes
 from memplan.transients.contract import find_storage, planned_query
 
@@ -76,6 +77,8 @@ class Item:
 class Diagnostic:
     op: int
     message: str
+    notes: tuple[tuple[int, str], ...] = ()
+    """(op, text) notes attached to the error."""
 
 
 @dataclass
@@ -109,8 +112,16 @@ class ModulePlan:
     namers: dict[int, Callable[[int], str]] = field(default_factory=dict)
 
 
-def plan_module(graph: Graph, alignment: int = DEFAULT_ALIGNMENT) -> ModulePlan:
-    """Plan every function reachable from a function with caller storage."""
+def plan_module(graph: Graph, alignment: int = DEFAULT_ALIGNMENT, capacity: Optional[int] = None,
+                budget: Optional[int] = None) -> ModulePlan:
+    """Plan every function reachable from a function with caller storage.
+
+    With ``capacity``, each function's storage (its transients and the
+    storage of the callees it passes storage to) must fit in that many bytes:
+    otherwise an error where the live bytes exceed it (with a note per item
+    live there), or, when they do not but no packing was found within the
+    exact search's ``budget``, the smallest found; a storage of dynamic size
+    is an error too (its bytes cannot be checked)."""
     cg = build_call_graph(graph)
     plan = ModulePlan(graph, cg)
     roots: list[str] = []
@@ -169,7 +180,13 @@ def plan_module(graph: Graph, alignment: int = DEFAULT_ALIGNMENT) -> ModulePlan:
             plan.errors.append(Diagnostic(
                 static[0].op, f"transient storage needs up to {worst} bytes; memplan packs less than 2^62"))
             continue
-        _layout(fp, alignment)
+        if capacity is not None:
+            error = _layout_within(fp, alignment, capacity, budget, graph)
+            if error is not None:
+                plan.errors.append(error)
+                continue
+        else:
+            _layout(fp, alignment)
         plan.functions[name] = fp
     # A recursive call graph is fine as long as none of it needs storage (its
     # size would have no bound).
@@ -459,8 +476,44 @@ def seen_through_call(e: E.Expr, call: int, callee: str) -> E.Expr:
     return e
 
 
-def _layout(fp: FunctionPlan, alignment: int) -> None:
-    """Offsets for every item and the function's total."""
+def _layout_within(fp: FunctionPlan, alignment: int, capacity: int, budget: Optional[int],
+                   graph: Graph) -> Optional[Diagnostic]:
+    """:func:`_layout` in at most ``capacity`` bytes of storage, or the error."""
+    dynamic = [it for it in fp.items if not isinstance(it.size, E.Const)]
+    if dynamic:
+        return Diagnostic(dynamic[0].op, f"the transient storage of @{fp.name} has a dynamic size "
+                                         f"({E.to_string(dynamic[0].size)} bytes here): it cannot be "
+                                         f"checked against the capacity of {capacity} bytes")
+    starts = np.array([it.start for it in fp.items], dtype=np.int64)
+    ends = np.array([it.end for it in fp.items], dtype=np.int64)
+    sizes = np.array([it.size.value for it in fp.items], dtype=np.int64)
+    # The storage is a whole number of alignment units.
+    usable = capacity // alignment * alignment
+    over = over_capacity(starts, ends, sizes, usable, alignment)
+    if over is not None:
+        needed = -(-over.needed // alignment) * alignment
+        notes = tuple((fp.items[k].op, _item_note(graph, fp.items[k])) for k in over.live)
+        return Diagnostic(over.point, f"the transients of @{fp.name} live at "
+                                      f"{point_text(graph, over.point, fp.func)} need "
+                                      f"{bytes_text(over.live_bytes, needed)}, more than the capacity "
+                                      f"of {capacity} bytes", notes)
+    try:
+        _layout(fp, alignment, usable, budget)
+    except packing.CapacityError as err:
+        return Diagnostic(fp.func, f"the transient storage of @{fp.name}: {budget_text(err)}")
+    return None
+
+
+def _item_note(graph: Graph, it: Item) -> str:
+    if it.kind == "call":
+        return f"live here: the transient storage of @{graph.callee(it.op)} ({it.size.value} bytes)"
+    return buffer_note(graph, it.op, it.size.value)
+
+
+def _layout(fp: FunctionPlan, alignment: int, capacity: Optional[int] = None,
+            budget: Optional[int] = None) -> None:
+    """Offsets for every item and the function's total (its static part
+    packed in at most ``capacity`` bytes, or :class:`packing.CapacityError`)."""
     static = [it for it in fp.items if isinstance(it.size, E.Const)]
     dynamic = [it for it in fp.items if not isinstance(it.size, E.Const)]
     if static:
@@ -470,6 +523,8 @@ def _layout(fp: FunctionPlan, alignment: int) -> None:
             np.array([it.size.value for it in static], dtype=np.int64),
             algorithm="best",
             alignment=alignment,
+            capacity=capacity,
+            budget=budget,
         )
         for it, off in zip(static, result.offsets):
             it.offset = E.const(int(off))

@@ -6,10 +6,12 @@ import os
 import re
 from dataclasses import dataclass
 
-from mlir import ir
+from mlir import ir, passmanager
 
 import memplan
+import memplan.passes
 from memplan.ir.parse import parse_source, split_input
+from memplan.reuse.check import check_module
 
 LIT_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "lit")
 
@@ -54,6 +56,20 @@ def rewrite(text: str, pipeline: str, allow_unregistered: bool = True) -> str:
         module = parse_source(text, "case.mlir")
         memplan.run_pipeline(module, pipeline)
         return str(module)
+
+
+def run_reuse(text: str, **options) -> tuple[str, dict[str, int], "object"]:
+    """``memplan-buffer-reuse`` with ``options`` on ``text``; returns the new
+    text, the statistics and the check result."""
+    with ir.Context() as ctx:
+        ctx.allow_unregistered_dialects = True
+        module = parse_source(text, "case.mlir")
+        p = memplan.passes.buffer_reuse(**options)
+        pm = passmanager.PassManager("builtin.module")
+        p.add_to(pm)
+        pm.run(module)
+        stats = {k: v for k, (v, _) in p.statistics.items()}
+        return str(module), stats, check_module(module)
 
 
 def parse_text(text: str) -> str:
