@@ -31,6 +31,7 @@ import math
 import os
 import sys
 import tempfile
+from typing import Callable
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -72,8 +73,8 @@ def same_bits(before: str, after: str, entry: str) -> str:
     return "yes" if result.ok else "NO"
 
 
-def cases(sizes: list[int]) -> list[tuple[str, int, str, str, str]]:
-    """(case, n, ops, text, entry, memplan pipeline)."""
+def cases(sizes: list[int]) -> list[tuple[str, int, int, Callable[[], str], str, str]]:
+    """(case, n: generics or layers, ops (0: count the lines), text, entry, memplan pipeline)."""
     out = []
     for n in sizes:
         out.append(("plain chain", n, 4 * n + 3, lambda n=n: elementwise_chain(n, 1024), "chain", MEMPLAN))
@@ -81,7 +82,7 @@ def cases(sizes: list[int]) -> list[tuple[str, int, str, str, str]]:
                     "chain", "builtin.module(memplan-memory-pipeline{reuse-dying-inputs=false})"))
         out.append(("shared-read chain", n, 4 * n + 3,
                     lambda n=n: elementwise_chain(n, 1024, shared_read=True), "chain", MEMPLAN))
-        out.append(("tiled loop nest", n // 10, n + 6, lambda n=n: tiled_loop_nest(n // 10), "tiled", MEMPLAN))
+        out.append(("tiled loop nest (n/10 nests of 10 generics)", n, n + 6, lambda n=n: tiled_loop_nest(n // 10), "tiled", MEMPLAN))
     gpt2 = os.path.join(WORKLOADS, "gpt2_l48_h512_s128.mlir")
     if os.path.exists(gpt2):
         out.append(("gpt2_l48_h512_s128", 48, 0, lambda: open(gpt2).read(), "forward", MEMPLAN))
