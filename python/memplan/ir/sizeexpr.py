@@ -49,36 +49,33 @@ def const(v: int) -> Const:
     return Const(int(v))
 
 
-def add(a: Expr, b: Expr) -> Expr:
+def _fold(kind: str, a: Expr, b: Expr, compute: Callable[[int, int], int], identity: int) -> Expr:
+    """`kind`(a, b), folded where both sides are constants or one is the
+    operation's identity."""
     if isinstance(a, Const) and isinstance(b, Const):
-        return Const(a.value + b.value)
-    if isinstance(a, Const) and a.value == 0:
+        return Const(compute(a.value, b.value))
+    if isinstance(a, Const) and a.value == identity:
         return b
-    if isinstance(b, Const) and b.value == 0:
+    if isinstance(b, Const) and b.value == identity:
         return a
-    return Op("add", a, b)
+    return Op(kind, a, b)
+
+
+def add(a: Expr, b: Expr) -> Expr:
+    """a + b."""
+    return _fold("add", a, b, lambda x, y: x + y, 0)
 
 
 def mul(a: Expr, b: Expr) -> Expr:
-    if isinstance(a, Const) and isinstance(b, Const):
-        return Const(a.value * b.value)
-    if isinstance(a, Const) and a.value == 1:
-        return b
-    if isinstance(b, Const) and b.value == 1:
-        return a
-    return Op("mul", a, b)
+    """a * b."""
+    return _fold("mul", a, b, lambda x, y: x * y, 1)
 
 
 def maximum(a: Expr, b: Expr) -> Expr:
-    if isinstance(a, Const) and isinstance(b, Const):
-        return Const(max(a.value, b.value))
+    """max(a, b) of sizes (never negative, so 0 is its identity)."""
     if a == b:
         return a
-    if isinstance(a, Const) and a.value == 0:
-        return b
-    if isinstance(b, Const) and b.value == 0:
-        return a
-    return Op("max", a, b)
+    return _fold("max", a, b, max, 0)
 
 
 def align_up(a: Expr, alignment: int) -> Expr:

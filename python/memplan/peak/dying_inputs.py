@@ -19,7 +19,15 @@ from mlir import ir
 
 from memplan import _core
 from memplan.passes import PassContext, register_pass
-from memplan.peak import FUNCTION_BOUNDARIES
+from memplan.peak import FUNCTION_BOUNDARIES, run_analyzing
+
+
+#: The pass's statistics: counter, statistic name, description.
+_COUNTERS = {
+    "candidates": ("candidates", "Elementwise ops with an input that may die there"),
+    "reused": ("reused-inputs", "Ops now writing into a dying input"),
+    "rejected": ("rejected", "Candidates the in-place analysis did not allow"),
+}
 
 
 @register_pass(
@@ -34,13 +42,7 @@ from memplan.peak import FUNCTION_BOUNDARIES
     options=[FUNCTION_BOUNDARIES],
 )
 def _run(module: ir.Operation, ctx: PassContext) -> None:
-    stats = _core.reuse_dying_inputs(module._CAPIPtr, ctx.options["bufferize_function_boundaries"])
-    if not stats.analyzed:
-        ctx.remark(module, "memplan-reuse-dying-inputs: the in-place analysis failed on this module; "
-                           "nothing changed")
-    ctx.stat("candidates", stats.candidates, "Elementwise ops with an input that may die there")
-    ctx.stat("reused-inputs", stats.reused, "Ops now writing into a dying input")
-    ctx.stat("rejected", stats.rejected, "Candidates the in-place analysis did not allow")
+    stats = run_analyzing("memplan-reuse-dying-inputs", _core.reuse_dying_inputs, _COUNTERS, module, ctx)
     ctx.preserves_all_analyses = stats.reused == 0
 
 

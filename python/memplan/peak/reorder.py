@@ -20,7 +20,17 @@ from mlir import ir
 
 from memplan import _core
 from memplan.passes import PassContext, register_pass
-from memplan.peak import FUNCTION_BOUNDARIES
+from memplan.peak import FUNCTION_BOUNDARIES, run_analyzing
+
+
+#: The pass's statistics: counter, statistic name, description.
+_COUNTERS = {
+    "blocks": ("bodies", "Function bodies scheduled"),
+    "reordered": ("reordered", "Function bodies whose order changed"),
+    "reverted": ("reverted", "Bodies put back: the new order lost an in-place decision"),
+    "peak_before": ("modeled-peak-before", "Modeled peak bytes of the reordered bodies before"),
+    "peak_after": ("modeled-peak-after", "Modeled peak bytes of the reordered bodies after"),
+}
 
 
 @register_pass(
@@ -34,15 +44,7 @@ from memplan.peak import FUNCTION_BOUNDARIES
     options=[FUNCTION_BOUNDARIES],
 )
 def _run(module: ir.Operation, ctx: PassContext) -> None:
-    stats = _core.reorder_for_memory(module._CAPIPtr, ctx.options["bufferize_function_boundaries"])
-    if not stats.analyzed:
-        ctx.remark(module, "memplan-reorder-for-memory: the in-place analysis failed on this module; "
-                           "nothing changed")
-    ctx.stat("bodies", stats.blocks, "Function bodies scheduled")
-    ctx.stat("reordered", stats.reordered, "Function bodies whose order changed")
-    ctx.stat("reverted", stats.reverted, "Bodies put back: the new order lost an in-place decision")
-    ctx.stat("modeled-peak-before", stats.peak_before, "Modeled peak bytes of the reordered bodies before")
-    ctx.stat("modeled-peak-after", stats.peak_after, "Modeled peak bytes of the reordered bodies after")
+    stats = run_analyzing("memplan-reorder-for-memory", _core.reorder_for_memory, _COUNTERS, module, ctx)
     ctx.preserves_all_analyses = stats.reordered == 0
 
 

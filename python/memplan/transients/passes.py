@@ -46,6 +46,13 @@ def _plan(module: ir.Operation, ctx: PassContext) -> Optional[ModulePlan]:
                        capacity=capacity)
 
 
+def _valid_plan(module: ir.Operation, ctx: PassContext) -> Optional[ModulePlan]:
+    """The module's transient plan when it has no error (the errors are
+    emitted), for the passes that change the IR."""
+    plan = _plan(module, ctx)
+    return None if plan is None or _report(plan, ctx, remarks=False) else plan
+
+
 @register_pass(
     "memplan-add-transient-storage",
     "Add a caller-provided transient storage argument to a function",
@@ -108,10 +115,8 @@ def _verify(module: ir.Operation, ctx: PassContext) -> None:
     per_module=True,
 )
 def _annotate(module: ir.Operation, ctx: PassContext) -> None:
-    plan = _plan(module, ctx)
+    plan = _valid_plan(module, ctx)
     if plan is None:
-        return
-    if _report(plan, ctx, remarks=False):
         return
     annotate(plan)
 
@@ -132,10 +137,8 @@ def _annotate(module: ir.Operation, ctx: PassContext) -> None:
     per_module=True,
 )
 def _emplace(module: ir.Operation, ctx: PassContext) -> None:
-    plan = _plan(module, ctx)
+    plan = _valid_plan(module, ctx)
     if plan is None:
-        return
-    if _report(plan, ctx, remarks=False):
         return
     stats = emplace_module(plan, assert_size=ctx.options["assert_size"])
     ctx.stat("num-emplaced", stats["emplaced"], "allocations placed in caller storage")
