@@ -12,7 +12,7 @@
 #ifndef MEMPLAN_ANALYSIS_ANALYSISSTEPS_H
 #define MEMPLAN_ANALYSIS_ANALYSISSTEPS_H
 
-#include "memplan/interface_engine.h"
+#include "memplan/analysis/InterfaceEngine.h"
 
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

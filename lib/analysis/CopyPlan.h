@@ -10,7 +10,7 @@
 #ifndef MEMPLAN_ANALYSIS_COPYPLAN_H
 #define MEMPLAN_ANALYSIS_COPYPLAN_H
 
-#include "memplan/interface_engine.h"
+#include "memplan/analysis/InterfaceEngine.h"
 
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 

@@ -15,7 +15,7 @@
 #include "AliasIndex.h"
 #include "IRNumbering.h"
 
-#include "memplan/interface_engine.h"
+#include "memplan/analysis/InterfaceEngine.h"
 
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/IR/Dominance.h"

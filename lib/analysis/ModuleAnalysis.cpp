@@ -15,7 +15,7 @@
 #include "InplaceAnalysis.h"
 #include "TestAnnotations.h"
 
-#include "memplan/interface_engine.h"
+#include "memplan/analysis/InterfaceEngine.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"

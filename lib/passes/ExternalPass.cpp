@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "memplan/registry.h"
+#include "memplan/passes/ExternalPass.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"

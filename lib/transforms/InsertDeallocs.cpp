@@ -1,13 +1,13 @@
 //===- InsertDeallocs.cpp - Free buffers right after their last use -------===//
 //
-// See include/memplan/transforms.h. The placement (which buffers, after
+// See include/memplan/transforms/Transforms.h. The placement (which buffers, after
 // which op) is memplan-buffer-deallocation's, from the lifetime analysis;
 // this only builds the ops, on MLIR's C++ API.
 //
 //===----------------------------------------------------------------------===//
 
 #include "memplan/graph.h"
-#include "memplan/transforms.h"
+#include "memplan/transforms/Transforms.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"

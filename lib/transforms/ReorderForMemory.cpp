@@ -1,6 +1,6 @@
 //===- ReorderForMemory.cpp - A memory-aware op order ---------------------===//
 //
-// See include/memplan/transforms.h. Storage is modeled as bufferization will
+// See include/memplan/transforms/Transforms.h. Storage is modeled as bufferization will
 // lay it out: memplan's engine analyzes the module (the IR untouched), each
 // alias set rooted at a fresh destination is one buffer of its largest
 // member's size, live from the first op of the body that defines or uses a
@@ -12,8 +12,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "TensorQueries.h"
-#include "memplan/interface_engine.h"
-#include "memplan/transforms.h"
+#include "memplan/analysis/InterfaceEngine.h"
+#include "memplan/transforms/Transforms.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"

@@ -1,6 +1,6 @@
 //===- ReuseDyingInputs.cpp - Elementwise results into dying inputs -------===//
 //
-// See include/memplan/transforms.h. An elementwise op that writes a fresh
+// See include/memplan/transforms/Transforms.h. An elementwise op that writes a fresh
 // destination needs a new buffer while one of its inputs, of the same type
 // and read element by element at the same index, may die right there. Writing
 // the result into that input instead saves the new buffer: upstream's
@@ -15,8 +15,8 @@
 
 #include "../analysis/AnalysisSteps.h"
 #include "TensorQueries.h"
-#include "memplan/interface_engine.h"
-#include "memplan/transforms.h"
+#include "memplan/analysis/InterfaceEngine.h"
+#include "memplan/transforms/Transforms.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"

@@ -1,6 +1,6 @@
 //===- SplitDestinations.cpp - One fresh destination per use --------------===//
 //
-// See include/memplan/transforms.h. Importers that CSE `tensor.empty`
+// See include/memplan/transforms/Transforms.h. Importers that CSE `tensor.empty`
 // (torch-mlir's FX importer does) hand one destination to the same op in
 // every layer; upstream bufferization then allocates one buffer where the
 // first destination stood and keeps it live until the last layer. Giving each
@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TensorQueries.h"
-#include "memplan/transforms.h"
+#include "memplan/transforms/Transforms.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"

@@ -8,7 +8,7 @@
 #ifndef MEMPLAN_TRANSFORMS_TENSORQUERIES_H
 #define MEMPLAN_TRANSFORMS_TENSORQUERIES_H
 
-#include "memplan/interface_engine.h"
+#include "memplan/analysis/InterfaceEngine.h"
 
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/IR/Operation.h"

@@ -1,4 +1,4 @@
-//===- registry_bindings.cpp - Python hooks of registered memplan passes --===//
+//===- RegistryBindings.cpp - Python hooks of registered memplan passes ---===//
 //
 // `register_pass(argument, name, description, options, check_options, run)`
 // and `register_pipeline(argument, description, options, check_options,
@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "memplan/bindings.h"
-#include "memplan/registry.h"
+#include "memplan/bindings/Bindings.h"
+#include "memplan/passes/ExternalPass.h"
 
 #include "mlir-c/IR.h"
 

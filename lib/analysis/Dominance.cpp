@@ -1,11 +1,11 @@
-//===- dominance.cpp - Order and dominance of ops through DominanceInfo ---===//
+//===- Dominance.cpp - Order and dominance of ops through DominanceInfo ---===//
 //
-// See include/memplan/dominance.h. Built without RTTI, like the MLIR it
+// See include/memplan/analysis/Dominance.h. Built without RTTI, like the MLIR it
 // links (memplan_mlir in CMakeLists.txt).
 //
 //===----------------------------------------------------------------------===//
 
-#include "memplan/dominance.h"
+#include "memplan/analysis/Dominance.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/IR/Dominance.h"

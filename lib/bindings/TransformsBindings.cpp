@@ -1,14 +1,14 @@
-//===- transforms_bindings.cpp - Python surface of memplan's rewrites -----===//
+//===- TransformsBindings.cpp - Python surface of memplan's rewrites ------===//
 //
-// Each rewrite of include/memplan/transforms.h takes a module (an operation
+// Each rewrite of include/memplan/transforms/Transforms.h takes a module (an operation
 // capsule) and returns its counters as a dict. Python must hold no op
 // handles inside the module across a call: ops are created and erased.
 //
 //===----------------------------------------------------------------------===//
 
-#include "memplan/bindings.h"
+#include "memplan/bindings/Bindings.h"
 #include "memplan/graph.h"
-#include "memplan/transforms.h"
+#include "memplan/transforms/Transforms.h"
 
 #include <nanobind/ndarray.h>
 

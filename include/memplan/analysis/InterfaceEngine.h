@@ -1,4 +1,4 @@
-//===- interface_engine.h - The in-place engine over the interfaces -*- C++ -*-===//
+//===- InterfaceEngine.h - In-place engine over the interfaces --*- C++ -*-===//
 //
 // memplan's One-Shot Analysis on MLIR's C++ API: op semantics come from the
 // BufferizableOpInterface (and the region, subset and dominance machinery
@@ -10,10 +10,10 @@
 // without RTTI; the bindings with it).
 //
 //===----------------------------------------------------------------------===//
-#ifndef MEMPLAN_INTERFACE_ENGINE_H
-#define MEMPLAN_INTERFACE_ENGINE_H
+#ifndef MEMPLAN_ANALYSIS_INTERFACEENGINE_H
+#define MEMPLAN_ANALYSIS_INTERFACEENGINE_H
 
-#include "memplan/registry.h"
+#include "memplan/passes/ExternalPass.h"
 
 #include "mlir-c/IR.h"
 
@@ -168,4 +168,4 @@ EngineResult runInterfaceEngine(MlirOperation root, const EngineOptions &options
 
 } // namespace memplan
 
-#endif // MEMPLAN_INTERFACE_ENGINE_H
+#endif // MEMPLAN_ANALYSIS_INTERFACEENGINE_H

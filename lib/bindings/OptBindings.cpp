@@ -1,4 +1,4 @@
-//===- opt_bindings.cpp - memplan-opt's driver for Python ------------------===//
+//===- OptBindings.cpp - memplan-opt's driver for Python ------------------===//
 //
 // `opt_main(argv, dialects)` runs MLIR's mlir-opt driver with the dialects of
 // `dialects` (an `mlir.ir.Context`); `plugin_load_error(path, dialect_plugin)`
@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "memplan/bindings.h"
-#include "memplan/opt.h"
+#include "memplan/bindings/Bindings.h"
+#include "memplan/tools/Opt.h"
 
 #include "mlir-c/IR.h"
 

@@ -1,4 +1,4 @@
-//===- registry.h - memplan passes in MLIR's pass registry -------*- C++ -*-===//
+//===- ExternalPass.h - memplan passes in MLIR's pass registry --*- C++ -*-===//
 //
 // memplan's passes are defined in Python, each declared once there (its
 // argument, summary, description and typed options: memplan/passes.py).
@@ -12,8 +12,8 @@
 // stays in the bindings.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MEMPLAN_REGISTRY_H
-#define MEMPLAN_REGISTRY_H
+#ifndef MEMPLAN_PASSES_EXTERNALPASS_H
+#define MEMPLAN_PASSES_EXTERNALPASS_H
 
 #include "mlir-c/IR.h"
 
@@ -135,4 +135,4 @@ bool parseExternalOptions(const std::string &argument, const std::string &text, 
 
 } // namespace memplan
 
-#endif // MEMPLAN_REGISTRY_H
+#endif // MEMPLAN_PASSES_EXTERNALPASS_H

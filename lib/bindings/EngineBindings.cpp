@@ -1,4 +1,4 @@
-//===- engine_bindings.cpp - Python surface of the interface engine -------===//
+//===- EngineBindings.cpp - Python surface of the interface engine --------===//
 //
 // `run_interface_engine(module_capsule, ...)`: memplan's in-place analysis on
 // MLIR's C++ API (lib/analysis/), then test annotations or upstream's
@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "memplan/bindings.h"
-#include "memplan/interface_engine.h"
+#include "memplan/bindings/Bindings.h"
+#include "memplan/analysis/InterfaceEngine.h"
 
 #include <algorithm>
 

@@ -1,10 +1,10 @@
-//===- call_order.cpp - Callee-first order over MLIR's CallGraph ----------===//
+//===- CallOrder.cpp - Callee-first order over MLIR's CallGraph -----------===//
 //
-// See include/memplan/call_order.h. Built without RTTI (memplan_mlir).
+// See include/memplan/analysis/CallOrder.h. Built without RTTI (memplan_mlir).
 //
 //===----------------------------------------------------------------------===//
 
-#include "memplan/call_order.h"
+#include "memplan/analysis/CallOrder.h"
 
 #include "mlir/Analysis/CallGraph.h"
 #include "mlir/CAPI/IR.h"

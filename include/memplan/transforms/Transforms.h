@@ -1,4 +1,4 @@
-//===- transforms.h - memplan's rewrites of tensor programs -----*- C++ -*-===//
+//===- Transforms.h - memplan's rewrites of tensor programs -----*- C++ -*-===//
 //
 // Rewrites on MLIR's C++ API (lib/transforms/) that shape a tensor program
 // for a low memory peak before bufferization. Each takes a module as an MLIR
@@ -6,8 +6,8 @@
 // code (built with RTTI) never sees an MLIR C++ type.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MEMPLAN_TRANSFORMS_H
-#define MEMPLAN_TRANSFORMS_H
+#ifndef MEMPLAN_TRANSFORMS_TRANSFORMS_H
+#define MEMPLAN_TRANSFORMS_TRANSFORMS_H
 
 #include "mlir-c/IR.h"
 
@@ -87,4 +87,4 @@ void insertDeallocs(const Graph &g, const int32_t *allocs, const int32_t *after,
 
 } // namespace memplan
 
-#endif // MEMPLAN_TRANSFORMS_H
+#endif // MEMPLAN_TRANSFORMS_TRANSFORMS_H

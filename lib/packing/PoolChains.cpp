@@ -1,11 +1,11 @@
-//===- pool_chains.cpp - Pools of buffers that follow one another ---------===//
+//===- PoolChains.cpp - Pools of buffers that follow one another ----------===//
 //
-// See include/memplan/pool_chains.h. The heap over program points is a
+// See include/memplan/packing/PoolChains.h. The heap over program points is a
 // segment tree with range add and range max, so each try costs O(log n).
 //
 //===----------------------------------------------------------------------===//
 
-#include "memplan/pool_chains.h"
+#include "memplan/packing/PoolChains.h"
 
 #include <algorithm>
 #include <numeric>

@@ -1,8 +1,8 @@
-//===- lifetimes.h - Live intervals of buffers over the graph ---*- C++ -*-===//
+//===- Lifetimes.h - Live intervals of buffers over the graph ---*- C++ -*-===//
 //
 // The hot path of the buffer lifetime analysis. Given the graph (with the
 // role of every op and the forwarding table of region-branch operands, both
-// from MLIR's interfaces: memplan/op_roles.h) and the root values to follow
+// from MLIR's interfaces: memplan/analysis/OpRoles.h) and the root values to follow
 // (allocation results, or pool views for the checker), compute per root:
 //   * its live interval [start, end) over pre-order op ids, with every use of
 //     every alias lifted to the op in the root's block that encloses it (so a
@@ -20,11 +20,11 @@
 // One breadth-first walk over the alias closure per root: O(uses * depth).
 //
 //===----------------------------------------------------------------------===//
-#ifndef MEMPLAN_LIFETIMES_H
-#define MEMPLAN_LIFETIMES_H
+#ifndef MEMPLAN_ANALYSIS_LIFETIMES_H
+#define MEMPLAN_ANALYSIS_LIFETIMES_H
 
 #include "memplan/graph.h"
-#include "memplan/op_roles.h"
+#include "memplan/analysis/OpRoles.h"
 
 #include <cstdint>
 #include <vector>
@@ -102,4 +102,4 @@ LifetimeTable analyzeLifetimes(const Graph &g, const int32_t *roots, size_t numR
 
 }  // namespace memplan
 
-#endif  // MEMPLAN_LIFETIMES_H
+#endif  // MEMPLAN_ANALYSIS_LIFETIMES_H

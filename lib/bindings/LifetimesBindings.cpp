@@ -1,13 +1,13 @@
-//===- lifetimes_bindings.cpp - Python surface of the lifetime kernel -----===//
+//===- LifetimesBindings.cpp - Python surface of the lifetime kernel ------===//
 //
 // `analyze_lifetimes(graph, roots)` returns a dict of int32 numpy
 // arrays (one entry per root); python/memplan/lifetimes/ wraps it.
 //
 //===----------------------------------------------------------------------===//
 
-#include "memplan/bindings.h"
-#include "memplan/lifetimes.h"
-#include "memplan/pool_chains.h"
+#include "memplan/bindings/Bindings.h"
+#include "memplan/analysis/Lifetimes.h"
+#include "memplan/packing/PoolChains.h"
 
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
@@ -47,7 +47,7 @@ void registerLifetimesBindings(nb::module_ &m) {
   {
     nb::enum_<LifetimeReason> e(m, "LifetimeReason", nb::is_arithmetic(),
                                 "Why an allocation is not pooled: bit numbers, in precedence order "
-                                "(memplan/lifetimes.h).");
+                                "(memplan/analysis/Lifetimes.h).");
 #define MEMPLAN_REASON_VALUE(Name, Py, Doc) e.value(#Py, kReason##Name, Doc);
     MEMPLAN_LIFETIME_REASONS(MEMPLAN_REASON_VALUE)
 #undef MEMPLAN_REASON_VALUE
@@ -86,7 +86,7 @@ void registerLifetimesBindings(nb::module_ &m) {
   m.def(
       "block_scopes", [](const Graph &g, bool pathSafe) { return toArray(blockScopes(g, pathSafe)); },
       nb::arg("graph"), nb::arg("path_safe") = true,
-      "The pooling scope block of each block (-1: none): see memplan/lifetimes.h.");
+      "The pooling scope block of each block (-1: none): see memplan/analysis/Lifetimes.h.");
   m.def(
       "chain_pools",
       [](const Int64In &heapStart, const Int64In &heapEnd, const Int64In &heapBytes, const Int64In &start,
@@ -108,7 +108,7 @@ void registerLifetimesBindings(nb::module_ &m) {
       nb::arg("bytes"), nb::arg("num_points"), nb::arg("target"), nb::arg("max_tries") = 16,
       "Chain id per candidate interval: chains of candidates that follow one another, formed only "
       "where the heap (heap_*, candidates included) plus the chains' gaps and growth stays at or "
-      "below target at every point (memplan/pool_chains.h).");
+      "below target at every point (memplan/packing/PoolChains.h).");
 }
 
 }  // namespace memplan

@@ -1,12 +1,12 @@
-//===- lifetimes.cpp - Live intervals of buffers over the graph -----------===//
+//===- Lifetimes.cpp - Live intervals of buffers over the graph -----------===//
 //
-// See include/memplan/lifetimes.h. Program points are pre-order op ids, which
+// See include/memplan/analysis/Lifetimes.h. Program points are pre-order op ids, which
 // respect nesting: a region op's subtree is the contiguous range
 // [op, opEnd[op]], and the two branches of an `scf.if` get disjoint ranges.
 //
 //===----------------------------------------------------------------------===//
 
-#include "memplan/lifetimes.h"
+#include "memplan/analysis/Lifetimes.h"
 
 #include <algorithm>
 
