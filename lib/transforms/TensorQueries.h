@@ -1,4 +1,5 @@
-//===- TensorQueries.h - What memplan's tensor rewrites ask the interfaces -===//
+//===- TensorQueries.h - What memplan's tensor rewrites ask the interfaces
+//-===//
 //
 // The questions the tensor-level rewrites (lib/transforms/) share, answered
 // by BufferizableOpInterface and the side-effect interfaces, never by op

@@ -19,13 +19,13 @@ namespace memplan {
 
 /// One strongly connected component of the call graph.
 struct CallScc {
-  std::vector<std::string> symbols;  ///< Symbol names of its callables.
-  bool recursive = false;            ///< A cycle, or a callable calling itself.
+  std::vector<std::string> symbols; ///< Symbol names of its callables.
+  bool recursive = false;           ///< A cycle, or a callable calling itself.
 };
 
 /// Components of the callables directly inside `root`, callees first.
 std::vector<CallScc> callGraphOrder(MlirOperation root);
 
-}  // namespace memplan
+} // namespace memplan
 
-#endif  // MEMPLAN_ANALYSIS_CALLORDER_H
+#endif // MEMPLAN_ANALYSIS_CALLORDER_H

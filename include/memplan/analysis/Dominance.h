@@ -3,8 +3,8 @@
 // The one implementation of op ordering and dominance behind the Graph's
 // queries: MLIR's DominanceInfo over the live IR (CFG regions, graph
 // regions, nested regions), built lazily once per graph. Compiled on MLIR's
-// C++ API (lib/analysis/Dominance.cpp); this header only has plain C++ and C API
-// types so that nanobind code can include it.
+// C++ API (lib/analysis/Dominance.cpp); this header only has plain C++ and C
+// API types so that nanobind code can include it.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MEMPLAN_ANALYSIS_DOMINANCE_H
@@ -24,7 +24,8 @@ std::shared_ptr<OpDominance> makeOpDominance(MlirOperation root);
 
 /// `a` properly dominates `b`, an op never dominating the ops nested in it
 /// (DominanceInfo::properlyDominates with enclosingOpOk = false).
-bool opProperlyDominates(const OpDominance &d, MlirOperation a, MlirOperation b);
+bool opProperlyDominates(const OpDominance &d, MlirOperation a,
+                         MlirOperation b);
 
 /// Upstream One-Shot Analysis's happens-before: `a`, or an op enclosing it
 /// that does not enclose `b`, properly dominates `b`.
@@ -35,6 +36,6 @@ bool opHappensBefore(const OpDominance &d, MlirOperation a, MlirOperation b);
 /// the blocks its block dominates).
 bool valueProperlyDominates(const OpDominance &d, MlirValue v, MlirOperation b);
 
-}  // namespace memplan
+} // namespace memplan
 
-#endif  // MEMPLAN_ANALYSIS_DOMINANCE_H
+#endif // MEMPLAN_ANALYSIS_DOMINANCE_H

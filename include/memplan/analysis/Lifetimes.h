@@ -2,8 +2,8 @@
 //
 // The hot path of the buffer lifetime analysis. Given the graph (with the
 // role of every op and the forwarding table of region-branch operands, both
-// from MLIR's interfaces: memplan/analysis/OpRoles.h) and the root values to follow
-// (allocation results, or pool views for the checker), compute per root:
+// from MLIR's interfaces: memplan/analysis/OpRoles.h) and the root values to
+// follow (allocation results, or pool views for the checker), compute per root:
 //   * its live interval [start, end) over pre-order op ids, with every use of
 //     every alias lifted to the op in the root's block that encloses it (so a
 //     use inside a region keeps the buffer live across the whole region op);
@@ -23,8 +23,8 @@
 #ifndef MEMPLAN_ANALYSIS_LIFETIMES_H
 #define MEMPLAN_ANALYSIS_LIFETIMES_H
 
-#include "memplan/graph.h"
 #include "memplan/analysis/OpRoles.h"
+#include "memplan/graph.h"
 
 #include <cstdint>
 #include <vector>
@@ -38,46 +38,55 @@ namespace memplan {
 /// both made from this list. X(Name, PYTHON_NAME, doc). The kernel here sets
 /// the reasons before kReasonUnsupportedElementType; the Python analysis
 /// (memplan.lifetimes.analysis) sets the rest, from types and sizes.
-#define MEMPLAN_LIFETIME_REASONS(X)                                                                 \
-  X(Alloca, ALLOCA, "stack allocation: listed, never pooled")                                       \
-  X(UnknownRegion, UNKNOWN_REGION, "nested in a region op we do not understand")                    \
-  X(Unstructured, UNSTRUCTURED_CONTROL_FLOW, "in a multi-block region")                             \
-  X(EscapesReturn, ESCAPES_RETURN, "returned from the function")                                    \
-  X(EscapesCall, ESCAPES_CALL, "passed to a call (CallOpInterface)")                                \
-  X(EscapesStore, ESCAPES_STORE, "stored into memory")                                              \
-  X(EscapesBlock, ESCAPES_BLOCK, "flows out of its block (yield, region result)")                   \
-  X(Captured, CAPTURED_BY_UNKNOWN_REGION, "used inside a region op we do not understand")           \
-  X(UnknownUser, UNKNOWN_USER, "used by an op with unknown memory effects")                         \
-  X(NoDealloc, NO_DEALLOC, "never freed")                                                           \
-  X(DeallocOtherBlock, DEALLOC_IN_OTHER_BLOCK, "freed in another block")                            \
-  X(MultipleDeallocs, MULTIPLE_DEALLOCS, "freed twice")                                             \
-  X(DeallocAlias, DEALLOC_THROUGH_ALIAS, "freed through a view or cast")                            \
-  X(MemorySpace, MEMORY_SPACE, "not the default memory space")                                      \
-  X(Layout, NON_IDENTITY_LAYOUT, "strided / affine layout")                                         \
-  X(AsyncNotAwaited, ASYNC_NOT_AWAITED, "used by asynchronous work no op of its block waits for")  \
-  X(UnsupportedElementType, UNSUPPORTED_ELEMENT_TYPE,                                               \
-    "element type whose LLVM layout memplan does not model")                                        \
-  X(SizeOverflow, SIZE_OVERFLOW, "byte size does not fit in a 64-bit index")                        \
-  X(DynamicSizeNotHoistable, DYNAMIC_SIZE_NOT_HOISTABLE, "dynamic sizes not available at the pool")
+#define MEMPLAN_LIFETIME_REASONS(X)                                            \
+  X(Alloca, ALLOCA, "stack allocation: listed, never pooled")                  \
+  X(UnknownRegion, UNKNOWN_REGION,                                             \
+    "nested in a region op we do not understand")                              \
+  X(Unstructured, UNSTRUCTURED_CONTROL_FLOW, "in a multi-block region")        \
+  X(EscapesReturn, ESCAPES_RETURN, "returned from the function")               \
+  X(EscapesCall, ESCAPES_CALL, "passed to a call (CallOpInterface)")           \
+  X(EscapesStore, ESCAPES_STORE, "stored into memory")                         \
+  X(EscapesBlock, ESCAPES_BLOCK,                                               \
+    "flows out of its block (yield, region result)")                           \
+  X(Captured, CAPTURED_BY_UNKNOWN_REGION,                                      \
+    "used inside a region op we do not understand")                            \
+  X(UnknownUser, UNKNOWN_USER, "used by an op with unknown memory effects")    \
+  X(NoDealloc, NO_DEALLOC, "never freed")                                      \
+  X(DeallocOtherBlock, DEALLOC_IN_OTHER_BLOCK, "freed in another block")       \
+  X(MultipleDeallocs, MULTIPLE_DEALLOCS, "freed twice")                        \
+  X(DeallocAlias, DEALLOC_THROUGH_ALIAS, "freed through a view or cast")       \
+  X(MemorySpace, MEMORY_SPACE, "not the default memory space")                 \
+  X(Layout, NON_IDENTITY_LAYOUT, "strided / affine layout")                    \
+  X(AsyncNotAwaited, ASYNC_NOT_AWAITED,                                        \
+    "used by asynchronous work no op of its block waits for")                  \
+  X(UnsupportedElementType, UNSUPPORTED_ELEMENT_TYPE,                          \
+    "element type whose LLVM layout memplan does not model")                   \
+  X(SizeOverflow, SIZE_OVERFLOW, "byte size does not fit in a 64-bit index")   \
+  X(DynamicSizeNotHoistable, DYNAMIC_SIZE_NOT_HOISTABLE,                       \
+    "dynamic sizes not available at the pool")
 
 enum LifetimeReason : int32_t {
 #define MEMPLAN_REASON_ENUMERATOR(Name, Py, Doc) kReason##Name,
   MEMPLAN_LIFETIME_REASONS(MEMPLAN_REASON_ENUMERATOR)
 #undef MEMPLAN_REASON_ENUMERATOR
-  kNumReasons,
+      kNumReasons,
 };
 
 struct LifetimeTable {
-  std::vector<int32_t> op;       ///< Defining op of the root.
-  std::vector<int32_t> value;    ///< Root value.
-  std::vector<int32_t> start;    ///< First program point (op id).
-  std::vector<int32_t> end;      ///< One past the last program point.
-  std::vector<int32_t> lastUse;  ///< Last live op id (end - 1), before dealloc extension.
-  std::vector<int32_t> dealloc;  ///< The dealloc op, or -1.
-  std::vector<int32_t> scope;    ///< Pooling scope block (blockScopes, path-safe), or -1.
-  std::vector<int32_t> hoistScope; ///< The block hoisting through every sequential region reaches, or -1.
-  std::vector<int32_t> reasons;  ///< Bit mask of LifetimeReason.
-  std::vector<int32_t> numUses;  ///< Uses over the alias closure (deallocs excluded).
+  std::vector<int32_t> op;    ///< Defining op of the root.
+  std::vector<int32_t> value; ///< Root value.
+  std::vector<int32_t> start; ///< First program point (op id).
+  std::vector<int32_t> end;   ///< One past the last program point.
+  /// Last live op id (end - 1), before dealloc extension.
+  std::vector<int32_t> lastUse;
+  std::vector<int32_t> dealloc; ///< The dealloc op, or -1.
+  /// Pooling scope block (blockScopes, path-safe), or -1.
+  std::vector<int32_t> scope;
+  std::vector<int32_t> hoistScope; ///< The block hoisting through every
+                                   ///< sequential region reaches, or -1.
+  std::vector<int32_t> reasons;    ///< Bit mask of LifetimeReason.
+  /// Uses over the alias closure (deallocs excluded).
+  std::vector<int32_t> numUses;
   /// Segments where the contents are needed, CSR over roots (size roots+1):
   /// root i has [segStart[j], segEnd[j]) for j in [segBegin[i], segBegin[i+1]),
   /// in program order, disjoint; none if it is never read or written.
@@ -98,8 +107,9 @@ std::vector<int32_t> blockScopes(const Graph &g, bool pathSafe);
 
 /// Analyze the given roots. A root with reasons stays live until its dealloc
 /// (or, without one, the end of its block).
-LifetimeTable analyzeLifetimes(const Graph &g, const int32_t *roots, size_t numRoots);
+LifetimeTable analyzeLifetimes(const Graph &g, const int32_t *roots,
+                               size_t numRoots);
 
-}  // namespace memplan
+} // namespace memplan
 
-#endif  // MEMPLAN_ANALYSIS_LIFETIMES_H
+#endif // MEMPLAN_ANALYSIS_LIFETIMES_H

@@ -43,20 +43,26 @@ namespace memplan {
 // memplan.lifetimes.roles.describe prints.
 
 /// What an op does with a memref (or tensor) operand. Low byte of a role word.
-#define MEMPLAN_LIFETIME_ROLES(X)                                                                   \
-  X(Other, OTHER, 0, "Unknown memory effects: `unknown-user`.")                                    \
-  X(Alloc, ALLOC, 1, "Allocates a result on the heap.")                                             \
-  X(Alloca, ALLOCA, 2, "Allocates a result in the automatic allocation scope.")                    \
-  X(Dealloc, DEALLOC, 3, "Frees its only operand.")                                                 \
-  X(Alias, ALIAS, 4, "Its shaped results may alias the operand (views, casts, pure ops).")         \
-  X(Access, ACCESS, 5, "Reads/writes through the operand, no alias, no escape.")                   \
-  X(Store, STORE, 6, "Like access, but operand 0 is stored into memory.")                          \
-  X(Return, RETURN, 7, "Terminator of a function: escapes.")                                        \
-  X(Call, CALL, 8, "A call: escapes.")                                                              \
-  X(Terminator, TERMINATOR, 9, "Region-branch terminator: operands flow per the table.")            \
-  X(Branch, BRANCH, 10, "Region-branch op: operands flow into its regions per the table.")          \
-  X(Func, FUNC, 14, "A function: a pooling scope.")                                                  \
-  X(Parallel, PARALLEL, 15, "Parallel region op: a pooling scope per body instance.")
+#define MEMPLAN_LIFETIME_ROLES(X)                                              \
+  X(Other, OTHER, 0, "Unknown memory effects: `unknown-user`.")                \
+  X(Alloc, ALLOC, 1, "Allocates a result on the heap.")                        \
+  X(Alloca, ALLOCA, 2,                                                         \
+    "Allocates a result in the automatic allocation scope.")                   \
+  X(Dealloc, DEALLOC, 3, "Frees its only operand.")                            \
+  X(Alias, ALIAS, 4,                                                           \
+    "Its shaped results may alias the operand (views, casts, pure ops).")      \
+  X(Access, ACCESS, 5,                                                         \
+    "Reads/writes through the operand, no alias, no escape.")                  \
+  X(Store, STORE, 6, "Like access, but operand 0 is stored into memory.")      \
+  X(Return, RETURN, 7, "Terminator of a function: escapes.")                   \
+  X(Call, CALL, 8, "A call: escapes.")                                         \
+  X(Terminator, TERMINATOR, 9,                                                 \
+    "Region-branch terminator: operands flow per the table.")                  \
+  X(Branch, BRANCH, 10,                                                        \
+    "Region-branch op: operands flow into its regions per the table.")         \
+  X(Func, FUNC, 14, "A function: a pooling scope.")                            \
+  X(Parallel, PARALLEL, 15,                                                    \
+    "Parallel region op: a pooling scope per body instance.")
 
 enum LifetimeRole : int32_t {
 #define MEMPLAN_ROLE_ENUMERATOR(Name, Py, Value, Doc) kRole##Name = Value,
@@ -65,21 +71,26 @@ enum LifetimeRole : int32_t {
 };
 
 /// Flags above the role byte.
-#define MEMPLAN_LIFETIME_ROLE_FLAGS(X)                                                              \
-  X(CaptureOk, CAPTURE_OK, 1 << 8, "capture", "Its regions may use outer buffers.")                 \
-  X(Sequential, SEQUENTIAL, 1 << 9, "sequential",                                                   \
-    "Its regions run one at a time during the op: hoisting is safe.")                               \
-  X(Exclusive, EXCLUSIVE, 1 << 10, "exclusive",                                                     \
-    "Region branch op whose regions only return to it: at most one runs.")                          \
-  X(Async, ASYNC, 1 << 11, "async", "Its work (its regions' too) runs on after it returns: see asyncEnd.") \
-  X(WholeView, WHOLE_VIEW, 1 << 12, "whole-view",                                                   \
-    "A view whose one result covers its one source exactly (same bytes, contiguous).")              \
-  X(AlwaysRuns, ALWAYS_RUNS, 1 << 13, "always-runs",                                                \
-    "Region branch op each of whose regions runs at least once per execution "                      \
-    "(RegionBranchOpInterface::getRegionInvocationBounds, constant operands known).")
+#define MEMPLAN_LIFETIME_ROLE_FLAGS(X)                                         \
+  X(CaptureOk, CAPTURE_OK, 1 << 8, "capture",                                  \
+    "Its regions may use outer buffers.")                                      \
+  X(Sequential, SEQUENTIAL, 1 << 9, "sequential",                              \
+    "Its regions run one at a time during the op: hoisting is safe.")          \
+  X(Exclusive, EXCLUSIVE, 1 << 10, "exclusive",                                \
+    "Region branch op whose regions only return to it: at most one runs.")     \
+  X(Async, ASYNC, 1 << 11, "async",                                            \
+    "Its work (its regions' too) runs on after it returns: see asyncEnd.")     \
+  X(WholeView, WHOLE_VIEW, 1 << 12, "whole-view",                              \
+    "A view whose one result covers its one source exactly (same bytes, "      \
+    "contiguous).")                                                            \
+  X(AlwaysRuns, ALWAYS_RUNS, 1 << 13, "always-runs",                           \
+    "Region branch op each of whose regions runs at least once per execution " \
+    "(RegionBranchOpInterface::getRegionInvocationBounds, constant operands "  \
+    "known).")
 
 enum LifetimeRoleFlag : int32_t {
-#define MEMPLAN_ROLE_FLAG_ENUMERATOR(Name, Py, Value, Short, Doc) kFlag##Name = Value,
+#define MEMPLAN_ROLE_FLAG_ENUMERATOR(Name, Py, Value, Short, Doc)              \
+  kFlag##Name = Value,
   MEMPLAN_LIFETIME_ROLE_FLAGS(MEMPLAN_ROLE_FLAG_ENUMERATOR)
 #undef MEMPLAN_ROLE_FLAG_ENUMERATOR
 };
@@ -87,12 +98,14 @@ enum LifetimeRoleFlag : int32_t {
 /// Whether an op's results can be recomputed elsewhere, from its memory
 /// effects (MemoryEffectOpInterface, recursive effects) and its
 /// speculatability (ConditionallySpeculatable): bits per op.
-#define MEMPLAN_OP_PURITY(X)                                                                        \
-  X(EffectFree, EFFECT_FREE, 1,                                                                     \
-    "No memory effects and no regions: its results are a function of its operands.")               \
-  X(Speculatable, SPECULATABLE, 2,                                                                  \
-    "May run where its guard would not let it (getSpeculatability; a division by a constant "       \
-    "that is not 0, nor -1 when signed).")                                                          \
+#define MEMPLAN_OP_PURITY(X)                                                   \
+  X(EffectFree, EFFECT_FREE, 1,                                                \
+    "No memory effects and no regions: its results are a function of its "     \
+    "operands.")                                                               \
+  X(Speculatable, SPECULATABLE, 2,                                             \
+    "May run where its guard would not let it (getSpeculatability; a "         \
+    "division by a constant "                                                  \
+    "that is not 0, nor -1 when signed).")                                     \
   X(ReadsOnly, READS_ONLY, 4, "Reads memory and has no other effect: a load.")
 
 enum OpPurity : int32_t {
@@ -107,29 +120,34 @@ enum OpPurity : int32_t {
 enum OperandAccess : int32_t {
   kAccessRead = 1,
   kAccessWrite = 2,
-  kAccessFullWrite = 4,  ///< A write that covers the operand's whole region (EffectInstance::getEffectOnFullRegion).
+  kAccessFullWrite = 4, ///< A write that covers the operand's whole region
+                        ///< (EffectInstance::getEffectOnFullRegion).
 };
 
 /// Roles of the ops of a graph and where their operands flow.
 struct OpRoleTable {
-  std::vector<int32_t> role;        ///< Role word per op.
-  std::vector<int32_t> flowBegin;   ///< CSR over operand slots, size numOperands+1.
-  std::vector<int32_t> flowTarget;  ///< Value ids an operand is forwarded to.
-  std::vector<int32_t> access;      ///< OperandAccess bits per operand slot.
+  std::vector<int32_t> role; ///< Role word per op.
+  /// CSR over operand slots, size numOperands+1.
+  std::vector<int32_t> flowBegin;
+  std::vector<int32_t> flowTarget; ///< Value ids an operand is forwarded to.
+  std::vector<int32_t> access;     ///< OperandAccess bits per operand slot.
   /// Per op with kFlagAsync: the op of its block that waits for its work
   /// (its completion point), or -1 when no op of its block does (the token
   /// escapes, is never awaited, or is awaited conditionally). -1 elsewhere.
   std::vector<int32_t> asyncEnd;
-  std::vector<int32_t> purity;      ///< OpPurity bits per op.
-  /// Per op: the operand number of its view source (ViewLikeOpInterface), or -1.
+  std::vector<int32_t> purity; ///< OpPurity bits per op.
+  /// Per op: the operand number of its view source (ViewLikeOpInterface), or
+  /// -1.
   std::vector<int32_t> viewSource;
 };
 
 /// Classify the ops `opPtr` (MlirOperation storage, pre-order) whose operands
 /// occupy slots [operandBegin[i], operandBegin[i+1]); `valueIds` maps MLIR
 /// value handles (MlirValue::ptr) to graph value ids.
-OpRoleTable classifyOps(const std::vector<void *> &opPtr, const std::vector<int32_t> &operandBegin,
-                        const std::unordered_map<const void *, int32_t> &valueIds);
+OpRoleTable
+classifyOps(const std::vector<void *> &opPtr,
+            const std::vector<int32_t> &operandBegin,
+            const std::unordered_map<const void *, int32_t> &valueIds);
 
 /// The integer value of the op's result when the op is a constant
 /// (ConstantLike, folded: arith.constant, index.constant, ...) of an integer
@@ -140,6 +158,6 @@ std::optional<int64_t> constantInteger(void *opPtr);
 /// the `@`); nullopt for an indirect call or an op that is not a call.
 std::optional<std::string> calleeSymbol(void *opPtr);
 
-}  // namespace memplan
+} // namespace memplan
 
-#endif  // MEMPLAN_ANALYSIS_OPROLES_H
+#endif // MEMPLAN_ANALYSIS_OPROLES_H

@@ -17,6 +17,6 @@ void registerRegistryBindings(nanobind::module_ &m);
 void registerEngineBindings(nanobind::module_ &m);
 void registerOptBindings(nanobind::module_ &m);
 void registerTransformsBindings(nanobind::module_ &m);
-}  // namespace memplan
+} // namespace memplan
 
-#endif  // MEMPLAN_BINDINGS_BINDINGS_H
+#endif // MEMPLAN_BINDINGS_BINDINGS_H

@@ -36,7 +36,8 @@ struct Intervals {
 /// stays under the target too. Returns the pool of each candidate; a
 /// candidate alone in its pool is left where it is. `maxTries` chains (then
 /// pools) are tried per candidate (then chain).
-std::vector<int32_t> chainPools(const Intervals &heap, const Intervals &candidates, int64_t numPoints,
+std::vector<int32_t> chainPools(const Intervals &heap,
+                                const Intervals &candidates, int64_t numPoints,
                                 int64_t target, int32_t maxTries = 16);
 
 } // namespace memplan
