@@ -33,9 +33,11 @@ class CallGraph:
         return self.graph.callee(call) or ""
 
     def is_public(self, func: int) -> bool:
+        """Function op ``func`` is public (callable from outside the module)."""
         return is_public(self.graph, func)
 
     def is_declaration(self, func: int) -> bool:
+        """Function op ``func`` has no body."""
         return self.graph.region_begin[func + 1] == self.graph.region_begin[func] or (
             self.graph.op_end[func] == func
         )

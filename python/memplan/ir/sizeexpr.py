@@ -18,6 +18,8 @@ from mlir.dialects import arith
 
 @dataclass(frozen=True)
 class Const:
+    """A constant size."""
+
     value: int
 
 
@@ -31,6 +33,8 @@ class Leaf:
 
 @dataclass(frozen=True)
 class Op:
+    """A binary operation on sizes: ``kind`` is ``add``, ``mul`` or ``max``."""
+
     kind: str  # "add", "mul", "max"
     lhs: "Expr"
     rhs: "Expr"
@@ -38,6 +42,8 @@ class Op:
 
 @dataclass(frozen=True)
 class AlignUp:
+    """``operand`` rounded up to a multiple of ``alignment``."""
+
     operand: "Expr"
     alignment: int
 
@@ -46,10 +52,12 @@ Expr = Union[Const, Leaf, Op, AlignUp]
 
 
 def const(v: int) -> Const:
+    """The constant ``v``."""
     return Const(int(v))
 
 
 def add(a: Expr, b: Expr) -> Expr:
+    """``a + b``, folded where an operand is constant."""
     if isinstance(a, Const) and isinstance(b, Const):
         return Const(a.value + b.value)
     if isinstance(a, Const) and a.value == 0:
@@ -60,6 +68,7 @@ def add(a: Expr, b: Expr) -> Expr:
 
 
 def mul(a: Expr, b: Expr) -> Expr:
+    """``a * b``, folded where an operand is constant."""
     if isinstance(a, Const) and isinstance(b, Const):
         return Const(a.value * b.value)
     if isinstance(a, Const) and a.value == 1:
@@ -70,6 +79,7 @@ def mul(a: Expr, b: Expr) -> Expr:
 
 
 def maximum(a: Expr, b: Expr) -> Expr:
+    """``max(a, b)``, folded where both are constant or equal."""
     if isinstance(a, Const) and isinstance(b, Const):
         return Const(max(a.value, b.value))
     if a == b:
@@ -82,6 +92,7 @@ def maximum(a: Expr, b: Expr) -> Expr:
 
 
 def align_up(a: Expr, alignment: int) -> Expr:
+    """``a`` rounded up to a multiple of ``alignment``."""
     if alignment <= 1:
         return a
     if isinstance(a, Const):
@@ -167,9 +178,11 @@ class Emitter:
         self._memo: dict[Expr, ir.Value] = {}
 
     def constant(self, value: int) -> ir.Value:
+        """An ``index`` constant ``value`` at the insertion point."""
         return self.emit(Const(value))
 
     def emit(self, e: Expr) -> ir.Value:
+        """The ``index`` value of ``e``, emitted once per emitter."""
         if e in self._memo:
             return self._memo[e]
         with self.ip, self.loc:

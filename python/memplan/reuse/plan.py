@@ -74,6 +74,7 @@ class PoolPlan:
 
     @property
     def members(self) -> list[int]:
+        """The pool's members: static ones, then dynamic ones."""
         return [int(i) for i in self.static_members] + list(self.dynamic_members)
 
 
