@@ -1,22 +1,14 @@
-//===- bindings.h - Pieces of the memplan._core Python module ----*- C++ -*-===//
+//===- bindings.h - Moved to memplan/bindings/Bindings.h --------*- C++ -*-===//
 //
-// Each C++ component registers its own Python surface; module.cpp only calls
-// these in turn.
+// Transitional: the header is memplan/bindings/Bindings.h. This path stays only
+// for the files that issue #20's IR-walk work is rewriting (lib/extract*.cpp,
+// lib/graph*.cpp, lib/pool_views.cpp, memplan/graph.h) and the packer's
+// bindings; delete it once they include the new path.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MEMPLAN_BINDINGS_H
 #define MEMPLAN_BINDINGS_H
 
-#include <nanobind/nanobind.h>
+#include "memplan/bindings/Bindings.h"
 
-namespace memplan {
-void registerGraphBindings(nanobind::module_ &m);
-void registerPackingBindings(nanobind::module_ &m);
-void registerLifetimesBindings(nanobind::module_ &m);
-void registerRegistryBindings(nanobind::module_ &m);
-void registerEngineBindings(nanobind::module_ &m);
-void registerOptBindings(nanobind::module_ &m);
-void registerTransformsBindings(nanobind::module_ &m);
-}  // namespace memplan
-
-#endif  // MEMPLAN_BINDINGS_H
+#endif // MEMPLAN_BINDINGS_H

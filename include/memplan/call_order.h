@@ -1,31 +1,14 @@
-//===- call_order.h - Callee-first order of a module's functions -*- C++ -*-===//
+//===- call_order.h - Moved to memplan/analysis/CallOrder.h -----*- C++ -*-===//
 //
-// The one call-graph order of memplan's own passes: the strongly connected
-// components of MLIR's CallGraph (CallOpInterface / CallableOpInterface,
-// calls resolved through symbol tables) in post-order, so callees come
-// before their callers. (The in-place engine keeps upstream One-Shot's own
-// order, getFuncOpsOrderedByCalls, which its decisions must match.)
+// Transitional: the header is memplan/analysis/CallOrder.h. This path stays
+// only for the files that issue #20's IR-walk work is rewriting
+// (lib/extract*.cpp, lib/graph*.cpp, lib/pool_views.cpp, memplan/graph.h) and
+// the packer's bindings; delete it once they include the new path.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MEMPLAN_CALL_ORDER_H
 #define MEMPLAN_CALL_ORDER_H
 
-#include "mlir-c/IR.h"
+#include "memplan/analysis/CallOrder.h"
 
-#include <string>
-#include <vector>
-
-namespace memplan {
-
-/// One strongly connected component of the call graph.
-struct CallScc {
-  std::vector<std::string> symbols;  ///< Symbol names of its callables.
-  bool recursive = false;            ///< A cycle, or a callable calling itself.
-};
-
-/// Components of the callables directly inside `root`, callees first.
-std::vector<CallScc> callGraphOrder(MlirOperation root);
-
-}  // namespace memplan
-
-#endif  // MEMPLAN_CALL_ORDER_H
+#endif // MEMPLAN_CALL_ORDER_H

@@ -1,40 +1,14 @@
-//===- dominance.h - Order and dominance of ops through DominanceInfo -*- C++ -*-===//
+//===- dominance.h - Moved to memplan/analysis/Dominance.h ------*- C++ -*-===//
 //
-// The one implementation of op ordering and dominance behind the Graph's
-// queries: MLIR's DominanceInfo over the live IR (CFG regions, graph
-// regions, nested regions), built lazily once per graph. Compiled on MLIR's
-// C++ API (lib/dominance.cpp); this header only has plain C++ and C API
-// types so that nanobind code can include it.
+// Transitional: the header is memplan/analysis/Dominance.h. This path stays
+// only for the files that issue #20's IR-walk work is rewriting
+// (lib/extract*.cpp, lib/graph*.cpp, lib/pool_views.cpp, memplan/graph.h) and
+// the packer's bindings; delete it once they include the new path.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MEMPLAN_DOMINANCE_H
 #define MEMPLAN_DOMINANCE_H
 
-#include "mlir-c/IR.h"
+#include "memplan/analysis/Dominance.h"
 
-#include <memory>
-
-namespace memplan {
-
-/// DominanceInfo of the regions under one root op (opaque).
-class OpDominance;
-
-/// Dominance over the regions of `root` (an MlirOperation).
-std::shared_ptr<OpDominance> makeOpDominance(MlirOperation root);
-
-/// `a` properly dominates `b`, an op never dominating the ops nested in it
-/// (DominanceInfo::properlyDominates with enclosingOpOk = false).
-bool opProperlyDominates(const OpDominance &d, MlirOperation a, MlirOperation b);
-
-/// Upstream One-Shot Analysis's happens-before: `a`, or an op enclosing it
-/// that does not enclose `b`, properly dominates `b`.
-bool opHappensBefore(const OpDominance &d, MlirOperation a, MlirOperation b);
-
-/// The value `v` properly dominates the op `b` (DominanceInfo: a result is
-/// available after its op, outside the op's regions; a block argument in
-/// the blocks its block dominates).
-bool valueProperlyDominates(const OpDominance &d, MlirValue v, MlirOperation b);
-
-}  // namespace memplan
-
-#endif  // MEMPLAN_DOMINANCE_H
+#endif // MEMPLAN_DOMINANCE_H

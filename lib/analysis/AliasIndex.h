@@ -24,8 +24,7 @@ namespace memplan {
 /// A sorted list with room at both ends: an insertion shifts the shorter
 /// side, so entries that arrive in either order (the analysis runs bottom-up
 /// or top-down) are added in constant amortized time.
-template <typename T>
-class SortedRun {
+template <typename T> class SortedRun {
 public:
   const T *begin() const { return items.data() + head; }
   const T *end() const { return items.data() + items.size(); }
@@ -45,14 +44,15 @@ public:
       items.swap(grown);
       head = room;
     }
-    std::move(items.begin() + head, items.begin() + head + before, items.begin() + head - 1);
+    std::move(items.begin() + head, items.begin() + head + before,
+              items.begin() + head - 1);
     --head;
     items[head + before] = x;
   }
 
 private:
   std::vector<T> items;
-  size_t head = 0;  ///< Entries are items[head, size).
+  size_t head = 0; ///< Entries are items[head, size).
 };
 
 class AliasIndex {
@@ -61,12 +61,13 @@ public:
   struct Window {
     enum Kind : int8_t { None, Anywhere, InBlock } kind = None;
     int32_t block = -1;
-    int64_t lo = 0;  ///< First op position (or -1: from the block's start).
+    int64_t lo = 0; ///< First op position (or -1: from the block's start).
   };
 
   struct Set {
     /// block -> sorted (lo, read op, read); block -> sorted (write op, write).
-    std::vector<std::pair<int32_t, SortedRun<std::array<int64_t, 3>>>> readsInBlock;
+    std::vector<std::pair<int32_t, SortedRun<std::array<int64_t, 3>>>>
+        readsInBlock;
     std::vector<int32_t> readsAnywhere;
     std::vector<std::pair<int32_t, SortedRun<std::array<int32_t, 2>>>> writes;
     int64_t numReads = 0, numWrites = 0;
@@ -88,7 +89,8 @@ public:
     if (w.kind == Window::Anywhere)
       s.readsAnywhere.push_back(read);
     else
-      slot(s.readsInBlock, w.block).insert(std::array<int64_t, 3>{w.lo, readOp, read});
+      slot(s.readsInBlock, w.block)
+          .insert(std::array<int64_t, 3>{w.lo, readOp, read});
   }
 
   void addWrite(int32_t root, int32_t write, int32_t writeOp, int32_t block) {
@@ -117,7 +119,8 @@ public:
       for (auto &item : p.second)
         dst.insert(item);
     }
-    a->readsAnywhere.insert(a->readsAnywhere.end(), b->readsAnywhere.begin(), b->readsAnywhere.end());
+    a->readsAnywhere.insert(a->readsAnywhere.end(), b->readsAnywhere.begin(),
+                            b->readsAnywhere.end());
     for (auto &p : b->writes) {
       auto &dst = slot(a->writes, p.first);
       for (auto &item : p.second)
@@ -128,8 +131,7 @@ public:
     sets.erase(ib);
   }
 
-  template <typename F>
-  static bool anyWrite(const Set &s, F f) {
+  template <typename F> static bool anyWrite(const Set &s, F f) {
     for (auto &p : s.writes)
       for (auto &x : p.second)
         if (f(x[1]))
@@ -137,8 +139,7 @@ public:
     return false;
   }
 
-  template <typename F>
-  static bool anyRead(const Set &s, F f) {
+  template <typename F> static bool anyRead(const Set &s, F f) {
     for (auto &p : s.readsInBlock)
       for (auto &x : p.second)
         if (f(static_cast<int32_t>(x[2])))
@@ -149,9 +150,11 @@ public:
     return false;
   }
 
-  /// The writes of `s` that may conflict with a read at `readOp` with window `w`.
+  /// The writes of `s` that may conflict with a read at `readOp` with window
+  /// `w`.
   template <typename F>
-  static bool anyWriteForRead(const Set &s, int32_t readOp, const Window &w, F f) {
+  static bool anyWriteForRead(const Set &s, int32_t readOp, const Window &w,
+                              F f) {
     if (w.kind == Window::None)
       return false;
     if (w.kind == Window::Anywhere)
@@ -165,7 +168,8 @@ public:
       }
       auto &list = p.second;
       auto i = std::lower_bound(list.begin(), list.end(), w.lo,
-                                [](const std::array<int32_t, 2> &a, int64_t lo) { return a[0] < lo; });
+                                [](const std::array<int32_t, 2> &a,
+                                   int64_t lo) { return a[0] < lo; });
       for (; i != list.end() && (*i)[0] <= readOp; ++i)
         if (f((*i)[1]))
           return true;
@@ -175,7 +179,8 @@ public:
 
   /// The reads of `s` that may conflict with a write at `writeOp` in `block`.
   template <typename F>
-  static bool anyReadForWrite(const Set &s, int32_t writeOp, int32_t block, F f) {
+  static bool anyReadForWrite(const Set &s, int32_t writeOp, int32_t block,
+                              F f) {
     for (auto &p : s.readsInBlock) {
       if (p.first != block) {
         for (auto &x : p.second)
@@ -198,7 +203,8 @@ public:
 
 private:
   template <typename T>
-  static SortedRun<T> &slot(std::vector<std::pair<int32_t, SortedRun<T>>> &lists, int32_t block) {
+  static SortedRun<T> &
+  slot(std::vector<std::pair<int32_t, SortedRun<T>>> &lists, int32_t block) {
     for (auto &p : lists)
       if (p.first == block)
         return p.second;

@@ -33,8 +33,12 @@ LayoutMapOption layoutOption(const std::string &name) {
 }
 
 /// `bufferization.access` of argument `idx`, as upstream's test annotation.
-void annotateArgAccess(func::FuncOp func, unsigned idx, bool read, bool written) {
-  StringRef access = read && written ? "read-write" : read ? "read" : written ? "write" : "none";
+void annotateArgAccess(func::FuncOp func, unsigned idx, bool read,
+                       bool written) {
+  StringRef access = read && written ? "read-write"
+                     : read          ? "read"
+                     : written       ? "write"
+                                     : "none";
   func.setArgAttr(idx, BufferizationDialect::kBufferAccessAttrName,
                   StringAttr::get(func.getContext(), access));
 }
@@ -56,11 +60,15 @@ void annotateEquivalentArg(OpOperand &returned, int64_t arg) {
 
 } // namespace
 
-OneShotBufferizationOptions makeBufferizeOptions(const OptionValues &values, std::vector<std::string> &funcFilter) {
+OneShotBufferizationOptions
+makeBufferizeOptions(const OptionValues &values,
+                     std::vector<std::string> &funcFilter) {
   OneShotBufferizationOptions o;
-  readOption(values, "allow-return-allocs-from-loops", o.allowReturnAllocsFromLoops);
+  readOption(values, "allow-return-allocs-from-loops",
+             o.allowReturnAllocsFromLoops);
   readOption(values, "allow-unknown-ops", o.allowUnknownOps);
-  readOption(values, "bufferize-function-boundaries", o.bufferizeFunctionBoundaries);
+  readOption(values, "bufferize-function-boundaries",
+             o.bufferizeFunctionBoundaries);
   readOption(values, "check-parallel-regions", o.checkParallelRegions);
   readOption(values, "test-analysis-only", o.testAnalysisOnly);
   readOption(values, "print-conflicts", o.printConflicts);
@@ -70,13 +78,17 @@ OneShotBufferizationOptions makeBufferizeOptions(const OptionValues &values, std
   readOption(values, "no-analysis-func-filter", funcFilter);
   o.noAnalysisFuncFilter = funcFilter;
   std::string functionBoundaryLayout = "infer-layout-map";
-  readOption(values, "function-boundary-type-conversion", functionBoundaryLayout);
+  readOption(values, "function-boundary-type-conversion",
+             functionBoundaryLayout);
   o.setFunctionBoundaryTypeConversion(layoutOption(functionBoundaryLayout));
   bool mustInferMemorySpace = false, useEncodingForMemorySpace = false;
   readOption(values, "must-infer-memory-space", mustInferMemorySpace);
-  readOption(values, "use-encoding-for-memory-space", useEncodingForMemorySpace);
+  readOption(values, "use-encoding-for-memory-space",
+             useEncodingForMemorySpace);
   if (mustInferMemorySpace)
-    o.defaultMemorySpaceFn = [](TensorType) -> std::optional<Attribute> { return std::nullopt; };
+    o.defaultMemorySpaceFn = [](TensorType) -> std::optional<Attribute> {
+      return std::nullopt;
+    };
   if (useEncodingForMemorySpace)
     o.defaultMemorySpaceFn = [](TensorType t) -> std::optional<Attribute> {
       if (auto ranked = dyn_cast<RankedTensorType>(t))
@@ -85,9 +97,11 @@ OneShotBufferizationOptions makeBufferizeOptions(const OptionValues &values, std
     };
   std::string unknownLayout = "fully-dynamic-layout-map";
   readOption(values, "unknown-type-conversion", unknownLayout);
-  bool identity = layoutOption(unknownLayout) == LayoutMapOption::IdentityLayoutMap;
-  o.unknownTypeConverterFn = [identity](TensorType t, Attribute memorySpace,
-                                        const BufferizationOptions &) -> BaseMemRefType {
+  bool identity =
+      layoutOption(unknownLayout) == LayoutMapOption::IdentityLayoutMap;
+  o.unknownTypeConverterFn =
+      [identity](TensorType t, Attribute memorySpace,
+                 const BufferizationOptions &) -> BaseMemRefType {
     if (identity)
       return getMemRefTypeWithStaticIdentityLayout(t, memorySpace);
     return getMemRefTypeWithFullyDynamicLayout(t, memorySpace);
@@ -96,25 +110,30 @@ OneShotBufferizationOptions makeBufferizeOptions(const OptionValues &values, std
   readOption(values, "dialect-filter", dialects);
   if (!dialects.empty())
     o.opFilter.allowOperation([dialects](Operation *op) {
-      return llvm::is_contained(dialects, op->getName().getDialectNamespace().str());
+      return llvm::is_contained(dialects,
+                                op->getName().getDialectNamespace().str());
     });
   return o;
 }
 
-OneShotBufferizationOptions makeAnalysisOptions(const OneShotBufferizationOptions &options) {
+OneShotBufferizationOptions
+makeAnalysisOptions(const OneShotBufferizationOptions &options) {
   OneShotBufferizationOptions analysis = options;
   if (!options.noAnalysisFuncFilter.empty()) {
-    std::vector<std::string> names(options.noAnalysisFuncFilter.begin(), options.noAnalysisFuncFilter.end());
+    std::vector<std::string> names(options.noAnalysisFuncFilter.begin(),
+                                   options.noAnalysisFuncFilter.end());
     analysis.opFilter.denyOperation([names](Operation *op) {
-      auto func = isa<func::FuncOp>(op) ? cast<func::FuncOp>(op) : op->getParentOfType<func::FuncOp>();
+      auto func = isa<func::FuncOp>(op) ? cast<func::FuncOp>(op)
+                                        : op->getParentOfType<func::FuncOp>();
       return func && llvm::is_contained(names, func.getSymName().str());
     });
   }
   return analysis;
 }
 
-void equivalenceAnalysis(ArrayRef<BufferizableOpInterface> ops, OneShotAnalysisState &state,
-                         function_ref<AliasingOpOperandList(OpResult)> aliasesOf) {
+void equivalenceAnalysis(
+    ArrayRef<BufferizableOpInterface> ops, OneShotAnalysisState &state,
+    function_ref<AliasingOpOperandList(OpResult)> aliasesOf) {
   for (BufferizableOpInterface bufferizable : ops) {
     Operation *op = bufferizable.getOperation();
     for (OpResult result : op->getOpResults()) {
@@ -134,7 +153,8 @@ void equivalenceAnalysis(ArrayRef<BufferizableOpInterface> ops, OneShotAnalysisS
           allEquivalent = false;
           break;
         }
-        if (!equivalent || !inPlace || !state.areEquivalentBufferizedValues(operand, first))
+        if (!equivalent || !inPlace ||
+            !state.areEquivalentBufferizedValues(operand, first))
           allEquivalent = false;
       }
       if (allEquivalent && !bufferizable.bufferizesToAllocation(result))
@@ -143,8 +163,10 @@ void equivalenceAnalysis(ArrayRef<BufferizableOpInterface> ops, OneShotAnalysisS
   }
 }
 
-LogicalResult recordFunctionBoundary(func::FuncOp func, OneShotAnalysisState &state,
-                                     FuncAnalysisState *funcState, bool annotate) {
+LogicalResult recordFunctionBoundary(func::FuncOp func,
+                                     OneShotAnalysisState &state,
+                                     FuncAnalysisState *funcState,
+                                     bool annotate) {
   FunctionType type = func.getFunctionType();
   if (func.getBody().empty()) {
     for (auto [i, input] : llvm::enumerate(type.getInputs())) {
@@ -184,7 +206,8 @@ LogicalResult recordFunctionBoundary(func::FuncOp func, OneShotAnalysisState &st
       return std::nullopt;
     };
     for (unsigned i = 0, e = returns.front()->getNumOperands(); i < e; ++i) {
-      std::optional<int64_t> arg = equivalentArg(returns.front()->getOpOperand(i));
+      std::optional<int64_t> arg =
+          equivalentArg(returns.front()->getOpOperand(i));
       if (!arg)
         continue;
       bool same = true;
@@ -201,9 +224,11 @@ LogicalResult recordFunctionBoundary(func::FuncOp func, OneShotAnalysisState &st
     if (!isTensor(type.getInput(i)))
       continue;
     bool read, written;
-    if (auto access = func.getArgAttrOfType<StringAttr>(i, BufferizationDialect::kBufferAccessAttrName)) {
+    if (auto access = func.getArgAttrOfType<StringAttr>(
+            i, BufferizationDialect::kBufferAccessAttrName)) {
       read = access.getValue() == "read" || access.getValue() == "read-write";
-      written = access.getValue() == "write" || access.getValue() == "read-write";
+      written =
+          access.getValue() == "write" || access.getValue() == "read-write";
     } else if (func.getBody().empty()) {
       read = written = true;
     } else {
@@ -220,7 +245,8 @@ LogicalResult recordFunctionBoundary(func::FuncOp func, OneShotAnalysisState &st
   return success();
 }
 
-LogicalResult verifyAnalysis(ArrayRef<BufferizableOpInterface> ops, OneShotAnalysisState &state) {
+LogicalResult verifyAnalysis(ArrayRef<BufferizableOpInterface> ops,
+                             OneShotAnalysisState &state) {
   bool failed = false;
   for (BufferizableOpInterface op : ops)
     failed |= mlir::failed(op.verifyAnalysis(state));
@@ -228,16 +254,18 @@ LogicalResult verifyAnalysis(ArrayRef<BufferizableOpInterface> ops, OneShotAnaly
 }
 
 LogicalResult rewriteAnalyzed(Operation *root, OneShotAnalysisState &state,
-                              const OneShotBufferizationOptions &options, BufferizeStats &stats) {
+                              const OneShotBufferizationOptions &options,
+                              BufferizeStats &stats) {
   stats.numTensorInPlace = state.getStatNumTensorInPlace();
   stats.numTensorOutOfPlace = state.getStatNumTensorOutOfPlace();
   BufferizationState bufferizationState;
   BufferizationStatistics statistics;
   if (failed(insertTensorCopies(root, state, bufferizationState)))
     return failure();
-  LogicalResult rewritten = options.bufferizeFunctionBoundaries
-                                ? bufferizeModuleOp(root, options, bufferizationState, &statistics)
-                                : bufferizeOp(root, options, bufferizationState, &statistics);
+  LogicalResult rewritten =
+      options.bufferizeFunctionBoundaries
+          ? bufferizeModuleOp(root, options, bufferizationState, &statistics)
+          : bufferizeOp(root, options, bufferizationState, &statistics);
   stats.numBufferAlloc = statistics.numBufferAlloc;
   return rewritten;
 }

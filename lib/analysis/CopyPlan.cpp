@@ -36,7 +36,8 @@ int64_t staticTypeBytes(Type type) {
 }
 
 bool planCopy(OpOperand &operand, const OneShotAnalysisState &state,
-              const std::function<EngineValue(Value)> &describe, EngineCopy &copy,
+              const std::function<EngineValue(Value)> &describe,
+              EngineCopy &copy,
               const llvm::DenseSet<OpOperand *> *undefinedUses) {
   Operation *op = operand.getOwner();
   // insertTensorCopies only resolves conflicts of allowed bufferizable ops.
@@ -48,14 +49,16 @@ bool planCopy(OpOperand &operand, const OneShotAnalysisState &state,
   // exactly one alias copies that result instead of the operand.
   Value copied = operand.get();
   AliasingValueList aliases = state.getAliasingValues(operand);
-  if (aliases.getNumAliases() == 1 && isa<OpResult>(aliases.getAliases()[0].value) &&
+  if (aliases.getNumAliases() == 1 &&
+      isa<OpResult>(aliases.getAliases()[0].value) &&
       !state.bufferizesToMemoryWrite(operand) &&
-      state.getAliasingOpOperands(aliases.getAliases()[0].value).getNumAliases() == 1 &&
+      state.getAliasingOpOperands(aliases.getAliases()[0].value)
+              .getNumAliases() == 1 &&
       !isa<UnrankedTensorType>(aliases.getAliases()[0].value.getType()))
     copied = aliases.getAliases()[0].value;
   copy.value = describe(copied);
-  copy.allocOnly =
-      state.canOmitTensorCopy(operand) || (undefinedUses && undefinedUses->contains(&operand));
+  copy.allocOnly = state.canOmitTensorCopy(operand) ||
+                   (undefinedUses && undefinedUses->contains(&operand));
   copy.bytes = staticTypeBytes(copied.getType());
   return true;
 }

@@ -10,7 +10,7 @@
 #ifndef MEMPLAN_ANALYSIS_COPYPLAN_H
 #define MEMPLAN_ANALYSIS_COPYPLAN_H
 
-#include "memplan/interface_engine.h"
+#include "memplan/analysis/InterfaceEngine.h"
 
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 
@@ -29,8 +29,10 @@ int64_t staticTypeBytes(mlir::Type type);
 /// skips its op (not allowed or not bufferizable: an unknown op keeps its
 /// tensor operand, nothing is copied). `describe` numbers values. When
 /// `state` did not record undefined tensor uses, `undefinedUses` holds them.
-bool planCopy(mlir::OpOperand &operand, const mlir::bufferization::OneShotAnalysisState &state,
-              const std::function<EngineValue(mlir::Value)> &describe, EngineCopy &copy,
+bool planCopy(mlir::OpOperand &operand,
+              const mlir::bufferization::OneShotAnalysisState &state,
+              const std::function<EngineValue(mlir::Value)> &describe,
+              EngineCopy &copy,
               const llvm::DenseSet<mlir::OpOperand *> *undefinedUses = nullptr);
 
 } // namespace memplan

@@ -6,8 +6,8 @@
 #include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
 #include "mlir/IR/RegionKindInterface.h"
 #include "mlir/IR/SymbolTable.h"
-#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 #include "llvm/ADT/DenseSet.h"
 
@@ -19,7 +19,8 @@ using mlir::bufferization::func_ext::FuncAnalysisState;
 
 namespace memplan {
 
-LogicalResult checkRecursiveDefinitions(Operation *scope, const OneShotAnalysisState &state,
+LogicalResult checkRecursiveDefinitions(Operation *scope,
+                                        const OneShotAnalysisState &state,
                                         bool outsideFunctions) {
   // The ops checked: all of `scope`'s, or those outside functions.
   auto walkChecked = [&](function_ref<WalkResult(Operation *)> fn) {
@@ -35,68 +36,83 @@ LogicalResult checkRecursiveDefinitions(Operation *scope, const OneShotAnalysisS
   walkChecked([&](Operation *op) {
     for (Region &r : op->getRegions())
       mayLoop |= r.getBlocks().size() > 1;
-    if (!mayLoop && llvm::any_of(op->getResultTypes(), [](Type t) { return isa<TensorType>(t); }))
-      mayLoop = op->getParentRegion() && !mayHaveSSADominance(*op->getParentRegion());
+    if (!mayLoop && llvm::any_of(op->getResultTypes(),
+                                 [](Type t) { return isa<TensorType>(t); }))
+      mayLoop =
+          op->getParentRegion() && !mayHaveSSADominance(*op->getParentRegion());
     return WalkResult::advance();
   });
   if (!mayLoop)
     return success();
   const BufferizationOptions &options = state.getOptions();
-  WalkResult walk = walkChecked([&](Operation *op) {
-    auto bufferizable = options.dynCastBufferizableOp(op);
-    if (!bufferizable)
-      return WalkResult::advance();
-    for (OpResult result : op->getOpResults()) {
-      if (!isa<TensorType>(result.getType()))
-        continue;
-      AliasingOpOperandList aliases = state.getAliasingOpOperands(result);
-      if (llvm::any_of(aliases, [&](AliasingOpOperand a) { return state.bufferizesToMemoryWrite(*a.opOperand); }))
-        continue;
-      // Upstream's reverse use-def chain walk from the aliasing operands.
-      llvm::DenseSet<Value> visited;
-      SmallVector<Value> work;
-      for (AliasingOpOperand a : aliases)
-        work.push_back(a.opOperand->get());
-      while (!work.empty()) {
-        Value v = work.pop_back_val();
-        if (v == result) {
-          op->emitError() << "'" << op->getName() << "' op: upstream One-Shot Analysis recurses without end "
-                          << "(stack overflow) asking whether this result bufferizes to a memory write: its "
-                          << "reverse use-def chain loops back to it";
-          return WalkResult::interrupt();
+  WalkResult walk =
+      walkChecked([&](Operation *op) {
+        auto bufferizable = options.dynCastBufferizableOp(op);
+        if (!bufferizable)
+          return WalkResult::advance();
+        for (OpResult result : op->getOpResults()) {
+          if (!isa<TensorType>(result.getType()))
+            continue;
+          AliasingOpOperandList aliases = state.getAliasingOpOperands(result);
+          if (llvm::any_of(aliases, [&](AliasingOpOperand a) {
+                return state.bufferizesToMemoryWrite(*a.opOperand);
+              }))
+            continue;
+          // Upstream's reverse use-def chain walk from the aliasing operands.
+          llvm::DenseSet<Value> visited;
+          SmallVector<Value> work;
+          for (AliasingOpOperand a : aliases)
+            work.push_back(a.opOperand->get());
+          while (!work.empty()) {
+            Value v = work.pop_back_val();
+            if (v == result) {
+              op->emitError()
+                  << "'" << op->getName()
+                  << "' op: upstream One-Shot Analysis recurses without end "
+                  << "(stack overflow) asking whether this result bufferizes "
+                     "to a memory write: its "
+                  << "reverse use-def chain loops back to it";
+              return WalkResult::interrupt();
+            }
+            if (!visited.insert(v).second || !options.dynCastBufferizableOp(v))
+              continue;
+            for (AliasingOpOperand a : state.getAliasingOpOperands(v))
+              work.push_back(a.opOperand->get());
+          }
         }
-        if (!visited.insert(v).second || !options.dynCastBufferizableOp(v))
-          continue;
-        for (AliasingOpOperand a : state.getAliasingOpOperands(v))
-          work.push_back(a.opOperand->get());
-      }
-    }
-    return WalkResult::advance();
-  });
+        return WalkResult::advance();
+      });
   return failure(walk.wasInterrupted());
 }
 
-LogicalResult checkCallBoundaries(Operation *scope, const FuncAnalysisState &funcState) {
+LogicalResult checkCallBoundaries(Operation *scope,
+                                  const FuncAnalysisState &funcState) {
   WalkResult walk = scope->walk([&](func::CallOp call) {
-    auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(call, call.getCalleeAttr());
+    auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+        call, call.getCalleeAttr());
     if (!callee)
       return WalkResult::advance();
     auto aliasing = funcState.aliasingReturnVals.find(callee);
     auto equivalent = funcState.equivalentFuncArgs.find(callee);
-    if (aliasing == funcState.aliasingReturnVals.end() || equivalent == funcState.equivalentFuncArgs.end())
+    if (aliasing == funcState.aliasingReturnVals.end() ||
+        equivalent == funcState.equivalentFuncArgs.end())
       return WalkResult::advance();
     for (OpOperand &operand : call->getOpOperands()) {
       int64_t k = operand.getOperandNumber();
       auto rets = aliasing->second.find(k);
-      if (!isa<TensorType>(operand.get().getType()) || rets == aliasing->second.end() || rets->second.size() != 1)
+      if (!isa<TensorType>(operand.get().getType()) ||
+          rets == aliasing->second.end() || rets->second.size() != 1)
         continue;
       int64_t ret = rets->second.front();
       auto eq = equivalent->second.find(ret);
       if (eq == equivalent->second.end() || eq->second == k)
         continue;
-      call.emitError() << "'func.call' op operand #" << k << ": the callee's result #" << ret
-                       << " aliases argument #" << k << " but is equivalent to argument #" << eq->second
-                       << "; upstream One-Shot Analysis aborts here (assertion: inconsistent analysis state)";
+      call.emitError() << "'func.call' op operand #" << k
+                       << ": the callee's result #" << ret
+                       << " aliases argument #" << k
+                       << " but is equivalent to argument #" << eq->second
+                       << "; upstream One-Shot Analysis aborts here "
+                          "(assertion: inconsistent analysis state)";
       return WalkResult::interrupt();
     }
     return WalkResult::advance();
@@ -108,11 +124,14 @@ LogicalResult checkNonBranchSuccessors(Operation *root) {
   WalkResult walk = root->walk([&](Operation *op) {
     if (op->getNumSuccessors() == 0 || isa<BranchOpInterface>(op))
       return WalkResult::advance();
-    if (llvm::none_of(op->getOperandTypes(), [](Type t) { return isa<TensorType>(t); }))
+    if (llvm::none_of(op->getOperandTypes(),
+                      [](Type t) { return isa<TensorType>(t); }))
       return WalkResult::advance();
     op->emitError() << "memplan-one-shot-bufferize: '" << op->getName()
-                    << "' forwarding tensors to a block (unstructured control flow) is not modeled: it is "
-                    << "not a branch op (BranchOpInterface), which upstream's bufferization asserts on";
+                    << "' forwarding tensors to a block (unstructured control "
+                       "flow) is not modeled: it is "
+                    << "not a branch op (BranchOpInterface), which upstream's "
+                       "bufferization asserts on";
     return WalkResult::interrupt();
   });
   return failure(walk.wasInterrupted());

@@ -1,4 +1,5 @@
-//===- CrashGuards.h - Inputs on which upstream's analysis crashes -*- C++ -*-===//
+//===- CrashGuards.h - Inputs on which upstream's analysis crashes -*- C++
+//-*-===//
 //
 // The interface engine asks upstream's interface implementations the same
 // questions upstream's analysis asks, so it would crash where upstream
@@ -23,14 +24,16 @@ namespace memplan {
 /// without end asking whether it bufferizes to a memory write). With
 /// `outsideFunctions`, only the ops of `scope` that are not in a function
 /// (upstream's rewrite with function boundaries bufferizes them unanalyzed).
-mlir::LogicalResult checkRecursiveDefinitions(mlir::Operation *scope,
-                                              const mlir::bufferization::OneShotAnalysisState &state,
-                                              bool outsideFunctions = false);
+mlir::LogicalResult checkRecursiveDefinitions(
+    mlir::Operation *scope,
+    const mlir::bufferization::OneShotAnalysisState &state,
+    bool outsideFunctions = false);
 
 /// A call whose analyzed callee returns, as its only alias of an argument, a
 /// result equivalent to another argument (upstream's func.call model asserts).
-mlir::LogicalResult checkCallBoundaries(mlir::Operation *scope,
-                                        const mlir::bufferization::func_ext::FuncAnalysisState &funcState);
+mlir::LogicalResult checkCallBoundaries(
+    mlir::Operation *scope,
+    const mlir::bufferization::func_ext::FuncAnalysisState &funcState);
 
 /// A non-branch op forwarding tensors to a block (upstream's rewrite with
 /// function boundaries asserts).

@@ -48,15 +48,17 @@ void annotateValue(Value v, const std::string &prefix) {
 /// same static array, the same SSA values in the dynamic positions) are equal
 /// to any bound analysis, so that answer needs no constraint set. Returns
 /// std::nullopt when only the model itself can answer.
-std::optional<bool> identicalSliceAnswer(Operation *insertion, Value candidate,
-                                         function_ref<bool(Value, Value)> equivalent) {
+std::optional<bool>
+identicalSliceAnswer(Operation *insertion, Value candidate,
+                     function_ref<bool(Value, Value)> equivalent) {
   if (!isa<tensor::InsertSliceOp, tensor::ParallelInsertSliceOp>(insertion))
     return std::nullopt;
   auto extract = candidate.getDefiningOp<tensor::ExtractSliceOp>();
   if (!extract)
     return std::nullopt;
   auto inserted = cast<OffsetSizeAndStrideOpInterface>(insertion);
-  Value destination = cast<SubsetInsertionOpInterface>(insertion).getDestinationOperand().get();
+  Value destination =
+      cast<SubsetInsertionOpInterface>(insertion).getDestinationOperand().get();
   if (!equivalent(destination, extract.getSource()))
     return false;
   if (inserted.getStaticOffsets() != extract.getStaticOffsets() ||
@@ -71,11 +73,13 @@ std::optional<bool> identicalSliceAnswer(Operation *insertion, Value candidate,
 
 } // namespace
 
-InplaceAnalysis::InplaceAnalysis(Operation *root, const IRNumbering &ir, OneShotAnalysisState &state,
-                                 const EngineOptions &options, SharedFacts *shared)
+InplaceAnalysis::InplaceAnalysis(Operation *root, const IRNumbering &ir,
+                                 OneShotAnalysisState &state,
+                                 const EngineOptions &options,
+                                 SharedFacts *shared)
     : root(root), state(state), options(options), ir(ir), shared(shared),
-      facts(shared ? shared->interface : ownFacts), cCounter(options.conflictCounter),
-      wCounter(options.nonWritableCounter) {
+      facts(shared ? shared->interface : ownFacts),
+      cCounter(options.conflictCounter), wCounter(options.nonWritableCounter) {
   size_t nv = ir.values.size(), no = ir.operands.size();
   parent.resize(nv);
   for (size_t v = 0; v < nv; ++v)
@@ -132,14 +136,16 @@ EngineValue InplaceAnalysis::describe(Value v) const {
   out.blockArgument = true;
   out.op = ir.op(region->getParentOp());
   out.region = region->getRegionNumber();
-  out.block = static_cast<int32_t>(std::distance(region->begin(), Region::iterator(block)));
+  out.block = static_cast<int32_t>(
+      std::distance(region->begin(), Region::iterator(block)));
   out.index = arg.getArgNumber();
   return out;
 }
 
 // ------------------------------------------------------------------ caches
 
-void InterfaceFacts::allocate(size_t operands, size_t values, size_t ops, size_t blocks) {
+void InterfaceFacts::allocate(size_t operands, size_t values, size_t ops,
+                              size_t blocks) {
   blockRepetitive.assign(blocks, nullptr);
   blockRepetitiveKnown.assign(blocks, 0);
   tensorSemantics.assign(ops, -1);
@@ -196,7 +202,8 @@ bool InplaceAnalysis::writes(int32_t o) {
   return facts.writes[o];
 }
 
-const llvm::SmallVector<int32_t, 2> &InplaceAnalysis::aliasingValues(int32_t o) {
+const llvm::SmallVector<int32_t, 2> &
+InplaceAnalysis::aliasingValues(int32_t o) {
   // The aliasing values (not their relation) stay fixed while decisions are
   // made; the relation is asked of the state where it matters.
   if (!facts.aliasesKnown[o]) {
@@ -353,7 +360,8 @@ llvm::ArrayRef<int32_t> InplaceAnalysis::definitions(int32_t o) {
 LogicalResult InplaceAnalysis::checkFacts(int32_t scope, bool reverse) {
   const BufferizationOptions &opts = state.getOptions();
   auto fail = [&](Operation *op, const std::string &what) {
-    return op->emitOpError("memplan: kept interface fact differs from upstream's: " + what);
+    return op->emitOpError(
+        "memplan: kept interface fact differs from upstream's: " + what);
   };
   std::vector<int32_t> ops, values, operands;
   for (int32_t op = scope; op <= ir.opEnd[scope]; ++op) {
@@ -371,11 +379,13 @@ LogicalResult InplaceAnalysis::checkFacts(int32_t scope, bool reverse) {
     std::reverse(operands.begin(), operands.end());
   }
   for (int32_t op : ops)
-    if (repetitiveRegionOfOp(op) != state.getEnclosingRepetitiveRegion(ir.ops[op], opts))
+    if (repetitiveRegionOfOp(op) !=
+        state.getEnclosingRepetitiveRegion(ir.ops[op], opts))
       return fail(ir.ops[op], "enclosing repetitive region of the op");
   for (int32_t v : values) {
     Operation *owner = ir.ops[ir.valueOwner(v)];
-    if (repetitiveRegionOfValue(v) != state.getEnclosingRepetitiveRegion(ir.values[v], opts))
+    if (repetitiveRegionOfValue(v) !=
+        state.getEnclosingRepetitiveRegion(ir.values[v], opts))
       return fail(owner, "enclosing repetitive region of a value");
     if (isValueRead(v) != state.isValueRead(ir.values[v]))
       return fail(owner, "whether a value is read");
@@ -385,8 +395,9 @@ LogicalResult InplaceAnalysis::checkFacts(int32_t scope, bool reverse) {
     for (Value d : state.findDefinitions(ir.operands[o]))
       upstream.push_back(ir.value(d));
     if (!llvm::equal(definitions(o), upstream))
-      return fail(ir.operands[o]->getOwner(), "definitions of operand " +
-                                                  std::to_string(ir.operands[o]->getOperandNumber()));
+      return fail(ir.operands[o]->getOwner(),
+                  "definitions of operand " +
+                      std::to_string(ir.operands[o]->getOperandNumber()));
   }
   return success();
 }
@@ -417,10 +428,12 @@ void InplaceAnalysis::unionAlias(int32_t a, int32_t b) {
 }
 
 bool InplaceAnalysis::hasInplaceWrites(ArrayRef<int32_t> values) {
-  return llvm::any_of(values, [&](int32_t v) { return nInplaceWrites[find(v)] != 0; });
+  return llvm::any_of(values,
+                      [&](int32_t v) { return nInplaceWrites[find(v)] != 0; });
 }
 
-void InplaceAnalysis::valueAndAliases(int32_t o, SmallVectorImpl<int32_t> &out) {
+void InplaceAnalysis::valueAndAliases(int32_t o,
+                                      SmallVectorImpl<int32_t> &out) {
   out.push_back(ir.operandValue[o]);
   for (int32_t v : aliasingValues(o))
     out.push_back(v);
@@ -436,7 +449,8 @@ void InplaceAnalysis::valueReads(int32_t v, SmallVectorImpl<int32_t> &out) {
       continue;
     }
     // A use that only creates an alias whose value is read later.
-    if (!writes(o) && llvm::any_of(aliasingValues(o), [&](int32_t a) { return isValueRead(a); }))
+    if (!writes(o) && llvm::any_of(aliasingValues(o),
+                                   [&](int32_t a) { return isValueRead(a); }))
       out.push_back(o);
   }
 }
@@ -449,7 +463,8 @@ void InplaceAnalysis::aliasingReads(SmallVectorImpl<int32_t> &out, int32_t v) {
   });
 }
 
-void InplaceAnalysis::aliasingInplaceWrites(SmallVectorImpl<int32_t> &out, int32_t v) {
+void InplaceAnalysis::aliasingInplaceWrites(SmallVectorImpl<int32_t> &out,
+                                            int32_t v) {
   state.applyOnAliases(ir.values[v], [&](Value alias) {
     int32_t a = ir.value(alias);
     if (a < 0)
@@ -471,10 +486,12 @@ bool InplaceAnalysis::happensBefore(Operation *a, Operation *b) const {
 }
 
 namespace {
-/// Whether `to` is reachable from `from` through successors, not passing `except`.
+/// Whether `to` is reachable from `from` through successors, not passing
+/// `except`.
 bool isReachable(Block *from, Block *to, Block *except) {
   llvm::DenseSet<Block *> visited;
-  SmallVector<Block *> work(from->getSuccessors().begin(), from->getSuccessors().end());
+  SmallVector<Block *> work(from->getSuccessors().begin(),
+                            from->getSuccessors().end());
   while (!work.empty()) {
     Block *next = work.pop_back_val();
     if (next == except)
@@ -515,7 +532,8 @@ Region *InplaceAnalysis::repetitiveRegionOfBlock(int32_t block) {
     }
     if (ir.opBlock[parent] < 0) {
       // The root: its ancestors are not numbered.
-      found = state.getEnclosingRepetitiveRegion(ir.ops[parent], state.getOptions());
+      found = state.getEnclosingRepetitiveRegion(ir.ops[parent],
+                                                 state.getOptions());
       break;
     }
     b = ir.opBlock[parent];
@@ -529,12 +547,14 @@ Region *InplaceAnalysis::repetitiveRegionOfBlock(int32_t block) {
 
 Region *InplaceAnalysis::repetitiveRegionOfOp(int32_t op) {
   int32_t block = ir.opBlock[op];
-  return block < 0 ? state.getEnclosingRepetitiveRegion(ir.ops[op], state.getOptions())
+  return block < 0 ? state.getEnclosingRepetitiveRegion(ir.ops[op],
+                                                        state.getOptions())
                    : repetitiveRegionOfBlock(block);
 }
 
 Region *InplaceAnalysis::repetitiveRegionOfValue(int32_t v) {
-  return ir.valueOp[v] >= 0 ? repetitiveRegionOfOp(ir.valueOp[v]) : repetitiveRegionOfBlock(ir.valueBlock[v]);
+  return ir.valueOp[v] >= 0 ? repetitiveRegionOfOp(ir.valueOp[v])
+                            : repetitiveRegionOfBlock(ir.valueBlock[v]);
 }
 
 bool InplaceAnalysis::hasTensorSemantics(int32_t op) {
@@ -543,7 +563,8 @@ bool InplaceAnalysis::hasTensorSemantics(int32_t op) {
   return facts.tensorSemantics[op];
 }
 
-bool InplaceAnalysis::canUseOpDominance(int32_t r, int32_t w, llvm::ArrayRef<int32_t> defs) {
+bool InplaceAnalysis::canUseOpDominance(int32_t r, int32_t w,
+                                        llvm::ArrayRef<int32_t> defs) {
   const BufferizationOptions &opts = state.getOptions();
   Operation *readOp = ir.operands[r]->getOwner();
   Operation *writeOp = ir.operands[w]->getOwner();
@@ -556,7 +577,8 @@ bool InplaceAnalysis::canUseOpDominance(int32_t r, int32_t w, llvm::ArrayRef<int
       if (!rRead) {
         // Upstream asserts here.
         if (!error)
-          readOp->emitOpError("memplan: unexpected nesting of repetitive regions (upstream One-Shot "
+          readOp->emitOpError("memplan: unexpected nesting of repetitive "
+                              "regions (upstream One-Shot "
                               "Analysis asserts on this input)");
         error = true;
         return true;
@@ -576,13 +598,15 @@ bool InplaceAnalysis::canUseOpDominance(int32_t r, int32_t w, llvm::ArrayRef<int
   Block *readBlock = readOp->getBlock(), *writeBlock = writeOp->getBlock();
   for (int32_t d : defs) {
     Block *defBlock = Value(ir.values[d]).getParentBlock();
-    if (isReachable(readBlock, writeBlock, defBlock) && isReachable(writeBlock, readBlock, defBlock))
+    if (isReachable(readBlock, writeBlock, defBlock) &&
+        isReachable(writeBlock, readBlock, defBlock))
       return false;
   }
   return true;
 }
 
-int32_t InplaceAnalysis::pairConflict(int32_t r, int32_t w, llvm::ArrayRef<int32_t> defs) {
+int32_t InplaceAnalysis::pairConflict(int32_t r, int32_t w,
+                                      llvm::ArrayRef<int32_t> defs) {
   OpOperand *uRead = ir.operands[r], *uWrite = ir.operands[w];
   Operation *readOp = uRead->getOwner(), *writeOp = uWrite->getOwner();
   if (canUseOpDominance(r, w, defs)) {
@@ -597,16 +621,20 @@ int32_t InplaceAnalysis::pairConflict(int32_t r, int32_t w, llvm::ArrayRef<int32
       return -1;
     if (readOp == writeOp) {
       if (auto readInterface = bufferizable(ir.operandOp[r])) {
-        if (readInterface.bufferizesToElementwiseAccess(state, {uRead, uWrite})) {
+        if (readInterface.bufferizesToElementwiseAccess(state,
+                                                        {uRead, uWrite})) {
           auto equivalentInChain = [&](OpOperand *start, Value other) {
             TraversalConfig config;
             config.followEquivalentOnly = true;
             config.alwaysIncludeLeaves = false;
             config.followSameTypeOrCastsOnly = true;
-            return !state.findValueInReverseUseDefChain(start, [&](Value v) { return v == other; }, config)
+            return !state
+                        .findValueInReverseUseDefChain(
+                            start, [&](Value v) { return v == other; }, config)
                         .empty();
           };
-          if (equivalentInChain(uRead, uWrite->get()) || equivalentInChain(uWrite, uRead->get()))
+          if (equivalentInChain(uRead, uWrite->get()) ||
+              equivalentInChain(uWrite, uRead->get()))
             return -1;
         }
       }
@@ -623,7 +651,8 @@ int32_t InplaceAnalysis::pairConflict(int32_t r, int32_t w, llvm::ArrayRef<int32
         continue;
       if (defOp->isProperAncestor(writeOp))
         continue;
-    } else if (!cast<BlockArgument>(def).getOwner()->findAncestorOpInBlock(*writeOp)) {
+    } else if (!cast<BlockArgument>(def).getOwner()->findAncestorOpInBlock(
+                   *writeOp)) {
       continue;
     }
     const SmallVector<int32_t, 2> &aliases = aliasingValues(w);
@@ -646,7 +675,8 @@ int32_t InplaceAnalysis::pairConflict(int32_t r, int32_t w, llvm::ArrayRef<int32
   return found;
 }
 
-bool InplaceAnalysis::matchesInsertDestination(OpOperand *start, SubsetInsertionOpInterface insertion) {
+bool InplaceAnalysis::matchesInsertDestination(
+    OpOperand *start, SubsetInsertionOpInterface insertion) {
   // Every value the reverse use-def chain from `start` ends at must be an op
   // result extracting the very subset `insertion` inserts into. Equivalence
   // classes do not change while a scope's decisions are made, so each
@@ -655,15 +685,21 @@ bool InplaceAnalysis::matchesInsertDestination(OpOperand *start, SubsetInsertion
     auto result = dyn_cast<OpResult>(v);
     if (!result)
       return false;
-    auto [it, inserted] = equivalentSubsetCache.try_emplace({insertion.getOperation(), v}, false);
+    auto [it, inserted] =
+        equivalentSubsetCache.try_emplace({insertion.getOperation(), v}, false);
     if (!inserted)
       return it->second;
-    auto equivalent = [&](Value a, Value b) { return state.areEquivalentBufferizedValues(a, b); };
-    std::optional<bool> known = identicalSliceAnswer(insertion, result, equivalent);
-    it->second = known ? *known : insertion.isEquivalentSubset(result, equivalent);
+    auto equivalent = [&](Value a, Value b) {
+      return state.areEquivalentBufferizedValues(a, b);
+    };
+    std::optional<bool> known =
+        identicalSliceAnswer(insertion, result, equivalent);
+    it->second =
+        known ? *known : insertion.isEquivalentSubset(result, equivalent);
     return it->second;
   };
-  SetVector<Value> ends = state.findValueInReverseUseDefChain(start, isMatchingSubset);
+  SetVector<Value> ends =
+      state.findValueInReverseUseDefChain(start, isMatchingSubset);
   return llvm::all_of(ends, isMatchingSubset);
 }
 
@@ -673,27 +709,33 @@ bool InplaceAnalysis::nonConflictingSubsets(int32_t r, int32_t w) {
     return cached->second;
   OpOperand *uRead = ir.operands[r], *uWrite = ir.operands[w];
   bool nonConflicting = false;
-  if (auto insertion = dyn_cast<SubsetInsertionOpInterface>(uRead->getOwner())) {
+  if (auto insertion =
+          dyn_cast<SubsetInsertionOpInterface>(uRead->getOwner())) {
     // The insertion reads the rest of its destination, not the subset the
     // write fills; and it reads its source where an equivalent destination
     // already holds it.
     if (uRead == &insertion.getDestinationOperand())
       nonConflicting = matchesInsertDestination(uWrite, insertion);
-    else if (uRead == &insertion.getSourceOperand() && uWrite == &insertion.getDestinationOperand())
+    else if (uRead == &insertion.getSourceOperand() &&
+             uWrite == &insertion.getDestinationOperand())
       nonConflicting = matchesInsertDestination(uRead, insertion);
   }
   if (!nonConflicting)
-    if (auto insertion = dyn_cast<SubsetInsertionOpInterface>(uWrite->getOwner()))
+    if (auto insertion =
+            dyn_cast<SubsetInsertionOpInterface>(uWrite->getOwner()))
       // The insertion writes back what the read value already holds there.
-      nonConflicting = uWrite == &insertion.getDestinationOperand() &&
-                       state.areEquivalentBufferizedValues(uRead->get(), insertion.getSourceOperand().get()) &&
-                       matchesInsertDestination(&insertion.getSourceOperand(), insertion);
+      nonConflicting =
+          uWrite == &insertion.getDestinationOperand() &&
+          state.areEquivalentBufferizedValues(
+              uRead->get(), insertion.getSourceOperand().get()) &&
+          matchesInsertDestination(&insertion.getSourceOperand(), insertion);
   // try_emplace's iterator may have moved while the chain was followed.
   subsetPairCache[{r, w}] = nonConflicting;
   return nonConflicting;
 }
 
-void InplaceAnalysis::reportConflict(int32_t o, int32_t r, int32_t w, int32_t def) {
+void InplaceAnalysis::reportConflict(int32_t o, int32_t r, int32_t w,
+                                     int32_t def) {
   EngineConflict c;
   c.op = ir.operandOp[o];
   c.operand = ir.operands[o]->getOperandNumber();
@@ -710,14 +752,17 @@ void InplaceAnalysis::reportConflict(int32_t o, int32_t r, int32_t w, int32_t de
   std::string id = "C_" + std::to_string(cCounter++);
   OpOperand *uRead = ir.operands[r], *uWrite = ir.operands[w];
   MLIRContext *ctx = root->getContext();
-  uWrite->getOwner()->setAttr(id + "[CONFL-WRITE: " + std::to_string(uWrite->getOperandNumber()) + "]",
-                              UnitAttr::get(ctx));
-  uRead->getOwner()->setAttr(id + "[READ: " + std::to_string(uRead->getOperandNumber()) + "]",
-                             UnitAttr::get(ctx));
+  uWrite->getOwner()->setAttr(
+      id + "[CONFL-WRITE: " + std::to_string(uWrite->getOperandNumber()) + "]",
+      UnitAttr::get(ctx));
+  uRead->getOwner()->setAttr(
+      id + "[READ: " + std::to_string(uRead->getOperandNumber()) + "]",
+      UnitAttr::get(ctx));
   annotateValue(ir.values[def], id + "[DEF: ");
 }
 
-bool InplaceAnalysis::fullRaw(int32_t o, ArrayRef<int32_t> values, bool writesOperand, bool record) {
+bool InplaceAnalysis::fullRaw(int32_t o, ArrayRef<int32_t> values,
+                              bool writesOperand, bool record) {
   SmallVector<int32_t> readList, writeList;
   for (int32_t v : values) {
     aliasingReads(readList, v);
@@ -728,7 +773,8 @@ bool InplaceAnalysis::fullRaw(int32_t o, ArrayRef<int32_t> values, bool writesOp
   llvm::sort(readList);
   readList.erase(std::unique(readList.begin(), readList.end()), readList.end());
   llvm::sort(writeList);
-  writeList.erase(std::unique(writeList.begin(), writeList.end()), writeList.end());
+  writeList.erase(std::unique(writeList.begin(), writeList.end()),
+                  writeList.end());
   const BufferizationOptions &opts = state.getOptions();
   if (opts.checkParallelRegions && !readList.empty() && hasParallelRegions) {
     // A write in a parallel region into a buffer defined outside of it.
@@ -736,7 +782,8 @@ bool InplaceAnalysis::fullRaw(int32_t o, ArrayRef<int32_t> values, bool writesOp
       OpOperand *uWrite = ir.operands[w];
       SetVector<Value> defsOrLeaves = state.findValueInReverseUseDefChain(
           uWrite, [&](Value v) { return state.bufferizesToMemoryWrite(v); });
-      Region *writeRegion = getParallelRegion(uWrite->getOwner()->getParentRegion(), opts);
+      Region *writeRegion =
+          getParallelRegion(uWrite->getOwner()->getParentRegion(), opts);
       for (Value d : defsOrLeaves)
         if (getParallelRegion(d.getParentRegion(), opts) != writeRegion) {
           if (record)
@@ -793,8 +840,9 @@ void InplaceAnalysis::buildIndex(int32_t scope) {
   windowCache.clear();
   SmallVector<int32_t> readList;
   for (size_t v = 0; v < ir.values.size(); ++v) {
-    int32_t owner = ir.valueOp[v] >= 0 ? ir.valueOp[v]
-                                       : ir.op(ir.blocks[ir.valueBlock[v]]->getParentOp());
+    int32_t owner = ir.valueOp[v] >= 0
+                        ? ir.valueOp[v]
+                        : ir.op(ir.blocks[ir.valueBlock[v]]->getParentOp());
     if (!ir.isAncestor(scope, owner))
       continue;
     int32_t rootId = find(static_cast<int32_t>(v));
@@ -810,7 +858,8 @@ void InplaceAnalysis::buildIndex(int32_t scope) {
   }
 }
 
-bool InplaceAnalysis::incrementalRaw(int32_t o, ArrayRef<int32_t> values, bool writesOperand) {
+bool InplaceAnalysis::incrementalRaw(int32_t o, ArrayRef<int32_t> values,
+                                     bool writesOperand) {
   SmallVector<int32_t, 4> roots;
   for (int32_t v : values) {
     int32_t r = find(v);
@@ -842,14 +891,16 @@ bool InplaceAnalysis::incrementalRaw(int32_t o, ArrayRef<int32_t> values, bool w
       if (ri.numReads <= wj.numWrites) {
         found = AliasIndex::anyRead(ri, [&](int32_t r) {
           llvm::ArrayRef<int32_t> defs = definitions(r);
-          return AliasIndex::anyWriteForRead(wj, ir.operandOp[r], window(r),
-                                             [&](int32_t w) { return check(r, w, defs); });
+          return AliasIndex::anyWriteForRead(
+              wj, ir.operandOp[r], window(r),
+              [&](int32_t w) { return check(r, w, defs); });
         });
       } else {
         found = AliasIndex::anyWrite(wj, [&](int32_t w) {
           int32_t wop = ir.operandOp[w];
-          return AliasIndex::anyReadForWrite(ri, wop, ir.opBlock[wop],
-                                             [&](int32_t r) { return check(r, w, definitions(r)); });
+          return AliasIndex::anyReadForWrite(
+              ri, wop, ir.opBlock[wop],
+              [&](int32_t r) { return check(r, w, definitions(r)); });
         });
       }
       if (found) {
@@ -862,10 +913,11 @@ bool InplaceAnalysis::incrementalRaw(int32_t o, ArrayRef<int32_t> values, bool w
   if (writesOperand) {
     int32_t wop = ir.operandOp[o];
     for (int32_t rootId : roots) {
-      bool found = AliasIndex::anyReadForWrite(index.get(rootId), wop, ir.opBlock[wop], [&](int32_t r) {
-        llvm::ArrayRef<int32_t> defs = definitions(r);
-        return !defs.empty() && check(r, o, defs);
-      });
+      bool found = AliasIndex::anyReadForWrite(
+          index.get(rootId), wop, ir.opBlock[wop], [&](int32_t r) {
+            llvm::ArrayRef<int32_t> defs = definitions(r);
+            return !defs.empty() && check(r, o, defs);
+          });
       if (found) {
         reportConflict(o, hitRead, hitWrite, hitDef);
         return true;
@@ -881,23 +933,27 @@ bool InplaceAnalysis::wouldCreateRaw(int32_t o, bool consistencyOnly) {
   bool writesOperand = !consistencyOnly && writes(o);
   if (!writesOperand && !hasInplaceWrites(values))
     return false;
-  bool useIndex = indexOn && !consistencyOnly &&
-                  !(state.getOptions().checkParallelRegions && hasParallelRegions);
+  bool useIndex =
+      indexOn && !consistencyOnly &&
+      !(state.getOptions().checkParallelRegions && hasParallelRegions);
   if (useIndex)
     return incrementalRaw(o, values, writesOperand);
   return fullRaw(o, values, writesOperand, /*record=*/!consistencyOnly);
 }
 
-bool InplaceAnalysis::wouldCreateWriteToNonWritable(int32_t o, bool consistencyOnly) {
+bool InplaceAnalysis::wouldCreateWriteToNonWritable(int32_t o,
+                                                    bool consistencyOnly) {
   SmallVector<int32_t, 4> values;
   valueAndAliases(o, values);
   bool foundWrite = (!consistencyOnly && writes(o)) || hasInplaceWrites(values);
   if (!foundWrite)
     return false;
-  if (!llvm::any_of(values, [&](int32_t v) { return nNonWritable[find(v)] != 0; }))
+  if (!llvm::any_of(values,
+                    [&](int32_t v) { return nNonWritable[find(v)] != 0; }))
     return false;
   if (options.printConflicts || !consistencyOnly) {
-    std::vector<EngineValue> *hits = consistencyOnly ? nullptr : &nonWritable[o];
+    std::vector<EngineValue> *hits =
+        consistencyOnly ? nullptr : &nonWritable[o];
     llvm::DenseSet<Value> seen;
     auto visit = [&](Value v) {
       if (state.isWritable(v))
@@ -933,36 +989,46 @@ void InplaceAnalysis::bufferizeInPlace(int32_t o) {
 }
 
 void InplaceAnalysis::analyzeOperand(int32_t o) {
-  bool conflict = wouldCreateWriteToNonWritable(o, false) || wouldCreateRaw(o, false);
+  bool conflict =
+      wouldCreateWriteToNonWritable(o, false) || wouldCreateRaw(o, false);
   OpOperand *operand = ir.operands[o];
-  decided.push_back({ir.operandOp[o], static_cast<int32_t>(operand->getOperandNumber()), !conflict});
+  decided.push_back({ir.operandOp[o],
+                     static_cast<int32_t>(operand->getOperandNumber()),
+                     !conflict});
   if (conflict)
     state.bufferizeOutOfPlace(*operand);
   else
     bufferizeInPlace(o);
 }
 
-LogicalResult InplaceAnalysis::checkPreBufferizationAssumptions(ArrayRef<int32_t> ops) {
+LogicalResult
+InplaceAnalysis::checkPreBufferizationAssumptions(ArrayRef<int32_t> ops) {
   for (int32_t id : ops) {
     BufferizableOpInterface op = opInterface[id];
     if (op.supportsUnstructuredControlFlow())
       continue;
     for (Region &r : op->getRegions())
       if (r.getBlocks().size() > 1)
-        return op->emitOpError("op or BufferizableOpInterface implementation does not support unstructured "
-                               "control flow, but at least one region has multiple blocks");
+        return op->emitOpError(
+            "op or BufferizableOpInterface implementation does not support "
+            "unstructured "
+            "control flow, but at least one region has multiple blocks");
   }
   for (int32_t id : ops) {
     BufferizableOpInterface op = opInterface[id];
     if (auto toTensor = dyn_cast<ToTensorOp>(op.getOperation()))
       if (!toTensor.getRestrict() && !toTensor->getUses().empty())
-        return op->emitOpError("to_tensor ops without `restrict` are not supported by One-Shot Analysis");
+        return op->emitOpError("to_tensor ops without `restrict` are not "
+                               "supported by One-Shot Analysis");
     // The op's tensor operands, in operand order.
-    for (int32_t o = ir.opOperandBegin[id]; o < ir.opOperandBegin[id + 1]; ++o) {
+    for (int32_t o = ir.opOperandBegin[id]; o < ir.opOperandBegin[id + 1];
+         ++o) {
       if (wouldCreateRaw(o, true))
-        return op->emitOpError("not bufferizable under the given constraints: cannot avoid RaW conflict");
+        return op->emitOpError("not bufferizable under the given constraints: "
+                               "cannot avoid RaW conflict");
       if (inPlace[o] && wouldCreateWriteToNonWritable(o, true))
-        return op->emitOpError("not bufferizable under the given constraints: would write to read-only buffer");
+        return op->emitOpError("not bufferizable under the given constraints: "
+                               "would write to read-only buffer");
     }
   }
   return failure(error);
@@ -972,34 +1038,37 @@ std::vector<Operation *> InplaceAnalysis::analysisOrder(Operation *scope) {
   std::vector<Operation *> ops;
   if (options.heuristic == "bottom-up-from-terminators") {
     llvm::SetVector<Operation *> traversed;
-    scope->walk<WalkOrder::PostOrder>([&](RegionBranchTerminatorOpInterface term) {
-      if (!traversed.insert(term))
-        return;
-      SmallVector<OpResult> work;
-      for (Value v : term->getOperands())
-        if (isTensor(v))
-          if (auto result = dyn_cast<OpResult>(v))
-            work.push_back(result);
-      while (!work.empty()) {
-        OpResult result = work.pop_back_val();
-        Operation *def = result.getDefiningOp();
-        if (!traversed.insert(def))
-          continue;
-        if (!term->getParentRegion()->findAncestorOpInRegion(*def))
-          continue;
-        for (AliasingOpOperand alias : state.getAliasingOpOperands(result)) {
-          Value v = alias.opOperand->get();
-          if (isTensor(v))
-            if (auto r = dyn_cast<OpResult>(v))
-              work.push_back(r);
-        }
-      }
-    });
+    scope->walk<WalkOrder::PostOrder>(
+        [&](RegionBranchTerminatorOpInterface term) {
+          if (!traversed.insert(term))
+            return;
+          SmallVector<OpResult> work;
+          for (Value v : term->getOperands())
+            if (isTensor(v))
+              if (auto result = dyn_cast<OpResult>(v))
+                work.push_back(result);
+          while (!work.empty()) {
+            OpResult result = work.pop_back_val();
+            Operation *def = result.getDefiningOp();
+            if (!traversed.insert(def))
+              continue;
+            if (!term->getParentRegion()->findAncestorOpInRegion(*def))
+              continue;
+            for (AliasingOpOperand alias :
+                 state.getAliasingOpOperands(result)) {
+              Value v = alias.opOperand->get();
+              if (isTensor(v))
+                if (auto r = dyn_cast<OpResult>(v))
+                  work.push_back(r);
+            }
+          }
+        });
     ops.assign(traversed.begin(), traversed.end());
-    scope->walk<WalkOrder::PostOrder, mlir::ReverseIterator>([&](Operation *op) {
-      if (!traversed.contains(op) && hasTensorSemantics(ir.op(op)))
-        ops.push_back(op);
-    });
+    scope->walk<WalkOrder::PostOrder, mlir::ReverseIterator>(
+        [&](Operation *op) {
+          if (!traversed.contains(op) && hasTensorSemantics(ir.op(op)))
+            ops.push_back(op);
+        });
     return ops;
   }
   for (int32_t id : ir.postOrderOf(ir.op(scope)))

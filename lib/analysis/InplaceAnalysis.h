@@ -1,4 +1,5 @@
-//===- InplaceAnalysis.h - One-Shot Analysis over the interfaces -*- C++ -*-===//
+//===- InplaceAnalysis.h - One-Shot Analysis over the interfaces -*- C++
+//-*-===//
 //
 // The decisions of upstream's One-Shot Analysis (MLIR 22), made with op
 // semantics from the BufferizableOpInterface and written into upstream's
@@ -15,7 +16,7 @@
 #include "AliasIndex.h"
 #include "IRNumbering.h"
 
-#include "memplan/interface_engine.h"
+#include "memplan/analysis/InterfaceEngine.h"
 
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/IR/Dominance.h"
@@ -31,7 +32,8 @@ namespace memplan {
 
 /// The interfaces' answers per operand and value id, computed on first use.
 struct InterfaceFacts {
-  std::vector<int8_t> reads, writes, valueRead, valueWrites, aliasesKnown, definitionsKnown;
+  std::vector<int8_t> reads, writes, valueRead, valueWrites, aliasesKnown,
+      definitionsKnown;
   /// Per operand, its aliasing values that are numbered tensor values;
   /// `aliasesUnnumbered` marks operands with other aliasing values too.
   std::vector<llvm::SmallVector<int32_t, 2>> aliases;
@@ -72,7 +74,8 @@ struct SharedFacts {
   /// Scopes (op ids) whose pre-bufferization checks passed.
   llvm::DenseSet<int32_t> checkedScopes;
   /// Per tensor result (value id), its aliasing operands.
-  std::unordered_map<int32_t, mlir::bufferization::AliasingOpOperandList> resultAliases;
+  std::unordered_map<int32_t, mlir::bufferization::AliasingOpOperandList>
+      resultAliases;
 };
 
 class InplaceAnalysis {
@@ -80,7 +83,8 @@ public:
   /// `ir` numbers `root` (it may be shared by analyses of the same IR).
   /// `shared`, if given, must outlive the analysis and describe the same
   /// call-free IR and options: its facts are taken and added to.
-  InplaceAnalysis(mlir::Operation *root, const IRNumbering &ir, mlir::bufferization::OneShotAnalysisState &state,
+  InplaceAnalysis(mlir::Operation *root, const IRNumbering &ir,
+                  mlir::bufferization::OneShotAnalysisState &state,
                   const EngineOptions &options, SharedFacts *shared = nullptr);
 
   /// upstream's analyzeOp on `scope` (a function, or the root): assumptions,
@@ -95,7 +99,10 @@ public:
   EngineValue describe(mlir::Value v) const;
   /// Per operand (id) forced out of place by a write to a buffer that is not
   /// writable: those values (upstream's W_ annotations).
-  const std::unordered_map<int32_t, std::vector<EngineValue>> &nonWritableHits() const { return nonWritable; }
+  const std::unordered_map<int32_t, std::vector<EngineValue>> &
+  nonWritableHits() const {
+    return nonWritable;
+  }
 
 private:
   using OpOperand = mlir::OpOperand;
@@ -127,8 +134,10 @@ private:
   // Conflicts.
   bool wouldCreateWriteToNonWritable(int32_t o, bool consistencyOnly);
   bool wouldCreateRaw(int32_t o, bool consistencyOnly);
-  bool fullRaw(int32_t o, llvm::ArrayRef<int32_t> values, bool writesOperand, bool record);
-  bool incrementalRaw(int32_t o, llvm::ArrayRef<int32_t> values, bool writesOperand);
+  bool fullRaw(int32_t o, llvm::ArrayRef<int32_t> values, bool writesOperand,
+               bool record);
+  bool incrementalRaw(int32_t o, llvm::ArrayRef<int32_t> values,
+                      bool writesOperand);
   void aliasingReads(llvm::SmallVectorImpl<int32_t> &out, int32_t v);
   void aliasingInplaceWrites(llvm::SmallVectorImpl<int32_t> &out, int32_t v);
   void valueReads(int32_t v, llvm::SmallVectorImpl<int32_t> &out);
@@ -145,7 +154,8 @@ private:
   /// insertion and the extraction of the same subset), asked once per pair;
   /// each (insertion op, value) subset equivalence is asked once per scope.
   bool nonConflictingSubsets(int32_t r, int32_t w);
-  bool matchesInsertDestination(mlir::OpOperand *start, mlir::SubsetInsertionOpInterface insertion);
+  bool matchesInsertDestination(mlir::OpOperand *start,
+                                mlir::SubsetInsertionOpInterface insertion);
   bool happensBefore(mlir::Operation *a, mlir::Operation *b) const;
   void reportConflict(int32_t o, int32_t r, int32_t w, int32_t def);
 
@@ -154,12 +164,15 @@ private:
   void analyzeOperand(int32_t o);
   /// Upstream's checks before deciding, over the scope's bufferizable ops
   /// (op ids, in post-order).
-  mlir::LogicalResult checkPreBufferizationAssumptions(llvm::ArrayRef<int32_t> ops);
+  mlir::LogicalResult
+  checkPreBufferizationAssumptions(llvm::ArrayRef<int32_t> ops);
   std::vector<mlir::Operation *> analysisOrder(mlir::Operation *scope);
 
   /// Op `op`'s BufferizableOpInterface under the options' filter (asked once
   /// per op), or null.
-  mlir::bufferization::BufferizableOpInterface bufferizable(int32_t op) const { return opInterface[op]; }
+  mlir::bufferization::BufferizableOpInterface bufferizable(int32_t op) const {
+    return opInterface[op];
+  }
 
   // The incremental index (AliasIndex.h) over the scope's values.
   void buildIndex(int32_t scope);
@@ -183,7 +196,8 @@ private:
   InterfaceFacts ownFacts;
   InterfaceFacts &facts;
   llvm::DenseMap<std::pair<int32_t, int32_t>, bool> subsetPairCache;
-  llvm::DenseMap<std::pair<mlir::Operation *, mlir::Value>, bool> equivalentSubsetCache;
+  llvm::DenseMap<std::pair<mlir::Operation *, mlir::Value>, bool>
+      equivalentSubsetCache;
 
   bool indexOn = false;
   AliasIndex index;

@@ -15,7 +15,7 @@
 #include "InplaceAnalysis.h"
 #include "TestAnnotations.h"
 
-#include "memplan/interface_engine.h"
+#include "memplan/analysis/InterfaceEngine.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -44,12 +44,14 @@ namespace {
 bool hasTensorSignature(func::FuncOp func) {
   auto isTensor = [](Type t) { return isa<TensorType>(t); };
   FunctionType type = func.getFunctionType();
-  return llvm::any_of(type.getInputs(), isTensor) || llvm::any_of(type.getResults(), isTensor);
+  return llvm::any_of(type.getInputs(), isTensor) ||
+         llvm::any_of(type.getResults(), isTensor);
 }
 
 /// Top-level functions callee-first (upstream's getFuncOpsOrderedByCalls):
 /// `ordered`, then those that call each other circularly in `remaining`.
-LogicalResult orderFunctions(Operation *root, SmallVectorImpl<func::FuncOp> &ordered,
+LogicalResult orderFunctions(Operation *root,
+                             SmallVectorImpl<func::FuncOp> &ordered,
                              SmallVectorImpl<func::FuncOp> &remaining) {
   SmallVector<func::FuncOp> funcs;
   for (Region &region : root->getRegions())
@@ -65,7 +67,8 @@ LogicalResult orderFunctions(Operation *root, SmallVectorImpl<func::FuncOp> &ord
   for (func::FuncOp f : funcs) {
     llvm::DenseSet<Operation *> seen;
     WalkResult walk = f.walk([&](func::CallOp call) {
-      auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(call, call.getCalleeAttr());
+      auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+          call, call.getCalleeAttr());
       if (!callee) {
         call.emitOpError("memplan: callee not found");
         return WalkResult::interrupt();
@@ -102,7 +105,8 @@ LogicalResult orderFunctions(Operation *root, SmallVectorImpl<func::FuncOp> &ord
   return success();
 }
 
-OneShotBufferizationOptions::AnalysisHeuristic heuristicOf(const std::string &name) {
+OneShotBufferizationOptions::AnalysisHeuristic
+heuristicOf(const std::string &name) {
   using H = OneShotBufferizationOptions::AnalysisHeuristic;
   if (name == "top-down")
     return H::TopDown;
@@ -117,18 +121,23 @@ OneShotBufferizationOptions::AnalysisHeuristic heuristicOf(const std::string &na
 /// no-analysis-func-filter with a plain AnalysisState that its func.call model
 /// casts to OneShotAnalysisState: a crash as soon as such a function calls
 /// with tensor operands. Fail cleanly instead.
-LogicalResult checkFilteredCalls(Operation *root, const OneShotBufferizationOptions &options) {
+LogicalResult checkFilteredCalls(Operation *root,
+                                 const OneShotBufferizationOptions &options) {
   if (options.noAnalysisFuncFilter.empty())
     return success();
   WalkResult walk = root->walk([&](func::CallOp call) {
     auto func = call->getParentOfType<func::FuncOp>();
-    if (!func || !llvm::is_contained(options.noAnalysisFuncFilter, func.getSymName().str()))
+    if (!func || !llvm::is_contained(options.noAnalysisFuncFilter,
+                                     func.getSymName().str()))
       return WalkResult::advance();
-    if (llvm::none_of(call->getOperandTypes(), [](Type t) { return isa<TensorType>(t); }))
+    if (llvm::none_of(call->getOperandTypes(),
+                      [](Type t) { return isa<TensorType>(t); }))
       return WalkResult::advance();
-    call.emitOpError("memplan-one-shot-bufferize: a func.call with tensor operands in a function named "
-                     "in no-analysis-func-filter crashes upstream's rewrite (MLIR 22); only "
-                     "test-analysis-only supports it");
+    call.emitOpError(
+        "memplan-one-shot-bufferize: a func.call with tensor operands in a "
+        "function named "
+        "in no-analysis-func-filter crashes upstream's rewrite (MLIR 22); only "
+        "test-analysis-only supports it");
     return WalkResult::interrupt();
   });
   return failure(walk.wasInterrupted());
@@ -136,14 +145,17 @@ LogicalResult checkFilteredCalls(Operation *root, const OneShotBufferizationOpti
 
 /// Analysis only: an allowed op with tensor semantics that is not
 /// bufferizable fails upstream's rewrite unless allow-unknown-ops.
-LogicalResult checkUnknownOps(Operation *root, const OneShotBufferizationOptions &options) {
+LogicalResult checkUnknownOps(Operation *root,
+                              const OneShotBufferizationOptions &options) {
   if (options.allowUnknownOps)
     return success();
   WalkResult walk = root->walk([&](Operation *op) {
-    if (op == root || !hasTensorSemantics(op) || !options.isOpAllowed(op) || options.dynCastBufferizableOp(op))
+    if (op == root || !hasTensorSemantics(op) || !options.isOpAllowed(op) ||
+        options.dynCastBufferizableOp(op))
       return WalkResult::advance();
     op->emitError("op '" + op->getName().getStringRef().str() +
-                  "' is not bufferizable (upstream's rewrite fails on it; allow-unknown-ops treats it as an "
+                  "' is not bufferizable (upstream's rewrite fails on it; "
+                  "allow-unknown-ops treats it as an "
                   "unknown op)");
     return WalkResult::interrupt();
   });
@@ -153,8 +165,8 @@ LogicalResult checkUnknownOps(Operation *root, const OneShotBufferizationOptions
 /// Sets of more than one member of `v`'s class, in upstream's member order,
 /// each listed once.
 template <typename ApplyFn>
-void collectSets(const IRNumbering &ir, const InplaceAnalysis &engine, ApplyFn apply,
-                 std::vector<std::vector<EngineValue>> &out) {
+void collectSets(const IRNumbering &ir, const InplaceAnalysis &engine,
+                 ApplyFn apply, std::vector<std::vector<EngineValue>> &out) {
   llvm::DenseSet<Value> listed;
   for (Value v : ir.values) {
     if (listed.contains(v))
@@ -174,10 +186,13 @@ void collectSets(const IRNumbering &ir, const InplaceAnalysis &engine, ApplyFn a
 /// functions whose boundary was recorded. The IR is not touched unless
 /// `options` asks for print-conflicts annotations.
 struct ModuleRun {
-  ModuleRun(Operation *root, const IRNumbering &ir, const OneShotBufferizationOptions &analysisOptions,
+  ModuleRun(Operation *root, const IRNumbering &ir,
+            const OneShotBufferizationOptions &analysisOptions,
             const EngineOptions &engineOptions, SharedFacts *shared = nullptr)
-      : options(engineOptions), analysisOptions(analysisOptions), state(root, this->analysisOptions),
-        funcState(state.addExtension<FuncAnalysisState>()), engine(root, ir, state, options, shared) {}
+      : options(engineOptions), analysisOptions(analysisOptions),
+        state(root, this->analysisOptions),
+        funcState(state.addExtension<FuncAnalysisState>()),
+        engine(root, ir, state, options, shared) {}
   EngineOptions options;
   /// The state keeps a reference to its options.
   OneShotBufferizationOptions analysisOptions;
@@ -191,11 +206,13 @@ struct ModuleRun {
 
 /// Upstream's module analysis order: functions callee-first, then those
 /// that call each other circularly (boundaries not recorded); or the root.
-void analyzeModule(ModuleRun &run, Operation *root, const OneShotBufferizationOptions &analysisOptions) {
+void analyzeModule(ModuleRun &run, Operation *root,
+                   const OneShotBufferizationOptions &analysisOptions) {
   auto analyze = [&](Operation *scope) {
     run.scopes.push_back(scope);
     return succeeded(checkCallBoundaries(scope, run.funcState)) &&
-           succeeded(checkRecursiveDefinitions(scope, run.state)) && succeeded(run.engine.analyzeScope(scope));
+           succeeded(checkRecursiveDefinitions(scope, run.state)) &&
+           succeeded(run.engine.analyzeScope(scope));
   };
   if (!analysisOptions.bufferizeFunctionBoundaries) {
     run.ok = analyze(root);
@@ -203,7 +220,8 @@ void analyzeModule(ModuleRun &run, Operation *root, const OneShotBufferizationOp
   }
   // The rewrite bufferizes the ops outside functions too.
   bool rewrites = !run.options.testAnalysisOnly && !run.options.analysisOnly;
-  if (rewrites && failed(checkRecursiveDefinitions(root, run.state, /*outsideFunctions=*/true))) {
+  if (rewrites && failed(checkRecursiveDefinitions(
+                      root, run.state, /*outsideFunctions=*/true))) {
     run.ok = false;
     return;
   }
@@ -215,7 +233,8 @@ void analyzeModule(ModuleRun &run, Operation *root, const OneShotBufferizationOp
     if (!analysisOptions.isOpAllowed(func))
       continue;
     run.funcState.startFunctionAnalysis(func);
-    run.ok = analyze(func) && succeeded(recordFunctionBoundary(func, run.state, &run.funcState, false));
+    run.ok = analyze(func) && succeeded(recordFunctionBoundary(
+                                  func, run.state, &run.funcState, false));
     if (run.ok)
       run.boundaries.push_back(func);
     run.funcState.analyzedFuncOps[func] = FuncOpAnalysisState::Analyzed;
@@ -239,14 +258,16 @@ void annotate(ModuleRun &run, const EngineOptions &options) {
   }
   if (options.testAnalysisOnly)
     for (func::FuncOp func : run.boundaries)
-      (void)recordFunctionBoundary(func, run.state, /*funcState=*/nullptr, /*annotate=*/true);
+      (void)recordFunctionBoundary(func, run.state, /*funcState=*/nullptr,
+                                   /*annotate=*/true);
 }
 
 /// The copies upstream's copy insertion would make for `run`'s out-of-place
 /// decisions.
 /// The copies `run`'s decisions need; `undefinedUses` as for planCopy.
-std::vector<EngineCopy> plannedCopies(ModuleRun &run, const IRNumbering &ir,
-                                      const llvm::DenseSet<OpOperand *> *undefinedUses = nullptr) {
+std::vector<EngineCopy>
+plannedCopies(ModuleRun &run, const IRNumbering &ir,
+              const llvm::DenseSet<OpOperand *> *undefinedUses = nullptr) {
   std::vector<EngineCopy> copies;
   auto describe = [&](Value v) { return run.engine.describe(v); };
   for (const EngineDecision &d : run.engine.decisions()) {
@@ -279,34 +300,41 @@ EngineOrderCost copyCost(const std::vector<EngineCopy> &copies) {
 
 } // namespace
 
-EngineResult runInterfaceEngine(MlirOperation rootHandle, const EngineOptions &requested) {
+EngineResult runInterfaceEngine(MlirOperation rootHandle,
+                                const EngineOptions &requested) {
   EngineResult result;
   EngineOptions engineOptions = requested;
   Operation *root = unwrap(rootHandle);
   MLIRContext *ctx = root->getContext();
-  ctx->loadDialect<BufferizationDialect, memref::MemRefDialect, func::FuncDialect, arith::ArithDialect,
+  ctx->loadDialect<BufferizationDialect, memref::MemRefDialect,
+                   func::FuncDialect, arith::ArithDialect,
                    tensor::TensorDialect>();
 
   std::vector<std::string> funcFilter;
-  OneShotBufferizationOptions options = makeBufferizeOptions(engineOptions.bufferize, funcFilter);
-  if (!options.noAnalysisFuncFilter.empty() && !options.bufferizeFunctionBoundaries) {
-    root->emitError("Invalid option: 'no-analysis-func-filter' requires 'bufferize-function-boundaries'");
+  OneShotBufferizationOptions options =
+      makeBufferizeOptions(engineOptions.bufferize, funcFilter);
+  if (!options.noAnalysisFuncFilter.empty() &&
+      !options.bufferizeFunctionBoundaries) {
+    root->emitError("Invalid option: 'no-analysis-func-filter' requires "
+                    "'bufferize-function-boundaries'");
     return result;
   }
   if (engineOptions.analysisOnly) {
     // Nothing may touch the IR.
-    options.testAnalysisOnly = options.printConflicts = options.dumpAliasSets = false;
+    options.testAnalysisOnly = options.printConflicts = options.dumpAliasSets =
+        false;
   }
   engineOptions.testAnalysisOnly = options.testAnalysisOnly;
   engineOptions.printConflicts = options.printConflicts;
   engineOptions.dumpAliasSets = options.dumpAliasSets;
   OneShotBufferizationOptions analysisOptions = makeAnalysisOptions(options);
   bool rewrite = !engineOptions.testAnalysisOnly && !engineOptions.analysisOnly;
-  if (engineOptions.analysisOnly && failed(checkUnknownOps(root, analysisOptions)))
+  if (engineOptions.analysisOnly &&
+      failed(checkUnknownOps(root, analysisOptions)))
     return result;
-  if (rewrite &&
-      (failed(checkFilteredCalls(root, options)) ||
-       (options.bufferizeFunctionBoundaries && failed(checkNonBranchSuccessors(root)))))
+  if (rewrite && (failed(checkFilteredCalls(root, options)) ||
+                  (options.bufferizeFunctionBoundaries &&
+                   failed(checkNonBranchSuccessors(root)))))
     return result;
 
   IRNumbering ir(root);
@@ -317,14 +345,18 @@ EngineResult runInterfaceEngine(MlirOperation rootHandle, const EngineOptions &r
   if (!engineOptions.rankOrders.empty()) {
     // Each order analyzed without a trace (its diagnostics dropped, the IR
     // untouched); the cheapest kept.
-    ScopedDiagnosticHandler silence(ctx, [](Diagnostic &) { return success(); });
+    ScopedDiagnosticHandler silence(ctx,
+                                    [](Diagnostic &) { return success(); });
     // (Analysis-only runs checked it above.)
-    bool unknownOps = !engineOptions.analysisOnly && failed(checkUnknownOps(root, analysisOptions));
+    bool unknownOps = !engineOptions.analysisOnly &&
+                      failed(checkUnknownOps(root, analysisOptions));
     // The interfaces' answers (aliasing, definitions, which tensor uses have
     // undefined contents) depend on decisions only through the callee
     // analyses of calls. Without calls, the orders share them (the scopes
     // are the same for each).
-    bool callFree = !root->walk([](CallOpInterface) { return WalkResult::interrupt(); }).wasInterrupted();
+    bool callFree =
+        !root->walk([](CallOpInterface) { return WalkResult::interrupt(); })
+             .wasInterrupted();
     if (callFree)
       facts = std::make_unique<SharedFacts>();
     // The uses with undefined contents, recorded by the first order that
@@ -334,7 +366,8 @@ EngineResult runInterfaceEngine(MlirOperation rootHandle, const EngineOptions &r
       EngineOptions orderOptions = engineOptions;
       orderOptions.heuristic = order.first;
       orderOptions.fuzzerSeed = order.second;
-      orderOptions.testAnalysisOnly = orderOptions.printConflicts = orderOptions.dumpAliasSets = false;
+      orderOptions.testAnalysisOnly = orderOptions.printConflicts =
+          orderOptions.dumpAliasSets = false;
       orderOptions.analysisOnly = true;
       orderOptions.undefinedUses = !callFree;
       if (unknownOps) {
@@ -344,10 +377,13 @@ EngineResult runInterfaceEngine(MlirOperation rootHandle, const EngineOptions &r
       OneShotBufferizationOptions orderAnalysisOptions = analysisOptions;
       orderAnalysisOptions.analysisHeuristic = heuristicOf(order.first);
       orderAnalysisOptions.analysisFuzzerSeed = order.second;
-      auto candidate = std::make_unique<ModuleRun>(root, ir, orderAnalysisOptions, orderOptions, facts.get());
+      auto candidate = std::make_unique<ModuleRun>(
+          root, ir, orderAnalysisOptions, orderOptions, facts.get());
       analyzeModule(*candidate, root, orderAnalysisOptions);
       // Only out-of-place operands ask whether their contents are undefined.
-      bool copies = llvm::any_of(candidate->engine.decisions(), [](const EngineDecision &d) { return !d.inPlace; });
+      bool copies =
+          llvm::any_of(candidate->engine.decisions(),
+                       [](const EngineDecision &d) { return !d.inPlace; });
       if (candidate->ok && callFree && copies && !undefinedUses) {
         for (Operation *scope : candidate->scopes)
           candidate->state.gatherUndefinedTensorUses(scope);
@@ -358,20 +394,27 @@ EngineResult runInterfaceEngine(MlirOperation rootHandle, const EngineOptions &r
             undefinedUses->insert(use);
       }
       EngineOrderCost cost =
-          candidate->ok ? copyCost(plannedCopies(*candidate, ir, undefinedUses ? &*undefinedUses : nullptr))
-                        : EngineOrderCost();
+          candidate->ok
+              ? copyCost(plannedCopies(
+                    *candidate, ir, undefinedUses ? &*undefinedUses : nullptr))
+              : EngineOrderCost();
       result.orderCosts.push_back(cost);
       if (!cost.ok)
         continue;
-      const EngineOrderCost *best = result.chosenOrder < 0 ? nullptr : &result.orderCosts[result.chosenOrder];
-      if (!best || std::make_pair(cost.bytes, cost.copies) < std::make_pair(best->bytes, best->copies)) {
+      const EngineOrderCost *best =
+          result.chosenOrder < 0 ? nullptr
+                                 : &result.orderCosts[result.chosenOrder];
+      if (!best || std::make_pair(cost.bytes, cost.copies) <
+                       std::make_pair(best->bytes, best->copies)) {
         result.chosenOrder = static_cast<int32_t>(index);
         run = std::move(candidate);
       }
     }
     if (result.chosenOrder >= 0) {
-      engineOptions.heuristic = engineOptions.rankOrders[result.chosenOrder].first;
-      engineOptions.fuzzerSeed = engineOptions.rankOrders[result.chosenOrder].second;
+      engineOptions.heuristic =
+          engineOptions.rankOrders[result.chosenOrder].first;
+      engineOptions.fuzzerSeed =
+          engineOptions.rankOrders[result.chosenOrder].second;
     } else {
       engineOptions.heuristic = "bottom-up";
       engineOptions.fuzzerSeed = 0;
@@ -380,12 +423,15 @@ EngineResult runInterfaceEngine(MlirOperation rootHandle, const EngineOptions &r
     if (engineOptions.printConflicts)
       run.reset();
     // The kept analysis still needs its undefined uses for copy insertion.
-    else if (run && !run->options.undefinedUses && !engineOptions.testAnalysisOnly)
+    else if (run && !run->options.undefinedUses &&
+             !engineOptions.testAnalysisOnly)
       for (Operation *scope : run->scopes)
         run->state.gatherUndefinedTensorUses(scope);
   }
-  options.analysisHeuristic = analysisOptions.analysisHeuristic = heuristicOf(engineOptions.heuristic);
-  options.analysisFuzzerSeed = analysisOptions.analysisFuzzerSeed = engineOptions.fuzzerSeed;
+  options.analysisHeuristic = analysisOptions.analysisHeuristic =
+      heuristicOf(engineOptions.heuristic);
+  options.analysisFuzzerSeed = analysisOptions.analysisFuzzerSeed =
+      engineOptions.fuzzerSeed;
   if (!run) {
     run = std::make_unique<ModuleRun>(root, ir, analysisOptions, engineOptions);
     analyzeModule(*run, root, analysisOptions);
@@ -411,7 +457,10 @@ EngineResult runInterfaceEngine(MlirOperation rootHandle, const EngineOptions &r
         }
         bool read = run->funcState.readBbArgs[func].contains(i),
              written = run->funcState.writtenBbArgs[func].contains(i);
-        f.access.push_back(read && written ? "read-write" : read ? "read" : written ? "write" : "none");
+        f.access.push_back(read && written ? "read-write"
+                           : read          ? "read"
+                           : written       ? "write"
+                                           : "none");
       }
       for (auto &[arg, rets] : run->funcState.aliasingReturnVals[func])
         for (int64_t r : rets)
@@ -422,13 +471,23 @@ EngineResult runInterfaceEngine(MlirOperation rootHandle, const EngineOptions &r
       llvm::sort(f.equivalent);
       result.functions.push_back(std::move(f));
     }
-    llvm::sort(result.functions, [](const EngineFunction &a, const EngineFunction &b) { return a.op < b.op; });
+    llvm::sort(result.functions,
+               [](const EngineFunction &a, const EngineFunction &b) {
+                 return a.op < b.op;
+               });
   }
   if (engineOptions.analysisOnly) {
     collectSets(
-        ir, engine, [&](Value v, function_ref<void(Value)> fn) { state.applyOnAliases(v, fn); }, result.aliasSets);
+        ir, engine,
+        [&](Value v, function_ref<void(Value)> fn) {
+          state.applyOnAliases(v, fn);
+        },
+        result.aliasSets);
     collectSets(
-        ir, engine, [&](Value v, function_ref<void(Value)> fn) { state.applyOnEquivalenceClass(v, fn); },
+        ir, engine,
+        [&](Value v, function_ref<void(Value)> fn) {
+          state.applyOnEquivalenceClass(v, fn);
+        },
         result.equivalenceSets);
     result.copies = plannedCopies(*run, ir);
   }
@@ -442,7 +501,8 @@ EngineResult runInterfaceEngine(MlirOperation rootHandle, const EngineOptions &r
     return result;
   // The IR is verified by the pass manager after the pass, as after
   // upstream's.
-  result.ok = !rewrite || succeeded(rewriteAnalyzed(root, state, options, result.stats));
+  result.ok = !rewrite ||
+              succeeded(rewriteAnalyzed(root, state, options, result.stats));
   return result;
 }
 

@@ -12,11 +12,13 @@ using namespace mlir::bufferization;
 
 namespace memplan {
 
-void annotateInPlaceOperands(Operation *scope, const OneShotAnalysisState &state) {
+void annotateInPlaceOperands(Operation *scope,
+                             const OneShotAnalysisState &state) {
   constexpr StringLiteral kName = "__inplace_operands_attr__";
   Builder b(scope->getContext());
   // The three marks, uniqued once.
-  Attribute none = b.getStringAttr("none"), inPlace = b.getStringAttr("true"), outOfPlace = b.getStringAttr("false");
+  Attribute none = b.getStringAttr("none"), inPlace = b.getStringAttr("true"),
+            outOfPlace = b.getStringAttr("false");
   SmallVector<Attribute> marks;
   scope->walk([&](Operation *op) {
     bool any = false;
@@ -31,7 +33,8 @@ void annotateInPlaceOperands(Operation *scope, const OneShotAnalysisState &state
     for (OpOperand &operand : op->getOpOperands()) {
       if (!isa<TensorType>(operand.get().getType()))
         continue;
-      marks[operand.getOperandNumber()] = state.isInPlace(operand) ? inPlace : outOfPlace;
+      marks[operand.getOperandNumber()] =
+          state.isInPlace(operand) ? inPlace : outOfPlace;
       any = true;
     }
     if (any)

@@ -12,11 +12,14 @@
 namespace memplan {
 
 /// `__inplace_operands_attr__` on every op of `scope` with tensor operands.
-void annotateInPlaceOperands(mlir::Operation *scope, const mlir::bufferization::OneShotAnalysisState &state);
+void annotateInPlaceOperands(
+    mlir::Operation *scope,
+    const mlir::bufferization::OneShotAnalysisState &state);
 
 /// `__opresult_alias_set_attr__` / `__bbarg_alias_set_attr__` on the ops of
 /// `scope`: the alias set of every tensor result and block argument.
-void annotateAliasSets(mlir::Operation *scope, const mlir::bufferization::OneShotAnalysisState &state);
+void annotateAliasSets(mlir::Operation *scope,
+                       const mlir::bufferization::OneShotAnalysisState &state);
 
 } // namespace memplan
 

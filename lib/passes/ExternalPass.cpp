@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "memplan/registry.h"
+#include "memplan/passes/ExternalPass.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -58,16 +58,17 @@ struct Spec {
 /// A declared option that keeps why a value did not parse: LLVM writes that
 /// to stderr only (MLIR's own error is then empty), which the Python API
 /// does not see.
-template <typename Base>
-class ExplainedOption : public Base {
+template <typename Base> class ExplainedOption : public Base {
 public:
   template <typename Parent, typename... Args>
-  ExplainedOption(std::string *why, std::string complaint, Parent &parent, llvm::StringRef name,
-                  Args &&...args)
-      : Base(parent, name, std::forward<Args>(args)...), why(why), complaint(std::move(complaint)) {}
+  ExplainedOption(std::string *why, std::string complaint, Parent &parent,
+                  llvm::StringRef name, Args &&...args)
+      : Base(parent, name, std::forward<Args>(args)...), why(why),
+        complaint(std::move(complaint)) {}
 
 private:
-  bool handleOccurrence(unsigned pos, llvm::StringRef argName, llvm::StringRef arg) override {
+  bool handleOccurrence(unsigned pos, llvm::StringRef argName,
+                        llvm::StringRef arg) override {
     auto &parser = this->getParser();
     typename std::decay_t<decltype(parser)>::parser_data_type value{};
     if (parser.parse(*this, argName, arg, value)) {
@@ -95,31 +96,42 @@ public:
       llvm::StringRef def = spec.defaultValue;
       std::string named = "option '" + spec.name + "' ";
       if (spec.type == "bool") {
-        auto *o = make<Opt<bool>>(named + "expects true or false, got", parent, spec.name, desc,
-                                  llvm::cl::init(def == "true"));
+        auto *o =
+            make<Opt<bool>>(named + "expects true or false, got", parent,
+                            spec.name, desc, llvm::cl::init(def == "true"));
         add(spec, [o] { return OptionValue(static_cast<bool>(*o)); });
       } else if (spec.type == "int") {
-        declareInteger<Opt, int64_t, int64_t>(parent, spec, desc, named + "expects int, got");
+        declareInteger<Opt, int64_t, int64_t>(parent, spec, desc,
+                                              named + "expects int, got");
       } else if (spec.type == "uint32") {
         // Upstream's `unsigned` and `uint64_t` options: the same parser, so
         // the same values are accepted (hexadecimal included).
-        declareInteger<Opt, unsigned, uint64_t>(parent, spec, desc,
-                                                named + "expects an unsigned 32-bit integer, got");
+        declareInteger<Opt, unsigned, uint64_t>(
+            parent, spec, desc,
+            named + "expects an unsigned 32-bit integer, got");
       } else if (spec.type == "uint64") {
-        declareInteger<Opt, uint64_t, uint64_t>(parent, spec, desc,
-                                                named + "expects an unsigned 64-bit integer, got");
+        declareInteger<Opt, uint64_t, uint64_t>(
+            parent, spec, desc,
+            named + "expects an unsigned 64-bit integer, got");
       } else if (!spec.choices.empty()) {
         int index = 0;
         for (size_t i = 0; i < spec.choices.size(); ++i)
           if (spec.choices[i] == spec.defaultValue)
             index = static_cast<int>(i);
-        auto *o = make<Opt<Choice>>(named + "must be one of " + llvm::join(spec.choices, ", ") + "; got",
-                                    parent, spec.name, desc, llvm::cl::init(static_cast<Choice>(index)));
+        auto *o =
+            make<Opt<Choice>>(named + "must be one of " +
+                                  llvm::join(spec.choices, ", ") + "; got",
+                              parent, spec.name, desc,
+                              llvm::cl::init(static_cast<Choice>(index)));
         for (size_t i = 0; i < spec.choices.size(); ++i)
-          o->getParser().addLiteralOption(spec.choices[i], static_cast<Choice>(i), "");
-        add(spec, [o, &spec] { return OptionValue(spec.choices[static_cast<int>(o->getValue())]); });
+          o->getParser().addLiteralOption(spec.choices[i],
+                                          static_cast<Choice>(i), "");
+        add(spec, [o, &spec] {
+          return OptionValue(spec.choices[static_cast<int>(o->getValue())]);
+        });
       } else {
-        auto *o = make<Opt<std::string>>(named + "expects a string, got", parent, spec.name, desc,
+        auto *o = make<Opt<std::string>>(named + "expects a string, got",
+                                         parent, spec.name, desc,
                                          llvm::cl::init(spec.defaultValue));
         add(spec, [o] { return OptionValue(o->getValue()); });
       }
@@ -148,39 +160,42 @@ public:
 private:
   template <typename O, typename Parent, typename... Args>
   O *make(std::string complaint, Parent &parent, Args &&...args) {
-    auto opt = std::make_unique<ExplainedOption<O>>(&why, std::move(complaint), parent,
-                                                    std::forward<Args>(args)...);
+    auto opt = std::make_unique<ExplainedOption<O>>(
+        &why, std::move(complaint), parent, std::forward<Args>(args)...);
     O *raw = opt.get();
     owned.push_back(std::move(opt));
     return raw;
   }
 
-  template <template <typename> class Opt, typename T, typename Stored, typename Parent>
-  void declareInteger(Parent &parent, const ExternalOption &spec, llvm::cl::desc desc,
-                      std::string complaint) {
+  template <template <typename> class Opt, typename T, typename Stored,
+            typename Parent>
+  void declareInteger(Parent &parent, const ExternalOption &spec,
+                      llvm::cl::desc desc, std::string complaint) {
     T value = 0;
     (void)llvm::StringRef(spec.defaultValue).getAsInteger(10, value);
-    auto *o = make<Opt<T>>(std::move(complaint), parent, spec.name, desc, llvm::cl::init(value));
-    add(spec, [o] { return OptionValue(static_cast<Stored>(static_cast<T>(*o))); });
+    auto *o = make<Opt<T>>(std::move(complaint), parent, spec.name, desc,
+                           llvm::cl::init(value));
+    add(spec,
+        [o] { return OptionValue(static_cast<Stored>(static_cast<T>(*o))); });
   }
 
   void add(const ExternalOption &spec, std::function<OptionValue()> value) {
     getters.emplace_back(&spec.name, std::move(value));
   }
 
-  std::vector<std::pair<const std::string *, std::function<OptionValue()>>> getters;
+  std::vector<std::pair<const std::string *, std::function<OptionValue()>>>
+      getters;
   std::vector<std::unique_ptr<llvm::cl::Option>> owned;
   std::string why;
 };
 
-template <typename T>
-using PassOption = Pass::Option<T>;
-template <typename T>
-using PipelineOption = detail::PassOptions::Option<T>;
+template <typename T> using PassOption = Pass::Option<T>;
+template <typename T> using PipelineOption = detail::PassOptions::Option<T>;
 
 /// The hook's verdict on parsed options, through `errorHandler`.
-LogicalResult checkWithHook(const Spec &spec, const OptionValues &values,
-                            function_ref<LogicalResult(const Twine &)> errorHandler) {
+LogicalResult
+checkWithHook(const Spec &spec, const OptionValues &values,
+              function_ref<LogicalResult(const Twine &)> errorHandler) {
   std::string error = spec.hooks.checkOptions(spec.hooks.userData, values);
   if (!error.empty())
     return errorHandler(error);
@@ -190,7 +205,8 @@ LogicalResult checkWithHook(const Spec &spec, const OptionValues &values,
 class ExternalPass : public Pass, public PassResultSink {
 public:
   explicit ExternalPass(std::shared_ptr<const Spec> spec)
-      : Pass(TypeID::get<ExternalPassTag>(), ModuleOp::getOperationName()), spec(std::move(spec)) {
+      : Pass(TypeID::get<ExternalPassTag>(), ModuleOp::getOperationName()),
+        spec(std::move(spec)) {
     options.declare<PassOption>(*this, this->spec->options);
   }
   ExternalPass(const ExternalPass &other) : Pass(other), spec(other.spec) {
@@ -204,8 +220,9 @@ public:
   StringRef getName() const override { return spec->name; }
   StringRef getDescription() const override { return spec->description; }
 
-  LogicalResult initializeOptions(StringRef text,
-                                  function_ref<LogicalResult(const Twine &)> errorHandler) override {
+  LogicalResult initializeOptions(
+      StringRef text,
+      function_ref<LogicalResult(const Twine &)> errorHandler) override {
     std::string mlirError;
     auto capture = [&](const Twine &message) {
       mlirError = message.str();
@@ -219,12 +236,15 @@ public:
 
   void getDependentDialects(DialectRegistry &registry) const override {
     // What memplan's rewrites create.
-    registry.insert<arith::ArithDialect, bufferization::BufferizationDialect, cf::ControlFlowDialect,
-                    func::FuncDialect, memref::MemRefDialect, scf::SCFDialect, tensor::TensorDialect>();
+    registry.insert<arith::ArithDialect, bufferization::BufferizationDialect,
+                    cf::ControlFlowDialect, func::FuncDialect,
+                    memref::MemRefDialect, scf::SCFDialect,
+                    tensor::TensorDialect>();
   }
 
   void runOnOperation() override {
-    if (!spec->hooks.run(spec->hooks.userData, wrap(getOperation()), options.values(), *this))
+    if (!spec->hooks.run(spec->hooks.userData, wrap(getOperation()),
+                         options.values(), *this))
       signalPassFailure();
   }
 
@@ -241,10 +261,12 @@ public:
     return succeeded(Pass::runPipeline(*pm, getOperation()));
   }
 
-  void add(const std::string &statName, const std::string &description, uint32_t value) override {
+  void add(const std::string &statName, const std::string &description,
+           uint32_t value) override {
     // 32-bit counters (Pass::Statistic::operator=(unsigned)): saturate.
     auto saturated = [](uint64_t sum) {
-      return static_cast<unsigned>(std::min<uint64_t>(sum, std::numeric_limits<uint32_t>::max()));
+      return static_cast<unsigned>(
+          std::min<uint64_t>(sum, std::numeric_limits<uint32_t>::max()));
     };
     for (auto &[key, stat] : statistics)
       if (key == statName) {
@@ -254,13 +276,16 @@ public:
     // Statistic keeps the name and description pointers: store them here.
     names.push_back(statName);
     descriptions.push_back(description);
-    auto stat = std::make_unique<Statistic>(this, names.back().c_str(), descriptions.back().c_str());
+    auto stat = std::make_unique<Statistic>(this, names.back().c_str(),
+                                            descriptions.back().c_str());
     *stat = value;
     statistics.emplace_back(statName, std::move(stat));
   }
 
 protected:
-  std::unique_ptr<Pass> clonePass() const override { return std::make_unique<ExternalPass>(*this); }
+  std::unique_ptr<Pass> clonePass() const override {
+    return std::make_unique<ExternalPass>(*this);
+  }
 
 private:
   std::shared_ptr<const Spec> spec;
@@ -271,7 +296,9 @@ private:
 
 /// A pipeline alias' option set (`--help`, and parsing its `{...}`).
 struct PipelineOptions : detail::PassOptions {
-  explicit PipelineOptions(const Spec &spec) { options.declare<PipelineOption>(*this, spec.options); }
+  explicit PipelineOptions(const Spec &spec) {
+    options.declare<PipelineOption>(*this, spec.options);
+  }
   DeclaredOptions options;
 };
 
@@ -284,27 +311,35 @@ llvm::StringMap<std::shared_ptr<const Spec>> &specs() {
 } // namespace
 
 void registerExternalPass(const std::string &argument, const std::string &name,
-                          const std::string &description, std::vector<ExternalOption> options,
+                          const std::string &description,
+                          std::vector<ExternalOption> options,
                           ExternalPassHooks hooks) {
   auto spec = std::make_shared<const Spec>(
       Spec{argument, name, description, std::move(options), hooks});
   specs()[argument] = spec;
-  registerPass([spec]() -> std::unique_ptr<Pass> { return std::make_unique<ExternalPass>(spec); });
+  registerPass([spec]() -> std::unique_ptr<Pass> {
+    return std::make_unique<ExternalPass>(spec);
+  });
 }
 
-void registerExternalPipeline(const std::string &argument, const std::string &description,
-                              std::vector<ExternalOption> options, ExternalPassHooks hooks) {
-  auto spec = std::make_shared<const Spec>(Spec{argument, "", description, std::move(options), hooks});
+void registerExternalPipeline(const std::string &argument,
+                              const std::string &description,
+                              std::vector<ExternalOption> options,
+                              ExternalPassHooks hooks) {
+  auto spec = std::make_shared<const Spec>(
+      Spec{argument, "", description, std::move(options), hooks});
   specs()[argument] = spec;
   registerPassPipeline(
       argument, description,
       [spec](OpPassManager &pm, StringRef text,
-             function_ref<LogicalResult(const Twine &)> errorHandler) -> LogicalResult {
+             function_ref<LogicalResult(const Twine &)> errorHandler)
+          -> LogicalResult {
         OptionValues values;
         std::string error;
         if (!parseExternalOptions(spec->argument, text.str(), values, error))
           return errorHandler(error);
-        std::string pipeline = spec->hooks.expand(spec->hooks.userData, values, error);
+        std::string pipeline =
+            spec->hooks.expand(spec->hooks.userData, values, error);
         if (!error.empty())
           return errorHandler(error);
         std::string message;
@@ -319,8 +354,8 @@ void registerExternalPipeline(const std::string &argument, const std::string &de
       });
 }
 
-bool parseExternalOptions(const std::string &argument, const std::string &text, OptionValues &values,
-                          std::string &error) {
+bool parseExternalOptions(const std::string &argument, const std::string &text,
+                          OptionValues &values, std::string &error) {
   auto it = specs().find(argument);
   if (it == specs().end()) {
     error = "'" + argument + "' is not a memplan pass";
@@ -340,7 +375,8 @@ bool parseExternalOptions(const std::string &argument, const std::string &text, 
 }
 
 bool isRegisteredPass(const std::string &argument) {
-  return PassInfo::lookup(argument) != nullptr || PassPipelineInfo::lookup(argument) != nullptr;
+  return PassInfo::lookup(argument) != nullptr ||
+         PassPipelineInfo::lookup(argument) != nullptr;
 }
 
 } // namespace memplan

@@ -1,13 +1,13 @@
 //===- InsertDeallocs.cpp - Free buffers right after their last use -------===//
 //
-// See include/memplan/transforms.h. The placement (which buffers, after
-// which op) is memplan-buffer-deallocation's, from the lifetime analysis;
+// See include/memplan/transforms/Transforms.h. The placement (which buffers,
+// after which op) is memplan-buffer-deallocation's, from the lifetime analysis;
 // this only builds the ops, on MLIR's C++ API.
 //
 //===----------------------------------------------------------------------===//
 
 #include "memplan/graph.h"
-#include "memplan/transforms.h"
+#include "memplan/transforms/Transforms.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -18,19 +18,22 @@ using namespace mlir;
 
 namespace memplan {
 
-void insertDeallocs(const Graph &g, const int32_t *allocs, const int32_t *after, size_t n, bool manual) {
+void insertDeallocs(const Graph &g, const int32_t *allocs, const int32_t *after,
+                    size_t n, bool manual) {
   if (n == 0)
     return;
   MLIRContext *ctx = unwrap(MlirOperation{g.opPtr[allocs[0]]})->getContext();
   ctx->getOrLoadDialect<memref::MemRefDialect>();
   ctx->getOrLoadDialect<bufferization::BufferizationDialect>();
   OpBuilder builder(ctx);
-  StringAttr manualName = StringAttr::get(ctx, bufferization::BufferizationDialect::kManualDeallocation);
+  StringAttr manualName = StringAttr::get(
+      ctx, bufferization::BufferizationDialect::kManualDeallocation);
   for (size_t i = 0; i < n; ++i) {
     Operation *alloc = unwrap(MlirOperation{g.opPtr[allocs[i]]});
     Operation *last = unwrap(MlirOperation{g.opPtr[after[i]]});
     builder.setInsertionPointAfter(last);
-    auto dealloc = memref::DeallocOp::create(builder, alloc->getLoc(), alloc->getResult(0));
+    auto dealloc = memref::DeallocOp::create(builder, alloc->getLoc(),
+                                             alloc->getResult(0));
     if (manual) {
       alloc->setAttr(manualName, UnitAttr::get(ctx));
       dealloc->setAttr(manualName, UnitAttr::get(ctx));

@@ -1,19 +1,19 @@
 //===- ReorderForMemory.cpp - A memory-aware op order ---------------------===//
 //
-// See include/memplan/transforms.h. Storage is modeled as bufferization will
-// lay it out: memplan's engine analyzes the module (the IR untouched), each
-// alias set rooted at a fresh destination is one buffer of its largest
-// member's size, live from the first op of the body that defines or uses a
-// member to the last one. The schedule is a list schedule over the body's
-// ops with a priority queue; priorities change only when a buffer is first
-// touched or reaches its last use, so the whole schedule costs
-// O((ops + uses) log ops).
+// See include/memplan/transforms/Transforms.h. Storage is modeled as
+// bufferization will lay it out: memplan's engine analyzes the module (the IR
+// untouched), each alias set rooted at a fresh destination is one buffer of its
+// largest member's size, live from the first op of the body that defines or
+// uses a member to the last one. The schedule is a list schedule over the
+// body's ops with a priority queue; priorities change only when a buffer is
+// first touched or reaches its last use, so the whole schedule costs O((ops +
+// uses) log ops).
 //
 //===----------------------------------------------------------------------===//
 
 #include "TensorQueries.h"
-#include "memplan/interface_engine.h"
-#include "memplan/transforms.h"
+#include "memplan/analysis/InterfaceEngine.h"
+#include "memplan/transforms/Transforms.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
@@ -35,7 +35,7 @@ namespace {
 
 /// What the engine's analysis says: the alias sets and the in-place operands.
 struct Analysis {
-  std::vector<Operation *> ops;  ///< Pre-order, as the engine numbers them.
+  std::vector<Operation *> ops; ///< Pre-order, as the engine numbers them.
   std::vector<std::vector<Value>> aliasSets;
   llvm::DenseSet<OpOperand *> inPlace;
   int64_t outOfPlace = 0;
@@ -46,14 +46,17 @@ Value valueOf(const std::vector<Operation *> &ops, const EngineValue &v) {
     return Value();
   Operation *op = ops[v.op];
   if (!v.blockArgument)
-    return v.index < (int32_t)op->getNumResults() ? op->getResult(v.index) : Value();
+    return v.index < (int32_t)op->getNumResults() ? op->getResult(v.index)
+                                                  : Value();
   if (v.region >= (int32_t)op->getNumRegions())
     return Value();
   Region &region = op->getRegion(v.region);
   int32_t k = 0;
   for (Block &block : region) {
     if (k++ == v.block)
-      return v.index < (int32_t)block.getNumArguments() ? block.getArgument(v.index) : Value();
+      return v.index < (int32_t)block.getNumArguments()
+                 ? block.getArgument(v.index)
+                 : Value();
   }
   return Value();
 }
@@ -72,7 +75,8 @@ std::optional<Analysis> analyze(Operation *root, bool functionBoundaries) {
     a.aliasSets.push_back(std::move(values));
   }
   for (const EngineDecision &d : result.decisions) {
-    if (d.op < 0 || d.op >= (int32_t)a.ops.size() || d.operand >= (int32_t)a.ops[d.op]->getNumOperands())
+    if (d.op < 0 || d.op >= (int32_t)a.ops.size() ||
+        d.operand >= (int32_t)a.ops[d.op]->getNumOperands())
       continue;
     if (d.inPlace)
       a.inPlace.insert(&a.ops[d.op]->getOpOperand(d.operand));
@@ -84,7 +88,8 @@ std::optional<Analysis> analyze(Operation *root, bool functionBoundaries) {
 
 int64_t staticBytes(Type t) {
   auto shaped = dyn_cast<RankedTensorType>(t);
-  if (!shaped || !shaped.hasStaticShape() || !shaped.getElementType().isIntOrFloat())
+  if (!shaped || !shaped.hasStaticShape() ||
+      !shaped.getElementType().isIntOrFloat())
     return 0;
   int64_t bits = shaped.getElementType().getIntOrFloatBitWidth();
   return shaped.getNumElements() * ((bits + 7) / 8);
@@ -93,7 +98,9 @@ int64_t staticBytes(Type t) {
 /// One function body to schedule.
 class BodySchedule {
 public:
-  BodySchedule(Block &block, const Analysis &analysis, bufferization::AnalysisState &state) : block(block) {
+  BodySchedule(Block &block, const Analysis &analysis,
+               bufferization::AnalysisState &state)
+      : block(block) {
     for (Operation &op : block.without_terminator())
       nodes.push_back(&op);
     for (size_t i = 0; i < nodes.size(); ++i)
@@ -136,7 +143,8 @@ public:
     std::vector<std::vector<int32_t>> next(n);
     for (size_t i = 0; i < n; ++i)
       for (int32_t s : succs[i])
-        (reverse ? next[s] : next[i]).push_back(reverse ? static_cast<int32_t>(i) : s);
+        (reverse ? next[s] : next[i])
+            .push_back(reverse ? static_cast<int32_t>(i) : s);
     // Edges from and to destinations do not count: a destination goes out
     // with its user, which waits for the destination's own operands.
     std::vector<int32_t> waiting(n, 0);
@@ -145,7 +153,8 @@ public:
         for (int32_t s : next[i])
           if (!destinationOf[s])
             ++waiting[s];
-    std::vector<int32_t> started(bufferBytes.size(), 0), done(bufferBytes.size(), 0);
+    std::vector<int32_t> started(bufferBytes.size(), 0),
+        done(bufferBytes.size(), 0);
     std::vector<int32_t> version(n, 0);
     auto delta = [&](int32_t node) {
       int64_t d = 0;
@@ -246,7 +255,8 @@ private:
       bufferBytes.push_back(bytes);
       llvm::SmallDenseSet<int32_t, 8> touching;
       for (Value v : values) {
-        if (int32_t def = v.getDefiningOp() ? nodeOf(v.getDefiningOp()) : -1; def >= 0)
+        if (int32_t def = v.getDefiningOp() ? nodeOf(v.getDefiningOp()) : -1;
+            def >= 0)
           touching.insert(def);
         for (Operation *user : v.getUsers())
           if (int32_t u = nodeOf(user); u >= 0)
@@ -269,7 +279,8 @@ private:
     touches = std::move(byNode);
   }
 
-  void buildEdges(const Analysis &analysis, bufferization::AnalysisState &state) {
+  void buildEdges(const Analysis &analysis,
+                  bufferization::AnalysisState &state) {
     size_t n = nodes.size();
     succs.assign(n, {});
     destinationOf.assign(n, 0);
@@ -305,8 +316,10 @@ private:
       int32_t writer = nodeOf(operand->getOwner());
       if (writer < 0)
         continue;
-      auto bufferizable = dyn_cast<bufferization::BufferizableOpInterface>(operand->getOwner());
-      if (!bufferizable || !bufferizable.bufferizesToMemoryWrite(*operand, state))
+      auto bufferizable =
+          dyn_cast<bufferization::BufferizableOpInterface>(operand->getOwner());
+      if (!bufferizable ||
+          !bufferizable.bufferizesToMemoryWrite(*operand, state))
         continue;
       SmallVector<Value> work{operand->get()};
       llvm::DenseSet<Value> seen;
@@ -320,7 +333,8 @@ private:
           // Views of the old contents are read later too.
           auto userOp = dyn_cast<bufferization::BufferizableOpInterface>(user);
           if (userOp && !userOp.bufferizesToMemoryWrite(use, state))
-            for (const bufferization::AliasingValue &alias : userOp.getAliasingValues(use, state))
+            for (const bufferization::AliasingValue &alias :
+                 userOp.getAliasingValues(use, state))
               work.push_back(alias.value);
         }
       }
@@ -358,7 +372,8 @@ private:
 
 } // namespace
 
-ReorderStats reorderForMemory(MlirOperation rootHandle, bool functionBoundaries) {
+ReorderStats reorderForMemory(MlirOperation rootHandle,
+                              bool functionBoundaries) {
   Operation *root = unwrap(rootHandle);
   ReorderStats stats;
   std::optional<Analysis> before = analyze(root, functionBoundaries);

@@ -1,9 +1,9 @@
 //===- ReuseDyingInputs.cpp - Elementwise results into dying inputs -------===//
 //
-// See include/memplan/transforms.h. An elementwise op that writes a fresh
-// destination needs a new buffer while one of its inputs, of the same type
-// and read element by element at the same index, may die right there. Writing
-// the result into that input instead saves the new buffer: upstream's
+// See include/memplan/transforms/Transforms.h. An elementwise op that writes a
+// fresh destination needs a new buffer while one of its inputs, of the same
+// type and read element by element at the same index, may die right there.
+// Writing the result into that input instead saves the new buffer: upstream's
 // One-Shot Analysis allows it (an op that reads and writes one buffer element
 // by element does not conflict with itself: bufferizesToElementwiseAccess),
 // provided nothing reads the input afterwards. That is the analysis' call,
@@ -15,8 +15,8 @@
 
 #include "../analysis/AnalysisSteps.h"
 #include "TensorQueries.h"
-#include "memplan/interface_engine.h"
-#include "memplan/transforms.h"
+#include "memplan/analysis/InterfaceEngine.h"
+#include "memplan/transforms/Transforms.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
@@ -66,12 +66,14 @@ bool ownsBuffer(Value v, bufferization::AnalysisState &state) {
     // branch, which bufferization makes dynamic.
     if (!result || isa<RegionBranchOpInterface>(result.getOwner()))
       return false;
-    auto bufferizable = dyn_cast<bufferization::BufferizableOpInterface>(result.getOwner());
+    auto bufferizable =
+        dyn_cast<bufferization::BufferizableOpInterface>(result.getOwner());
     if (!bufferizable)
       return false;
     if (bufferizable.bufferizesToAllocation(result))
       continue;
-    bufferization::AliasingOpOperandList aliasing = bufferizable.getAliasingOpOperands(result, state);
+    bufferization::AliasingOpOperandList aliasing =
+        bufferizable.getAliasingOpOperands(result, state);
     if (aliasing.getNumAliases() == 0)
       return false;
     for (const bufferization::AliasingOpOperand &a : aliasing)
@@ -96,7 +98,8 @@ bool lastUseIs(Value v, Operation *op) {
 /// untouched), or null.
 Type bufferTypeOf(Value v, const bufferization::BufferizationOptions &options) {
   bufferization::BufferizationState state;
-  FailureOr<bufferization::BufferLikeType> type = bufferization::getBufferType(v, options, state);
+  FailureOr<bufferization::BufferLikeType> type =
+      bufferization::getBufferType(v, options, state);
   return succeeded(type) ? Type(*type) : Type();
 }
 
@@ -104,17 +107,22 @@ Type bufferTypeOf(Value v, const bufferization::BufferizationOptions &options) {
 /// the buffer type the destination would have had: otherwise the result's
 /// buffer changes layout, and its users (a function return with identity
 /// layouts, say) would copy.
-std::optional<Rewrite> candidateFor(linalg::LinalgOp op, const bufferization::BufferizationOptions &options,
-                                    bufferization::AnalysisState &state) {
-  if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 || !linalg::isElementwise(op))
+std::optional<Rewrite>
+candidateFor(linalg::LinalgOp op,
+             const bufferization::BufferizationOptions &options,
+             bufferization::AnalysisState &state) {
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
+      !linalg::isElementwise(op))
     return std::nullopt;
   OpOperand *init = op.getDpsInitOperand(0);
-  if (op.payloadUsesValueFromOperand(init) || !isFreshDestination(init->get().getDefiningOp()))
+  if (op.payloadUsesValueFromOperand(init) ||
+      !isFreshDestination(init->get().getDefiningOp()))
     return std::nullopt;
   AffineMap initMap = op.getMatchingIndexingMap(init);
   for (OpOperand *input : op.getDpsInputOperands()) {
     Value v = input->get();
-    if (v.getType() != init->get().getType() || op.getMatchingIndexingMap(input) != initMap)
+    if (v.getType() != init->get().getType() ||
+        op.getMatchingIndexingMap(input) != initMap)
       continue;
     if (!lastUseIs(v, op) || !ownsBuffer(v, state))
       continue;
@@ -141,15 +149,17 @@ std::optional<Decisions> analyze(Operation *root, bool functionBoundaries) {
 
 } // namespace
 
-DyingInputStats reuseDyingInputs(MlirOperation rootHandle, bool functionBoundaries) {
+DyingInputStats reuseDyingInputs(MlirOperation rootHandle,
+                                 bool functionBoundaries) {
   Operation *root = unwrap(rootHandle);
   DyingInputStats stats;
   SmallVector<Rewrite> rewrites;
   std::vector<std::string> funcFilter;
-  bufferization::OneShotBufferizationOptions options =
-      makeBufferizeOptions({{"bufferize-function-boundaries", functionBoundaries},
-                            {"function-boundary-type-conversion", std::string("identity-layout-map")}},
-                           funcFilter);
+  bufferization::OneShotBufferizationOptions options = makeBufferizeOptions(
+      {{"bufferize-function-boundaries", functionBoundaries},
+       {"function-boundary-type-conversion",
+        std::string("identity-layout-map")}},
+      funcFilter);
   QueryState query(root);
   root->walk([&](linalg::LinalgOp op) {
     if (std::optional<Rewrite> r = candidateFor(op, options, query.get()))
@@ -212,8 +222,11 @@ DyingInputStats reuseDyingInputs(MlirOperation rootHandle, bool functionBoundari
           continue;
         auto it = after->find(key);
         if (it == after->end() || !it->second) {
-          Operation *lost = key.first >= 0 && key.first < (int32_t)ops.size() ? ops[key.first] : nullptr;
-          Operation *func = lost ? lost->getParentOfType<FunctionOpInterface>() : nullptr;
+          Operation *lost = key.first >= 0 && key.first < (int32_t)ops.size()
+                                ? ops[key.first]
+                                : nullptr;
+          Operation *func =
+              lost ? lost->getParentOfType<FunctionOpInterface>() : nullptr;
           if (!func) {
             undoAll = true;
             break;
@@ -227,10 +240,13 @@ DyingInputStats reuseDyingInputs(MlirOperation rootHandle, bool functionBoundari
         continue;
       bool inPlace = false;
       if (after) {
-        auto it = after->find({opId[r.op], static_cast<int32_t>(r.initOperand)});
+        auto it =
+            after->find({opId[r.op], static_cast<int32_t>(r.initOperand)});
         inPlace = it != after->end() && it->second;
       }
-      if (undoAll || !inPlace || undoFunctions.contains(r.op->getParentOfType<FunctionOpInterface>())) {
+      if (undoAll || !inPlace ||
+          undoFunctions.contains(
+              r.op->getParentOfType<FunctionOpInterface>())) {
         r.op->setOperand(r.initOperand, r.destination);
         r.kept = false;
         changed = true;

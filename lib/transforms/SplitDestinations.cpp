@@ -1,16 +1,16 @@
 //===- SplitDestinations.cpp - One fresh destination per use --------------===//
 //
-// See include/memplan/transforms.h. Importers that CSE `tensor.empty`
-// (torch-mlir's FX importer does) hand one destination to the same op in
-// every layer; upstream bufferization then allocates one buffer where the
-// first destination stood and keeps it live until the last layer. Giving each
-// use its own destination, placed right before the op that writes it, lets
-// bufferization allocate each buffer where its contents start.
+// See include/memplan/transforms/Transforms.h. Importers that CSE
+// `tensor.empty` (torch-mlir's FX importer does) hand one destination to the
+// same op in every layer; upstream bufferization then allocates one buffer
+// where the first destination stood and keeps it live until the last layer.
+// Giving each use its own destination, placed right before the op that writes
+// it, lets bufferization allocate each buffer where its contents start.
 //
 //===----------------------------------------------------------------------===//
 
 #include "TensorQueries.h"
-#include "memplan/transforms.h"
+#include "memplan/transforms/Transforms.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
@@ -43,7 +43,9 @@ SplitDestinationsStats splitDestinations(MlirOperation rootHandle) {
       continue;
     // The op of `block` that holds the use: the destination's result
     // dominates it, so it comes after `dest`.
-    auto anchor = [&](OpOperand *use) { return block->findAncestorOpInBlock(*use->getOwner()); };
+    auto anchor = [&](OpOperand *use) {
+      return block->findAncestorOpInBlock(*use->getOwner());
+    };
     if (uses.size() == 1) {
       Operation *at = anchor(uses.front());
       if (at && at != dest && dest->getNextNode() != at) {
@@ -56,7 +58,8 @@ SplitDestinationsStats splitDestinations(MlirOperation rootHandle) {
     // undefined, but bufferization would hand such a read what another use
     // wrote into the shared buffer, and a program relying on that keeps it.
     if (llvm::any_of(uses, [&](OpOperand *use) {
-          auto owner = dyn_cast<bufferization::BufferizableOpInterface>(use->getOwner());
+          auto owner =
+              dyn_cast<bufferization::BufferizableOpInterface>(use->getOwner());
           return !owner || owner.bufferizesToMemoryRead(*use, query.get());
         })) {
       ++stats.keptRead;

@@ -6,9 +6,9 @@
 
 #include "TensorQueries.h"
 
+#include "mlir/CAPI/IR.h"
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
 #include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
-#include "mlir/CAPI/IR.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -18,11 +18,13 @@ using namespace mlir;
 namespace memplan {
 
 bool isFreshDestination(Operation *op) {
-  if (!op || op->getNumRegions() != 0 || op->getNumResults() != 1 || !isMemoryEffectFree(op))
+  if (!op || op->getNumRegions() != 0 || op->getNumResults() != 1 ||
+      !isMemoryEffectFree(op))
     return false;
   Value result = op->getResult(0);
   if (!isa<TensorType>(result.getType()) ||
-      llvm::any_of(op->getOperandTypes(), [](Type t) { return isa<TensorType>(t); }))
+      llvm::any_of(op->getOperandTypes(),
+                   [](Type t) { return isa<TensorType>(t); }))
     return false;
   auto bufferizable = dyn_cast<bufferization::BufferizableOpInterface>(op);
   return bufferizable && bufferizable.bufferizesToAllocation(result);
@@ -32,8 +34,10 @@ EngineResult analyzeQuietly(Operation *root, bool functionBoundaries) {
   EngineOptions options;
   options.analysisOnly = true;
   options.undefinedUses = false;
-  options.bufferize = {{"bufferize-function-boundaries", functionBoundaries}, {"allow-unknown-ops", true}};
-  ScopedDiagnosticHandler silence(root->getContext(), [](Diagnostic &) { return success(); });
+  options.bufferize = {{"bufferize-function-boundaries", functionBoundaries},
+                       {"allow-unknown-ops", true}};
+  ScopedDiagnosticHandler silence(root->getContext(),
+                                  [](Diagnostic &) { return success(); });
   return runInterfaceEngine(wrap(root), options);
 }
 

@@ -1,4 +1,5 @@
-//===- TensorQueries.h - What memplan's tensor rewrites ask the interfaces -===//
+//===- TensorQueries.h - What memplan's tensor rewrites ask the interfaces
+//-===//
 //
 // The questions the tensor-level rewrites (lib/transforms/) share, answered
 // by BufferizableOpInterface and the side-effect interfaces, never by op
@@ -8,7 +9,7 @@
 #ifndef MEMPLAN_TRANSFORMS_TENSORQUERIES_H
 #define MEMPLAN_TRANSFORMS_TENSORQUERIES_H
 
-#include "memplan/interface_engine.h"
+#include "memplan/analysis/InterfaceEngine.h"
 
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/IR/Operation.h"

@@ -98,6 +98,7 @@ class Option:
 
     @property
     def py_name(self) -> str:
+        """The option's name in Python keyword spelling."""
         return self.name.replace("-", "_")
 
     def convert(self, value: Any) -> Any:
@@ -274,9 +275,11 @@ class PassInfo:
 
     @property
     def py_name(self) -> str:
+        """The pass' name in Python spelling, without ``memplan-``."""
         return self.argument.removeprefix("memplan-").replace("-", "_")
 
     def option(self, name: str) -> Option:
+        """The option named ``name`` (MLIR or Python spelling)."""
         for opt in self.options:
             if opt.name == name or opt.py_name == name:
                 return opt

@@ -19,7 +19,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Dict, List, NoReturn, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Dict, List, NoReturn, Optional, Sequence, Tuple, Union
+
+if TYPE_CHECKING:  # mlir is imported where it is used (start-up time)
+    from mlir import ir
 
 __all__ = [
     "ArgumentParser", "UsageError", "load_input", "print_error", "INDEX_MAX",
@@ -44,6 +47,7 @@ class ArgumentParser(argparse.ArgumentParser):
     mlir-opt's do (every memplan tool: 0 success, 1 any error)."""
 
     def error(self, message: str) -> NoReturn:
+        """Print the usage and ``PROG: error: MESSAGE``; exit 1."""
         self.print_usage(sys.stderr)
         self.exit(1, f"{self.prog}: error: {message}\n")
 
@@ -54,7 +58,8 @@ def print_error(prog: str, message: str) -> int:
     return 1
 
 
-def load_input(prog: str, path: str, context=None):
+def load_input(prog: str, path: str,
+               context: Optional[ir.Context] = None) -> Optional[ir.Module]:
     """The ``ir.Module`` in file ``path`` (``-``: standard input), or ``None``
     after printing why it cannot be read (``PROG: error: cannot read ...``)
     or parsed (MLIR's located diagnostics, as mlir-opt prints them)."""
@@ -192,7 +197,7 @@ def _integer_width(t) -> Optional[int]:
     return None
 
 
-def function_arguments(module, name: str) -> Tuple[List, Optional[int]]:
+def function_arguments(module: ir.Module, name: str) -> Tuple[List, Optional[int]]:
     """The argument types of the top-level ``func.func @name`` of ``module``
     (an ``ir.Module``) and the number of its transient-storage argument (or
     ``None``). Raises ``KeyError`` (with the functions there) when missing."""

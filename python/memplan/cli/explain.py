@@ -15,7 +15,8 @@ import sys
 PROG = "memplan explain"
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: "argparse._SubParsersAction") -> None:
+    """Add the ``explain`` subcommand to ``sub`` (argparse subparsers)."""
     p = sub.add_parser("explain", help="explain the copies of One-Shot Bufferize",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file", help="MLIR input file (- for stdin)")
@@ -30,7 +31,8 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
+    """Run ``memplan explain`` on parsed ``args``; returns the exit code."""
     from mlir import ir
 
     from memplan.cli.arguments import load_input

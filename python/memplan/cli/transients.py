@@ -41,7 +41,8 @@ from memplan.pipeline import BUFFERIZATION as BUFFERIZE
 PROG = "memplan transients"
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: "argparse._SubParsersAction") -> None:
+    """Add the ``transients`` subcommand to ``sub`` (argparse subparsers)."""
     p = sub.add_parser("transients", help="print the transient storage a function needs",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file", help="MLIR file (tensor or memref level)")

@@ -55,6 +55,7 @@ class DeallocPlan:
 
     @property
     def upstream_needed(self) -> bool:
+        """Some buffers are left to upstream's deallocation pipeline."""
         return bool(self.left_to_upstream)
 
 

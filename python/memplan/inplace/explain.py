@@ -38,6 +38,8 @@ class ValueInfo:
 
 @dataclass
 class OpRef:
+    """An operand of an op: the op's name, operand number and location."""
+
     op: str
     operand: int
     location: str
@@ -55,6 +57,8 @@ class ConflictInfo:
 
 @dataclass
 class OperandDecision:
+    """The in-place decision on one tensor operand, and why."""
+
     op: str
     operand: int
     location: str
@@ -74,6 +78,7 @@ class OperandDecision:
     alloc_only: bool = False
 
     def explain(self) -> str:
+        """Why this operand bufferizes out of place, as text."""
         head = (f"{self.location}: operand #{self.operand} of {self.op} ({self.value.name} : "
                 f"{self.value.type}) bufferizes out of place")
         size = "dynamic size" if self.copy_bytes < 0 else f"{self.copy_bytes} bytes"
@@ -100,6 +105,9 @@ class OperandDecision:
 
 @dataclass
 class AnalysisResult:
+    """The in-place analysis of a module: a decision per tensor operand,
+    the alias and equivalence sets, and the heuristic used."""
+
     operands: list[OperandDecision]
     alias_sets: list[list[ValueInfo]]
     equivalence_sets: list[list[ValueInfo]]
@@ -114,6 +122,7 @@ class AnalysisResult:
 
     @property
     def conflicts(self) -> list[ConflictInfo]:
+        """The read-after-write conflicts behind out-of-place operands."""
         return [d.conflict for d in self.operands if d.conflict is not None]
 
     @property
@@ -122,6 +131,7 @@ class AnalysisResult:
         return sum(0 if d.alloc_only else d.copy_bytes for d in self.copies if d.copy_bytes >= 0)
 
     def to_dict(self) -> dict[str, Any]:
+        """The whole analysis as plain data (what ``to_json`` prints)."""
         return {
             "heuristic": self.heuristic,
             "operands": [asdict(d) for d in self.operands],
@@ -132,9 +142,11 @@ class AnalysisResult:
         }
 
     def to_json(self, indent: Optional[int] = 2) -> str:
+        """The whole analysis as JSON."""
         return json.dumps(self.to_dict(), indent=indent)
 
     def explain_text(self) -> str:
+        """Why each copy is made, and the total, as text."""
         copies = self.copies
         if not copies:
             return "no copies: every tensor operand bufferizes in place\n"
@@ -143,7 +155,7 @@ class AnalysisResult:
         return "\n\n".join(parts) + "\n\n" + total + "\n"
 
 
-def analyze(target: Union[ir.Module, ir.Operation, Any], **options) -> AnalysisResult:
+def analyze(target: Union[ir.Module, ir.Operation, Any], **options: Any) -> AnalysisResult:
     """Run memplan's in-place analysis on a module or one function.
 
     ``options`` are the pass options in Python spelling

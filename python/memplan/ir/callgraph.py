@@ -3,7 +3,7 @@
 Calls are the ops that implement CallOpInterface (``func.call``,
 ``func.call_indirect``, ``llvm.call``, a downstream dialect's calls), with
 the symbol they call; functions are the FunctionOpInterface ops of the
-module; the order is MLIR's CallGraph's (``lib/call_order.cpp``).
+module; the order is MLIR's CallGraph's (``lib/analysis/CallOrder.cpp``).
 """
 
 from __future__ import annotations
@@ -33,9 +33,11 @@ class CallGraph:
         return self.graph.callee(call) or ""
 
     def is_public(self, func: int) -> bool:
+        """Function op ``func`` is public (callable from outside the module)."""
         return is_public(self.graph, func)
 
     def is_declaration(self, func: int) -> bool:
+        """Function op ``func`` has no body."""
         return self.graph.region_begin[func + 1] == self.graph.region_begin[func] or (
             self.graph.op_end[func] == func
         )
@@ -54,7 +56,7 @@ def build_call_graph(graph: Graph) -> CallGraph:
 
 
 def _order(cg: CallGraph) -> None:
-    # MLIR's CallGraph, components in post-order (lib/call_order.cpp).
+    # MLIR's CallGraph, components in post-order (lib/analysis/CallOrder.cpp).
     # Declarations have no callable region, so no node: they call nothing and
     # go first.
     ordered: list[str] = []

@@ -55,7 +55,7 @@ def format_diagnostics(err: ir.MLIRError) -> str:
     return "\n".join(out) if out else str(err)
 
 
-def location_prefix(loc) -> str:
+def location_prefix(loc: ir.Location | str) -> str:
     """``file:line:col`` for a file location (an ``ir.Location`` or its printed
     ``loc("file":line:col)`` form); any other location as printed."""
     text = str(loc)

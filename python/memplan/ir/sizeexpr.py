@@ -18,6 +18,8 @@ from mlir.dialects import arith
 
 @dataclass(frozen=True)
 class Const:
+    """A constant size."""
+
     value: int
 
 
@@ -31,6 +33,8 @@ class Leaf:
 
 @dataclass(frozen=True)
 class Op:
+    """A binary operation on sizes: ``kind`` is ``add``, ``mul`` or ``max``."""
+
     kind: str  # "add", "mul", "max"
     lhs: "Expr"
     rhs: "Expr"
@@ -38,6 +42,8 @@ class Op:
 
 @dataclass(frozen=True)
 class AlignUp:
+    """``operand`` rounded up to a multiple of ``alignment``."""
+
     operand: "Expr"
     alignment: int
 
@@ -46,11 +52,12 @@ Expr = Union[Const, Leaf, Op, AlignUp]
 
 
 def const(v: int) -> Const:
+    """The constant ``v``."""
     return Const(int(v))
 
 
 def _fold(kind: str, a: Expr, b: Expr, compute: Callable[[int, int], int], identity: int) -> Expr:
-    """`kind`(a, b), folded where both sides are constants or one is the
+    """``kind``(a, b), folded where both sides are constants or one is the
     operation's identity."""
     if isinstance(a, Const) and isinstance(b, Const):
         return Const(compute(a.value, b.value))
@@ -62,23 +69,25 @@ def _fold(kind: str, a: Expr, b: Expr, compute: Callable[[int, int], int], ident
 
 
 def add(a: Expr, b: Expr) -> Expr:
-    """a + b."""
+    """``a + b``, folded where an operand is constant."""
     return _fold("add", a, b, lambda x, y: x + y, 0)
 
 
 def mul(a: Expr, b: Expr) -> Expr:
-    """a * b."""
+    """``a * b``, folded where an operand is constant."""
     return _fold("mul", a, b, lambda x, y: x * y, 1)
 
 
 def maximum(a: Expr, b: Expr) -> Expr:
-    """max(a, b) of sizes (never negative, so 0 is its identity)."""
+    """``max(a, b)`` of sizes, folded where both are constant or equal (sizes
+    are never negative, so 0 is its identity)."""
     if a == b:
         return a
     return _fold("max", a, b, max, 0)
 
 
 def align_up(a: Expr, alignment: int) -> Expr:
+    """``a`` rounded up to a multiple of ``alignment``."""
     if alignment <= 1:
         return a
     if isinstance(a, Const):
@@ -164,9 +173,11 @@ class Emitter:
         self._memo: dict[Expr, ir.Value] = {}
 
     def constant(self, value: int) -> ir.Value:
+        """An ``index`` constant ``value`` at the insertion point."""
         return self.emit(Const(value))
 
     def emit(self, e: Expr) -> ir.Value:
+        """The ``index`` value of ``e``, emitted once per emitter."""
         if e in self._memo:
             return self._memo[e]
         with self.ip, self.loc:

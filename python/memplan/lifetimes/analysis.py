@@ -75,6 +75,7 @@ class Allocation:
 
     @property
     def eligible(self) -> bool:
+        """The allocation can be pooled (no reason against it)."""
         return self.reason is None
 
 
@@ -191,9 +192,11 @@ class FunctionLifetimes:
 
     @property
     def num_dynamic(self) -> int:
+        """How many allocations have a dynamic size."""
         return int((self.bytes < 0).sum())
 
     def reason(self, i: int) -> Optional[str]:
+        """The primary reason row ``i`` cannot be pooled, or ``None``."""
         return R.primary(int(self.reasons[i]))
 
     def reason_detail(self, i: int) -> Optional[str]:

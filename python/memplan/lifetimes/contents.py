@@ -69,6 +69,7 @@ class HeldWithoutContents:
 
     @property
     def points(self) -> int:
+        """How many program points the buffer is held without contents."""
         return self.end.point - self.start.point
 
 

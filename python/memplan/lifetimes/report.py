@@ -193,6 +193,7 @@ def report_dict(functions: Iterable[FunctionLifetimes], **kwargs: Any) -> dict[s
 
 
 def to_json(functions: Iterable[FunctionLifetimes], **kwargs: Any) -> str:
+    """The JSON report of ``functions`` (``kwargs`` go to :func:`function_dict`)."""
     return json.dumps(report_dict(functions, **kwargs), indent=1)
 
 

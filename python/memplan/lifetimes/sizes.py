@@ -144,7 +144,7 @@ __all__ = [
 _LAYOUT_ATTRIBUTES = ("dlti.dl_spec", "llvm.data_layout", "dlti.target_system_spec")
 
 
-def custom_data_layout(module) -> "str | None":
+def custom_data_layout(module: ir.Module | ir.Operation) -> "str | None":
     """The attribute by which ``module`` sets its own data layout, if any.
 
     memplan sizes elements as LLVM's default (x86-64) layout does; under

@@ -167,6 +167,7 @@ def evaluate(p: Poly, env: Mapping[str, int]) -> Optional[int]:
 
 
 def leaves(p: Poly) -> set[str]:
+    """The leaf names that occur in ``p``."""
     return {leaf for m in p for leaf in m}
 
 
@@ -211,6 +212,7 @@ def dominates(a: Poly, b: Poly, nonneg: frozenset = frozenset()) -> bool:
 
 
 def max_text(candidates: list[Poly]) -> str:
+    """The maximum of ``candidates``, as text."""
     if not candidates:
         return "0"
     if len(candidates) == 1:

@@ -225,7 +225,7 @@ def _same_bytes(x: np.ndarray, y: np.ndarray) -> bool:
 
 
 def first_difference(
-    left: Sequence[Output], right: Sequence[Output], kind: str = "value", elements=None
+    left: Sequence[Output], right: Sequence[Output], kind: str = "value", elements: Optional[Sequence[str]] = None
 ) -> Optional[Mismatch]:
     """First output element whose bytes differ between two runs, or ``None``.
 

@@ -53,10 +53,12 @@ class Pairing:
     notes_after: List[str] = field(default_factory=list)
 
     def out_params(self, side: str) -> List[int]:
+        """The out-parameter argument numbers of ``side`` (``before``/``after``)."""
         roles = self.args_before if side == "before" else self.args_after
         return [i for i, r in enumerate(roles) if r.kind == "out"]
 
     def storage(self, side: str) -> Optional[int]:
+        """The transient-storage argument number of ``side``, or ``None``."""
         roles = self.args_before if side == "before" else self.args_after
         return next((i for i, r in enumerate(roles) if r.kind == "storage"), None)
 

@@ -22,7 +22,10 @@ from __future__ import annotations
 import contextlib
 import ctypes
 from dataclasses import dataclass
-from typing import Dict, List, Optional
+from typing import TYPE_CHECKING, Dict, Iterator, List, Optional
+
+if TYPE_CHECKING:
+    from mlir.execution_engine import ExecutionEngine
 
 __all__ = ["HeapStats", "PoisonHeap", "POISON_BYTES", "ALLOC", "ALIGNED_ALLOC", "FREE"]
 
@@ -115,7 +118,7 @@ class PoisonHeap:
 
     @classmethod
     @contextlib.contextmanager
-    def extra_runtime(cls, symbols: Dict[str, object]):
+    def extra_runtime(cls, symbols: Dict[str, object]) -> Iterator[None]:
         """Within the block, every engine gets ``symbols`` too (e.g. the
         hooks of :mod:`memplan.reuse.oracle`)."""
         old = cls._extra
@@ -125,7 +128,7 @@ class PoisonHeap:
         finally:
             cls._extra = old
 
-    def install(self, engine) -> None:
+    def install(self, engine: ExecutionEngine) -> None:
         """Register the hooks as runtime symbols of ``engine``."""
         alloc, aligned_alloc, free = self._callbacks
         for name, cb in ((ALLOC, alloc), (ALIGNED_ALLOC, aligned_alloc), (FREE, free),

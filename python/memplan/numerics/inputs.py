@@ -165,7 +165,7 @@ def _layout(spec: ValueSpec, shape: Tuple[int, ...]) -> Tuple[Tuple[int, ...], i
     return strides, offset, extent
 
 
-def place_array(spec: ValueSpec, index: int, value: Any, rng) -> ArgValue:
+def place_array(spec: ValueSpec, index: int, value: Any, rng: np.random.Generator) -> ArgValue:
     """Argument ``index`` of type ``spec`` holding the elements of ``value``
     (an array of the argument's shape) in the type's layout; gaps of a
     strided layout get random data from ``rng``."""

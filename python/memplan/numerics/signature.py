@@ -41,13 +41,15 @@ class ValueSpec:
 
     @property
     def rank(self) -> int:
+        """The number of dimensions."""
         return len(self.shape)
 
     @property
     def is_float(self) -> bool:
+        """The element type is a floating-point (or complex) type."""
         return self.dtype.kind in "fc" or self.element == "bf16"
 
-    def ctype(self):
+    def ctype(self) -> type:
         """The ctypes type of one element (scalars: of the value)."""
         if self.dtype == np.float16 or self.dtype == np.uint16:
             return ctypes.c_uint16

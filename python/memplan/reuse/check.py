@@ -38,6 +38,7 @@ class CheckResult:
 
     @property
     def ok(self) -> bool:
+        """No violation was found."""
         return not self.violations
 
 

@@ -64,6 +64,7 @@ class OracleRun:
 
     @property
     def ok(self) -> bool:
+        """No overlap was seen at run time."""
         return not self.overlaps
 
 

@@ -74,6 +74,7 @@ class PoolPlan:
 
     @property
     def members(self) -> list[int]:
+        """The pool's members: static ones, then dynamic ones."""
         return [int(i) for i in self.static_members] + list(self.dynamic_members)
 
 
@@ -294,7 +295,7 @@ def _chain_pools(lt: FunctionLifetimes, scope: int, units: list[_Unit], pools: l
                  target: int, pool_of) -> list[PoolPlan]:
     """Pools of buffers that follow one another in ``scope`` (each a chain:
     one offset, as large as its largest member), formed only where the heap
-    with ``pools`` stays at or below ``target`` (C++: memplan/pool_chains.h).
+    with ``pools`` stays at or below ``target`` (C++: memplan/packing/PoolChains.h).
     Candidates are statically sized buffers allocated directly in the scope
     block, over the interval they hold on the heap when left alone."""
     g = lt.graph

@@ -80,6 +80,7 @@ def add_storage_argument(func_op: ir.Operation, attribute: bool = True) -> ir.Va
 
 
 def functions_by_name(graph: Graph) -> dict[str, int]:
+    """Each function op of ``graph``, by symbol name."""
     return {function_name(graph, f): f for f in function_ids(graph)}
 
 

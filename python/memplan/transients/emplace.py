@@ -47,6 +47,8 @@ class LeafResolver:
         return self.resolve(leaf.value, path)
 
     def resolve(self, value: int, path: tuple[int, ...]) -> ir.Value:
+        """The ``ir.Value`` of graph value ``value`` read through ``path``,
+        materialized once."""
         key = (value, path)
         if key in self._memo:
             return self._memo[key]

@@ -75,6 +75,8 @@ class Item:
 
 @dataclass
 class Diagnostic:
+    """A message about op ``op`` of the graph."""
+
     op: int
     message: str
     notes: tuple[tuple[int, str], ...] = ()
@@ -95,11 +97,14 @@ class FunctionPlan:
 
     @property
     def needs_storage(self) -> bool:
+        """The function needs transient storage."""
         return self.total != E.Const(0)
 
 
 @dataclass
 class ModulePlan:
+    """The transient plan of every function of a module, and its errors."""
+
     graph: Graph
     callgraph: CallGraph
     functions: dict[str, FunctionPlan] = field(default_factory=dict)

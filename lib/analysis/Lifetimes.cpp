@@ -1,12 +1,12 @@
-//===- lifetimes.cpp - Live intervals of buffers over the graph -----------===//
+//===- Lifetimes.cpp - Live intervals of buffers over the graph -----------===//
 //
-// See include/memplan/lifetimes.h. Program points are pre-order op ids, which
-// respect nesting: a region op's subtree is the contiguous range
+// See include/memplan/analysis/Lifetimes.h. Program points are pre-order op
+// ids, which respect nesting: a region op's subtree is the contiguous range
 // [op, opEnd[op]], and the two branches of an `scf.if` get disjoint ranges.
 //
 //===----------------------------------------------------------------------===//
 
-#include "memplan/lifetimes.h"
+#include "memplan/analysis/Lifetimes.h"
 
 #include <algorithm>
 
@@ -15,13 +15,14 @@ namespace {
 
 struct Walker {
   const Graph &g;
-  std::vector<int32_t> stamp;      // per value: last root index that visited it
-  std::vector<uint8_t> whole;      // per value visited: it is the whole root buffer
-  std::vector<int32_t> blockLast;  // per block: its last op
+  std::vector<int32_t> stamp; // per value: last root index that visited it
+  std::vector<uint8_t> whole; // per value visited: it is the whole root buffer
+  std::vector<int32_t> blockLast; // per block: its last op
   std::vector<int32_t> queue;
 
   explicit Walker(const Graph &g)
-      : g(g), stamp(g.numValues(), -1), whole(g.numValues(), 0), blockLast(g.numBlocks(), -1) {
+      : g(g), stamp(g.numValues(), -1), whole(g.numValues(), 0),
+        blockLast(g.numBlocks(), -1) {
     for (int32_t op = 0, e = g.numOps(); op < e; ++op)
       if (g.opBlock[op] >= 0)
         blockLast[g.opBlock[op]] = op;
@@ -54,12 +55,12 @@ struct Walker {
     whole[value] = isWhole;
     queue.push_back(value);
   }
-
 };
 
 /// Lift a use at op `u` onto the block of root op `a`: returns the program
 /// range [lo, hi] it keeps the root live over, and whether it left a's block.
-void lift(const Graph &g, int32_t a, int32_t u, int32_t &lo, int32_t &hi, bool &escaped) {
+void lift(const Graph &g, int32_t a, int32_t u, int32_t &lo, int32_t &hi,
+          bool &escaped) {
   int32_t anc = g.ancestorInBlock(g.opBlock[a], u);
   if (anc >= 0) {
     lo = a;
@@ -100,19 +101,22 @@ void lift(const Graph &g, int32_t a, int32_t u, int32_t &lo, int32_t &hi, bool &
 
 /// A read or write of a root's buffer, lifted to the root's block.
 struct Access {
-  int32_t lo, hi;  ///< Program points it keeps the buffer live over.
-  int32_t op;      ///< The op of the root's block it is lifted to.
-  bool read;       ///< Reads, or is not directly in the root's block.
-  bool overwrite;  ///< Writes the whole buffer (directly, through a whole view).
+  int32_t lo, hi; ///< Program points it keeps the buffer live over.
+  int32_t op;     ///< The op of the root's block it is lifted to.
+  bool read;      ///< Reads, or is not directly in the root's block.
+  bool overwrite; ///< Writes the whole buffer (directly, through a whole view).
 };
 
 /// Segments of the accesses: a new one starts at an op that overwrites the
 /// whole buffer and does not read it.
-void appendSegments(std::vector<Access> &accesses, bool clean, int32_t end, LifetimeTable &t) {
+void appendSegments(std::vector<Access> &accesses, bool clean, int32_t end,
+                    LifetimeTable &t) {
   if (accesses.empty())
     return;
   std::sort(accesses.begin(), accesses.end(),
-            [](const Access &a, const Access &b) { return a.lo < b.lo || (a.lo == b.lo && a.op < b.op); });
+            [](const Access &a, const Access &b) {
+              return a.lo < b.lo || (a.lo == b.lo && a.op < b.op);
+            });
   if (!clean) {
     t.segStart.push_back(accesses.front().lo);
     t.segEnd.push_back(end);
@@ -124,7 +128,9 @@ void appendSegments(std::vector<Access> &accesses, bool clean, int32_t end, Life
     size_t j = i;
     bool read = false, overwrite = false;
     int32_t lo = accesses[i].lo, hi = accesses[i].hi;
-    for (; j < accesses.size() && accesses[j].op == accesses[i].op && accesses[j].lo == lo; ++j) {
+    for (; j < accesses.size() && accesses[j].op == accesses[i].op &&
+           accesses[j].lo == lo;
+         ++j) {
       read |= accesses[j].read;
       overwrite |= accesses[j].overwrite;
       hi = std::max(hi, accesses[j].hi);
@@ -144,13 +150,14 @@ void appendSegments(std::vector<Access> &accesses, bool clean, int32_t end, Life
 }
 
 /// Reasons after which the uses do not say when the contents die.
-constexpr int32_t kUnclearUses = (1 << kReasonUnknownRegion) | (1 << kReasonUnstructured) |
-                                 (1 << kReasonEscapesReturn) | (1 << kReasonEscapesCall) |
-                                 (1 << kReasonEscapesStore) | (1 << kReasonEscapesBlock) |
-                                 (1 << kReasonCaptured) | (1 << kReasonUnknownUser) |
-                                 (1 << kReasonAsyncNotAwaited);
+constexpr int32_t kUnclearUses =
+    (1 << kReasonUnknownRegion) | (1 << kReasonUnstructured) |
+    (1 << kReasonEscapesReturn) | (1 << kReasonEscapesCall) |
+    (1 << kReasonEscapesStore) | (1 << kReasonEscapesBlock) |
+    (1 << kReasonCaptured) | (1 << kReasonUnknownUser) |
+    (1 << kReasonAsyncNotAwaited);
 
-}  // namespace
+} // namespace
 
 namespace {
 constexpr int32_t kNoScopeUnknownRegion = -2;
@@ -158,7 +165,8 @@ constexpr int32_t kNoScopeUnstructured = -3;
 
 /// blockScopes with why there is none (kNoScope*).
 std::vector<int32_t> scopesWithReasons(const Graph &g, bool pathSafe) {
-  std::vector<int32_t> scope(g.numBlocks(), kNoScopeUnknownRegion - 10);  // not computed yet
+  std::vector<int32_t> scope(g.numBlocks(),
+                             kNoScopeUnknownRegion - 10); // not computed yet
   std::vector<int32_t> path;
   for (int32_t start = 0; start < g.numBlocks(); ++start) {
     int32_t result = kNoScopeUnknownRegion;
@@ -171,14 +179,17 @@ std::vector<int32_t> scopesWithReasons(const Graph &g, bool pathSafe) {
       path.push_back(b);
       int32_t r = g.blockRegion[b];
       if (g.regionBlockBegin[r + 1] - g.regionBlockBegin[r] != 1) {
-        result = kNoScopeUnstructured;  // pre-order is program order only in single-block regions
+        result = kNoScopeUnstructured; // pre-order is program order only in
+                                       // single-block regions
         break;
       }
       int32_t p = g.blockParentOp[b];
       int32_t role = g.opRole[p];
       bool runs = !pathSafe || (role & kFlagAlwaysRuns);
-      if ((role & 0xff) == kRoleFunc || (role & 0xff) == kRoleParallel || !(role & kFlagSequential) || !runs) {
-        result = (role & 0xff) == kRoleFunc || (role & 0xff) == kRoleParallel || (role & kFlagSequential)
+      if ((role & 0xff) == kRoleFunc || (role & 0xff) == kRoleParallel ||
+          !(role & kFlagSequential) || !runs) {
+        result = (role & 0xff) == kRoleFunc || (role & 0xff) == kRoleParallel ||
+                         (role & kFlagSequential)
                      ? b
                      : kNoScopeUnknownRegion;
         break;
@@ -201,7 +212,8 @@ std::vector<int32_t> blockScopes(const Graph &g, bool pathSafe) {
   return s;
 }
 
-LifetimeTable analyzeLifetimes(const Graph &g, const int32_t *roots, size_t numRoots) {
+LifetimeTable analyzeLifetimes(const Graph &g, const int32_t *roots,
+                               size_t numRoots) {
   Walker w(g);
   const std::vector<int32_t> scopes = scopesWithReasons(g, /*pathSafe=*/true);
   const std::vector<int32_t> hoistScopes = blockScopes(g, /*pathSafe=*/false);
@@ -281,7 +293,8 @@ LifetimeTable analyzeLifetimes(const Graph &g, const int32_t *roots, size_t numR
           add(kReasonEscapesBlock);
         // Region ops between the use and the root must let their regions
         // capture outer buffers.
-        for (int32_t p = g.opParent[u]; p >= 0 && !g.isAncestor(p, a); p = g.opParent[p]) {
+        for (int32_t p = g.opParent[u]; p >= 0 && !g.isAncestor(p, a);
+             p = g.opParent[p]) {
           if (!(w.role(p) & kFlagCaptureOk)) {
             add(kReasonCaptured);
             break;
@@ -310,15 +323,17 @@ LifetimeTable analyzeLifetimes(const Graph &g, const int32_t *roots, size_t numR
           // In the root's block the access is at its ancestor there (lift()
           // starts every interval at the root); asynchronous work lasts
           // until the op that waits for it.
-          accesses.push_back({anc >= 0 ? anc : ulo, accessHi, anc >= 0 ? anc : ulo,
-                              (bits & kAccessRead) || !direct || accessHi != uhi,
-                              direct && w.whole[v] && (bits & kAccessFullWrite) != 0});
+          accesses.push_back(
+              {anc >= 0 ? anc : ulo, accessHi, anc >= 0 ? anc : ulo,
+               (bits & kAccessRead) || !direct || accessHi != uhi,
+               direct && w.whole[v] && (bits & kAccessFullWrite) != 0});
         }
         switch (kind) {
         case kRoleAlias:
           for (int32_t j = 0; j < g.numResults[u]; ++j)
             if (w.isShaped(g.resultBegin[u] + j))
-              w.push(g.resultBegin[u] + j, root, w.whole[v] && (r & kFlagWholeView));
+              w.push(g.resultBegin[u] + j, root,
+                     w.whole[v] && (r & kFlagWholeView));
           break;
         case kRoleAccess:
           break;
@@ -349,7 +364,8 @@ LifetimeTable analyzeLifetimes(const Graph &g, const int32_t *roots, size_t numR
         }
       }
     }
-    if (dealloc < 0 && !(reasons & ((1 << kReasonDeallocAlias) | (1 << kReasonDeallocOtherBlock))))
+    if (dealloc < 0 && !(reasons & ((1 << kReasonDeallocAlias) |
+                                    (1 << kReasonDeallocOtherBlock))))
       add(kReasonNoDealloc);
 
     t.lastUse[i] = hi;
@@ -360,7 +376,9 @@ LifetimeTable analyzeLifetimes(const Graph &g, const int32_t *roots, size_t numR
       else if (blk >= 0)
         hi = std::max(hi, g.opEnd[w.blockLast[blk]]);
     }
-    bool clean = !(reasons & kUnclearUses) && !(reasons & ((1 << kReasonDeallocAlias) | (1 << kReasonDeallocOtherBlock)));
+    bool clean = !(reasons & kUnclearUses) &&
+                 !(reasons & ((1 << kReasonDeallocAlias) |
+                              (1 << kReasonDeallocOtherBlock)));
     appendSegments(accesses, clean, hi + 1, t);
     t.segBegin.push_back(static_cast<int32_t>(t.segStart.size()));
     t.op[i] = a;
@@ -375,4 +393,4 @@ LifetimeTable analyzeLifetimes(const Graph &g, const int32_t *roots, size_t numR
   return t;
 }
 
-}  // namespace memplan
+} // namespace memplan

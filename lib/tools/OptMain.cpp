@@ -15,7 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "memplan/opt.h"
+#include "memplan/tools/Opt.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/IR/DialectRegistry.h"

@@ -1,4 +1,4 @@
-//===- interface_engine.h - The in-place engine over the interfaces -*- C++ -*-===//
+//===- InterfaceEngine.h - In-place engine over the interfaces --*- C++ -*-===//
 //
 // memplan's One-Shot Analysis on MLIR's C++ API: op semantics come from the
 // BufferizableOpInterface (and the region, subset and dominance machinery
@@ -10,10 +10,10 @@
 // without RTTI; the bindings with it).
 //
 //===----------------------------------------------------------------------===//
-#ifndef MEMPLAN_INTERFACE_ENGINE_H
-#define MEMPLAN_INTERFACE_ENGINE_H
+#ifndef MEMPLAN_ANALYSIS_INTERFACEENGINE_H
+#define MEMPLAN_ANALYSIS_INTERFACEENGINE_H
 
-#include "memplan/registry.h"
+#include "memplan/passes/ExternalPass.h"
 
 #include "mlir-c/IR.h"
 
@@ -125,7 +125,7 @@ struct EngineCopy {
 /// contents (allocation-only ones are free), their bytes, a copy of dynamic
 /// size counting kDynamicCopyBytes.
 struct EngineOrderCost {
-  bool ok = false;  ///< False: the analysis failed in this order.
+  bool ok = false; ///< False: the analysis failed in this order.
   int64_t bytes = 0, copies = 0;
 };
 constexpr int64_t kDynamicCopyBytes = int64_t(1) << 40;
@@ -146,7 +146,7 @@ struct EngineResult {
   int32_t chosenOrder = -1;
   /// Analyzed scopes (functions, or the root) in analysis order.
   std::vector<int32_t> scopes;
-  std::vector<EngineDecision> decisions;  ///< In analysis order.
+  std::vector<EngineDecision> decisions; ///< In analysis order.
   std::vector<EngineConflict> conflicts;
   /// Analysis only: non-trivial alias sets, upstream's member order.
   std::vector<std::vector<EngineValue>> aliasSets;
@@ -157,15 +157,16 @@ struct EngineResult {
   std::vector<EngineCopy> copies;
   std::vector<EngineFunction> functions;
   BufferizeStats stats;
-  uint64_t conflictCounter = 0, nonWritableCounter = 0;  ///< After the run.
+  uint64_t conflictCounter = 0, nonWritableCounter = 0; ///< After the run.
 };
 
 /// Runs the analysis on `root` (a module) and then annotates
-/// (`testAnalysisOnly`), bufferizes, or stops (`analysisOnly`). Diagnostics go to the context's
-/// handlers; `ok` false means the analysis or the rewrite failed (the IR may
-/// then be partially rewritten, as with upstream's pass).
-EngineResult runInterfaceEngine(MlirOperation root, const EngineOptions &options);
+/// (`testAnalysisOnly`), bufferizes, or stops (`analysisOnly`). Diagnostics go
+/// to the context's handlers; `ok` false means the analysis or the rewrite
+/// failed (the IR may then be partially rewritten, as with upstream's pass).
+EngineResult runInterfaceEngine(MlirOperation root,
+                                const EngineOptions &options);
 
 } // namespace memplan
 
-#endif // MEMPLAN_INTERFACE_ENGINE_H
+#endif // MEMPLAN_ANALYSIS_INTERFACEENGINE_H

@@ -1,6 +1,6 @@
-//===- module.cpp - The memplan._core extension module --------------------===//
+//===- CoreModule.cpp - The memplan._core extension module ----------------===//
 
-#include "memplan/bindings.h"
+#include "memplan/bindings/Bindings.h"
 
 NB_MODULE(_core, m) {
   m.doc() = "memplan C++ core: IR graph extraction and memory-planning kernels";

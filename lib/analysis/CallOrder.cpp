@@ -1,10 +1,10 @@
-//===- call_order.cpp - Callee-first order over MLIR's CallGraph ----------===//
+//===- CallOrder.cpp - Callee-first order over MLIR's CallGraph -----------===//
 //
-// See include/memplan/call_order.h. Built without RTTI (memplan_mlir).
+// See include/memplan/analysis/CallOrder.h. Built without RTTI (memplan_mlir).
 //
 //===----------------------------------------------------------------------===//
 
-#include "memplan/call_order.h"
+#include "memplan/analysis/CallOrder.h"
 
 #include "mlir/Analysis/CallGraph.h"
 #include "mlir/CAPI/IR.h"
@@ -22,7 +22,8 @@ std::vector<CallScc> callGraphOrder(MlirOperation rootHandle) {
   // Every top-level callable hangs off the external caller node, so one
   // walk from it reaches them all; scc_iterator yields components in
   // post-order (callees first).
-  for (auto it = llvm::scc_begin(static_cast<const mlir::CallGraph *>(&graph)); !it.isAtEnd(); ++it) {
+  for (auto it = llvm::scc_begin(static_cast<const mlir::CallGraph *>(&graph));
+       !it.isAtEnd(); ++it) {
     CallScc scc;
     for (const mlir::CallGraphNode *node : *it) {
       if (node->isExternal())
@@ -30,7 +31,8 @@ std::vector<CallScc> callGraphOrder(MlirOperation rootHandle) {
       mlir::Operation *callable = node->getCallableRegion()->getParentOp();
       if (callable->getParentOp() != root)
         continue;
-      if (auto name = callable->getAttrOfType<mlir::StringAttr>(mlir::SymbolTable::getSymbolAttrName()))
+      if (auto name = callable->getAttrOfType<mlir::StringAttr>(
+              mlir::SymbolTable::getSymbolAttrName()))
         scc.symbols.push_back(name.str());
     }
     if (scc.symbols.empty())
@@ -41,4 +43,4 @@ std::vector<CallScc> callGraphOrder(MlirOperation rootHandle) {
   return out;
 }
 
-}  // namespace memplan
+} // namespace memplan

@@ -1,12 +1,12 @@
-//===- opt.h - memplan-opt; parsing as MLIR tools do ------------*- C++ -*-===//
+//===- Opt.h - memplan-opt; parsing as MLIR tools do ------------*- C++ -*-===//
 //
 // `memplan-opt` is upstream's mlir-opt driver (`MlirOptMain`) with memplan's
 // passes in MLIR's pass registry. The Python side parses and reports
 // diagnostics the way that driver does, through the same MLIR functions.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MEMPLAN_OPT_H
-#define MEMPLAN_OPT_H
+#ifndef MEMPLAN_TOOLS_OPT_H
+#define MEMPLAN_TOOLS_OPT_H
 
 #include "mlir-c/IR.h"
 
@@ -42,4 +42,4 @@ void emitDiagnostic(
 
 } // namespace memplan
 
-#endif // MEMPLAN_OPT_H
+#endif // MEMPLAN_TOOLS_OPT_H

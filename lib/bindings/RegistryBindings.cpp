@@ -1,4 +1,4 @@
-//===- registry_bindings.cpp - Python hooks of registered memplan passes --===//
+//===- RegistryBindings.cpp - Python hooks of registered memplan passes ---===//
 //
 // `register_pass(argument, name, description, options, check_options, run)`
 // and `register_pipeline(argument, description, options, check_options,
@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "memplan/bindings.h"
-#include "memplan/registry.h"
+#include "memplan/bindings/Bindings.h"
+#include "memplan/passes/ExternalPass.h"
 
 #include "mlir-c/IR.h"
 
@@ -43,11 +43,13 @@ std::string describe(nb::python_error &err) {
 std::string checkOptions(void *userData, const OptionValues &options) {
   nb::gil_scoped_acquire gil;
   try {
-    return nb::cast<std::string>(static_cast<PyHooks *>(userData)->checkOptions(options));
+    return nb::cast<std::string>(
+        static_cast<PyHooks *>(userData)->checkOptions(options));
   } catch (nb::python_error &err) {
     return describe(err);
   } catch (std::exception &err) {
-    return std::string("memplan: internal error checking pass options: ") + err.what();
+    return std::string("memplan: internal error checking pass options: ") +
+           err.what();
   }
 }
 
@@ -65,7 +67,8 @@ nb::object wrapOperation(MlirOperation op) {
   nb::module_ ir = nb::module_::import_("mlir.ir");
   nb::object liveContexts = ir.attr("Context").attr("_get_live_count");
   size_t before = nb::cast<size_t>(liveContexts());
-  nb::object capsule = nb::steal(PyCapsule_New(op.ptr, "mlir.ir.Operation._CAPIPtr", nullptr));
+  nb::object capsule =
+      nb::steal(PyCapsule_New(op.ptr, "mlir.ir.Operation._CAPIPtr", nullptr));
   nb::object pyOp = ir.attr("Operation").attr("_CAPICreate")(capsule);
   if (nb::cast<size_t>(liveContexts()) > before)
     pyOp.attr("context").inc_ref(); // never released
@@ -75,34 +78,38 @@ nb::object wrapOperation(MlirOperation op) {
 // No exception may leave these hooks: MLIR, which calls them, is built
 // without exceptions.
 
-bool run(void *userData, MlirOperation op, const OptionValues &options, PassResultSink &sink) {
+bool run(void *userData, MlirOperation op, const OptionValues &options,
+         PassResultSink &sink) {
   nb::gil_scoped_acquire gil;
   try {
     nb::object pyOp = wrapOperation(op);
     // Valid during this call only: the pass hands it to its context.
-    nb::object runPipeline = nb::cpp_function([&sink](const std::string &pipeline) {
-      std::string error;
-      bool ok;
-      {
-        // Passes of the nested pipeline may run on other threads and call
-        // back into Python.
-        nb::gil_scoped_release release;
-        ok = sink.runPipeline(pipeline, error);
-      }
-      if (!error.empty())
-        throw nb::value_error(error.c_str());
-      return ok;
-    });
-    auto [ok, stats, preserved] =
-        nb::cast<std::tuple<bool, std::vector<std::tuple<std::string, std::string, uint32_t>>, bool>>(
-            static_cast<PyHooks *>(userData)->run(pyOp, options, runPipeline));
+    nb::object runPipeline =
+        nb::cpp_function([&sink](const std::string &pipeline) {
+          std::string error;
+          bool ok;
+          {
+            // Passes of the nested pipeline may run on other threads and call
+            // back into Python.
+            nb::gil_scoped_release release;
+            ok = sink.runPipeline(pipeline, error);
+          }
+          if (!error.empty())
+            throw nb::value_error(error.c_str());
+          return ok;
+        });
+    auto [ok, stats, preserved] = nb::cast<std::tuple<
+        bool, std::vector<std::tuple<std::string, std::string, uint32_t>>,
+        bool>>(
+        static_cast<PyHooks *>(userData)->run(pyOp, options, runPipeline));
     for (auto &[name, description, value] : stats)
       sink.add(name, description, value);
     if (ok && preserved)
       sink.preserveAllAnalyses();
     return ok;
   } catch (nb::python_error &err) {
-    std::fprintf(stderr, "memplan: internal error in a pass: %s\n", describe(err).c_str());
+    std::fprintf(stderr, "memplan: internal error in a pass: %s\n",
+                 describe(err).c_str());
     return false;
   } catch (std::exception &err) {
     std::fprintf(stderr, "memplan: internal error in a pass: %s\n", err.what());
@@ -110,15 +117,18 @@ bool run(void *userData, MlirOperation op, const OptionValues &options, PassResu
   }
 }
 
-std::string expand(void *userData, const OptionValues &options, std::string &error) {
+std::string expand(void *userData, const OptionValues &options,
+                   std::string &error) {
   nb::gil_scoped_acquire gil;
   try {
-    return nb::cast<std::string>(static_cast<PyHooks *>(userData)->expand(options));
+    return nb::cast<std::string>(
+        static_cast<PyHooks *>(userData)->expand(options));
   } catch (nb::python_error &err) {
     error = describe(err);
     return "";
   } catch (std::exception &err) {
-    error = std::string("memplan: internal error expanding a pipeline: ") + err.what();
+    error = std::string("memplan: internal error expanding a pipeline: ") +
+            err.what();
     return "";
   }
 }
@@ -127,13 +137,14 @@ std::string expand(void *userData, const OptionValues &options, std::string &err
 std::mutex registryMutex;
 
 /// (name, type, default, description, choices) tuples from Python.
-using OptionTuple = std::tuple<std::string, std::string, std::string, std::string,
-                               std::vector<std::string>>;
+using OptionTuple = std::tuple<std::string, std::string, std::string,
+                               std::string, std::vector<std::string>>;
 
 std::vector<ExternalOption> toOptions(const std::vector<OptionTuple> &tuples) {
   std::vector<ExternalOption> options;
   for (const auto &[name, type, defaultValue, description, choices] : tuples)
-    options.push_back(ExternalOption{name, type, defaultValue, description, choices});
+    options.push_back(
+        ExternalOption{name, type, defaultValue, description, choices});
   return options;
 }
 
@@ -142,8 +153,10 @@ std::vector<ExternalOption> toOptions(const std::vector<OptionTuple> &tuples) {
 void registerRegistryBindings(nb::module_ &m) {
   m.def(
       "register_pass",
-      [](const std::string &argument, const std::string &name, const std::string &description,
-         const std::vector<OptionTuple> &options, nb::object checkOptionsFn, nb::object runFn) {
+      [](const std::string &argument, const std::string &name,
+         const std::string &description,
+         const std::vector<OptionTuple> &options, nb::object checkOptionsFn,
+         nb::object runFn) {
         std::lock_guard<std::mutex> lock(registryMutex);
         if (isRegisteredPass(argument))
           return false;
@@ -151,21 +164,28 @@ void registerRegistryBindings(nb::module_ &m) {
         hooks.userData = new PyHooks{checkOptionsFn, runFn, nb::none()};
         hooks.checkOptions = &checkOptions;
         hooks.run = &run;
-        registerExternalPass(argument, name, description, toOptions(options), hooks);
+        registerExternalPass(argument, name, description, toOptions(options),
+                             hooks);
         return true;
       },
-      nb::arg("argument"), nb::arg("name"), nb::arg("description"), nb::arg("options"),
-      nb::arg("check_options"), nb::arg("run"),
-      "Register a Python-defined module pass in MLIR's pass registry (False if the argument is "
-      "taken). options: [(name, 'bool'|'int'|'uint32'|'uint64'|'str', default, description, choices)]; "
-      "check_options(values) -> error or ''; run(op, values, run_pipeline) -> (ok, [(name, description, "
-      "value < 2**32)], preserves_all_analyses), where run_pipeline(text) runs a nested pipeline on op "
+      nb::arg("argument"), nb::arg("name"), nb::arg("description"),
+      nb::arg("options"), nb::arg("check_options"), nb::arg("run"),
+      "Register a Python-defined module pass in MLIR's pass registry (False if "
+      "the argument is "
+      "taken). options: [(name, 'bool'|'int'|'uint32'|'uint64'|'str', default, "
+      "description, choices)]; "
+      "check_options(values) -> error or ''; run(op, values, run_pipeline) -> "
+      "(ok, [(name, description, "
+      "value < 2**32)], preserves_all_analyses), where run_pipeline(text) runs "
+      "a nested pipeline on op "
       "(raises ValueError if it does not parse, returns False if it fails). "
-      "The hooks see every option as MLIR parsed it: values = [(name, bool | int | str)].");
+      "The hooks see every option as MLIR parsed it: values = [(name, bool | "
+      "int | str)].");
   m.def(
       "register_pipeline",
       [](const std::string &argument, const std::string &description,
-         const std::vector<OptionTuple> &options, nb::object checkOptionsFn, nb::object expandFn) {
+         const std::vector<OptionTuple> &options, nb::object checkOptionsFn,
+         nb::object expandFn) {
         std::lock_guard<std::mutex> lock(registryMutex);
         if (isRegisteredPass(argument))
           return false;
@@ -173,13 +193,16 @@ void registerRegistryBindings(nb::module_ &m) {
         hooks.userData = new PyHooks{checkOptionsFn, nb::none(), expandFn};
         hooks.checkOptions = &checkOptions;
         hooks.expand = &expand;
-        registerExternalPipeline(argument, description, toOptions(options), hooks);
+        registerExternalPipeline(argument, description, toOptions(options),
+                                 hooks);
         return true;
       },
-      nb::arg("argument"), nb::arg("description"), nb::arg("options"), nb::arg("check_options"),
-      nb::arg("expand"),
-      "Register a pass pipeline alias in MLIR's registry; options and check_options as for "
-      "register_pass; expand(text) -> textual pipeline elements (raise ValueError on bad "
+      nb::arg("argument"), nb::arg("description"), nb::arg("options"),
+      nb::arg("check_options"), nb::arg("expand"),
+      "Register a pass pipeline alias in MLIR's registry; options and "
+      "check_options as for "
+      "register_pass; expand(text) -> textual pipeline elements (raise "
+      "ValueError on bad "
       "options).");
   m.def(
       "is_registered_pass",
@@ -187,7 +210,8 @@ void registerRegistryBindings(nb::module_ &m) {
         std::lock_guard<std::mutex> lock(registryMutex);
         return isRegisteredPass(argument);
       },
-      nb::arg("argument"), "True if MLIR's registry has a pass or pipeline of this name.");
+      nb::arg("argument"),
+      "True if MLIR's registry has a pass or pipeline of this name.");
   m.def(
       "parse_pass_options",
       [](const std::string &argument, const std::string &text) {
@@ -203,8 +227,10 @@ void registerRegistryBindings(nb::module_ &m) {
         return values;
       },
       nb::arg("argument"), nb::arg("text"),
-      "The options `text` (key=value ...) gives the registered memplan pass or pipeline `argument`, "
-      "parsed by MLIR as in a pipeline: [(name, value)] for every option; ValueError if they do not "
+      "The options `text` (key=value ...) gives the registered memplan pass or "
+      "pipeline `argument`, "
+      "parsed by MLIR as in a pipeline: [(name, value)] for every option; "
+      "ValueError if they do not "
       "parse or check.");
 }
 

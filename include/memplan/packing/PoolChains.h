@@ -1,4 +1,4 @@
-//===- pool_chains.h - Pools of buffers that follow one another -*- C++ -*-===//
+//===- PoolChains.h - Pools of buffers that follow one another --*- C++ -*-===//
 //
 // A pool holds its bytes from its first member's allocation to its last
 // member's last use, also between members: where the heap is near its peak,
@@ -9,8 +9,8 @@
 // among those that fit, else starts its own. Plain C++, no MLIR.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MEMPLAN_POOL_CHAINS_H
-#define MEMPLAN_POOL_CHAINS_H
+#ifndef MEMPLAN_PACKING_POOLCHAINS_H
+#define MEMPLAN_PACKING_POOLCHAINS_H
 
 #include <cstddef>
 #include <cstdint>
@@ -36,9 +36,10 @@ struct Intervals {
 /// stays under the target too. Returns the pool of each candidate; a
 /// candidate alone in its pool is left where it is. `maxTries` chains (then
 /// pools) are tried per candidate (then chain).
-std::vector<int32_t> chainPools(const Intervals &heap, const Intervals &candidates, int64_t numPoints,
+std::vector<int32_t> chainPools(const Intervals &heap,
+                                const Intervals &candidates, int64_t numPoints,
                                 int64_t target, int32_t maxTries = 16);
 
 } // namespace memplan
 
-#endif // MEMPLAN_POOL_CHAINS_H
+#endif // MEMPLAN_PACKING_POOLCHAINS_H

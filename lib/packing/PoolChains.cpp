@@ -1,11 +1,11 @@
-//===- pool_chains.cpp - Pools of buffers that follow one another ---------===//
+//===- PoolChains.cpp - Pools of buffers that follow one another ----------===//
 //
-// See include/memplan/pool_chains.h. The heap over program points is a
+// See include/memplan/packing/PoolChains.h. The heap over program points is a
 // segment tree with range add and range max, so each try costs O(log n).
 //
 //===----------------------------------------------------------------------===//
 
-#include "memplan/pool_chains.h"
+#include "memplan/packing/PoolChains.h"
 
 #include <algorithm>
 #include <numeric>
@@ -17,7 +17,8 @@ namespace {
 /// Range add, range max over [0, n).
 class MaxTree {
 public:
-  explicit MaxTree(int64_t n) : n(std::max<int64_t>(n, 1)), mx(4 * this->n, 0), lazy(4 * this->n, 0) {}
+  explicit MaxTree(int64_t n)
+      : n(std::max<int64_t>(n, 1)), mx(4 * this->n, 0), lazy(4 * this->n, 0) {}
 
   void add(int64_t lo, int64_t hi, int64_t delta) {
     if (lo < hi && delta != 0)
@@ -31,7 +32,8 @@ public:
   }
 
 private:
-  void add(size_t node, int64_t l, int64_t r, int64_t lo, int64_t hi, int64_t delta) {
+  void add(size_t node, int64_t l, int64_t r, int64_t lo, int64_t hi,
+           int64_t delta) {
     if (hi <= l || r <= lo)
       return;
     if (lo <= l && r <= hi) {
@@ -50,7 +52,9 @@ private:
     if (lo <= l && r <= hi)
       return mx[node];
     int64_t m = (l + r) / 2;
-    return std::max(max(2 * node, l, m, lo, hi), max(2 * node + 1, m, r, lo, hi)) + lazy[node];
+    return std::max(max(2 * node, l, m, lo, hi),
+                    max(2 * node + 1, m, r, lo, hi)) +
+           lazy[node];
   }
 
   int64_t n;
@@ -63,7 +67,8 @@ struct Chain {
 
 } // namespace
 
-std::vector<int32_t> chainPools(const Intervals &heap, const Intervals &candidates, int64_t numPoints,
+std::vector<int32_t> chainPools(const Intervals &heap,
+                                const Intervals &candidates, int64_t numPoints,
                                 int64_t target, int32_t maxTries) {
   MaxTree tree(numPoints);
   for (size_t i = 0; i < heap.size; ++i)
@@ -71,8 +76,9 @@ std::vector<int32_t> chainPools(const Intervals &heap, const Intervals &candidat
 
   std::vector<size_t> order(candidates.size);
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return candidates.start[a] < candidates.start[b]; });
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return candidates.start[a] < candidates.start[b];
+  });
 
   std::vector<int32_t> chainOf(candidates.size, -1);
   std::vector<Chain> chains;
@@ -83,7 +89,8 @@ std::vector<int32_t> chainPools(const Intervals &heap, const Intervals &candidat
     return delta <= 0 || lo >= hi || tree.max(lo, hi) + delta <= target;
   };
   for (size_t i : order) {
-    int64_t s = candidates.start[i], e = candidates.end[i], z = candidates.bytes[i];
+    int64_t s = candidates.start[i], e = candidates.end[i],
+            z = candidates.bytes[i];
     int32_t best = -1;
     int64_t bestCost = INT64_MAX;
     auto it = byEnd.upper_bound({s, INT32_MAX});
@@ -93,9 +100,11 @@ std::vector<int32_t> chainPools(const Intervals &heap, const Intervals &candidat
       int64_t grown = std::max(c.bytes, z);
       // What joining adds: the chain grows over its past, holds its bytes
       // over the gap, and the candidate takes the chain's size.
-      if (!fits(c.start, c.end, grown - c.bytes) || !fits(c.end, s, grown) || !fits(s, e, grown - z))
+      if (!fits(c.start, c.end, grown - c.bytes) || !fits(c.end, s, grown) ||
+          !fits(s, e, grown - z))
         continue;
-      int64_t cost = (grown - c.bytes) * (c.end - c.start) + grown * (s - c.end) + (grown - z) * (e - s);
+      int64_t cost = (grown - c.bytes) * (c.end - c.start) +
+                     grown * (s - c.end) + (grown - z) * (e - s);
       if (cost < bestCost) {
         bestCost = cost;
         best = it->second;
@@ -124,13 +133,15 @@ std::vector<int32_t> chainPools(const Intervals &heap, const Intervals &candidat
   // earlier group where the heap stays under the target.
   std::vector<int32_t> order2(chains.size()), groupOf(chains.size());
   std::iota(order2.begin(), order2.end(), 0);
-  std::stable_sort(order2.begin(), order2.end(),
-                   [&](int32_t a, int32_t b) { return chains[a].start < chains[b].start; });
+  std::stable_sort(order2.begin(), order2.end(), [&](int32_t a, int32_t b) {
+    return chains[a].start < chains[b].start;
+  });
   std::vector<Chain> groups;
   for (int32_t c : order2) {
     const Chain &ch = chains[c];
     int32_t joined = -1;
-    for (int32_t k = static_cast<int32_t>(groups.size()) - 1, tries = 0; k >= 0 && tries < maxTries; --k, ++tries) {
+    for (int32_t k = static_cast<int32_t>(groups.size()) - 1, tries = 0;
+         k >= 0 && tries < maxTries; --k, ++tries) {
       Chain &g = groups[k];
       int64_t lo = std::min(g.start, ch.start), hi = std::max(g.end, ch.end);
       tree.add(lo, hi, g.bytes + ch.bytes);

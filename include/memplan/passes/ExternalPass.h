@@ -1,4 +1,4 @@
-//===- registry.h - memplan passes in MLIR's pass registry -------*- C++ -*-===//
+//===- ExternalPass.h - memplan passes in MLIR's pass registry --*- C++ -*-===//
 //
 // memplan's passes are defined in Python, each declared once there (its
 // argument, summary, description and typed options: memplan/passes.py).
@@ -12,8 +12,8 @@
 // stays in the bindings.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MEMPLAN_REGISTRY_H
-#define MEMPLAN_REGISTRY_H
+#ifndef MEMPLAN_PASSES_EXTERNALPASS_H
+#define MEMPLAN_PASSES_EXTERNALPASS_H
 
 #include "mlir-c/IR.h"
 
@@ -55,7 +55,8 @@ void readOption(const OptionValues &values, std::string_view name, T &out) {
           out.push_back(text.substr(begin, end - begin));
         begin = end + 1;
       }
-    } else if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, std::string>) {
+    } else if constexpr (std::is_same_v<T, bool> ||
+                         std::is_same_v<T, std::string>) {
       out = std::get<T>(value);
     } else if (const auto *u = std::get_if<uint64_t>(&value)) {
       out = static_cast<T>(*u);
@@ -74,7 +75,8 @@ public:
   /// Adds `value` to the statistic `name`. MLIR's pass statistics are
   /// 32-bit unsigned counters (mlir::Pass::Statistic::operator=(unsigned)):
   /// the sum saturates at 2^32 - 1.
-  virtual void add(const std::string &name, const std::string &description, uint32_t value) = 0;
+  virtual void add(const std::string &name, const std::string &description,
+                   uint32_t value) = 0;
   /// The pass changed no op, operand, region or block (at most discardable
   /// attributes): every analysis stays valid, and the pass manager need not
   /// verify the IR again.
@@ -94,14 +96,16 @@ struct ExternalPassHooks {
   void *userData = nullptr;
   /// What MLIR's parsers cannot check (an alignment that is not a power of
   /// two): empty when the values are fine, else the error.
-  std::string (*checkOptions)(void *userData, const OptionValues &options) = nullptr;
+  std::string (*checkOptions)(void *userData,
+                              const OptionValues &options) = nullptr;
   /// Runs the pass on `op` with the given options; false when it failed
   /// (its diagnostics have been emitted).
   bool (*run)(void *userData, MlirOperation op, const OptionValues &options,
               PassResultSink &result) = nullptr;
   /// For a pipeline alias: the textual pipeline elements the options stand
   /// for (`error` set when they cannot be expanded).
-  std::string (*expand)(void *userData, const OptionValues &options, std::string &error) = nullptr;
+  std::string (*expand)(void *userData, const OptionValues &options,
+                        std::string &error) = nullptr;
 };
 
 /// One option of an external pass, declared as a real MLIR pass option (in
@@ -115,13 +119,16 @@ struct ExternalOption {
 
 /// Registers a pass on `builtin.module` under `argument`.
 void registerExternalPass(const std::string &argument, const std::string &name,
-                          const std::string &description, std::vector<ExternalOption> options,
+                          const std::string &description,
+                          std::vector<ExternalOption> options,
                           ExternalPassHooks hooks);
 
 /// Registers a pass pipeline alias under `argument` (hooks.checkOptions and
 /// hooks.expand are used).
-void registerExternalPipeline(const std::string &argument, const std::string &description,
-                              std::vector<ExternalOption> options, ExternalPassHooks hooks);
+void registerExternalPipeline(const std::string &argument,
+                              const std::string &description,
+                              std::vector<ExternalOption> options,
+                              ExternalPassHooks hooks);
 
 /// True when `argument` names a registered pass or pipeline.
 bool isRegisteredPass(const std::string &argument);
@@ -130,9 +137,9 @@ bool isRegisteredPass(const std::string &argument);
 /// pipeline `argument`, with MLIR's parsers and then its checkOptions hook:
 /// every declared option's value (defaults for the rest), or false with
 /// `error` set.
-bool parseExternalOptions(const std::string &argument, const std::string &text, OptionValues &values,
-                          std::string &error);
+bool parseExternalOptions(const std::string &argument, const std::string &text,
+                          OptionValues &values, std::string &error);
 
 } // namespace memplan
 
-#endif // MEMPLAN_REGISTRY_H
+#endif // MEMPLAN_PASSES_EXTERNALPASS_H

@@ -1,13 +1,13 @@
-//===- lifetimes_bindings.cpp - Python surface of the lifetime kernel -----===//
+//===- LifetimesBindings.cpp - Python surface of the lifetime kernel ------===//
 //
 // `analyze_lifetimes(graph, roots)` returns a dict of int32 numpy
 // arrays (one entry per root); python/memplan/lifetimes/ wraps it.
 //
 //===----------------------------------------------------------------------===//
 
-#include "memplan/bindings.h"
-#include "memplan/lifetimes.h"
-#include "memplan/pool_chains.h"
+#include "memplan/analysis/Lifetimes.h"
+#include "memplan/bindings/Bindings.h"
+#include "memplan/packing/PoolChains.h"
 
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
@@ -20,11 +20,14 @@ namespace nb = nanobind;
 namespace memplan {
 namespace {
 
-using Int32In = nb::ndarray<const int32_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+using Int32In =
+    nb::ndarray<const int32_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 using Int32Out = nb::ndarray<nb::numpy, int32_t, nb::ndim<1>>;
-using Int64In = nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+using Int64In =
+    nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 
-Intervals intervals(const Int64In &start, const Int64In &end, const Int64In &bytes) {
+Intervals intervals(const Int64In &start, const Int64In &end,
+                    const Int64In &bytes) {
   size_t n = start.shape(0);
   if (end.shape(0) != n || bytes.shape(0) != n)
     throw nb::value_error("start, end and bytes differ in length");
@@ -33,21 +36,24 @@ Intervals intervals(const Int64In &start, const Int64In &end, const Int64In &byt
 
 Int32Out toArray(std::vector<int32_t> &&v) {
   auto *owned = new std::vector<int32_t>(std::move(v));
-  nb::capsule owner(owned, [](void *p) noexcept { delete static_cast<std::vector<int32_t> *>(p); });
+  nb::capsule owner(owned, [](void *p) noexcept {
+    delete static_cast<std::vector<int32_t> *>(p);
+  });
   size_t shape[1] = {owned->size()};
   return Int32Out(owned->data(), 1, shape, owner);
 }
 
-}  // namespace
+} // namespace
 
 void registerPoolViewBindings(nb::module_ &m);
 
 void registerLifetimesBindings(nb::module_ &m) {
   registerPoolViewBindings(m);
   {
-    nb::enum_<LifetimeReason> e(m, "LifetimeReason", nb::is_arithmetic(),
-                                "Why an allocation is not pooled: bit numbers, in precedence order "
-                                "(memplan/lifetimes.h).");
+    nb::enum_<LifetimeReason> e(
+        m, "LifetimeReason", nb::is_arithmetic(),
+        "Why an allocation is not pooled: bit numbers, in precedence order "
+        "(memplan/analysis/Lifetimes.h).");
 #define MEMPLAN_REASON_VALUE(Name, Py, Doc) e.value(#Py, kReason##Name, Doc);
     MEMPLAN_LIFETIME_REASONS(MEMPLAN_REASON_VALUE)
 #undef MEMPLAN_REASON_VALUE
@@ -84,19 +90,27 @@ void registerLifetimesBindings(nb::module_ &m) {
       nb::arg("graph"), nb::arg("roots"),
       "Live intervals, deallocs, scopes and rejection reasons of root values.");
   m.def(
-      "block_scopes", [](const Graph &g, bool pathSafe) { return toArray(blockScopes(g, pathSafe)); },
+      "block_scopes",
+      [](const Graph &g, bool pathSafe) {
+        return toArray(blockScopes(g, pathSafe));
+      },
       nb::arg("graph"), nb::arg("path_safe") = true,
-      "The pooling scope block of each block (-1: none): see memplan/lifetimes.h.");
+      "The pooling scope block of each block (-1: none): see "
+      "memplan/analysis/Lifetimes.h.");
   m.def(
       "chain_pools",
-      [](const Int64In &heapStart, const Int64In &heapEnd, const Int64In &heapBytes, const Int64In &start,
-         const Int64In &end, const Int64In &bytes, int64_t numPoints, int64_t target, int32_t maxTries) {
+      [](const Int64In &heapStart, const Int64In &heapEnd,
+         const Int64In &heapBytes, const Int64In &start, const Int64In &end,
+         const Int64In &bytes, int64_t numPoints, int64_t target,
+         int32_t maxTries) {
         Intervals heap = intervals(heapStart, heapEnd, heapBytes);
         Intervals candidates = intervals(start, end, bytes);
         for (const Intervals *iv : {&heap, &candidates})
           for (size_t i = 0; i < iv->size; ++i)
-            if (iv->start[i] < 0 || iv->end[i] > numPoints || iv->start[i] > iv->end[i] || iv->bytes[i] < 0)
-              throw nb::value_error("intervals must lie in [0, num_points) with bytes >= 0");
+            if (iv->start[i] < 0 || iv->end[i] > numPoints ||
+                iv->start[i] > iv->end[i] || iv->bytes[i] < 0)
+              throw nb::value_error(
+                  "intervals must lie in [0, num_points) with bytes >= 0");
         std::vector<int32_t> chains;
         {
           nb::gil_scoped_release release;
@@ -104,11 +118,14 @@ void registerLifetimesBindings(nb::module_ &m) {
         }
         return toArray(std::move(chains));
       },
-      nb::arg("heap_start"), nb::arg("heap_end"), nb::arg("heap_bytes"), nb::arg("start"), nb::arg("end"),
-      nb::arg("bytes"), nb::arg("num_points"), nb::arg("target"), nb::arg("max_tries") = 16,
-      "Chain id per candidate interval: chains of candidates that follow one another, formed only "
-      "where the heap (heap_*, candidates included) plus the chains' gaps and growth stays at or "
-      "below target at every point (memplan/pool_chains.h).");
+      nb::arg("heap_start"), nb::arg("heap_end"), nb::arg("heap_bytes"),
+      nb::arg("start"), nb::arg("end"), nb::arg("bytes"), nb::arg("num_points"),
+      nb::arg("target"), nb::arg("max_tries") = 16,
+      "Chain id per candidate interval: chains of candidates that follow one "
+      "another, formed only "
+      "where the heap (heap_*, candidates included) plus the chains' gaps and "
+      "growth stays at or "
+      "below target at every point (memplan/packing/PoolChains.h).");
 }
 
-}  // namespace memplan
+} // namespace memplan

@@ -1,4 +1,4 @@
-//===- engine_bindings.cpp - Python surface of the interface engine -------===//
+//===- EngineBindings.cpp - Python surface of the interface engine --------===//
 //
 // `run_interface_engine(module_capsule, ...)`: memplan's in-place analysis on
 // MLIR's C++ API (lib/analysis/), then test annotations or upstream's
@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "memplan/bindings.h"
-#include "memplan/interface_engine.h"
+#include "memplan/analysis/InterfaceEngine.h"
+#include "memplan/bindings/Bindings.h"
 
 #include <algorithm>
 
@@ -39,12 +39,14 @@ nb::tuple valueTuple(const EngineValue &v) {
   return nb::make_tuple(v.op, v.blockArgument, v.region, v.block, v.index);
 }
 
-}  // namespace
+} // namespace
 
 void registerEngineBindings(nb::module_ &m) {
-  nb::class_<EngineResult>(m, "EngineResult", "What the interface engine decided and found.")
+  nb::class_<EngineResult>(m, "EngineResult",
+                           "What the interface engine decided and found.")
       .def_ro("ok", &EngineResult::ok)
-      .def_ro("scopes", &EngineResult::scopes, "Analyzed scopes (pre-order op ids), in analysis order.")
+      .def_ro("scopes", &EngineResult::scopes,
+              "Analyzed scopes (pre-order op ids), in analysis order.")
       .def_prop_ro(
           "decisions",
           [](const EngineResult &r) {
@@ -53,18 +55,24 @@ void registerEngineBindings(nb::module_ &m) {
               out.append(nb::make_tuple(d.op, d.operand, d.inPlace));
             return out;
           },
-          "(op, operand number, in place) per analyzed tensor operand, in analysis order.")
+          "(op, operand number, in place) per analyzed tensor operand, in "
+          "analysis order.")
       .def_prop_ro(
           "conflicts",
           [](const EngineResult &r) {
             nb::list out;
             for (const EngineConflict &c : r.conflicts)
-              out.append(nb::make_tuple(nb::make_tuple(c.op, c.operand), nb::make_tuple(c.readOp, c.readOperand),
-                                        nb::make_tuple(c.writeOp, c.writeOperand), valueTuple(c.definition)));
+              out.append(
+                  nb::make_tuple(nb::make_tuple(c.op, c.operand),
+                                 nb::make_tuple(c.readOp, c.readOperand),
+                                 nb::make_tuple(c.writeOp, c.writeOperand),
+                                 valueTuple(c.definition)));
             return out;
           },
-          "((op, operand), (read op, operand), (write op, operand), definition) per RaW conflict; "
-          "read op -1: a write in a parallel region to a buffer defined outside of it. Values are "
+          "((op, operand), (read op, operand), (write op, operand), "
+          "definition) per RaW conflict; "
+          "read op -1: a write in a parallel region to a buffer defined "
+          "outside of it. Values are "
           "(op, is block argument, region, block, index).")
       .def_prop_ro(
           "alias_sets",
@@ -91,7 +99,8 @@ void registerEngineBindings(nb::module_ &m) {
             }
             return out;
           },
-          "Analysis only: equivalence sets with more than one member, in upstream's member order.")
+          "Analysis only: equivalence sets with more than one member, in "
+          "upstream's member order.")
       .def_prop_ro(
           "copies",
           [](const EngineResult &r) {
@@ -100,13 +109,17 @@ void registerEngineBindings(nb::module_ &m) {
               nb::list nonWritable;
               for (const EngineValue &v : c.nonWritable)
                 nonWritable.append(valueTuple(v));
-              out.append(nb::make_tuple(c.op, c.operand, valueTuple(c.value), c.allocOnly, c.bytes, nonWritable));
+              out.append(nb::make_tuple(c.op, c.operand, valueTuple(c.value),
+                                        c.allocOnly, c.bytes, nonWritable));
             }
             return out;
           },
-          "Analysis only: (op, operand, value copied, allocation only, bytes or -1, non-writable "
-          "values that forced it) per out-of-place operand whose op upstream's copy insertion visits "
-          "(resolveTensorOpOperandConflicts, canOmitTensorCopy), in analysis order.")
+          "Analysis only: (op, operand, value copied, allocation only, bytes "
+          "or -1, non-writable "
+          "values that forced it) per out-of-place operand whose op upstream's "
+          "copy insertion visits "
+          "(resolveTensorOpOperandConflicts, canOmitTensorCopy), in analysis "
+          "order.")
       .def_prop_ro(
           "functions",
           [](const EngineResult &r) {
@@ -123,38 +136,52 @@ void registerEngineBindings(nb::module_ &m) {
             }
             return out;
           },
-          "Function boundary facts (FuncAnalysisState): per function its argument access, "
+          "Function boundary facts (FuncAnalysisState): per function its "
+          "argument access, "
           "(argument, result) aliasing and equivalence pairs.")
-      .def_prop_ro("num_tensor_in_place", [](const EngineResult &r) { return r.stats.numTensorInPlace; })
-      .def_prop_ro("num_tensor_out_of_place", [](const EngineResult &r) { return r.stats.numTensorOutOfPlace; })
-      .def_prop_ro("num_buffer_alloc", [](const EngineResult &r) { return r.stats.numBufferAlloc; })
+      .def_prop_ro(
+          "num_tensor_in_place",
+          [](const EngineResult &r) { return r.stats.numTensorInPlace; })
+      .def_prop_ro(
+          "num_tensor_out_of_place",
+          [](const EngineResult &r) { return r.stats.numTensorOutOfPlace; })
+      .def_prop_ro("num_buffer_alloc",
+                   [](const EngineResult &r) { return r.stats.numBufferAlloc; })
       .def_prop_ro(
           "order_costs",
           [](const EngineResult &r) {
             nb::list out;
             for (const EngineOrderCost &c : r.orderCosts)
-              out.append(c.ok ? nb::make_tuple(c.bytes, c.copies) : nb::make_tuple(nb::none(), nb::none()));
+              out.append(c.ok ? nb::make_tuple(c.bytes, c.copies)
+                              : nb::make_tuple(nb::none(), nb::none()));
             return out;
           },
-          "With rank_orders: (bytes, copies) per order, (None, None) where its analysis failed; a copy "
+          "With rank_orders: (bytes, copies) per order, (None, None) where its "
+          "analysis failed; a copy "
           "of dynamic size counts 2**40 bytes.")
       .def_ro("chosen_order", &EngineResult::chosenOrder,
-              "With rank_orders: the index of the order kept, -1 if every order failed (bottom-up ran).")
+              "With rank_orders: the index of the order kept, -1 if every "
+              "order failed (bottom-up ran).")
       .def_ro("conflict_counter", &EngineResult::conflictCounter)
       .def_ro("non_writable_counter", &EngineResult::nonWritableCounter);
 
   m.attr("DYNAMIC_COPY_BYTES") = kDynamicCopyBytes;
   m.def(
       "run_interface_engine",
-      [](nb::handle capsule, const nb::dict &options, const std::string &heuristic, unsigned fuzzerSeed,
-         uint64_t conflictCounter, uint64_t nonWritableCounter, bool analysisOnly,
-         const std::vector<std::pair<std::string, unsigned>> &rankOrders, bool checkFacts) {
+      [](nb::handle capsule, const nb::dict &options,
+         const std::string &heuristic, unsigned fuzzerSeed,
+         uint64_t conflictCounter, uint64_t nonWritableCounter,
+         bool analysisOnly,
+         const std::vector<std::pair<std::string, unsigned>> &rankOrders,
+         bool checkFacts) {
         void *ptr = PyCapsule_GetPointer(capsule.ptr(), kOpCapsuleName);
         if (!ptr)
           throw nb::python_error();
         auto checkHeuristic = [](const std::string &h) {
-          if (h != "bottom-up" && h != "top-down" && h != "bottom-up-from-terminators" && h != "fuzzer")
-            throw std::invalid_argument("unknown analysis heuristic '" + h + "'");
+          if (h != "bottom-up" && h != "top-down" &&
+              h != "bottom-up-from-terminators" && h != "fuzzer")
+            throw std::invalid_argument("unknown analysis heuristic '" + h +
+                                        "'");
         };
         checkHeuristic(heuristic);
         for (const auto &order : rankOrders)
@@ -174,22 +201,34 @@ void registerEngineBindings(nb::module_ &m) {
         o.nonWritableCounter = nonWritableCounter;
         return runInterfaceEngine(MlirOperation{ptr}, o);
       },
-      nb::arg("module_capsule"), nb::arg("options"), nb::arg("analysis_heuristic") = "bottom-up",
-      nb::arg("analysis_fuzzer_seed") = 0, nb::arg("conflict_counter") = 0, nb::arg("non_writable_counter") = 0,
-      nb::arg("analysis_only") = false, nb::arg("rank_orders") = std::vector<std::pair<std::string, unsigned>>(),
+      nb::arg("module_capsule"), nb::arg("options"),
+      nb::arg("analysis_heuristic") = "bottom-up",
+      nb::arg("analysis_fuzzer_seed") = 0, nb::arg("conflict_counter") = 0,
+      nb::arg("non_writable_counter") = 0, nb::arg("analysis_only") = false,
+      nb::arg("rank_orders") = std::vector<std::pair<std::string, unsigned>>(),
       nb::arg("check_facts") = false,
-      "One-Shot Analysis of the module (operation capsule) with op semantics from the "
-      "BufferizableOpInterface, then the test-analysis-only annotations or upstream's copy insertion "
-      "and bufferization on the same state, or (analysis_only) nothing that touches the IR, with the "
-      "copies the rewrite would make. options: memplan-one-shot-bufferize's option values by name "
-      "(either spelling; upstream's defaults for the rest). The analysis runs in the order "
-      "analysis_heuristic (analysis_fuzzer_seed for the fuzzer); with rank_orders ((heuristic, seed) pairs; "
-      "analysis_heuristic is then ignored): each order is analyzed without touching the IR, and the one "
-      "whose copies move the fewest bytes (then fewest copies; first on ties) is kept for the rest. "
-      "check_facts (testing) compares each interface answer the engine keeps with upstream's. "
+      "One-Shot Analysis of the module (operation capsule) with op semantics "
+      "from the "
+      "BufferizableOpInterface, then the test-analysis-only annotations or "
+      "upstream's copy insertion "
+      "and bufferization on the same state, or (analysis_only) nothing that "
+      "touches the IR, with the "
+      "copies the rewrite would make. options: memplan-one-shot-bufferize's "
+      "option values by name "
+      "(either spelling; upstream's defaults for the rest). The analysis runs "
+      "in the order "
+      "analysis_heuristic (analysis_fuzzer_seed for the fuzzer); with "
+      "rank_orders ((heuristic, seed) pairs; "
+      "analysis_heuristic is then ignored): each order is analyzed without "
+      "touching the IR, and the one "
+      "whose copies move the fewest bytes (then fewest copies; first on ties) "
+      "is kept for the rest. "
+      "check_facts (testing) compares each interface answer the engine keeps "
+      "with upstream's. "
       "Diagnostics go to the context's handlers; returns an "
-      "EngineResult (ok False: the analysis or the rewrite failed). Python must hold no op handles "
+      "EngineResult (ok False: the analysis or the rewrite failed). Python "
+      "must hold no op handles "
       "inside the module across a rewrite.");
 }
 
-}  // namespace memplan
+} // namespace memplan

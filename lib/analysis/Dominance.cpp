@@ -1,11 +1,11 @@
-//===- dominance.cpp - Order and dominance of ops through DominanceInfo ---===//
+//===- Dominance.cpp - Order and dominance of ops through DominanceInfo ---===//
 //
-// See include/memplan/dominance.h. Built without RTTI, like the MLIR it
-// links (memplan_mlir in CMakeLists.txt).
+// See include/memplan/analysis/Dominance.h. Built without RTTI, like the MLIR
+// it links (memplan_mlir in CMakeLists.txt).
 //
 //===----------------------------------------------------------------------===//
 
-#include "memplan/dominance.h"
+#include "memplan/analysis/Dominance.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/IR/Dominance.h"
@@ -23,8 +23,10 @@ std::shared_ptr<OpDominance> makeOpDominance(MlirOperation root) {
   return std::make_shared<OpDominance>(unwrap(root));
 }
 
-bool opProperlyDominates(const OpDominance &d, MlirOperation a, MlirOperation b) {
-  return d.info.properlyDominates(unwrap(a), unwrap(b), /*enclosingOpOk=*/false);
+bool opProperlyDominates(const OpDominance &d, MlirOperation a,
+                         MlirOperation b) {
+  return d.info.properlyDominates(unwrap(a), unwrap(b),
+                                  /*enclosingOpOk=*/false);
 }
 
 bool opHappensBefore(const OpDominance &d, MlirOperation a, MlirOperation b) {
@@ -38,8 +40,9 @@ bool opHappensBefore(const OpDominance &d, MlirOperation a, MlirOperation b) {
   return false;
 }
 
-bool valueProperlyDominates(const OpDominance &d, MlirValue v, MlirOperation b) {
+bool valueProperlyDominates(const OpDominance &d, MlirValue v,
+                            MlirOperation b) {
   return d.info.properlyDominates(unwrap(v), unwrap(b));
 }
 
-}  // namespace memplan
+} // namespace memplan

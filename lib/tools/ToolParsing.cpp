@@ -1,6 +1,6 @@
 //===- ToolParsing.cpp - Parsing and diagnostics as MLIR's tools do -------===//
 
-#include "memplan/opt.h"
+#include "memplan/tools/Opt.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/IR/Diagnostics.h"

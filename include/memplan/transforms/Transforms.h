@@ -1,4 +1,4 @@
-//===- transforms.h - memplan's rewrites of tensor programs -----*- C++ -*-===//
+//===- Transforms.h - memplan's rewrites of tensor programs -----*- C++ -*-===//
 //
 // Rewrites on MLIR's C++ API (lib/transforms/) that shape a tensor program
 // for a low memory peak before bufferization. Each takes a module as an MLIR
@@ -6,8 +6,8 @@
 // code (built with RTTI) never sees an MLIR C++ type.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MEMPLAN_TRANSFORMS_H
-#define MEMPLAN_TRANSFORMS_H
+#ifndef MEMPLAN_TRANSFORMS_TRANSFORMS_H
+#define MEMPLAN_TRANSFORMS_TRANSFORMS_H
 
 #include "mlir-c/IR.h"
 
@@ -20,7 +20,8 @@ namespace memplan {
 struct SplitDestinationsStats {
   int64_t split = 0; ///< Uses given a destination of their own.
   int64_t sunk = 0;  ///< Destinations moved down to their only user.
-  int64_t keptRead = 0; ///< Shared destinations left as they are: a use reads them.
+  /// Shared destinations left as they are: a use reads them.
+  int64_t keptRead = 0;
 };
 
 /// Gives every use of a fresh destination (a side-effect free op without
@@ -29,9 +30,10 @@ struct SplitDestinationsStats {
 /// right before the user's ancestor in the destination's block, and moves a
 /// destination with one user down to it. A destination one of whose uses
 /// reads it (BufferizableOpInterface) stays shared: the program reads
-/// undefined contents, which bufferization makes what another use wrote. Tensor semantics are unchanged (the
-/// op is pure); bufferization then allocates each buffer where it is first
-/// written instead of where a shared destination stood.
+/// undefined contents, which bufferization makes what another use wrote. Tensor
+/// semantics are unchanged (the op is pure); bufferization then allocates each
+/// buffer where it is first written instead of where a shared destination
+/// stood.
 SplitDestinationsStats splitDestinations(MlirOperation root);
 
 /// What `reuseDyingInputs` did.
@@ -56,12 +58,14 @@ DyingInputStats reuseDyingInputs(MlirOperation root, bool functionBoundaries);
 
 /// What `reorderForMemory` did.
 struct ReorderStats {
-  int64_t blocks = 0;       ///< Function bodies scheduled.
-  int64_t reordered = 0;    ///< Bodies whose order changed.
-  int64_t reverted = 0;     ///< Bodies put back: the in-place analysis lost a decision.
-  int64_t peakBefore = 0;   ///< Modeled peak bytes of the reordered bodies before (summed).
-  int64_t peakAfter = 0;    ///< ... and after.
-  bool analyzed = true;     ///< False: the analysis failed; nothing changed.
+  int64_t blocks = 0;    ///< Function bodies scheduled.
+  int64_t reordered = 0; ///< Bodies whose order changed.
+  /// Bodies put back: the in-place analysis lost a decision.
+  int64_t reverted = 0;
+  /// Modeled peak bytes of the reordered bodies before (summed).
+  int64_t peakBefore = 0;
+  int64_t peakAfter = 0; ///< ... and after.
+  bool analyzed = true;  ///< False: the analysis failed; nothing changed.
 };
 
 /// Reorders the ops of each single-block function body for a lower memory
@@ -83,8 +87,9 @@ struct Graph;
 /// extracted), for each i. With `manual`, the allocation and the dealloc
 /// carry `bufferization.manual_deallocation`, so that upstream's
 /// ownership-based deallocation leaves them to memplan.
-void insertDeallocs(const Graph &g, const int32_t *allocs, const int32_t *after, size_t n, bool manual);
+void insertDeallocs(const Graph &g, const int32_t *allocs, const int32_t *after,
+                    size_t n, bool manual);
 
 } // namespace memplan
 
-#endif // MEMPLAN_TRANSFORMS_H
+#endif // MEMPLAN_TRANSFORMS_TRANSFORMS_H

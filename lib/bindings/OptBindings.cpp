@@ -1,4 +1,4 @@
-//===- opt_bindings.cpp - memplan-opt's driver for Python ------------------===//
+//===- OptBindings.cpp - memplan-opt's driver for Python ------------------===//
 //
 // `opt_main(argv, dialects)` runs MLIR's mlir-opt driver with the dialects of
 // `dialects` (an `mlir.ir.Context`); `plugin_load_error(path, dialect_plugin)`
@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "memplan/bindings.h"
-#include "memplan/opt.h"
+#include "memplan/bindings/Bindings.h"
+#include "memplan/tools/Opt.h"
 
 #include "mlir-c/IR.h"
 
@@ -53,29 +53,39 @@ void registerOptBindings(nb::module_ &m) {
         return optMain(argv, ctx);
       },
       nb::arg("argv"), nb::arg("dialects"),
-      "Run memplan-opt, MLIR's mlir-opt driver with every registered pass, on argv (argv[0] "
-      "is the program name) with the dialects registered in the mlir.ir.Context `dialects`; "
-      "returns the exit code. Once per process: it parses LLVM's command line.");
-  m.def("plugin_load_error", &pluginLoadError, nb::arg("path"), nb::arg("dialect_plugin"),
-        "Why the pass (or dialect) plugin at path does not load, in MLIR's words; '' when it "
+      "Run memplan-opt, MLIR's mlir-opt driver with every registered pass, on "
+      "argv (argv[0] "
+      "is the program name) with the dialects registered in the "
+      "mlir.ir.Context `dialects`; "
+      "returns the exit code. Once per process: it parses LLVM's command "
+      "line.");
+  m.def("plugin_load_error", &pluginLoadError, nb::arg("path"),
+        nb::arg("dialect_plugin"),
+        "Why the pass (or dialect) plugin at path does not load, in MLIR's "
+        "words; '' when it "
         "loads.");
   m.def(
       "parse_module",
       [](nb::handle context, nb::bytes text, const std::string &name) {
         std::string diagnostics;
-        MlirOperation op = parseModuleForTool(contextOf(context), std::string(text.c_str(), text.size()),
-                                              name, diagnostics);
+        MlirOperation op = parseModuleForTool(
+            contextOf(context), std::string(text.c_str(), text.size()), name,
+            diagnostics);
         nb::bytes diags(diagnostics.data(), diagnostics.size());
         if (mlirOperationIsNull(op))
           return std::make_tuple(nb::object(nb::none()), diags);
         MlirModule module = mlirModuleFromOperation(op);
         nb::object capsule =
-            nb::steal(PyCapsule_New(const_cast<void *>(module.ptr), "mlir.ir.Module._CAPIPtr", nullptr));
-        nb::object pyModule = nb::module_::import_("mlir.ir").attr("Module").attr("_CAPICreate")(capsule);
+            nb::steal(PyCapsule_New(const_cast<void *>(module.ptr),
+                                    "mlir.ir.Module._CAPIPtr", nullptr));
+        nb::object pyModule =
+            nb::module_::import_("mlir.ir").attr("Module").attr("_CAPICreate")(
+                capsule);
         return std::make_tuple(pyModule, diags);
       },
       nb::arg("context"), nb::arg("text"), nb::arg("name"),
-      "Parse MLIR text (or bytecode) as mlir-opt does, implicit module included: (module, '') "
+      "Parse MLIR text (or bytecode) as mlir-opt does, implicit module "
+      "included: (module, '') "
       "or (None, diagnostics as mlir-opt prints them, as bytes).");
   m.def(
       "emit_diagnostic",
@@ -95,7 +105,8 @@ void registerOptBindings(nb::module_ &m) {
       },
       nb::arg("location"), nb::arg("severity"), nb::arg("message"),
       nb::arg("notes") = std::vector<std::tuple<nb::handle, std::string>>(),
-      "Emit a diagnostic (0 error, 1 warning, 2 remark) at an mlir.ir.Location, with notes "
+      "Emit a diagnostic (0 error, 1 warning, 2 remark) at an "
+      "mlir.ir.Location, with notes "
       "given as (mlir.ir.Location, message) pairs.");
 }
 

@@ -1,0 +1,115 @@
+//===- Lifetimes.h - Live intervals of buffers over the graph ---*- C++ -*-===//
+//
+// The hot path of the buffer lifetime analysis. Given the graph (with the
+// role of every op and the forwarding table of region-branch operands, both
+// from MLIR's interfaces: memplan/analysis/OpRoles.h) and the root values to
+// follow (allocation results, or pool views for the checker), compute per root:
+//   * its live interval [start, end) over pre-order op ids, with every use of
+//     every alias lifted to the op in the root's block that encloses it (so a
+//     use inside a region keeps the buffer live across the whole region op);
+//   * its dealloc (a `memref.dealloc` of the root itself, in the root's block);
+//   * its pooling scope (the entry block of the function, or the body of the
+//     nearest parallel op), hoisting through known sequential region ops;
+//   * a bit mask of reasons why it cannot be pooled;
+//   * the segments of program points where its contents are needed: from
+//     the first read or write to the last one before the next write that
+//     covers the whole buffer without reading it (a full overwrite, from the
+//     ops' memory effects), and so on; a root whose uses are not all
+//     understood has one segment from its first access to the end of its
+//     interval.
+// One breadth-first walk over the alias closure per root: O(uses * depth).
+//
+//===----------------------------------------------------------------------===//
+#ifndef MEMPLAN_ANALYSIS_LIFETIMES_H
+#define MEMPLAN_ANALYSIS_LIFETIMES_H
+
+#include "memplan/analysis/OpRoles.h"
+#include "memplan/graph.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace memplan {
+
+/// Reasons an allocation is not pooled, as bits; lower bits take precedence
+/// (an allocation's primary reason is its lowest set bit). Written once: the
+/// C++ enumerators and memplan._core.LifetimeReason (whose member names,
+/// lowercase with dashes, are the names reports print: `escapes-return`) are
+/// both made from this list. X(Name, PYTHON_NAME, doc). The kernel here sets
+/// the reasons before kReasonUnsupportedElementType; the Python analysis
+/// (memplan.lifetimes.analysis) sets the rest, from types and sizes.
+#define MEMPLAN_LIFETIME_REASONS(X)                                            \
+  X(Alloca, ALLOCA, "stack allocation: listed, never pooled")                  \
+  X(UnknownRegion, UNKNOWN_REGION,                                             \
+    "nested in a region op we do not understand")                              \
+  X(Unstructured, UNSTRUCTURED_CONTROL_FLOW, "in a multi-block region")        \
+  X(EscapesReturn, ESCAPES_RETURN, "returned from the function")               \
+  X(EscapesCall, ESCAPES_CALL, "passed to a call (CallOpInterface)")           \
+  X(EscapesStore, ESCAPES_STORE, "stored into memory")                         \
+  X(EscapesBlock, ESCAPES_BLOCK,                                               \
+    "flows out of its block (yield, region result)")                           \
+  X(Captured, CAPTURED_BY_UNKNOWN_REGION,                                      \
+    "used inside a region op we do not understand")                            \
+  X(UnknownUser, UNKNOWN_USER, "used by an op with unknown memory effects")    \
+  X(NoDealloc, NO_DEALLOC, "never freed")                                      \
+  X(DeallocOtherBlock, DEALLOC_IN_OTHER_BLOCK, "freed in another block")       \
+  X(MultipleDeallocs, MULTIPLE_DEALLOCS, "freed twice")                        \
+  X(DeallocAlias, DEALLOC_THROUGH_ALIAS, "freed through a view or cast")       \
+  X(MemorySpace, MEMORY_SPACE, "not the default memory space")                 \
+  X(Layout, NON_IDENTITY_LAYOUT, "strided / affine layout")                    \
+  X(AsyncNotAwaited, ASYNC_NOT_AWAITED,                                        \
+    "used by asynchronous work no op of its block waits for")                  \
+  X(UnsupportedElementType, UNSUPPORTED_ELEMENT_TYPE,                          \
+    "element type whose LLVM layout memplan does not model")                   \
+  X(SizeOverflow, SIZE_OVERFLOW, "byte size does not fit in a 64-bit index")   \
+  X(DynamicSizeNotHoistable, DYNAMIC_SIZE_NOT_HOISTABLE,                       \
+    "dynamic sizes not available at the pool")
+
+enum LifetimeReason : int32_t {
+#define MEMPLAN_REASON_ENUMERATOR(Name, Py, Doc) kReason##Name,
+  MEMPLAN_LIFETIME_REASONS(MEMPLAN_REASON_ENUMERATOR)
+#undef MEMPLAN_REASON_ENUMERATOR
+      kNumReasons,
+};
+
+struct LifetimeTable {
+  std::vector<int32_t> op;    ///< Defining op of the root.
+  std::vector<int32_t> value; ///< Root value.
+  std::vector<int32_t> start; ///< First program point (op id).
+  std::vector<int32_t> end;   ///< One past the last program point.
+  /// Last live op id (end - 1), before dealloc extension.
+  std::vector<int32_t> lastUse;
+  std::vector<int32_t> dealloc; ///< The dealloc op, or -1.
+  /// Pooling scope block (blockScopes, path-safe), or -1.
+  std::vector<int32_t> scope;
+  std::vector<int32_t> hoistScope; ///< The block hoisting through every
+                                   ///< sequential region reaches, or -1.
+  std::vector<int32_t> reasons;    ///< Bit mask of LifetimeReason.
+  /// Uses over the alias closure (deallocs excluded).
+  std::vector<int32_t> numUses;
+  /// Segments where the contents are needed, CSR over roots (size roots+1):
+  /// root i has [segStart[j], segEnd[j]) for j in [segBegin[i], segBegin[i+1]),
+  /// in program order, disjoint; none if it is never read or written.
+  std::vector<int32_t> segBegin;
+  std::vector<int32_t> segStart;
+  std::vector<int32_t> segEnd;
+};
+
+/// The pooling scope of each block (-1: none): hoisting out of a block goes
+/// through region-branch ops whose regions run one at a time during the op
+/// (and, with `pathSafe`, at least once per execution of it), up to a
+/// function body or the body of a parallel op. With `pathSafe`, a region
+/// that may not run on some path (an scf.if branch, a loop of unknown trip
+/// count) is a scope of its own: a pool outside it would hold bytes on paths
+/// that never allocate them. -1 for a block in a multi-block region, or
+/// under a region op whose regions' execution memplan does not model.
+std::vector<int32_t> blockScopes(const Graph &g, bool pathSafe);
+
+/// Analyze the given roots. A root with reasons stays live until its dealloc
+/// (or, without one, the end of its block).
+LifetimeTable analyzeLifetimes(const Graph &g, const int32_t *roots,
+                               size_t numRoots);
+
+} // namespace memplan
+
+#endif // MEMPLAN_ANALYSIS_LIFETIMES_H
