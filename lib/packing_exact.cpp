@@ -38,6 +38,10 @@
 // or busiest slots first, with area and the other key breaking ties) and
 // then under noisy variants of them.
 //
+// Each capacity is first given to the sweep search (packing_sweep.h) with a
+// part of its budget: an incomplete search by program point that fits long,
+// tight programs this search gets lost in.
+//
 // Offsets and sizes are in alignment units: with aligned offsets, two buffers
 // are disjoint in bytes iff their unit ranges are. Only the capacity depends
 // on a buffer's bytes within its last unit.
@@ -49,6 +53,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "packing_exact.h"
+#include "packing_sweep.h"
 
 #include <algorithm>
 #include <tuple>
@@ -65,6 +70,8 @@ constexpr int kOrders = 3;
 constexpr int64_t kRestartUnit = 3000;
 /// Noisy orders scale each buffer's keys by a factor in 1 +- kNoise / 2.
 constexpr double kNoise = 0.6;
+/// The part of a capacity's budget the sweep search gets first.
+constexpr double kSweepShare = 0.2;
 
 enum class Verdict { Found, Infeasible, OutOfBudget };
 
@@ -804,8 +811,23 @@ ExactOutcome searchExact(const Problem &pb, int64_t lowerBound,
   int64_t gaveUp = -1; ///< The largest capacity whose attempt ran out.
   bool capacityTried = capacity < lo || capacity >= hi;
   std::vector<int64_t> offsets;
+  int64_t sweepWork = 0;
+  auto used = [&] { return search.work() + sweepWork; };
+  // A capacity is tried by the sweep first, with part of the share, then by
+  // the complete search.
+  auto tryCapacity = [&](int64_t target, int64_t share) {
+    const int64_t start = used();
+    SweepOutcome sweep =
+        searchSweep(pb, target, int64_t(double(share) * kSweepShare));
+    sweepWork += sweep.work;
+    if (sweep.found) {
+      offsets = std::move(sweep.offsets);
+      return Verdict::Found;
+    }
+    return search.attempt(target, start + share - used(), offsets);
+  };
   while (lo < hi) {
-    const int64_t left = budget - search.work();
+    const int64_t left = budget - used();
     if (left <= 0)
       break;
     int64_t target, share;
@@ -826,7 +848,7 @@ ExactOutcome searchExact(const Problem &pb, int64_t lowerBound,
         break;
       share = left / 2;
     }
-    switch (search.attempt(target, share, offsets)) {
+    switch (tryCapacity(target, share)) {
     case Verdict::Found:
       out.offsets = offsets;
       out.improved = true;
@@ -842,7 +864,7 @@ ExactOutcome searchExact(const Problem &pb, int64_t lowerBound,
   }
   out.pool = hi;
   out.bound = std::min(lo, hi);
-  out.work = search.work();
+  out.work = used();
   return out;
 }
 
