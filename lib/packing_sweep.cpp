@@ -22,6 +22,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "packing_sweep.h"
+#include "packing_restarts.h"
 
 #include <algorithm>
 #include <tuple>
@@ -38,18 +39,6 @@ constexpr int64_t kStepWeight = 3;
 constexpr int kOrders = 3;
 /// Noisy orders scale each buffer's key by a factor in 1 +- kNoise / 2.
 constexpr double kNoise = 0.8;
-
-/// The Luby sequence 1 1 2 1 1 2 4 1 1 2 ... at i >= 1.
-int64_t lubyTerm(int64_t i) {
-  while (true) {
-    int64_t p = 1;
-    while ((p << 1) - 1 < i)
-      p <<= 1;
-    if ((p << 1) - 1 == i)
-      return p;
-    i -= p - 1;
-  }
-}
 
 /// For each size s among `items`: the items of size >= s need no more than
 /// the gaps of size >= s hold. Sorts both (descending).
@@ -536,37 +525,16 @@ SweepOutcome searchSweep(const Problem &pb, int64_t capacity, int64_t budget) {
     out.work = sweep.work() * kStepWeight;
     return out;
   }
-  // Static orders first with doubling limits, interleaved with noisy ones
-  // with Luby limits (seeded by the capacity, so deterministic).
-  const int64_t unit = kRestartUnit * int64_t(sweep.count());
-  uint64_t rng = 0xD1B54A32D192ED03ull ^ uint64_t(capacity);
-  auto next = [&] {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-  };
+  // Restarts seeded by the capacity (packing_restarts.h).
+  RestartSchedule restarts(kOrders, kRestartUnit * int64_t(sweep.count()),
+                           kNoise, 0xD1B54A32D192ED03ull ^ uint64_t(capacity));
   std::vector<double> noise;
-  int64_t statics = 0, noisy = 0, spentStatic = 0, spentNoisy = 0;
   while (sweep.work() < budget) {
-    const bool isStatic = spentStatic <= spentNoisy;
-    int key;
     int64_t limit;
-    if (isStatic) {
-      key = int(statics % kOrders);
-      limit = unit << std::min<int64_t>(statics / kOrders, 40);
-      noise.clear();
-      ++statics;
-    } else {
-      key = int(noisy % kOrders);
-      limit = unit * lubyTerm(++noisy);
-      noise.resize(sweep.count());
-      for (double &x : noise)
-        x = 1 + kNoise * (double(next() % 1000000) / 1e6 - 0.5);
-    }
+    const int key = restarts.next(sweep.count(), noise, limit);
     const int64_t before = sweep.work();
     Result res = sweep.run(key, noise, std::min(before + limit, budget));
-    (isStatic ? spentStatic : spentNoisy) += sweep.work() - before;
+    restarts.spent(sweep.work() - before);
     if (res == Result::Success) {
       out.found = true;
       sweep.offsets(out.offsets);
