@@ -520,6 +520,12 @@ SweepOutcome searchSweep(const Problem &pb, int64_t capacity, int64_t budget) {
   // A step here takes about kStepWeight of the exact search's: the budget is
   // in the exact search's steps.
   budget /= kStepWeight;
+  // Not worth starting with less than a few times the setup's steps.
+  int64_t setup = int64_t(pb.count());
+  for (size_t i = 0; i < pb.count(); ++i)
+    setup += pb.hi[i] - pb.lo[i];
+  if (4 * setup > budget)
+    return out;
   Sweep sweep(pb, capacity);
   if (!sweep.possible()) {
     out.work = sweep.work() * kStepWeight;
