@@ -38,6 +38,10 @@
 // or busiest slots first, with area and the other key breaking ties) and
 // then under noisy variants of them.
 //
+// Each capacity is first given to the sweep search (packing_sweep.h) with a
+// part of its budget: an incomplete search by program point that fits long,
+// tight programs this search gets lost in.
+//
 // Offsets and sizes are in alignment units: with aligned offsets, two buffers
 // are disjoint in bytes iff their unit ranges are. Only the capacity depends
 // on a buffer's bytes within its last unit.
@@ -49,6 +53,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "packing_exact.h"
+#include "packing_restarts.h"
+#include "packing_sweep.h"
 
 #include <algorithm>
 #include <tuple>
@@ -65,23 +71,13 @@ constexpr int kOrders = 3;
 constexpr int64_t kRestartUnit = 3000;
 /// Noisy orders scale each buffer's keys by a factor in 1 +- kNoise / 2.
 constexpr double kNoise = 0.6;
+/// The part of a capacity's budget the sweep search gets first.
+constexpr double kSweepShare = 0.2;
 
 enum class Verdict { Found, Infeasible, OutOfBudget };
 
 /// How a frame of the search ended, or None while it runs.
 enum class Result { None, Success, Fail, Abort };
-
-/// The Luby sequence 1 1 2 1 1 2 4 1 1 2 ... at i >= 1.
-int64_t luby(int64_t i) {
-  while (true) {
-    int64_t p = 1;
-    while ((p << 1) - 1 < i)
-      p <<= 1;
-    if ((p << 1) - 1 == i)
-      return p;
-    i -= p - 1;
-  }
-}
 
 /// The search for a packing under one capacity, and its state.
 class CanonicalSearch {
@@ -700,44 +696,22 @@ Verdict CanonicalSearch::attempt(int64_t capacity, int64_t budget,
     if (remInit_[s] > capQ_)
       return Verdict::Infeasible;
 
-  // Two kinds of runs alternate, each with about half the budget: the static
-  // orders in turn, with a limit that doubles every round, and noisy variants
-  // of them, run j with luby(j) units of work (seeded by the capacity, so
-  // deterministic).
+  // Restarts seeded by the capacity (packing_restarts.h).
   const Key keys[kOrders] = {Key::WidthFirst, Key::TotalThenArea,
                              Key::TotalThenWidth};
-  const int64_t start = work_, unit = kRestartUnit * int64_t(m_ + S_);
-  uint64_t rng = 0x9E3779B97F4A7C15ull ^ uint64_t(capacity);
-  auto next = [&] {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-  };
+  const int64_t start = work_;
+  RestartSchedule restarts(kOrders, kRestartUnit * int64_t(m_ + S_), kNoise,
+                           0x9E3779B97F4A7C15ull ^ uint64_t(capacity));
   std::vector<double> noise;
-  int64_t statics = 0, noisy = 0, spentStatic = 0, spentNoisy = 0;
   while (true) {
     const int64_t left = start + budget - work_;
     if (left <= 0)
       return Verdict::OutOfBudget;
-    const bool isStatic = spentStatic <= spentNoisy;
-    Key key;
     int64_t limit;
-    if (isStatic) {
-      key = keys[statics % kOrders];
-      limit = unit << std::min<int64_t>(statics / kOrders, 40);
-      noise.clear();
-      ++statics;
-    } else {
-      key = keys[noisy % kOrders];
-      limit = unit * luby(++noisy);
-      noise.resize(m_);
-      for (double &x : noise)
-        x = 1 + kNoise * (double(next() % 1000000) / 1e6 - 0.5);
-    }
+    const Key key = keys[restarts.next(m_, noise, limit)];
     const int64_t before = work_;
     Verdict v = run(order(key, noise), key, work_ + std::min(limit, left));
-    (isStatic ? spentStatic : spentNoisy) += work_ - before;
+    restarts.spent(work_ - before);
     if (v == Verdict::Found) {
       offsets.resize(m_);
       for (size_t k = 0; k < m_; ++k)
@@ -804,8 +778,23 @@ ExactOutcome searchExact(const Problem &pb, int64_t lowerBound,
   int64_t gaveUp = -1; ///< The largest capacity whose attempt ran out.
   bool capacityTried = capacity < lo || capacity >= hi;
   std::vector<int64_t> offsets;
+  int64_t sweepWork = 0;
+  auto used = [&] { return search.work() + sweepWork; };
+  // A capacity is tried by the sweep first, with part of the share, then by
+  // the complete search.
+  auto tryCapacity = [&](int64_t target, int64_t share) {
+    const int64_t start = used();
+    SweepOutcome sweep =
+        searchSweep(pb, target, int64_t(double(share) * kSweepShare));
+    sweepWork += sweep.work;
+    if (sweep.found) {
+      offsets = std::move(sweep.offsets);
+      return Verdict::Found;
+    }
+    return search.attempt(target, start + share - used(), offsets);
+  };
   while (lo < hi) {
-    const int64_t left = budget - search.work();
+    const int64_t left = budget - used();
     if (left <= 0)
       break;
     int64_t target, share;
@@ -826,7 +815,7 @@ ExactOutcome searchExact(const Problem &pb, int64_t lowerBound,
         break;
       share = left / 2;
     }
-    switch (search.attempt(target, share, offsets)) {
+    switch (tryCapacity(target, share)) {
     case Verdict::Found:
       out.offsets = offsets;
       out.improved = true;
@@ -842,7 +831,7 @@ ExactOutcome searchExact(const Problem &pb, int64_t lowerBound,
   }
   out.pool = hi;
   out.bound = std::min(lo, hi);
-  out.work = search.work();
+  out.work = used();
   return out;
 }
 

@@ -133,6 +133,19 @@ def test_best_finds_the_optimum_of_generated_instances(name, seed):
     assert r.pool_size == ins.optimum and r.optimal and r.bound == ins.optimum
 
 
+@pytest.mark.parametrize("n, seed", [(n, s) for n in (300, 500) for s in (1, 2, 4)])
+def test_best_fits_long_tight_programs_at_the_optimum(n, seed):
+    # Long programs tight at every point (the narrow cut family, 150-250
+    # program points): the sweep search by program point fits them at the
+    # optimum within a small part of the default budget, where the search by
+    # offset alone ran out of it.
+    ins = family("cut-narrow", n, seed)
+    r = packing.pack(ins.starts, ins.ends, ins.sizes)
+    assert valid(ins.starts, ins.ends, ins.sizes, r)
+    assert r.pool_size == ins.optimum == r.bound and r.optimal
+    assert r.search_work < r.search_budget // 10
+
+
 def test_budgeted_results_on_large_instances_are_valid():
     for name in FAMILIES:
         ins = family(name, 1000, 0)
