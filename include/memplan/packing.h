@@ -35,7 +35,8 @@ struct BufferSet {
 
 /// Two lower bounds on the pool size of any valid packing.
 struct PoolLowerBound {
-  /// max over time of the summed sizes of live buffers (and the largest buffer).
+  /// max over time of the summed sizes of live buffers (and the largest
+  /// buffer).
   int64_t raw = 0;
   /// Same with sizes rounded up to the alignment, except that the topmost
   /// buffer needs no padding: max over time of (sum of aligned sizes - largest
@@ -63,7 +64,7 @@ constexpr int64_t kDefaultSearchBudget = 2'500'000'000;
 struct Packing {
   std::vector<int64_t> offsets;
   int64_t poolSize = 0;  ///< max(offset + size) over all non-empty buffers.
-  std::string algorithm;  ///< The algorithm that produced `offsets`.
+  std::string algorithm; ///< The algorithm that produced `offsets`.
   /// Pool size of each algorithm that was run, in run order.
   std::vector<std::pair<std::string, int64_t>> perAlgorithm;
   PoolLowerBound lowerBound;
@@ -90,7 +91,7 @@ struct PackingViolation {
   enum class Kind { Overlap, Misaligned, Negative, OutOfPool };
   Kind kind;
   int64_t first;
-  int64_t second;  ///< The other buffer of an Overlap, else -1.
+  int64_t second; ///< The other buffer of an Overlap, else -1.
 };
 
 const char *violationKindName(PackingViolation::Kind kind);
@@ -119,12 +120,10 @@ LivePeak livePeak(const BufferSet &buffers, int64_t alignment);
 /// misaligned or negative offset of a non-empty buffer, and (when poolSize >=
 /// 0) every buffer reaching past poolSize. Stops after `limit` violations when
 /// limit >= 0. O(n log n + k) for k reported overlaps.
-std::vector<PackingViolation> verifyPacking(const BufferSet &buffers,
-                                            const int64_t *offsets,
-                                            int64_t alignment,
-                                            int64_t poolSize = -1,
-                                            int64_t limit = -1);
+std::vector<PackingViolation>
+verifyPacking(const BufferSet &buffers, const int64_t *offsets,
+              int64_t alignment, int64_t poolSize = -1, int64_t limit = -1);
 
-}  // namespace memplan
+} // namespace memplan
 
-#endif  // MEMPLAN_PACKING_H
+#endif // MEMPLAN_PACKING_H

@@ -1,6 +1,6 @@
-//===- packing_restarts.h - Restarts of the packer's searches ---*- C++ -*-===//
+//===- Restarts.h - Restarts of the packer's searches -----------*- C++ -*-===//
 //
-// Private to lib/packing*.cpp. How long one run of a depth-first search takes
+// Private to lib/packing/. How long one run of a depth-first search takes
 // is heavy-tailed, so the searches restart: a few static orders in turn, with
 // a step limit that doubles every round, alternate with noisy variants of
 // them, run j with luby(j) units of steps. Each kind gets about half the

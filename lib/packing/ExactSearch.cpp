@@ -1,8 +1,8 @@
-//===- packing_exact.cpp - Exact search for the memory packer -------------===//
+//===- ExactSearch.cpp - Exact search for the memory packer ---------------===//
 //
 // A complete depth-first search for a packing under a capacity, on the ideas
 // of MiniMalloc (Moffitt, ASPLOS 2023), and the driver that closes the gap
-// between a lower bound and a known packing with it (packing_exact.h).
+// between a lower bound and a known packing with it (ExactSearch.h).
 //
 // Canonical packings. Drop every buffer of a packing to the lowest offset
 // where it fits, as long as one moves: no offset grew, so neither did the
@@ -38,7 +38,7 @@
 // or busiest slots first, with area and the other key breaking ties) and
 // then under noisy variants of them.
 //
-// Each capacity is first given to the sweep search (packing_sweep.h) with a
+// Each capacity is first given to the sweep search (SweepSearch.h) with a
 // part of its budget: an incomplete search by program point that fits long,
 // tight programs this search gets lost in.
 //
@@ -52,9 +52,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "packing_exact.h"
-#include "packing_restarts.h"
-#include "packing_sweep.h"
+#include "ExactSearch.h"
+#include "Restarts.h"
+#include "SweepSearch.h"
 
 #include <algorithm>
 #include <tuple>
@@ -696,7 +696,7 @@ Verdict CanonicalSearch::attempt(int64_t capacity, int64_t budget,
     if (remInit_[s] > capQ_)
       return Verdict::Infeasible;
 
-  // Restarts seeded by the capacity (packing_restarts.h).
+  // Restarts seeded by the capacity (Restarts.h).
   const Key keys[kOrders] = {Key::WidthFirst, Key::TotalThenArea,
                              Key::TotalThenWidth};
   const int64_t start = work_;

@@ -1,6 +1,6 @@
-//===- packing_engine.h - The shared packing engine -------------*- C++ -*-===//
+//===- PackingEngine.h - The shared packing engine --------------*- C++ -*-===//
 //
-// Private to lib/packing*.cpp. The shared packing engine: the dense problem
+// Private to lib/packing/. The shared packing engine: the dense problem
 // (active buffers, compressed time slots), segment-tree interval indexes,
 // PlacedSet and the Placer that puts buffers into gaps, the visiting orders,
 // linear-scan and the pool lower bound.
@@ -21,7 +21,6 @@
 
 namespace memplan {
 namespace packing_detail {
-
 
 /// Every size, offset and pool stays below this, so sums never overflow.
 constexpr int64_t kLimit = int64_t(1) << 62;
@@ -45,8 +44,7 @@ inline size_t leavesFor(size_t n) {
 }
 
 /// The O(log P) disjoint nodes whose leaves make up exactly [lo, hi).
-template <class F>
-void forCoverNodes(size_t P, size_t lo, size_t hi, F &&f) {
+template <class F> void forCoverNodes(size_t P, size_t lo, size_t hi, F &&f) {
   for (lo += P, hi += P; lo < hi; lo >>= 1, hi >>= 1) {
     if (lo & 1)
       f(lo++);
@@ -56,8 +54,7 @@ void forCoverNodes(size_t P, size_t lo, size_t hi, F &&f) {
 }
 
 /// Leaf x and all its ancestors.
-template <class F>
-void forPathNodes(size_t P, size_t x, F &&f) {
+template <class F> void forPathNodes(size_t P, size_t x, F &&f) {
   for (x += P; x > 0; x >>= 1)
     f(x);
 }
@@ -87,7 +84,8 @@ public:
         nodes_(2 * P_ + 1), dead_(lo.size(), 0) {
     // Count each node's capacity into the next node's begin, then prefix-sum.
     for (size_t id = 0; id < lo.size(); ++id) {
-      forCoverNodes(P_, lo[id], hi[id], [&](size_t n) { ++nodes_[n + 1].cover.begin; });
+      forCoverNodes(P_, lo[id], hi[id],
+                    [&](size_t n) { ++nodes_[n + 1].cover.begin; });
       forPathNodes(P_, lo[id], [&](size_t n) { ++nodes_[n + 1].starts.begin; });
     }
     for (size_t n = 1; n < nodes_.size(); ++n) {
@@ -124,9 +122,9 @@ public:
   }
 
   /// Calls f(id) once for every member overlapping [lo, hi).
-  template <class F>
-  void forEachOverlap(size_t lo, size_t hi, F &&f) {
-    forPathNodes(P_, lo, [&](size_t n) { scan(nodes_[n].cover, coverItems_, f); });
+  template <class F> void forEachOverlap(size_t lo, size_t hi, F &&f) {
+    forPathNodes(P_, lo,
+                 [&](size_t n) { scan(nodes_[n].cover, coverItems_, f); });
     forCoverNodes(P_, lo + 1, hi,
                   [&](size_t n) { scan(nodes_[n].starts, startItems_, f); });
   }
@@ -136,12 +134,11 @@ private:
   struct List {
     uint32_t begin = 0, fill = 0;
   };
-  struct Node {  // both lists side by side: one cache miss per node
+  struct Node { // both lists side by side: one cache miss per node
     List cover, starts;
   };
 
-  template <class F>
-  void scan(List &l, std::vector<int32_t> &items, F &f) {
+  template <class F> void scan(List &l, std::vector<int32_t> &items, F &f) {
     int32_t *it = items.data() + l.begin;
     for (uint32_t k = 0; k < l.fill;) {
       int32_t id = it[k];
@@ -170,13 +167,13 @@ private:
 /// mapped to slots: slot k is the span between the k-th and (k+1)-th distinct
 /// time point. Overlap of [lo, hi) slot ranges is overlap of the lifetimes.
 struct Problem {
-  std::vector<int32_t> id;  ///< Input index of each active buffer.
+  std::vector<int32_t> id; ///< Input index of each active buffer.
   std::vector<int64_t> size, start;
-  std::vector<uint64_t> length;  ///< end - start, which may not fit in int64.
+  std::vector<uint64_t> length; ///< end - start, which may not fit in int64.
   std::vector<int32_t> lo, hi;
   size_t numSlots = 0;
   int64_t alignment = 1;
-  int64_t minPool = 0;  ///< Largest inactive buffer: it sits at offset 0.
+  int64_t minPool = 0; ///< Largest inactive buffer: it sits at offset 0.
 
   size_t count() const { return id.size(); }
 };
@@ -184,71 +181,23 @@ struct Problem {
 /// Replaces the endpoints of intervals [lo[k], hi[k]) by their ranks among
 /// the distinct endpoint values, which preserves every overlap relation.
 /// Returns the number of slots (distinct values - 1).
-inline size_t compress(const std::vector<int64_t> &lo, const std::vector<int64_t> &hi,
-                std::vector<int32_t> &loRank, std::vector<int32_t> &hiRank) {
-  const size_t m = lo.size();
-  std::vector<std::pair<int64_t, uint32_t>> ends(2 * m);  // (value, 2k or 2k+1)
-  for (size_t k = 0; k < m; ++k) {
-    ends[2 * k] = {lo[k], uint32_t(2 * k)};
-    ends[2 * k + 1] = {hi[k], uint32_t(2 * k + 1)};
-  }
-  std::sort(ends.begin(), ends.end());
-  loRank.resize(m);
-  hiRank.resize(m);
-  int32_t rank = -1;
-  for (size_t e = 0; e < ends.size(); ++e) {
-    if (e == 0 || ends[e].first != ends[e - 1].first)
-      ++rank;
-    uint32_t k = ends[e].second;
-    (k & 1 ? hiRank : loRank)[k >> 1] = rank;
-  }
-  return rank > 0 ? size_t(rank) : 0;
-}
+size_t compress(const std::vector<int64_t> &lo, const std::vector<int64_t> &hi,
+                std::vector<int32_t> &loRank, std::vector<int32_t> &hiRank);
 
-inline Problem makeProblem(const BufferSet &b, int64_t alignment) {
-  Problem pb;
-  pb.alignment = alignment;
-  std::vector<int64_t> end;
-  for (size_t i = 0; i < b.count; ++i) {
-    if (!isActive(b, i)) {
-      pb.minPool = std::max(pb.minPool, b.size[i]);
-      continue;
-    }
-    pb.id.push_back(int32_t(i));
-    pb.size.push_back(b.size[i]);
-    pb.start.push_back(b.start[i]);
-    end.push_back(b.end[i]);
-    pb.length.push_back(uint64_t(b.end[i]) - uint64_t(b.start[i]));
-  }
-  pb.numSlots = compress(pb.start, end, pb.lo, pb.hi);
-  return pb;
-}
+Problem makeProblem(const BufferSet &b, int64_t alignment);
 
 /// Bytes live in each slot.
-inline std::vector<int64_t> liveBytes(const Problem &pb) {
-  std::vector<int64_t> live(pb.numSlots + 1, 0);
-  for (size_t i = 0; i < pb.count(); ++i) {
-    live[pb.lo[i]] += pb.size[i];
-    live[pb.hi[i]] -= pb.size[i];
-  }
-  std::partial_sum(live.begin(), live.end(), live.begin());
-  return live;
-}
+std::vector<int64_t> liveBytes(const Problem &pb);
 
-inline int64_t poolOf(const Problem &pb, const std::vector<int64_t> &off) {
-  int64_t pool = pb.minPool;
-  for (size_t i = 0; i < pb.count(); ++i)
-    pool = std::max(pool, off[i] + pb.size[i]);
-  return pool;
-}
+int64_t poolOf(const Problem &pb, const std::vector<int64_t> &off);
 
 //===----------------------------------------------------------------------===//
 // Placement engine
 //===----------------------------------------------------------------------===//
 
 enum class Fit {
-  First,  ///< The lowest gap that fits.
-  Best,   ///< The smallest gap that fits (lowest on ties), else the top.
+  First, ///< The lowest gap that fits.
+  Best,  ///< The smallest gap that fits (lowest on ties), else the top.
 };
 
 /// The placed buffers, to find those whose lifetimes overlap a new one's.
@@ -278,7 +227,8 @@ public:
       buckets_[b].begin += buckets_[b - 1].begin;
     entries_.resize(buckets_[S].begin);
     nonEmpty_.assign(S / 64 + 1, 0);
-    longIndex_ = std::make_unique<IntervalIndex>(blockLo_, blockHi_, S / kBlockSlots + 1);
+    longIndex_ = std::make_unique<IntervalIndex>(blockLo_, blockHi_,
+                                                 S / kBlockSlots + 1);
   }
 
   int64_t sizeOf(int32_t i) const { return info_[i].size; }
@@ -305,8 +255,7 @@ public:
   }
 
   /// Calls f(off, end) for each placed buffer whose lifetime overlaps i's.
-  template <class F>
-  void forEachOverlap(int32_t i, F &&f) {
+  template <class F> void forEachOverlap(int32_t i, F &&f) {
     const int32_t lo = info_[i].lo, hi = info_[i].hi;
     // Short buffers overlapping [lo, hi) start in (lo - kShortSlots, hi).
     const int32_t from = std::max(0, lo - kShortSlots + 1);
@@ -336,11 +285,12 @@ private:
   static constexpr int32_t kShortSlots = 16;
   static constexpr int32_t kBlockSlots = 8;
 
-  struct Info {  // what a query needs of a buffer, in one cache line
-    int32_t lo, hi, longId;  ///< longId: index into long_, or -1 if short.
+  struct Info {             // what a query needs of a buffer, in one cache line
+    int32_t lo, hi, longId; ///< longId: index into long_, or -1 if short.
     int64_t size;
   };
-  struct Bucket {  ///< Short buffers starting in one slot: entries_[begin, +fill).
+  struct Bucket { ///< Short buffers starting in one slot: entries_[begin,
+                  ///< +fill).
     uint32_t begin, fill;
   };
   struct Entry {
@@ -355,7 +305,7 @@ private:
   std::vector<Info> info_;
   std::vector<Bucket> buckets_;
   std::vector<Entry> entries_;
-  std::vector<uint64_t> nonEmpty_;  ///< Bit per bucket, to skip empty ones.
+  std::vector<uint64_t> nonEmpty_; ///< Bit per bucket, to skip empty ones.
   std::vector<Long> long_;
   std::vector<int32_t> blockLo_, blockHi_;
   std::unique_ptr<IntervalIndex> longIndex_;
@@ -369,7 +319,8 @@ public:
   /// Places the active buffers one by one in `order`, each into an aligned gap
   /// between the already-placed buffers whose lifetimes overlap its own.
   /// Returns the pool size.
-  int64_t place(const std::vector<int32_t> &order, Fit fit, std::vector<int64_t> &off) {
+  int64_t place(const std::vector<int32_t> &order, Fit fit,
+                std::vector<int64_t> &off) {
     clear();
     off.assign(pb_.count(), 0);
     for (int32_t i : order) {
@@ -391,11 +342,13 @@ public:
   /// The offset buffer i would take now.
   int64_t lowest(int32_t i, Fit fit) {
     busy_.clear();
-    placed_.forEachOverlap(i, [&](int64_t lo, int64_t hi) { busy_.push_back({lo, hi}); });
+    placed_.forEachOverlap(
+        i, [&](int64_t lo, int64_t hi) { busy_.push_back({lo, hi}); });
     // Sorting dominates with many conflicts: count k (1 + log2(k) / 2), which
     // radix sorting caps at 5k.
     const int64_t k = int64_t(busy_.size());
-    work_ += kPlaceWork + k * (1 + std::min(63 - __builtin_clzll(uint64_t(k) | 1), 8) / 2);
+    work_ += kPlaceWork +
+             k * (1 + std::min(63 - __builtin_clzll(uint64_t(k) | 1), 8) / 2);
     sortByOffset();
     const int64_t need = placed_.sizeOf(i), a = pb_.alignment;
     int64_t top = 0, at = -1, atGap = INT64_MAX;
@@ -464,8 +417,7 @@ private:
 
 /// Ids 0..m-1 sorted by key(id), ties by id. The keys are computed once, as
 /// sorting with an indirect comparator is cache-hostile.
-template <class KeyFn>
-std::vector<int32_t> sortedIds(size_t m, KeyFn key) {
+template <class KeyFn> std::vector<int32_t> sortedIds(size_t m, KeyFn key) {
   std::vector<std::pair<decltype(key(0)), int32_t>> keyed(m);
   for (size_t i = 0; i < m; ++i)
     keyed[i] = {key(int32_t(i)), int32_t(i)};
@@ -478,129 +430,34 @@ std::vector<int32_t> sortedIds(size_t m, KeyFn key) {
 
 /// Largest first, so big buffers claim the bottom and small ones fill holes;
 /// among equal sizes the longer-lived first, as they constrain more buffers.
-inline std::vector<int32_t> orderBySize(const Problem &pb) {
-  return sortedIds(pb.count(), [&](int32_t i) {
-    return std::make_tuple(-pb.size[i], ~pb.length[i], pb.start[i]);
-  });
-}
+std::vector<int32_t> orderBySize(const Problem &pb);
 
 /// Program order, the way an online allocator would see the buffers.
-inline std::vector<int32_t> orderByStart(const Problem &pb) {
-  return sortedIds(pb.count(),
-                   [&](int32_t i) { return std::make_pair(pb.start[i], -pb.size[i]); });
-}
+std::vector<int32_t> orderByStart(const Problem &pb);
 
 /// TFLite-style "greedy by breadth": visit program points from the one with
 /// the most live bytes down, and at each the not yet placed live buffers from
 /// largest down. A buffer is thus placed at the busiest point of its lifetime,
 /// i.e. it sorts by the best breadth rank over its slots (a range minimum).
-inline std::vector<int32_t> orderByBreadth(const Problem &pb) {
-  const size_t S = pb.numSlots, P = leavesFor(std::max<size_t>(S, 1));
-  std::vector<int64_t> breadth = liveBytes(pb);
-  std::vector<int32_t> slots(S);
-  std::iota(slots.begin(), slots.end(), 0);
-  std::sort(slots.begin(), slots.end(), [&](int32_t x, int32_t y) {
-    return breadth[x] != breadth[y] ? breadth[x] > breadth[y] : x < y;
-  });
-  std::vector<int32_t> minRank(2 * P, INT32_MAX);
-  for (size_t r = 0; r < S; ++r)
-    minRank[P + slots[r]] = int32_t(r);
-  for (size_t n = P - 1; n >= 1; --n)
-    minRank[n] = std::min(minRank[2 * n], minRank[2 * n + 1]);
-  std::vector<int32_t> key(pb.count(), INT32_MAX);
-  for (size_t i = 0; i < pb.count(); ++i)
-    forCoverNodes(P, pb.lo[i], pb.hi[i],
-                  [&](size_t n) { key[i] = std::min(key[i], minRank[n]); });
-  return sortedIds(pb.count(), [&](int32_t i) {
-    return std::make_tuple(key[i], -pb.size[i], ~pb.length[i]);
-  });
-}
+std::vector<int32_t> orderByBreadth(const Problem &pb);
 
 /// Slot-based reuse in program order, the baseline of the MLIR buffer-reuse
 /// RFC: the pool is a stack of slots, each as big as the largest buffer it ever
 /// held. A buffer takes the smallest free slot that fits, else grows the
 /// largest free slot, else opens a new slot on top. Slot offsets are fixed only
 /// at the end, so growing any slot is fine: slots never share bytes.
-inline void linearScan(const Problem &pb, std::vector<int64_t> &off) {
-  using Entry = std::pair<int64_t, int32_t>;  // (key, slot)
-  std::vector<int64_t> slotSize;
-  std::vector<int32_t> slotOf(pb.count());
-  std::set<Entry> freeSlots;  // (size, slot)
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> busy;  // (hi, slot)
-  std::vector<int32_t> order = sortedIds(pb.count(), [&](int32_t i) { return pb.start[i]; });
-  for (int32_t i : order) {
-    while (!busy.empty() && busy.top().first <= pb.lo[i]) {
-      int32_t s = busy.top().second;
-      busy.pop();
-      freeSlots.emplace(slotSize[s], s);
-    }
-    const int64_t need = alignUp(pb.size[i], pb.alignment);
-    int32_t s;
-    auto fit = freeSlots.lower_bound({need, INT32_MIN});
-    if (fit == freeSlots.end() && !freeSlots.empty())
-      fit = std::prev(freeSlots.end());
-    if (fit != freeSlots.end()) {
-      s = fit->second;
-      freeSlots.erase(fit);
-      slotSize[s] = std::max(slotSize[s], need);
-    } else {
-      s = int32_t(slotSize.size());
-      slotSize.push_back(need);
-    }
-    slotOf[i] = s;
-    busy.emplace(pb.hi[i], s);
-  }
-  std::vector<int64_t> base(slotSize.size() + 1, 0);
-  std::partial_sum(slotSize.begin(), slotSize.end(), base.begin() + 1);
-  off.resize(pb.count());
-  for (size_t i = 0; i < pb.count(); ++i)
-    off[i] = base[slotOf[i]];
-}
+void linearScan(const Problem &pb, std::vector<int64_t> &off);
 
 /// What the buffers live in each slot need: their summed sizes (`raw`), and
 /// their aligned sizes less the largest padding (`aligned`); see
 /// PoolLowerBound.
-inline void slotNeeds(const Problem &pb, std::vector<int64_t> &raw,
-                      std::vector<int64_t> &aligned) {
-  const int64_t alignment = pb.alignment;
-  const size_t S = pb.numSlots, P = leavesFor(std::max<size_t>(S, 1));
-  raw.assign(S + 1, 0);
-  aligned.assign(S + 1, 0);
-  std::vector<int64_t> maxPad(2 * P, 0);  // chmax stored on cover nodes
-  for (size_t i = 0; i < pb.count(); ++i) {
-    int64_t a = alignUp(pb.size[i], alignment);
-    raw[pb.lo[i]] += pb.size[i];
-    raw[pb.hi[i]] -= pb.size[i];
-    aligned[pb.lo[i]] += a;
-    aligned[pb.hi[i]] -= a;
-    int64_t pad = a - pb.size[i];
-    forCoverNodes(P, pb.lo[i], pb.hi[i],
-                  [&](size_t n) { maxPad[n] = std::max(maxPad[n], pad); });
-  }
-  for (size_t n = 1; n < P; ++n)  // push down to the leaves
-    for (size_t c : {2 * n, 2 * n + 1})
-      maxPad[c] = std::max(maxPad[c], maxPad[n]);
-  std::partial_sum(raw.begin(), raw.end(), raw.begin());
-  std::partial_sum(aligned.begin(), aligned.end(), aligned.begin());
-  raw.resize(S);
-  aligned.resize(S);
-  for (size_t s = 0; s < S; ++s)
-    aligned[s] -= maxPad[P + s];
-}
+void slotNeeds(const Problem &pb, std::vector<int64_t> &raw,
+               std::vector<int64_t> &aligned);
 
 /// Live bytes peak over time; see PoolLowerBound.
-inline PoolLowerBound lowerBoundOf(const Problem &pb) {
-  std::vector<int64_t> raw, aligned;
-  slotNeeds(pb, raw, aligned);
-  PoolLowerBound lb{pb.minPool, pb.minPool};
-  for (size_t s = 0; s < raw.size(); ++s) {
-    lb.raw = std::max(lb.raw, raw[s]);
-    lb.aligned = std::max(lb.aligned, aligned[s]);
-  }
-  return lb;
-}
+PoolLowerBound lowerBoundOf(const Problem &pb);
 
-}  // namespace packing_detail
-}  // namespace memplan
+} // namespace packing_detail
+} // namespace memplan
 
-#endif  // MEMPLAN_PACKING_ENGINE_H
+#endif // MEMPLAN_PACKING_ENGINE_H

@@ -1,6 +1,6 @@
-//===- packing_sweep.cpp - Sweep search for the memory packer ------------===//
+//===- SweepSearch.cpp - Sweep search for the memory packer ---------------===//
 //
-// A depth-first search over program points in order (packing_sweep.h). At
+// A depth-first search over program points in order (SweepSearch.h). At
 // each point where buffers start, the buffers live from before are placed,
 // and the free space is a list of gaps. The starting buffers go into the
 // gaps from the lowest up: into the current gap, a buffer at its bottom, or,
@@ -21,8 +21,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "packing_sweep.h"
-#include "packing_restarts.h"
+#include "SweepSearch.h"
+#include "Restarts.h"
 
 #include <algorithm>
 #include <tuple>
@@ -531,7 +531,7 @@ SweepOutcome searchSweep(const Problem &pb, int64_t capacity, int64_t budget) {
     out.work = sweep.work() * kStepWeight;
     return out;
   }
-  // Restarts seeded by the capacity (packing_restarts.h).
+  // Restarts seeded by the capacity (Restarts.h).
   RestartSchedule restarts(kOrders, kRestartUnit * int64_t(sweep.count()),
                            kNoise, 0xD1B54A32D192ED03ull ^ uint64_t(capacity));
   std::vector<double> noise;

@@ -1,14 +1,14 @@
-//===- packing_exact.h - Exact search for the memory packer -----*- C++ -*-===//
+//===- ExactSearch.h - Exact search for the memory packer -------*- C++ -*-===//
 //
-// Private to lib/packing*.cpp. A complete search for a packing under a
+// Private to lib/packing/. A complete search for a packing under a
 // capacity, and the driver that uses it to close the gap between a lower
 // bound and a known packing within a deterministic work budget.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MEMPLAN_PACKING_EXACT_H
-#define MEMPLAN_PACKING_EXACT_H
+#ifndef MEMPLAN_PACKING_EXACTSEARCH_H
+#define MEMPLAN_PACKING_EXACTSEARCH_H
 
-#include "packing_engine.h"
+#include "PackingEngine.h"
 
 #include <cstdint>
 #include <vector>
@@ -52,4 +52,4 @@ bool exactSearchFits(const Problem &pb);
 } // namespace packing_detail
 } // namespace memplan
 
-#endif // MEMPLAN_PACKING_EXACT_H
+#endif // MEMPLAN_PACKING_EXACTSEARCH_H

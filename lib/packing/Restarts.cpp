@@ -1,6 +1,6 @@
-//===- packing_restarts.cpp - Restarts of the packer's searches -----------===//
+//===- Restarts.cpp - Restarts of the packer's searches -------------------===//
 
-#include "packing_restarts.h"
+#include "Restarts.h"
 
 #include <algorithm>
 

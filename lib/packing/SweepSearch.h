@@ -1,13 +1,13 @@
-//===- packing_sweep.h - Sweep search for the memory packer -----*- C++ -*-===//
+//===- SweepSearch.h - Sweep search for the memory packer -------*- C++ -*-===//
 //
-// Private to lib/packing*.cpp. A search for a packing under a capacity that
+// Private to lib/packing/. A search for a packing under a capacity that
 // places buffers in order of their start, one program point after the other.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MEMPLAN_PACKING_SWEEP_H
-#define MEMPLAN_PACKING_SWEEP_H
+#ifndef MEMPLAN_PACKING_SWEEPSEARCH_H
+#define MEMPLAN_PACKING_SWEEPSEARCH_H
 
-#include "packing_engine.h"
+#include "PackingEngine.h"
 
 #include <cstdint>
 #include <vector>
@@ -36,4 +36,4 @@ SweepOutcome searchSweep(const Problem &pb, int64_t capacity, int64_t budget);
 } // namespace packing_detail
 } // namespace memplan
 
-#endif // MEMPLAN_PACKING_SWEEP_H
+#endif // MEMPLAN_PACKING_SWEEPSEARCH_H

@@ -1,17 +1,14 @@
-//===- packing_improve.h - Squeaky wheel and peak repair --------*- C++ -*-===//
+//===- Improve.cpp - Squeaky wheel and peak repair ------------------------===//
 //
-// Private to lib/packing*.cpp. Improvement on top of the engine: the
-// squeaky-wheel iteration and PeakRepair, the local search around the peak.
+// The squeaky-wheel iteration and PeakRepair (Improve.h).
 //
 //===----------------------------------------------------------------------===//
-#ifndef MEMPLAN_PACKING_IMPROVE_H
-#define MEMPLAN_PACKING_IMPROVE_H
 
-#include "packing_engine.h"
+#include "Improve.h"
 
 namespace memplan {
 namespace packing_detail {
-
+namespace {
 
 //===----------------------------------------------------------------------===//
 // Improvement: squeaky wheel and peak repair
@@ -19,7 +16,8 @@ namespace packing_detail {
 
 /// The topmost buffer of a packing, and the busiest slot of its lifetime:
 /// where the pool is decided.
-inline std::pair<int32_t, int32_t> peakOf(const Problem &pb, const std::vector<int64_t> &live,
+std::pair<int32_t, int32_t> peakOf(const Problem &pb,
+                                   const std::vector<int64_t> &live,
                                    const std::vector<int64_t> &off) {
   size_t j = 0;
   for (size_t i = 1; i < pb.count(); ++i)
@@ -51,14 +49,16 @@ public:
   PeakRepair(const Problem &pb, Placer &placer, int64_t bound,
              const std::vector<int64_t> &live)
       : pb_(pb), placer_(placer), bound_(bound), live_(live), m_(pb.count()),
-        lifetimes_(pb.lo, pb.hi, pb.numSlots), role_(m_, Role::None), promoted_(m_, 0) {
+        lifetimes_(pb.lo, pb.hi, pb.numSlots), role_(m_, Role::None),
+        promoted_(m_, 0) {
     for (size_t i = 0; i < m_; ++i)
       lifetimes_.insert(int32_t(i));
   }
 
   /// Improves `off`, produced by the global first-fit `order`, until no move
   /// helps or the placer's work reaches `budget`. Returns the pool.
-  int64_t run(std::vector<int64_t> &off, std::vector<int32_t> order, int64_t budget) {
+  int64_t run(std::vector<int64_t> &off, std::vector<int32_t> order,
+              int64_t budget) {
     Score score = scoreOf(off);
     std::vector<int64_t> trial;
     while (score.pool > bound_ && placer_.work() < budget) {
@@ -101,7 +101,13 @@ private:
   static constexpr int32_t kWindow = 64;
   static constexpr int32_t kMaxSpan = 4 * kWindow;
 
-  enum class Move { HolesFirst, StackFirst, HolesFirstBySize, StackFirstBySize, PaddedLast };
+  enum class Move {
+    HolesFirst,
+    StackFirst,
+    HolesFirstBySize,
+    StackFirstBySize,
+    PaddedLast
+  };
   /// What a buffer is to the move being built.
   enum class Role : uint8_t { None, Region, First, Last, Fixed };
 
@@ -114,13 +120,15 @@ private:
 
   Score scoreOf(const std::vector<int64_t> &off) const {
     Score s{poolOf(pb_, off), 0};
-    for (size_t i = 0; i < m_; ++i)  // saturating: many buffers may stick out
-      s.excess = std::min(INT64_MAX - kLimit,
-                          s.excess + std::max<int64_t>(0, off[i] + pb_.size[i] - bound_));
+    for (size_t i = 0; i < m_; ++i) // saturating: many buffers may stick out
+      s.excess = std::min(
+          INT64_MAX - kLimit,
+          s.excess + std::max<int64_t>(0, off[i] + pb_.size[i] - bound_));
     return s;
   }
 
-  bool accept(std::vector<int64_t> &trial, std::vector<int64_t> &off, Score &score) {
+  bool accept(std::vector<int64_t> &trial, std::vector<int64_t> &off,
+              Score &score) {
     Score s = scoreOf(trial);
     if (!(s < score))
       return false;
@@ -131,11 +139,12 @@ private:
 
   /// `order` with the long-lived buffers live at `peak` (and those promoted
   /// before) first; empty if there are no new ones.
-  std::vector<int32_t> promote(const std::vector<int32_t> &order, int32_t peak) {
+  std::vector<int32_t> promote(const std::vector<int32_t> &order,
+                               int32_t peak) {
     bool fresh = false;
     for (size_t i = 0; i < m_; ++i)
-      if (pb_.hi[i] - pb_.lo[i] > kMaxSpan && pb_.lo[i] <= peak && peak < pb_.hi[i] &&
-          !promoted_[i])
+      if (pb_.hi[i] - pb_.lo[i] > kMaxSpan && pb_.lo[i] <= peak &&
+          peak < pb_.hi[i] && !promoted_[i])
         fresh = promoted_[i] = true;
     if (!fresh)
       return {};
@@ -149,7 +158,8 @@ private:
     return out;
   }
 
-  void replaceNear(int32_t peak, int32_t window, Move move, std::vector<int64_t> &off) {
+  void replaceNear(int32_t peak, int32_t window, Move move,
+                   std::vector<int64_t> &off) {
     // The region: short-lived buffers near the peak. Obstacles: every other
     // buffer whose lifetime overlaps one of theirs.
     region_.clear();
@@ -181,11 +191,15 @@ private:
               [&](int32_t x, int32_t y) { return off[x] < off[y]; });
     int64_t top = 0;
     int32_t padded = -1;
-    auto padding = [&](int32_t i) { return alignUp(pb_.size[i], pb_.alignment) - pb_.size[i]; };
+    auto padding = [&](int32_t i) {
+      return alignUp(pb_.size[i], pb_.alignment) - pb_.size[i];
+    };
     for (int32_t i : stack_) {
-      bool wholeStack = move == Move::StackFirst || move == Move::StackFirstBySize;
+      bool wholeStack =
+          move == Move::StackFirst || move == Move::StackFirstBySize;
       if (move == Move::PaddedLast) {
-        if (role_[i] == Role::Region && (padded < 0 || padding(i) > padding(padded)))
+        if (role_[i] == Role::Region &&
+            (padded < 0 || padding(i) > padding(padded)))
           padded = i;
       } else if (role_[i] == Role::Region &&
                  (wholeStack || off[i] > alignUp(top, pb_.alignment))) {
@@ -195,7 +209,8 @@ private:
     }
     if (padded >= 0)
       role_[padded] = Role::Last;
-    const bool bySize = move == Move::HolesFirstBySize || move == Move::StackFirstBySize;
+    const bool bySize =
+        move == Move::HolesFirstBySize || move == Move::StackFirstBySize;
     std::sort(region_.begin(), region_.end(), [&](int32_t x, int32_t y) {
       bool fx = role_[x] == Role::First, fy = role_[y] == Role::First;
       if (fx != fy)
@@ -225,26 +240,10 @@ private:
   const int64_t bound_;
   const std::vector<int64_t> &live_;
   const size_t m_;
-  IntervalIndex lifetimes_;  ///< Every buffer, to find neighbours.
+  IntervalIndex lifetimes_; ///< Every buffer, to find neighbours.
   std::vector<Role> role_;
   std::vector<bool> promoted_;
   std::vector<int32_t> region_, fixed_, stack_;
-};
-
-/// A finished packing and the Placer::work() it took.
-struct Seed {
-  std::vector<int64_t> offsets;
-  int64_t work = 0;
-};
-
-/// How blamed buffers move forward.
-enum class Squeak {
-  /// Classic: a priority per buffer, lowered each round in proportion to the
-  /// blame. Moves gradually.
-  Blame,
-  /// All blamed buffers jump to the front, keeping their order. Erratic, which
-  /// helps where Blame settles.
-  ToFront,
 };
 
 /// Squeaky-wheel optimization (Joslin & Clements, 1999) over greedy first-fit:
@@ -261,13 +260,15 @@ enum class Squeak {
 /// next round would exceed the work budget (an eighth of it once within an
 /// alignment unit of the bound); never on a clock, so the result is
 /// deterministic.
+/// Squeaky-wheel optimization (Improve.h).
 class SqueakyWheel {
 public:
   /// `greedy`, if given, is the greedy-by-size packing: the first round.
   SqueakyWheel(const Problem &pb, Placer &placer, Squeak how, int64_t bound,
                const Seed *greedy)
       : pb_(pb), placer_(placer), how_(how), bound_(bound), greedy_(greedy),
-        m_(pb.count()), live_(liveBytes(pb)), order_(orderBySize(pb)), priority_(m_) {
+        m_(pb.count()), live_(liveBytes(pb)), order_(orderBySize(pb)),
+        priority_(m_) {
     for (size_t r = 0; r < m_; ++r)
       priority_[order_[r]] = double(r);
   }
@@ -296,7 +297,8 @@ private:
   /// Within an alignment unit of the bound only the padding of the topmost
   /// buffer can still improve: worth an eighth of the budget at most.
   int64_t budgetLeft(int64_t start) const {
-    int64_t budget = bestPool_ - bound_ < pb_.alignment ? kGlobalWork / 8 : kGlobalWork;
+    int64_t budget =
+        bestPool_ - bound_ < pb_.alignment ? kGlobalWork / 8 : kGlobalWork;
     return start + budget - placer_.work();
   }
 
@@ -320,7 +322,8 @@ private:
     // the excess for those in the peak stack.
     auto bytes = [&](int32_t i) {
       bool atPeak = pb_.lo[i] <= peak && peak < pb_.hi[i];
-      return std::max<int64_t>(top(off, i) - bound_, atPeak ? (pool - bound_) / 2 : 0);
+      return std::max<int64_t>(top(off, i) - bound_,
+                               atPeak ? (pool - bound_) / 2 : 0);
     };
     std::vector<int32_t> blamed, rest;
     for (int32_t i : order_)
@@ -348,10 +351,10 @@ private:
   void globalRounds() {
     std::vector<int64_t> off;
     const int64_t start = placer_.work();
-    int64_t roundWork = greedy_ ? greedy_->work : 0;  // the cost of one round
+    int64_t roundWork = greedy_ ? greedy_->work : 0; // the cost of one round
     for (int round = 0, stale = 0; round < kMaxRounds; ++round) {
       int64_t pool;
-      if (round == 0 && greedy_) {  // order_ starts as greedy-by-size
+      if (round == 0 && greedy_) { // order_ starts as greedy-by-size
         off = greedy_->offsets;
         pool = poolOf(pb_, off);
       } else {
@@ -377,15 +380,21 @@ private:
   const int64_t bound_;
   const Seed *greedy_;
   const size_t m_;
-  std::vector<int64_t> live_;     ///< Bytes live in each slot.
-  std::vector<int32_t> order_;    ///< This round's order: by priority_, then id.
-  std::vector<double> priority_;  ///< Lower goes first.
+  std::vector<int64_t> live_;    ///< Bytes live in each slot.
+  std::vector<int32_t> order_;   ///< This round's order: by priority_, then id.
+  std::vector<double> priority_; ///< Lower goes first.
   std::vector<int64_t> best_;
   int64_t bestPool_ = INT64_MAX;
-  std::vector<int32_t> bestOrder_;  ///< The global round that found best_.
+  std::vector<int32_t> bestOrder_; ///< The global round that found best_.
 };
 
-}  // namespace packing_detail
-}  // namespace memplan
+} // namespace
 
-#endif  // MEMPLAN_PACKING_IMPROVE_H
+int64_t squeakyWheel(const Problem &pb, Placer &placer, Squeak how,
+                     int64_t bound, const Seed *greedy,
+                     std::vector<int64_t> &best) {
+  return SqueakyWheel(pb, placer, how, bound, greedy).run(best);
+}
+
+} // namespace packing_detail
+} // namespace memplan

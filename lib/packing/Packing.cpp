@@ -1,9 +1,9 @@
-//===- packing.cpp - Offset assignment for buffers with lifetimes ---------===//
+//===- Packing.cpp - Offset assignment for buffers with lifetimes ---------===//
 //
 // The algorithm table, the parallel runner that tries them, and the public
-// API (memplan/packing.h). The engine is in packing_engine.h, the
-// improvement algorithms in packing_improve.h, the exact search in
-// packing_exact.cpp.
+// API (memplan/packing.h). The engine is in PackingEngine.h, the
+// improvement algorithms in Improve.h, the searches in ExactSearch.h
+// and SweepSearch.h.
 //
 // Every heuristic here but linear-scan shares one engine (Placer): visit the
 // buffers in some order and put each into a gap between the already-placed
@@ -17,14 +17,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "packing_exact.h"
-#include "packing_improve.h"
+#include "ExactSearch.h"
+#include "Improve.h"
 
 #include <atomic>
 #include <exception>
-#include <stdexcept>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <system_error>
 #include <thread>
 
@@ -63,8 +63,9 @@ struct Context {
 struct Algorithm {
   const char *name;
   /// Writes offsets of the active buffers, returns the pool size.
-  int64_t (*run)(const Problem &, Placer &, const Context &, std::vector<int64_t> &);
-  bool improver;  ///< Starts from greedy-by-size when that ran: goes last.
+  int64_t (*run)(const Problem &, Placer &, const Context &,
+                 std::vector<int64_t> &);
+  bool improver; ///< Starts from greedy-by-size when that ran: goes last.
 };
 
 /// All single algorithms, in the order "best" prefers them on ties.
@@ -100,12 +101,14 @@ const std::vector<Algorithm> &algorithms() {
        false},
       {"squeaky-wheel",
        [](const Problem &pb, Placer &p, Ctx c, Off off) {
-         return SqueakyWheel(pb, p, Squeak::Blame, c.lowerBound.aligned, c.greedy).run(off);
+         return squeakyWheel(pb, p, Squeak::Blame, c.lowerBound.aligned,
+                             c.greedy, off);
        },
        true},
       {"squeaky-wheel-to-front",
        [](const Problem &pb, Placer &p, Ctx c, Off off) {
-         return SqueakyWheel(pb, p, Squeak::ToFront, c.lowerBound.aligned, c.greedy).run(off);
+         return squeakyWheel(pb, p, Squeak::ToFront, c.lowerBound.aligned,
+                             c.greedy, off);
        },
        true},
   };
@@ -115,7 +118,8 @@ const std::vector<Algorithm> &algorithms() {
 /// Runs tasks 0..count-1 on up to placers.size() threads, thread k using
 /// placers[k] (built on first use: it is the big allocation). Rethrows the
 /// first failure.
-void runTasks(const Problem &pb, size_t count, std::vector<std::unique_ptr<Placer>> &placers,
+void runTasks(const Problem &pb, size_t count,
+              std::vector<std::unique_ptr<Placer>> &placers,
               const std::function<void(size_t, Placer &)> &task) {
   std::atomic<size_t> next{0};
   std::vector<std::exception_ptr> errors(count);
@@ -145,7 +149,7 @@ void runTasks(const Problem &pb, size_t count, std::vector<std::unique_ptr<Place
       std::rethrow_exception(e);
 }
 
-}  // namespace
+} // namespace
 
 //===----------------------------------------------------------------------===//
 // Public API
@@ -179,8 +183,9 @@ const std::vector<std::string> &packingAlgorithms() {
 
 void validateBuffers(const BufferSet &b, int64_t alignment) {
   if (alignment < 1 || alignment > kLimit || (alignment & (alignment - 1)))
-    throw std::invalid_argument("alignment must be a power of two in [1, 2^62], got " +
-                                std::to_string(alignment));
+    throw std::invalid_argument(
+        "alignment must be a power of two in [1, 2^62], got " +
+        std::to_string(alignment));
   // Keeps IntervalIndex's uint32 list positions from overflowing.
   if (b.count > (size_t(1) << 24))
     throw std::invalid_argument("too many buffers (at most 2^24): " +
@@ -189,12 +194,16 @@ void validateBuffers(const BufferSet &b, int64_t alignment) {
   for (size_t i = 0; i < b.count; ++i) {
     std::string which = "buffer " + std::to_string(i);
     if (b.start[i] > b.end[i])
-      throw std::invalid_argument(which + ": start " + std::to_string(b.start[i]) +
-                                  " > end " + std::to_string(b.end[i]));
+      throw std::invalid_argument(which + ": start " +
+                                  std::to_string(b.start[i]) + " > end " +
+                                  std::to_string(b.end[i]));
     if (b.size[i] < 0)
-      throw std::invalid_argument(which + ": negative size " + std::to_string(b.size[i]));
-    if (b.size[i] >= kLimit || (total += alignUp(b.size[i], alignment)) >= kLimit)
-      throw std::invalid_argument("total aligned size reaches 2^62 bytes at " + which);
+      throw std::invalid_argument(which + ": negative size " +
+                                  std::to_string(b.size[i]));
+    if (b.size[i] >= kLimit ||
+        (total += alignUp(b.size[i], alignment)) >= kLimit)
+      throw std::invalid_argument("total aligned size reaches 2^62 bytes at " +
+                                  which);
   }
 }
 
@@ -233,7 +242,8 @@ Packing pack(const BufferSet &b, const std::string &algorithm,
   std::vector<std::vector<int64_t>> offsets(chosen.size());
   // Threads only pay off once a placement takes milliseconds.
   size_t threads = pb.count() < 4096 ? 1 : 8;
-  threads = std::min<size_t>(threads, std::max(1u, std::thread::hardware_concurrency()));
+  threads = std::min<size_t>(threads,
+                             std::max(1u, std::thread::hardware_concurrency()));
   std::vector<std::unique_ptr<Placer>> placers(threads);
   // Improvers go second, from the greedy-by-size result of the first phase.
   Context context{result.lowerBound};
@@ -328,7 +338,8 @@ LivePeak livePeak(const BufferSet &b, int64_t alignment) {
   return peak;
 }
 
-std::vector<PackingViolation> verifyPacking(const BufferSet &b, const int64_t *offsets,
+std::vector<PackingViolation> verifyPacking(const BufferSet &b,
+                                            const int64_t *offsets,
                                             int64_t alignment, int64_t poolSize,
                                             int64_t limit) {
   validateBuffers(b, alignment);
@@ -337,7 +348,8 @@ std::vector<PackingViolation> verifyPacking(const BufferSet &b, const int64_t *o
   auto full = [&] { return limit >= 0 && int64_t(out.size()) >= limit; };
   // Byte ends saturate so that absurd offsets cannot overflow.
   auto byteEnd = [&](size_t i) {
-    return offsets[i] > INT64_MAX - b.size[i] ? INT64_MAX : offsets[i] + b.size[i];
+    return offsets[i] > INT64_MAX - b.size[i] ? INT64_MAX
+                                              : offsets[i] + b.size[i];
   };
   for (size_t i = 0; i < b.count && !full(); ++i) {
     if (b.size[i] == 0)
@@ -369,26 +381,30 @@ std::vector<PackingViolation> verifyPacking(const BufferSet &b, const int64_t *o
   std::vector<int32_t> byStart(m), byEnd(m);
   std::iota(byStart.begin(), byStart.end(), 0);
   std::iota(byEnd.begin(), byEnd.end(), 0);
-  std::sort(byStart.begin(), byStart.end(),
-            [&](int32_t x, int32_t y) { return b.start[ids[x]] < b.start[ids[y]]; });
-  std::sort(byEnd.begin(), byEnd.end(),
-            [&](int32_t x, int32_t y) { return b.end[ids[x]] < b.end[ids[y]]; });
+  std::sort(byStart.begin(), byStart.end(), [&](int32_t x, int32_t y) {
+    return b.start[ids[x]] < b.start[ids[y]];
+  });
+  std::sort(byEnd.begin(), byEnd.end(), [&](int32_t x, int32_t y) {
+    return b.end[ids[x]] < b.end[ids[y]];
+  });
   size_t e = 0;
   for (int32_t k : byStart) {
     if (full())
       break;
     const int64_t t = b.start[ids[k]];
-    for (; e < m && b.end[ids[byEnd[e]]] <= t; ++e)  // half-open: end == start is fine
+    for (; e < m && b.end[ids[byEnd[e]]] <= t;
+         ++e) // half-open: end == start is fine
       live.erase(byEnd[e]);
-    if (lo[k] == hi[k])  // an offset so large that its end saturated: no bytes
+    if (lo[k] == hi[k]) // an offset so large that its end saturated: no bytes
       continue;
     live.forEachOverlap(lo[k], hi[k], [&](int32_t j) {
       if (!full())
-        out.push_back({Kind::Overlap, std::min(ids[j], ids[k]), std::max(ids[j], ids[k])});
+        out.push_back({Kind::Overlap, std::min(ids[j], ids[k]),
+                       std::max(ids[j], ids[k])});
     });
     live.insert(k);
   }
   return out;
 }
 
-}  // namespace memplan
+} // namespace memplan
