@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "memplan/bindings.h"
-#include "memplan/graph.h"
+#include "memplan/bindings/Bindings.h"
+#include "memplan/analysis/Graph.h"
 
 #include "mlir-c/IR.h"
 

@@ -1,9 +1,7 @@
 //===- bindings.h - Moved to memplan/bindings/Bindings.h --------*- C++ -*-===//
 //
 // Transitional: the header is memplan/bindings/Bindings.h. This path stays only
-// for the files that issue #20's IR-walk work is rewriting (lib/extract*.cpp,
-// lib/graph*.cpp, lib/pool_views.cpp, memplan/graph.h) and the packer's
-// bindings; delete it once they include the new path.
+// for the packer's bindings; delete it once they include the new path.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MEMPLAN_BINDINGS_H

@@ -1,10 +1,8 @@
 //===- CopyPlan.cpp - The copies an analyzed state asks for ---------------===//
 
 #include "CopyPlan.h"
+#include "TypeInfo.h"
 
-#include "memplan/extract.h"
-
-#include "mlir/CAPI/IR.h"
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
 #include "mlir/IR/BuiltinTypes.h"
 
@@ -14,11 +12,11 @@ using namespace mlir::bufferization;
 namespace memplan {
 namespace {
 
-/// Bytes per element at LLVM's default layout: the extraction's rules
-/// (lifetimes and reuse size buffers with the same ones), -1 if not modeled.
+/// Bytes per element at LLVM's default layout: the Graph's rules (lifetimes
+/// and reuse size buffers with the same ones), -1 if not modeled.
 int64_t elementBytes(Type t) {
   std::string reason;
-  return elementLayout(wrap(t), reason);
+  return elementLayout(t, reason);
 }
 
 } // namespace

@@ -1,13 +1,17 @@
-//===- IRNumbering.h - Dense ids for ops, tensor values and uses -*- C++ -*-===//
+//===- IRNumbering.h - One numbering of an op tree on MLIR's C++ API -*- C++
+//-*-===//
 //
-// The interface engine keys its incremental index and caches by dense ids:
-// ops in pre-order (an op's descendants are the ids up to `opEnd`, ops of one
-// block are ordered as in the block), tensor values, and tensor uses (in
-// pre-order of their owners, then operand number).
+// Every analysis of memplan reads the IR through this numbering: the Graph
+// handed to Python and to the lifetime code (memplan/analysis/Graph.h: ops in
+// pre-order, regions, blocks, all values, operands and uses, CSR-style), the
+// C++ handles behind those ids, and the in-place engine's dense tensor ids,
+// a sub-numbering of the values.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MEMPLAN_ANALYSIS_IRNUMBERING_H
 #define MEMPLAN_ANALYSIS_IRNUMBERING_H
+
+#include "memplan/analysis/Graph.h"
 
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
@@ -19,61 +23,88 @@
 
 namespace memplan {
 
-struct IRNumbering {
+/// The tensor values of an IRNumbering, in the engine's order (an op's
+/// results, then the arguments of each block of its regions, then the ops
+/// nested in it), and their uses in pre-order of their owners, then operand
+/// number.
+struct TensorNumbering {
+  std::vector<mlir::Value> values;
+  std::vector<int32_t> valueOp;    ///< Defining op, or -1 for block arguments.
+  std::vector<int32_t> valueBlock; ///< Owner block of block arguments, or -1.
+  std::vector<int32_t> valueOwner; ///< The op defining it or owning its block.
+  /// Per value id of the numbering: its tensor id, or -1.
+  std::vector<int32_t> ofValue;
+
+  std::vector<mlir::OpOperand *> operands; ///< Tensor uses.
+  std::vector<int32_t> operandOp;
+  std::vector<int32_t>
+      operandValue; ///< The used value's id (-1: not numbered).
+  std::vector<int32_t> useBegin, uses; ///< Per value: its uses (CSR).
+  /// Tensor operands of op `op` are ids [opOperandBegin[op], opOperandBegin[op
+  /// + 1]).
+  std::vector<int32_t> opOperandBegin;
+};
+
+class IRNumbering {
+public:
+  /// Numbers `root` and everything nested in it.
   explicit IRNumbering(mlir::Operation *root);
 
+  /// The arrays: every field of Graph up to the uses (no roles, names or
+  /// types: buildGraph adds those); `opPtr` holds the ops.
+  Graph graph;
   std::vector<mlir::Operation *> ops;
-  llvm::DenseMap<mlir::Operation *, int32_t> opId;
-  std::vector<int32_t> opEnd, opParent, opBlock;  ///< opBlock: -1 for the root.
-  llvm::DenseMap<mlir::Block *, int32_t> blockId;
   std::vector<mlir::Block *> blocks;
-  std::vector<int32_t> blockOp;  ///< The op owning each block.
 
   /// Op ids in post-order (as `Operation::walk` visits them); an op's
   /// subtree is the range `postOrderOf(op)` of it, ending with the op.
   std::vector<int32_t> postOrder;
-  std::vector<int32_t> postPos;  ///< Per op id: its position in `postOrder`.
+  std::vector<int32_t> postPos; ///< Per op id: its position in `postOrder`.
 
-  std::vector<mlir::Value> values;  ///< Tensor values.
-  llvm::DenseMap<mlir::Value, int32_t> valueId;
-  std::vector<int32_t> valueOp;     ///< Defining op, or -1 for block arguments.
-  std::vector<int32_t> valueBlock;  ///< Owner block of block arguments, or -1.
+  TensorNumbering tensors;
 
-  std::vector<mlir::OpOperand *> operands;  ///< Tensor uses.
-  std::vector<int32_t> operandOp;
-  std::vector<int32_t> operandValue;  ///< The used value's id (-1: not numbered).
-  std::vector<int32_t> useBegin, uses;  ///< Per value: its uses (CSR).
-
-  /// Tensor operands of op `op` are ids [opOperandBegin[op], opOperandBegin[op + 1]).
-  std::vector<int32_t> opOperandBegin;
-
-  int32_t value(mlir::Value v) const {
-    auto it = valueId.find(v);
-    return it == valueId.end() ? -1 : it->second;
-  }
+  /// The id of `o`, or -1 when it is not nested in the root.
   int32_t op(mlir::Operation *o) const {
-    auto it = opId.find(o);
-    return it == opId.end() ? -1 : it->second;
+    auto it = opIds.find(o);
+    return it == opIds.end() ? -1 : it->second;
   }
-  /// The id of tensor use `use`, or -1.
-  int32_t operand(mlir::OpOperand *use) const {
-    int32_t o = op(use->getOwner());
-    if (o < 0)
-      return -1;
-    for (int32_t u = opOperandBegin[o]; u < opOperandBegin[o + 1]; ++u)
-      if (operands[u] == use)
-        return u;
-    return -1;
+  /// The id of `b`, or -1.
+  int32_t block(mlir::Block *b) const {
+    auto it = blockIds.find(b);
+    return it == blockIds.end() ? -1 : it->second;
   }
+  /// The value id of `v`, or -1 for a value defined above the root.
+  int32_t value(mlir::Value v) const;
+  /// The value with id `v`.
+  mlir::Value valueAt(int32_t v) const;
+  /// The tensor id of `v`, or -1.
+  int32_t tensor(mlir::Value v) const {
+    int32_t id = value(v);
+    return id < 0 ? -1 : tensors.ofValue[id];
+  }
+  /// The tensor id of tensor use `use`, or -1.
+  int32_t tensorOperand(mlir::OpOperand *use) const;
+
   /// The ops nested in `op` (and `op`, last) in post-order.
   llvm::ArrayRef<int32_t> postOrderOf(int32_t op) const {
-    int32_t end = postPos[op] + 1;
-    return llvm::ArrayRef<int32_t>(postOrder).slice(end - (opEnd[op] - op + 1), opEnd[op] - op + 1);
+    int32_t size = graph.opEnd[op] - op + 1;
+    return llvm::ArrayRef<int32_t>(postOrder).slice(postPos[op] + 1 - size,
+                                                    size);
   }
-  /// The op defining tensor value `v`, or owning its block.
-  int32_t valueOwner(int32_t v) const { return valueOp[v] >= 0 ? valueOp[v] : blockOp[valueBlock[v]]; }
-  bool isProperAncestor(int32_t a, int32_t b) const { return a < b && b <= opEnd[a]; }
-  bool isAncestor(int32_t a, int32_t b) const { return a <= b && b <= opEnd[a]; }
+  bool isAncestor(int32_t a, int32_t b) const { return graph.isAncestor(a, b); }
+
+private:
+  void numberTopology(mlir::Operation *root);
+  void resolveOperands();
+  void numberPostOrder();
+  void numberTensors();
+
+  llvm::DenseMap<mlir::Operation *, int32_t> opIds;
+  llvm::DenseMap<mlir::Block *, int32_t> blockIds;
+  /// Operands of every op in pre-order, resolved to value ids after the
+  /// walk: graph regions and unstructured control flow may use a value
+  /// before its definition.
+  std::vector<mlir::OpOperand *> operandUses;
 };
 
 } // namespace memplan

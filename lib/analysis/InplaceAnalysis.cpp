@@ -80,7 +80,7 @@ InplaceAnalysis::InplaceAnalysis(Operation *root, const IRNumbering &ir,
     : root(root), state(state), options(options), ir(ir), shared(shared),
       facts(shared ? shared->interface : ownFacts),
       cCounter(options.conflictCounter), wCounter(options.nonWritableCounter) {
-  size_t nv = ir.values.size(), no = ir.operands.size();
+  size_t nv = ir.tensors.values.size(), no = ir.tensors.operands.size();
   parent.resize(nv);
   for (size_t v = 0; v < nv; ++v)
     parent[v] = static_cast<int32_t>(v);
@@ -105,7 +105,7 @@ InplaceAnalysis::InplaceAnalysis(Operation *root, const IRNumbering &ir,
           hasParallelRegions |= opInterface.back().isParallelRegion(i);
     }
     for (size_t v = 0; v < nv; ++v)
-      if (!state.isWritable(ir.values[v]))
+      if (!state.isWritable(ir.tensors.values[v]))
         nNonWritable[v] = 1;
     if (shared) {
       shared->tablesKnown = true;
@@ -119,7 +119,7 @@ InplaceAnalysis::InplaceAnalysis(Operation *root, const IRNumbering &ir,
   // The state's constructor put the operands that must bufferize in place
   // in place (and merged their alias sets): mirror that.
   for (size_t o = 0; o < no; ++o)
-    if (state.isInPlace(*ir.operands[o]))
+    if (state.isInPlace(*ir.tensors.operands[o]))
       bufferizeInPlace(static_cast<int32_t>(o));
 }
 
@@ -188,7 +188,7 @@ void InplaceAnalysis::resetScopeCaches() {
 
 bool InplaceAnalysis::reads(int32_t o) {
   if (facts.reads[o] < 0) {
-    facts.reads[o] = state.bufferizesToMemoryRead(*ir.operands[o]);
+    facts.reads[o] = state.bufferizesToMemoryRead(*ir.tensors.operands[o]);
     facts.touchedOperands.push_back(o);
   }
   return facts.reads[o];
@@ -196,7 +196,7 @@ bool InplaceAnalysis::reads(int32_t o) {
 
 bool InplaceAnalysis::writes(int32_t o) {
   if (facts.writes[o] < 0) {
-    facts.writes[o] = state.bufferizesToMemoryWrite(*ir.operands[o]);
+    facts.writes[o] = state.bufferizesToMemoryWrite(*ir.tensors.operands[o]);
     facts.touchedOperands.push_back(o);
   }
   return facts.writes[o];
@@ -209,8 +209,9 @@ InplaceAnalysis::aliasingValues(int32_t o) {
   if (!facts.aliasesKnown[o]) {
     facts.aliases[o].clear();
     facts.aliasesUnnumbered[o] = 0;
-    for (AliasingValue alias : state.getAliasingValues(*ir.operands[o])) {
-      int32_t v = ir.value(alias.value);
+    for (AliasingValue alias :
+         state.getAliasingValues(*ir.tensors.operands[o])) {
+      int32_t v = ir.tensor(alias.value);
       if (v >= 0)
         facts.aliases[o].push_back(v);
       else
@@ -223,7 +224,7 @@ InplaceAnalysis::aliasingValues(int32_t o) {
 }
 
 bool InplaceAnalysis::aliasOnly(int32_t o) {
-  if (!bufferizable(ir.operandOp[o]) || reads(o) || writes(o))
+  if (!bufferizable(ir.tensors.operandOp[o]) || reads(o) || writes(o))
     return false;
   return !aliasingValues(o).empty() || facts.aliasesUnnumbered[o];
 }
@@ -242,18 +243,18 @@ bool InplaceAnalysis::isValueRead(int32_t v) {
     int32_t value, use;
     uint32_t alias;
   };
-  SmallVector<Frame, 8> stack{{v, ir.useBegin[v], 0}};
+  SmallVector<Frame, 8> stack{{v, ir.tensors.useBegin[v], 0}};
   facts.valueRead[v] = Open;
   facts.touchedValues.push_back(v);
   bool fallback = false;
   while (!stack.empty()) {
     Frame &f = stack.back();
-    if (f.use == ir.useBegin[f.value + 1]) {
+    if (f.use == ir.tensors.useBegin[f.value + 1]) {
       facts.valueRead[f.value] = No;
       stack.pop_back();
       continue;
     }
-    int32_t u = ir.uses[f.use];
+    int32_t u = ir.tensors.uses[f.use];
     if (f.alias == 0) {
       if (reads(u))
         break;
@@ -284,20 +285,20 @@ bool InplaceAnalysis::isValueRead(int32_t v) {
     }
     facts.valueRead[a] = Open;
     facts.touchedValues.push_back(a);
-    stack.push_back({a, ir.useBegin[a], 0});
+    stack.push_back({a, ir.tensors.useBegin[a], 0});
   }
   // Left on the stack: the values that reach the read found (or, on a
   // fallback, those still undecided).
   for (const Frame &f : stack)
     facts.valueRead[f.value] = fallback ? Unknown : Yes;
   if (fallback)
-    facts.valueRead[v] = state.isValueRead(ir.values[v]) ? Yes : No;
+    facts.valueRead[v] = state.isValueRead(ir.tensors.values[v]) ? Yes : No;
   return facts.valueRead[v] == Yes;
 }
 
 bool InplaceAnalysis::valueWrites(int32_t v) {
   if (facts.valueWrites[v] < 0) {
-    facts.valueWrites[v] = state.bufferizesToMemoryWrite(ir.values[v]);
+    facts.valueWrites[v] = state.bufferizesToMemoryWrite(ir.tensors.values[v]);
     facts.touchedValues.push_back(v);
   }
   return facts.valueWrites[v];
@@ -310,11 +311,11 @@ llvm::ArrayRef<int32_t> InplaceAnalysis::definitions(int32_t o) {
   // order (the walk from it is the walk from that value), so the chain is
   // followed until a value with a known answer, a write, or a fork (handed to
   // upstream), and every value on it gets the answer.
-  int32_t v = ir.operandValue[o];
+  int32_t v = ir.tensors.operandValue[o];
   if (facts.definitionsKnown[v] == 1)
     return facts.definitions[v];
   SmallVector<int32_t, 8> chain;
-  OpOperand *start = ir.operands[o];
+  OpOperand *start = ir.tensors.operands[o];
   llvm::SmallVector<int32_t, 1> answer;
   for (int32_t cur = v;;) {
     if (facts.definitionsKnown[cur] == 1) {
@@ -330,15 +331,16 @@ llvm::ArrayRef<int32_t> InplaceAnalysis::definitions(int32_t o) {
       answer.push_back(cur);
       break;
     }
-    int32_t owner = ir.valueOwner(cur);
+    int32_t owner = ir.tensors.valueOwner[cur];
     if (!bufferizable(owner))
       break;
-    AliasingOpOperandList aliases = state.getAliasingOpOperands(ir.values[cur]);
+    AliasingOpOperandList aliases =
+        state.getAliasingOpOperands(ir.tensors.values[cur]);
     if (aliases.getNumAliases() == 0)
       break;
     if (aliases.getNumAliases() == 1) {
       OpOperand *next = aliases.getAliases()[0].opOperand;
-      int32_t nextValue = ir.value(next->get());
+      int32_t nextValue = ir.tensor(next->get());
       if (nextValue >= 0) {
         start = next;
         cur = nextValue;
@@ -346,7 +348,7 @@ llvm::ArrayRef<int32_t> InplaceAnalysis::definitions(int32_t o) {
       }
     }
     for (Value d : state.findDefinitions(start))
-      answer.push_back(ir.value(d));
+      answer.push_back(ir.tensor(d));
     break;
   }
   for (int32_t c : chain) {
@@ -364,14 +366,15 @@ LogicalResult InplaceAnalysis::checkFacts(int32_t scope, bool reverse) {
         "memplan: kept interface fact differs from upstream's: " + what);
   };
   std::vector<int32_t> ops, values, operands;
-  for (int32_t op = scope; op <= ir.opEnd[scope]; ++op) {
+  for (int32_t op = scope; op <= ir.graph.opEnd[scope]; ++op) {
     ops.push_back(op);
-    for (int32_t o = ir.opOperandBegin[op]; o < ir.opOperandBegin[op + 1]; ++o)
-      if (ir.operandValue[o] >= 0)
+    for (int32_t o = ir.tensors.opOperandBegin[op];
+         o < ir.tensors.opOperandBegin[op + 1]; ++o)
+      if (ir.tensors.operandValue[o] >= 0)
         operands.push_back(o);
   }
-  for (size_t v = 0; v < ir.values.size(); ++v)
-    if (ir.isAncestor(scope, ir.valueOwner(static_cast<int32_t>(v))))
+  for (size_t v = 0; v < ir.tensors.values.size(); ++v)
+    if (ir.isAncestor(scope, ir.tensors.valueOwner[static_cast<int32_t>(v)]))
       values.push_back(static_cast<int32_t>(v));
   if (reverse) {
     std::reverse(ops.begin(), ops.end());
@@ -383,21 +386,22 @@ LogicalResult InplaceAnalysis::checkFacts(int32_t scope, bool reverse) {
         state.getEnclosingRepetitiveRegion(ir.ops[op], opts))
       return fail(ir.ops[op], "enclosing repetitive region of the op");
   for (int32_t v : values) {
-    Operation *owner = ir.ops[ir.valueOwner(v)];
+    Operation *owner = ir.ops[ir.tensors.valueOwner[v]];
     if (repetitiveRegionOfValue(v) !=
-        state.getEnclosingRepetitiveRegion(ir.values[v], opts))
+        state.getEnclosingRepetitiveRegion(ir.tensors.values[v], opts))
       return fail(owner, "enclosing repetitive region of a value");
-    if (isValueRead(v) != state.isValueRead(ir.values[v]))
+    if (isValueRead(v) != state.isValueRead(ir.tensors.values[v]))
       return fail(owner, "whether a value is read");
   }
   for (int32_t o : operands) {
     SmallVector<int32_t> upstream;
-    for (Value d : state.findDefinitions(ir.operands[o]))
-      upstream.push_back(ir.value(d));
+    for (Value d : state.findDefinitions(ir.tensors.operands[o]))
+      upstream.push_back(ir.tensor(d));
     if (!llvm::equal(definitions(o), upstream))
-      return fail(ir.operands[o]->getOwner(),
-                  "definitions of operand " +
-                      std::to_string(ir.operands[o]->getOperandNumber()));
+      return fail(
+          ir.tensors.operands[o]->getOwner(),
+          "definitions of operand " +
+              std::to_string(ir.tensors.operands[o]->getOperandNumber()));
   }
   return success();
 }
@@ -434,7 +438,7 @@ bool InplaceAnalysis::hasInplaceWrites(ArrayRef<int32_t> values) {
 
 void InplaceAnalysis::valueAndAliases(int32_t o,
                                       SmallVectorImpl<int32_t> &out) {
-  out.push_back(ir.operandValue[o]);
+  out.push_back(ir.tensors.operandValue[o]);
   for (int32_t v : aliasingValues(o))
     out.push_back(v);
 }
@@ -442,8 +446,9 @@ void InplaceAnalysis::valueAndAliases(int32_t o,
 // -------------------------------------------------------------- conflicts
 
 void InplaceAnalysis::valueReads(int32_t v, SmallVectorImpl<int32_t> &out) {
-  for (int32_t u = ir.useBegin[v]; u < ir.useBegin[v + 1]; ++u) {
-    int32_t o = ir.uses[u];
+  for (int32_t u = ir.tensors.useBegin[v]; u < ir.tensors.useBegin[v + 1];
+       ++u) {
+    int32_t o = ir.tensors.uses[u];
     if (reads(o)) {
       out.push_back(o);
       continue;
@@ -456,8 +461,8 @@ void InplaceAnalysis::valueReads(int32_t v, SmallVectorImpl<int32_t> &out) {
 }
 
 void InplaceAnalysis::aliasingReads(SmallVectorImpl<int32_t> &out, int32_t v) {
-  state.applyOnAliases(ir.values[v], [&](Value alias) {
-    int32_t a = ir.value(alias);
+  state.applyOnAliases(ir.tensors.values[v], [&](Value alias) {
+    int32_t a = ir.tensor(alias);
     if (a >= 0)
       valueReads(a, out);
   });
@@ -465,13 +470,14 @@ void InplaceAnalysis::aliasingReads(SmallVectorImpl<int32_t> &out, int32_t v) {
 
 void InplaceAnalysis::aliasingInplaceWrites(SmallVectorImpl<int32_t> &out,
                                             int32_t v) {
-  state.applyOnAliases(ir.values[v], [&](Value alias) {
-    int32_t a = ir.value(alias);
+  state.applyOnAliases(ir.tensors.values[v], [&](Value alias) {
+    int32_t a = ir.tensor(alias);
     if (a < 0)
       return;
-    for (int32_t u = ir.useBegin[a]; u < ir.useBegin[a + 1]; ++u)
-      if (inPlace[ir.uses[u]] && writes(ir.uses[u]))
-        out.push_back(ir.uses[u]);
+    for (int32_t u = ir.tensors.useBegin[a]; u < ir.tensors.useBegin[a + 1];
+         ++u)
+      if (inPlace[ir.tensors.uses[u]] && writes(ir.tensors.uses[u]))
+        out.push_back(ir.tensors.uses[u]);
   });
 }
 
@@ -525,18 +531,18 @@ Region *InplaceAnalysis::repetitiveRegionOfBlock(int32_t block) {
     }
     path.push_back(b);
     Region *region = ir.blocks[b]->getParent();
-    int32_t parent = ir.blockOp[b];
+    int32_t parent = ir.graph.blockParentOp[b];
     if (isRepetitive(parent, region)) {
       found = region;
       break;
     }
-    if (ir.opBlock[parent] < 0) {
+    if (ir.graph.opBlock[parent] < 0) {
       // The root: its ancestors are not numbered.
       found = state.getEnclosingRepetitiveRegion(ir.ops[parent],
                                                  state.getOptions());
       break;
     }
-    b = ir.opBlock[parent];
+    b = ir.graph.opBlock[parent];
   }
   for (int32_t b : path) {
     facts.blockRepetitive[b] = found;
@@ -546,15 +552,16 @@ Region *InplaceAnalysis::repetitiveRegionOfBlock(int32_t block) {
 }
 
 Region *InplaceAnalysis::repetitiveRegionOfOp(int32_t op) {
-  int32_t block = ir.opBlock[op];
+  int32_t block = ir.graph.opBlock[op];
   return block < 0 ? state.getEnclosingRepetitiveRegion(ir.ops[op],
                                                         state.getOptions())
                    : repetitiveRegionOfBlock(block);
 }
 
 Region *InplaceAnalysis::repetitiveRegionOfValue(int32_t v) {
-  return ir.valueOp[v] >= 0 ? repetitiveRegionOfOp(ir.valueOp[v])
-                            : repetitiveRegionOfBlock(ir.valueBlock[v]);
+  return ir.tensors.valueOp[v] >= 0
+             ? repetitiveRegionOfOp(ir.tensors.valueOp[v])
+             : repetitiveRegionOfBlock(ir.tensors.valueBlock[v]);
 }
 
 bool InplaceAnalysis::hasTensorSemantics(int32_t op) {
@@ -566,10 +573,10 @@ bool InplaceAnalysis::hasTensorSemantics(int32_t op) {
 bool InplaceAnalysis::canUseOpDominance(int32_t r, int32_t w,
                                         llvm::ArrayRef<int32_t> defs) {
   const BufferizationOptions &opts = state.getOptions();
-  Operation *readOp = ir.operands[r]->getOwner();
-  Operation *writeOp = ir.operands[w]->getOwner();
+  Operation *readOp = ir.tensors.operands[r]->getOwner();
+  Operation *writeOp = ir.tensors.operands[w]->getOwner();
   for (int32_t d : defs) {
-    Region *rRead = repetitiveRegionOfOp(ir.operandOp[r]);
+    Region *rRead = repetitiveRegionOfOp(ir.tensors.operandOp[r]);
     Region *rDef = repetitiveRegionOfValue(d);
     if (rRead == rDef)
       continue;
@@ -597,7 +604,7 @@ bool InplaceAnalysis::canUseOpDominance(int32_t r, int32_t w,
     return true;
   Block *readBlock = readOp->getBlock(), *writeBlock = writeOp->getBlock();
   for (int32_t d : defs) {
-    Block *defBlock = Value(ir.values[d]).getParentBlock();
+    Block *defBlock = Value(ir.tensors.values[d]).getParentBlock();
     if (isReachable(readBlock, writeBlock, defBlock) &&
         isReachable(writeBlock, readBlock, defBlock))
       return false;
@@ -607,7 +614,7 @@ bool InplaceAnalysis::canUseOpDominance(int32_t r, int32_t w,
 
 int32_t InplaceAnalysis::pairConflict(int32_t r, int32_t w,
                                       llvm::ArrayRef<int32_t> defs) {
-  OpOperand *uRead = ir.operands[r], *uWrite = ir.operands[w];
+  OpOperand *uRead = ir.tensors.operands[r], *uWrite = ir.tensors.operands[w];
   Operation *readOp = uRead->getOwner(), *writeOp = uWrite->getOwner();
   if (canUseOpDominance(r, w, defs)) {
     if (happensBefore(readOp, writeOp))
@@ -620,7 +627,7 @@ int32_t InplaceAnalysis::pairConflict(int32_t r, int32_t w,
         state.insideMutuallyExclusiveRegions(readOp, writeOp))
       return -1;
     if (readOp == writeOp) {
-      if (auto readInterface = bufferizable(ir.operandOp[r])) {
+      if (auto readInterface = bufferizable(ir.tensors.operandOp[r])) {
         if (readInterface.bufferizesToElementwiseAccess(state,
                                                         {uRead, uWrite})) {
           auto equivalentInChain = [&](OpOperand *start, Value other) {
@@ -645,7 +652,7 @@ int32_t InplaceAnalysis::pairConflict(int32_t r, int32_t w,
   // but cost.
   int32_t found = -1;
   for (int32_t d : defs) {
-    Value def = ir.values[d];
+    Value def = ir.tensors.values[d];
     if (Operation *defOp = def.getDefiningOp()) {
       if (happensBefore(writeOp, defOp))
         continue;
@@ -665,11 +672,11 @@ int32_t InplaceAnalysis::pairConflict(int32_t r, int32_t w,
     return -1;
   if (nonConflictingSubsets(r, w))
     return -1;
-  if (auto readInterface = bufferizable(ir.operandOp[r]))
+  if (auto readInterface = bufferizable(ir.tensors.operandOp[r]))
     if (readInterface.isNotConflicting(uRead, uWrite, state))
       return -1;
   if (writeOp != readOp)
-    if (auto writeInterface = bufferizable(ir.operandOp[w]))
+    if (auto writeInterface = bufferizable(ir.tensors.operandOp[w]))
       if (writeInterface.isNotConflicting(uRead, uWrite, state))
         return -1;
   return found;
@@ -707,7 +714,7 @@ bool InplaceAnalysis::nonConflictingSubsets(int32_t r, int32_t w) {
   auto [cached, inserted] = subsetPairCache.try_emplace({r, w}, false);
   if (!inserted)
     return cached->second;
-  OpOperand *uRead = ir.operands[r], *uWrite = ir.operands[w];
+  OpOperand *uRead = ir.tensors.operands[r], *uWrite = ir.tensors.operands[w];
   bool nonConflicting = false;
   if (auto insertion =
           dyn_cast<SubsetInsertionOpInterface>(uRead->getOwner())) {
@@ -737,20 +744,20 @@ bool InplaceAnalysis::nonConflictingSubsets(int32_t r, int32_t w) {
 void InplaceAnalysis::reportConflict(int32_t o, int32_t r, int32_t w,
                                      int32_t def) {
   EngineConflict c;
-  c.op = ir.operandOp[o];
-  c.operand = ir.operands[o]->getOperandNumber();
+  c.op = ir.tensors.operandOp[o];
+  c.operand = ir.tensors.operands[o]->getOperandNumber();
   if (r >= 0) {
-    c.readOp = ir.operandOp[r];
-    c.readOperand = ir.operands[r]->getOperandNumber();
-    c.writeOp = ir.operandOp[w];
-    c.writeOperand = ir.operands[w]->getOperandNumber();
-    c.definition = describe(ir.values[def]);
+    c.readOp = ir.tensors.operandOp[r];
+    c.readOperand = ir.tensors.operands[r]->getOperandNumber();
+    c.writeOp = ir.tensors.operandOp[w];
+    c.writeOperand = ir.tensors.operands[w]->getOperandNumber();
+    c.definition = describe(ir.tensors.values[def]);
   }
   conflictList.push_back(c);
   if (!options.printConflicts || r < 0)
     return;
   std::string id = "C_" + std::to_string(cCounter++);
-  OpOperand *uRead = ir.operands[r], *uWrite = ir.operands[w];
+  OpOperand *uRead = ir.tensors.operands[r], *uWrite = ir.tensors.operands[w];
   MLIRContext *ctx = root->getContext();
   uWrite->getOwner()->setAttr(
       id + "[CONFL-WRITE: " + std::to_string(uWrite->getOperandNumber()) + "]",
@@ -758,7 +765,7 @@ void InplaceAnalysis::reportConflict(int32_t o, int32_t r, int32_t w,
   uRead->getOwner()->setAttr(
       id + "[READ: " + std::to_string(uRead->getOperandNumber()) + "]",
       UnitAttr::get(ctx));
-  annotateValue(ir.values[def], id + "[DEF: ");
+  annotateValue(ir.tensors.values[def], id + "[DEF: ");
 }
 
 bool InplaceAnalysis::fullRaw(int32_t o, ArrayRef<int32_t> values,
@@ -779,7 +786,7 @@ bool InplaceAnalysis::fullRaw(int32_t o, ArrayRef<int32_t> values,
   if (opts.checkParallelRegions && !readList.empty() && hasParallelRegions) {
     // A write in a parallel region into a buffer defined outside of it.
     for (int32_t w : writeList) {
-      OpOperand *uWrite = ir.operands[w];
+      OpOperand *uWrite = ir.tensors.operands[w];
       SetVector<Value> defsOrLeaves = state.findValueInReverseUseDefChain(
           uWrite, [&](Value v) { return state.bufferizesToMemoryWrite(v); });
       Region *writeRegion =
@@ -815,12 +822,13 @@ const AliasIndex::Window &InplaceAnalysis::window(int32_t r) {
   llvm::ArrayRef<int32_t> defs = definitions(r);
   AliasIndex::Window w;
   if (!defs.empty()) {
-    int32_t block = ir.opBlock[ir.operandOp[r]];
+    int32_t block = ir.graph.opBlock[ir.tensors.operandOp[r]];
     int64_t lo = INT64_MAX;
     bool anywhere = false;
     for (int32_t d : defs) {
-      int32_t defOp = ir.valueOp[d];
-      int32_t defBlock = defOp >= 0 ? ir.opBlock[defOp] : ir.valueBlock[d];
+      int32_t defOp = ir.tensors.valueOp[d];
+      int32_t defBlock =
+          defOp >= 0 ? ir.graph.opBlock[defOp] : ir.tensors.valueBlock[d];
       if (defBlock != block) {
         anywhere = true;
         break;
@@ -839,21 +847,24 @@ void InplaceAnalysis::buildIndex(int32_t scope) {
   index.clear();
   windowCache.clear();
   SmallVector<int32_t> readList;
-  for (size_t v = 0; v < ir.values.size(); ++v) {
-    int32_t owner = ir.valueOp[v] >= 0
-                        ? ir.valueOp[v]
-                        : ir.op(ir.blocks[ir.valueBlock[v]]->getParentOp());
+  for (size_t v = 0; v < ir.tensors.values.size(); ++v) {
+    int32_t owner =
+        ir.tensors.valueOp[v] >= 0
+            ? ir.tensors.valueOp[v]
+            : ir.op(ir.blocks[ir.tensors.valueBlock[v]]->getParentOp());
     if (!ir.isAncestor(scope, owner))
       continue;
     int32_t rootId = find(static_cast<int32_t>(v));
     readList.clear();
     valueReads(static_cast<int32_t>(v), readList);
     for (int32_t r : readList)
-      index.addRead(rootId, r, ir.operandOp[r], window(r));
-    for (int32_t u = ir.useBegin[v]; u < ir.useBegin[v + 1]; ++u) {
-      int32_t o = ir.uses[u];
+      index.addRead(rootId, r, ir.tensors.operandOp[r], window(r));
+    for (int32_t u = ir.tensors.useBegin[v]; u < ir.tensors.useBegin[v + 1];
+         ++u) {
+      int32_t o = ir.tensors.uses[u];
       if (inPlace[o] && writes(o))
-        index.addWrite(rootId, o, ir.operandOp[o], ir.opBlock[ir.operandOp[o]]);
+        index.addWrite(rootId, o, ir.tensors.operandOp[o],
+                       ir.graph.opBlock[ir.tensors.operandOp[o]]);
     }
   }
 }
@@ -892,14 +903,14 @@ bool InplaceAnalysis::incrementalRaw(int32_t o, ArrayRef<int32_t> values,
         found = AliasIndex::anyRead(ri, [&](int32_t r) {
           llvm::ArrayRef<int32_t> defs = definitions(r);
           return AliasIndex::anyWriteForRead(
-              wj, ir.operandOp[r], window(r),
+              wj, ir.tensors.operandOp[r], window(r),
               [&](int32_t w) { return check(r, w, defs); });
         });
       } else {
         found = AliasIndex::anyWrite(wj, [&](int32_t w) {
-          int32_t wop = ir.operandOp[w];
+          int32_t wop = ir.tensors.operandOp[w];
           return AliasIndex::anyReadForWrite(
-              ri, wop, ir.opBlock[wop],
+              ri, wop, ir.graph.opBlock[wop],
               [&](int32_t r) { return check(r, w, definitions(r)); });
         });
       }
@@ -911,10 +922,10 @@ bool InplaceAnalysis::incrementalRaw(int32_t o, ArrayRef<int32_t> values,
   }
   // The decision's own write against every read of the merged set.
   if (writesOperand) {
-    int32_t wop = ir.operandOp[o];
+    int32_t wop = ir.tensors.operandOp[o];
     for (int32_t rootId : roots) {
       bool found = AliasIndex::anyReadForWrite(
-          index.get(rootId), wop, ir.opBlock[wop], [&](int32_t r) {
+          index.get(rootId), wop, ir.graph.opBlock[wop], [&](int32_t r) {
             llvm::ArrayRef<int32_t> defs = definitions(r);
             return !defs.empty() && check(r, o, defs);
           });
@@ -963,8 +974,8 @@ bool InplaceAnalysis::wouldCreateWriteToNonWritable(int32_t o,
       if (hits && seen.insert(v).second)
         hits->push_back(describe(v));
     };
-    state.applyOnAliases(ir.operands[o]->get(), visit);
-    for (AliasingValue alias : state.getAliasingValues(*ir.operands[o]))
+    state.applyOnAliases(ir.tensors.operands[o]->get(), visit);
+    for (AliasingValue alias : state.getAliasingValues(*ir.tensors.operands[o]))
       state.applyOnAliases(alias.value, visit);
   }
   return true;
@@ -976,13 +987,14 @@ void InplaceAnalysis::bufferizeInPlace(int32_t o) {
   if (inPlace[o])
     return;
   inPlace[o] = 1;
-  state.bufferizeInPlace(*ir.operands[o]);
-  int32_t v = ir.operandValue[o];
+  state.bufferizeInPlace(*ir.tensors.operands[o]);
+  int32_t v = ir.tensors.operandValue[o];
   if (writes(o)) {
     int32_t rootId = find(v);
     nInplaceWrites[rootId]++;
     if (indexOn)
-      index.addWrite(rootId, o, ir.operandOp[o], ir.opBlock[ir.operandOp[o]]);
+      index.addWrite(rootId, o, ir.tensors.operandOp[o],
+                     ir.graph.opBlock[ir.tensors.operandOp[o]]);
   }
   for (int32_t a : aliasingValues(o))
     unionAlias(a, v);
@@ -991,8 +1003,8 @@ void InplaceAnalysis::bufferizeInPlace(int32_t o) {
 void InplaceAnalysis::analyzeOperand(int32_t o) {
   bool conflict =
       wouldCreateWriteToNonWritable(o, false) || wouldCreateRaw(o, false);
-  OpOperand *operand = ir.operands[o];
-  decided.push_back({ir.operandOp[o],
+  OpOperand *operand = ir.tensors.operands[o];
+  decided.push_back({ir.tensors.operandOp[o],
                      static_cast<int32_t>(operand->getOperandNumber()),
                      !conflict});
   if (conflict)
@@ -1021,8 +1033,8 @@ InplaceAnalysis::checkPreBufferizationAssumptions(ArrayRef<int32_t> ops) {
         return op->emitOpError("to_tensor ops without `restrict` are not "
                                "supported by One-Shot Analysis");
     // The op's tensor operands, in operand order.
-    for (int32_t o = ir.opOperandBegin[id]; o < ir.opOperandBegin[id + 1];
-         ++o) {
+    for (int32_t o = ir.tensors.opOperandBegin[id];
+         o < ir.tensors.opOperandBegin[id + 1]; ++o) {
       if (wouldCreateRaw(o, true))
         return op->emitOpError("not bufferizable under the given constraints: "
                                "cannot avoid RaW conflict");
@@ -1106,7 +1118,8 @@ LogicalResult InplaceAnalysis::analyzeScope(Operation *scope) {
   indexOn = true;
   for (Operation *op : order) {
     int32_t id = ir.op(op);
-    for (int32_t o = ir.opOperandBegin[id]; o < ir.opOperandBegin[id + 1]; ++o)
+    for (int32_t o = ir.tensors.opOperandBegin[id];
+         o < ir.tensors.opOperandBegin[id + 1]; ++o)
       analyzeOperand(o);
     if (error)
       break;
@@ -1129,7 +1142,7 @@ LogicalResult InplaceAnalysis::analyzeScope(Operation *scope) {
   equivalenceAnalysis(scopeOps, state, [&](OpResult result) {
     if (!shared)
       return state.getAliasingOpOperands(result);
-    auto [it, inserted] = shared->resultAliases.try_emplace(ir.value(result));
+    auto [it, inserted] = shared->resultAliases.try_emplace(ir.tensor(result));
     if (inserted)
       it->second = state.getAliasingOpOperands(result);
     return it->second;

@@ -168,7 +168,7 @@ template <typename ApplyFn>
 void collectSets(const IRNumbering &ir, const InplaceAnalysis &engine,
                  ApplyFn apply, std::vector<std::vector<EngineValue>> &out) {
   llvm::DenseSet<Value> listed;
-  for (Value v : ir.values) {
+  for (Value v : ir.tensors.values) {
     if (listed.contains(v))
       continue;
     std::vector<EngineValue> members;
@@ -278,7 +278,7 @@ plannedCopies(ModuleRun &run, const IRNumbering &ir,
     if (!planCopy(operand, run.state, describe, copy, undefinedUses))
       continue;
     copy.op = d.op;
-    auto hits = run.engine.nonWritableHits().find(ir.operand(&operand));
+    auto hits = run.engine.nonWritableHits().find(ir.tensorOperand(&operand));
     if (hits != run.engine.nonWritableHits().end())
       copy.nonWritable = hits->second;
     copies.push_back(std::move(copy));
@@ -389,7 +389,7 @@ EngineResult runInterfaceEngine(MlirOperation rootHandle,
           candidate->state.gatherUndefinedTensorUses(scope);
         candidate->options.undefinedUses = true;
         undefinedUses.emplace();
-        for (OpOperand *use : ir.operands)
+        for (OpOperand *use : ir.tensors.operands)
           if (candidate->state.hasUndefinedContents(use))
             undefinedUses->insert(use);
       }

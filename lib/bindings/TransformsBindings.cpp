@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "memplan/analysis/Graph.h"
 #include "memplan/bindings/Bindings.h"
-#include "memplan/graph.h"
 #include "memplan/transforms/Transforms.h"
 
 #include <nanobind/ndarray.h>

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "memplan/graph.h"
+#include "memplan/analysis/Graph.h"
 #include "memplan/transforms/Transforms.h"
 
 #include "mlir/CAPI/IR.h"

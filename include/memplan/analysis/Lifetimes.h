@@ -23,8 +23,8 @@
 #ifndef MEMPLAN_ANALYSIS_LIFETIMES_H
 #define MEMPLAN_ANALYSIS_LIFETIMES_H
 
+#include "memplan/analysis/Graph.h"
 #include "memplan/analysis/OpRoles.h"
-#include "memplan/graph.h"
 
 #include <cstdint>
 #include <vector>

@@ -1,8 +1,8 @@
 //===- OpRoles.h - What ops do with buffers, by interfaces ------*- C++ -*-===//
 //
 // The graph carries one role word per op and a forwarding table per operand,
-// computed during extraction from MLIR's interfaces (lib/extract_roles.cpp),
-// never from op names:
+// computed with the numbering from MLIR's interfaces
+// (lib/analysis/OpRoles.cpp), never from op names:
 //   * MemoryEffectOpInterface: allocate (heap or automatic allocation scope),
 //     free, read and write effects on operands;
 //   * ViewLikeOpInterface, and results an op does not allocate: aliases;
@@ -30,17 +30,13 @@
 #define MEMPLAN_ANALYSIS_OPROLES_H
 
 #include <cstdint>
-#include <optional>
-#include <string>
-#include <unordered_map>
-#include <vector>
 
 namespace memplan {
 
 // Each enum below is written once, as a list macro: the C++ enumerators and
-// the Python enums of memplan._core (lib/graph_bindings.cpp) are both made
-// from it. X(Name, PYTHON_NAME, value, doc); flags also carry the short name
-// memplan.lifetimes.roles.describe prints.
+// the Python enums of memplan._core (lib/bindings/GraphBindings.cpp) are both
+// made from it. X(Name, PYTHON_NAME, value, doc); flags also carry the short
+// name memplan.lifetimes.roles.describe prints.
 
 /// What an op does with a memref (or tensor) operand. Low byte of a role word.
 #define MEMPLAN_LIFETIME_ROLES(X)                                              \
@@ -123,40 +119,6 @@ enum OperandAccess : int32_t {
   kAccessFullWrite = 4, ///< A write that covers the operand's whole region
                         ///< (EffectInstance::getEffectOnFullRegion).
 };
-
-/// Roles of the ops of a graph and where their operands flow.
-struct OpRoleTable {
-  std::vector<int32_t> role; ///< Role word per op.
-  /// CSR over operand slots, size numOperands+1.
-  std::vector<int32_t> flowBegin;
-  std::vector<int32_t> flowTarget; ///< Value ids an operand is forwarded to.
-  std::vector<int32_t> access;     ///< OperandAccess bits per operand slot.
-  /// Per op with kFlagAsync: the op of its block that waits for its work
-  /// (its completion point), or -1 when no op of its block does (the token
-  /// escapes, is never awaited, or is awaited conditionally). -1 elsewhere.
-  std::vector<int32_t> asyncEnd;
-  std::vector<int32_t> purity; ///< OpPurity bits per op.
-  /// Per op: the operand number of its view source (ViewLikeOpInterface), or
-  /// -1.
-  std::vector<int32_t> viewSource;
-};
-
-/// Classify the ops `opPtr` (MlirOperation storage, pre-order) whose operands
-/// occupy slots [operandBegin[i], operandBegin[i+1]); `valueIds` maps MLIR
-/// value handles (MlirValue::ptr) to graph value ids.
-OpRoleTable
-classifyOps(const std::vector<void *> &opPtr,
-            const std::vector<int32_t> &operandBegin,
-            const std::unordered_map<const void *, int32_t> &valueIds);
-
-/// The integer value of the op's result when the op is a constant
-/// (ConstantLike, folded: arith.constant, index.constant, ...) of an integer
-/// or index type of at most 64 bits (sign-extended); nullopt otherwise.
-std::optional<int64_t> constantInteger(void *opPtr);
-
-/// The symbol a call (CallOpInterface) calls, as its leaf reference (without
-/// the `@`); nullopt for an indirect call or an op that is not a call.
-std::optional<std::string> calleeSymbol(void *opPtr);
 
 } // namespace memplan
 

@@ -294,7 +294,7 @@ class LifetimeAnalysis:
     def __init__(self, graph: Graph):
         self.graph = graph
         self.types = _TypeTables(graph)
-        # Allocations from their memory effects (op_roles.h): an op that
+        # Allocations from their memory effects (analysis/OpRoles.h): an op that
         # allocates its one result, a memref, on the heap or in the automatic
         # allocation scope.
         kind = graph.op_role & 0xFF

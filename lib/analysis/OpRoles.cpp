@@ -1,13 +1,13 @@
-//===- extract_roles.cpp - Op roles from MLIR's interfaces ----------------===//
+//===- OpRoles.cpp - Op roles from MLIR's interfaces ----------------------===//
 //
-// See include/memplan/op_roles.h. Built on MLIR's C++ API without RTTI
+// See include/memplan/analysis/OpRoles.h. Built on MLIR's C++ API without RTTI
 // (memplan_mlir in CMakeLists.txt).
 //
 //===----------------------------------------------------------------------===//
 
-#include "memplan/op_roles.h"
+#include "IRNumbering.h"
+#include "OpRoleTable.h"
 
-#include "mlir/CAPI/IR.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Async/IR/Async.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -22,8 +22,6 @@
 #include "mlir/Interfaces/ShapedOpInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
-
-#include "llvm/ADT/DenseMap.h"
 
 #include <algorithm>
 
@@ -51,8 +49,9 @@ bool isWholeView(Operation *op) {
     return false;
   auto source = dyn_cast<MemRefType>(op->getOperand(0).getType());
   auto result = dyn_cast<MemRefType>(op->getResult(0).getType());
-  if (!source || !result || !source.hasStaticShape() || !result.hasStaticShape() ||
-      !source.getLayout().isIdentity() || !result.getLayout().isIdentity())
+  if (!source || !result || !source.hasStaticShape() ||
+      !result.hasStaticShape() || !source.getLayout().isIdentity() ||
+      !result.getLayout().isIdentity())
     return false;
   auto bits = [](MemRefType t) -> int64_t {
     Type e = t.getElementType();
@@ -69,10 +68,11 @@ int32_t effectRole(Operation *op) {
     return kRoleCall;
   if (op->hasTrait<OpTrait::IsTerminator>()) {
     Operation *parent = op->getParentOp();
-    if (parent && isa<FunctionOpInterface>(parent) && op->hasTrait<OpTrait::ReturnLike>())
+    if (parent && isa<FunctionOpInterface>(parent) &&
+        op->hasTrait<OpTrait::ReturnLike>())
       return kRoleReturn;
-    if (parent && isa<RegionBranchTerminatorOpInterface>(op) && isa<RegionBranchOpInterface>(parent) &&
-        !isAsynchronous(parent))
+    if (parent && isa<RegionBranchTerminatorOpInterface>(op) &&
+        isa<RegionBranchOpInterface>(parent) && !isAsynchronous(parent))
       return kRoleTerminator;
     // Other terminators (linalg.yield, ...) may hand a buffer to their parent
     // in ways we do not model.
@@ -82,7 +82,7 @@ int32_t effectRole(Operation *op) {
     return kRoleAlias | (isWholeView(op) ? kFlagWholeView : 0);
   auto iface = dyn_cast<MemoryEffectOpInterface>(op);
   if (!iface)
-    return kRoleOther;  // no effects information: unknown user
+    return kRoleOther; // no effects information: unknown user
   SmallVector<MemoryEffects::EffectInstance> effects;
   iface.getEffects(effects);
   bool allocatesAutomatic = false, allocates = false, writes = false;
@@ -92,7 +92,8 @@ int32_t effectRole(Operation *op) {
     if (isa<MemoryEffects::Free>(e.getEffect())) {
       // A free of its one operand and nothing else is a dealloc; anything
       // else that frees (conditional deallocs, realloc) is not understood.
-      bool plain = op->getNumOperands() == 1 && op->getNumResults() == 0 && v == op->getOperand(0);
+      bool plain = op->getNumOperands() == 1 && op->getNumResults() == 0 &&
+                   v == op->getOperand(0);
       return plain ? kRoleDealloc : kRoleOther;
     }
     if (isa<MemoryEffects::Allocate>(e.getEffect())) {
@@ -166,7 +167,7 @@ void operandAccess(Operation *op, int32_t *out) {
     else if (isa<MemoryEffects::Write>(e.getEffect()))
       bits = kAccessWrite | (e.getEffectOnFullRegion() ? kAccessFullWrite : 0);
     else
-      continue;  // allocations and frees are not accesses
+      continue; // allocations and frees are not accesses
     if (OpOperand *operand = e.getEffectValue<OpOperand *>()) {
       out[operand->getOperandNumber()] |= bits;
       continue;
@@ -194,7 +195,8 @@ bool alwaysRuns(RegionBranchOpInterface op) {
   // One region, entered on every execution (scf.execute_region).
   if (op->getNumRegions() == 1) {
     SmallVector<RegionSuccessor> entries;
-    op.getEntrySuccessorRegions(SmallVector<Attribute>(op->getNumOperands()), entries);
+    op.getEntrySuccessorRegions(SmallVector<Attribute>(op->getNumOperands()),
+                                entries);
     if (entries.size() == 1 && !entries.front().isParent())
       return true;
   }
@@ -204,7 +206,9 @@ bool alwaysRuns(RegionBranchOpInterface op) {
   SmallVector<InvocationBounds> bounds;
   op.getRegionInvocationBounds(operands, bounds);
   return bounds.size() == op->getNumRegions() &&
-         llvm::all_of(bounds, [](const InvocationBounds &b) { return b.getLowerBound() >= 1; });
+         llvm::all_of(bounds, [](const InvocationBounds &b) {
+           return b.getLowerBound() >= 1;
+         });
 }
 
 /// The values that complete when the asynchronous work `op` starts is done:
@@ -272,7 +276,8 @@ bool exclusiveRegions(RegionBranchOpInterface op) {
 /// not -1 for a signed one (INT_MIN / -1 overflows).
 bool safeConstantDivisor(Operation *op, bool isSigned) {
   APInt divisor;
-  if (op->getNumOperands() != 2 || !matchPattern(op->getOperand(1), m_ConstantInt(&divisor)))
+  if (op->getNumOperands() != 2 ||
+      !matchPattern(op->getOperand(1), m_ConstantInt(&divisor)))
     return false;
   return !divisor.isZero() && !(isSigned && divisor.isAllOnes());
 }
@@ -326,7 +331,8 @@ int32_t classify(Operation *op) {
     return kRoleParallel | kFlagCaptureOk;
   if (auto branch = dyn_cast<RegionBranchOpInterface>(op))
     return kRoleBranch | kFlagCaptureOk | kFlagSequential |
-           (exclusiveRegions(branch) ? kFlagExclusive : 0) | (alwaysRuns(branch) ? kFlagAlwaysRuns : 0);
+           (exclusiveRegions(branch) ? kFlagExclusive : 0) |
+           (alwaysRuns(branch) ? kFlagAlwaysRuns : 0);
   // An op that declares its own effects (linalg structured ops, atomic
   // read-modify-write) runs its regions as part of itself: outer buffers may
   // be used there, but an allocation inside is not hoisted.
@@ -335,57 +341,52 @@ int32_t classify(Operation *op) {
   return kRoleOther;
 }
 
-}  // namespace
+} // namespace
 
-OpRoleTable classifyOps(const std::vector<void *> &opPtr, const std::vector<int32_t> &operandBegin,
-                        const std::unordered_map<const void *, int32_t> &valueIds) {
+OpRoleTable classifyOps(const IRNumbering &ir) {
+  const Graph &g = ir.graph;
   OpRoleTable t;
-  size_t n = opPtr.size();
+  size_t n = ir.ops.size();
   t.role.resize(n);
   t.asyncEnd.assign(n, -1);
   t.purity.resize(n);
   t.viewSource.resize(n);
-  llvm::DenseMap<Operation *, int32_t> opIds;
-  for (size_t i = 0; i < n; ++i)
-    opIds[unwrap(MlirOperation{opPtr[i]})] = (int32_t)i;
-  std::vector<std::pair<int32_t, int32_t>> flows;  // (operand slot, value id)
-  t.access.assign(operandBegin.empty() ? 0 : (size_t)operandBegin.back(), 0);
+  std::vector<std::pair<int32_t, int32_t>> flows; // (operand slot, value id)
+  size_t numSlots = g.operands.size();
+  t.access.assign(numSlots, 0);
   for (size_t i = 0; i < n; ++i) {
-    Operation *op = unwrap(MlirOperation{opPtr[i]});
+    Operation *op = ir.ops[i];
     t.role[i] = classify(op);
     t.purity[i] = purity(op);
     t.viewSource[i] = viewSource(op);
-    operandAccess(op, t.access.data() + operandBegin[i]);
+    operandAccess(op, t.access.data() + g.operandBegin[i]);
     SmallVector<Value> completions = asyncCompletions(op);
     if (!completions.empty()) {
       // Its regions (async.execute's body) may use outer buffers: their
       // uses last until the completion point, like the op's own.
       t.role[i] |= kFlagAsync | (op->getNumRegions() ? kFlagCaptureOk : 0);
-      if (Operation *end = completionPoint(op, completions)) {
-        auto id = opIds.find(end);
-        if (id != opIds.end())
-          t.asyncEnd[i] = id->second;
-      }
+      if (Operation *end = completionPoint(op, completions))
+        t.asyncEnd[i] = ir.op(end);
     }
     if ((t.role[i] & 0xff) != kRoleBranch)
       continue;
     RegionBranchSuccessorMapping mapping;
     cast<RegionBranchOpInterface>(op).getSuccessorOperandInputMapping(mapping);
     for (auto &[operand, inputs] : mapping) {
-      auto owner = opIds.find(operand->getOwner());
-      if (owner == opIds.end())
+      int32_t owner = ir.op(operand->getOwner());
+      if (owner < 0)
         continue;
-      int32_t slot = operandBegin[owner->second] + (int32_t)operand->getOperandNumber();
+      int32_t slot =
+          g.operandBegin[owner] + (int32_t)operand->getOperandNumber();
       for (Value input : inputs) {
-        auto id = valueIds.find(wrap(input).ptr);
-        if (id != valueIds.end())
-          flows.emplace_back(slot, id->second);
+        int32_t id = ir.value(input);
+        if (id >= 0)
+          flows.emplace_back(slot, id);
       }
     }
   }
   std::sort(flows.begin(), flows.end());
   flows.erase(std::unique(flows.begin(), flows.end()), flows.end());
-  size_t numSlots = operandBegin.empty() ? 0 : (size_t)operandBegin.back();
   t.flowBegin.assign(numSlots + 1, 0);
   for (auto &f : flows)
     ++t.flowBegin[f.first + 1];
@@ -397,23 +398,4 @@ OpRoleTable classifyOps(const std::vector<void *> &opPtr, const std::vector<int3
   return t;
 }
 
-std::optional<int64_t> constantInteger(void *opPtr) {
-  Operation *op = unwrap(MlirOperation{opPtr});
-  APInt value;
-  if (op->getNumResults() != 1 || !op->hasTrait<OpTrait::ConstantLike>() ||
-      !matchPattern(op->getResult(0), m_ConstantInt(&value)) || value.getBitWidth() > 64)
-    return std::nullopt;
-  return value.getSExtValue();
-}
-
-std::optional<std::string> calleeSymbol(void *opPtr) {
-  auto call = dyn_cast<CallOpInterface>(unwrap(MlirOperation{opPtr}));
-  if (!call)
-    return std::nullopt;
-  auto symbol = dyn_cast_if_present<SymbolRefAttr>(call.getCallableForCallee());
-  if (!symbol)
-    return std::nullopt;
-  return symbol.getLeafReference().str();
-}
-
-}  // namespace memplan
+} // namespace memplan

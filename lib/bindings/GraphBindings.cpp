@@ -1,15 +1,14 @@
-//===- graph_bindings.cpp - Python view of the extracted Graph ------------===//
+//===- GraphBindings.cpp - Python view of the Graph -----------------------===//
 //
 // Arrays are exposed as read-only numpy views that keep the Graph alive, so
 // Python can vectorize over them without a copy.
 //
 //===----------------------------------------------------------------------===//
 
-#include "memplan/bindings.h"
-#include "memplan/call_order.h"
-#include "memplan/extract.h"
-#include "memplan/graph.h"
-#include "memplan/op_roles.h"
+#include "memplan/analysis/CallOrder.h"
+#include "memplan/analysis/Graph.h"
+#include "memplan/analysis/OpRoles.h"
+#include "memplan/bindings/Bindings.h"
 
 #include "mlir-c/IR.h"
 
@@ -47,10 +46,30 @@ void checkOp(const Graph &g, int32_t op) {
     throw nb::index_error("op id out of range");
 }
 
-}  // namespace
+/// A query of one op of the graph, its id checked first.
+template <typename R, typename... Args>
+auto opQuery(R (Graph::*query)(int32_t, Args...) const) {
+  return [query](const Graph &g, int32_t op, Args... args) {
+    checkOp(g, op);
+    return (g.*query)(op, args...);
+  };
+}
+
+/// A query of two ops of the graph, their ids checked first.
+auto opPairQuery(bool (Graph::*query)(int32_t, int32_t) const) {
+  return [query](const Graph &g, int32_t a, int32_t b) {
+    checkOp(g, a);
+    checkOp(g, b);
+    return (g.*query)(a, b);
+  };
+}
+
+} // namespace
 
 void registerGraphBindings(nb::module_ &m) {
-  nb::enum_<TypeKind>(m, "TypeKind", "The kind of an MLIR type, as the IR bridge classifies it.")
+  nb::enum_<TypeKind>(
+      m, "TypeKind",
+      "The kind of an MLIR type, as the IR bridge classifies it.")
       .value("OTHER", TypeKind::Other)
       .value("RANKED_TENSOR", TypeKind::RankedTensor)
       .value("UNRANKED_TENSOR", TypeKind::UnrankedTensor)
@@ -66,7 +85,8 @@ void registerGraphBindings(nb::module_ &m) {
       .def_ro("memory_space", &TypeInfo::memorySpace)
       .def_ro("text", &TypeInfo::text)
       .def_ro("elem_bytes", &TypeInfo::elemBytes,
-              "Bytes per element at LLVM's default data-layout size; -1 if not modeled.")
+              "Bytes per element at LLVM's default data-layout size; -1 if not "
+              "modeled.")
       .def_prop_ro(
           "elem_reason",
           [](const TypeInfo &t) -> nb::object {
@@ -80,32 +100,38 @@ void registerGraphBindings(nb::module_ &m) {
       .def_prop_ro("is_memref", &TypeInfo::isMemRef)
       .def_prop_ro("has_static_shape", &TypeInfo::hasStaticShape)
       .def_prop_ro("static_bytes", &TypeInfo::staticBytes)
-      .def("__repr__", [](const TypeInfo &t) { return "TypeInfo(" + t.text + ")"; });
+      .def("__repr__",
+           [](const TypeInfo &t) { return "TypeInfo(" + t.text + ")"; });
   m.attr("DYNAMIC") = TypeInfo::kDynamic;
 
-  // The enums of memplan/op_roles.h, made from their one list.
+  // The enums of memplan/analysis/OpRoles.h, made from their one list.
 #define MEMPLAN_ENUM_VALUE(Name, Py, Value, Doc) e.value(#Py, (E)(Value), Doc);
-#define MEMPLAN_FLAG_VALUE(Name, Py, Value, Short, Doc) MEMPLAN_ENUM_VALUE(Name, Py, Value, Doc)
+#define MEMPLAN_FLAG_VALUE(Name, Py, Value, Short, Doc)                        \
+  MEMPLAN_ENUM_VALUE(Name, Py, Value, Doc)
   {
     using E = LifetimeRole;
     nb::enum_<E> e(m, "LifetimeRole", nb::is_arithmetic(),
-                   "What an op does with a buffer operand: the low byte of `Graph.op_role`.");
+                   "What an op does with a buffer operand: the low byte of "
+                   "`Graph.op_role`.");
     MEMPLAN_LIFETIME_ROLES(MEMPLAN_ENUM_VALUE)
   }
   {
     using E = LifetimeRoleFlag;
-    nb::enum_<E> e(m, "LifetimeRoleFlag", nb::is_flag(), nb::is_arithmetic(), "Flags above the role byte of `Graph.op_role`.");
+    nb::enum_<E> e(m, "LifetimeRoleFlag", nb::is_flag(), nb::is_arithmetic(),
+                   "Flags above the role byte of `Graph.op_role`.");
     MEMPLAN_LIFETIME_ROLE_FLAGS(MEMPLAN_FLAG_VALUE)
   }
   {
     using E = OpPurity;
-    nb::enum_<E> e(m, "OpPurity", nb::is_flag(), nb::is_arithmetic(), "Bits of `Graph.op_purity`.");
+    nb::enum_<E> e(m, "OpPurity", nb::is_flag(), nb::is_arithmetic(),
+                   "Bits of `Graph.op_purity`.");
     MEMPLAN_OP_PURITY(MEMPLAN_ENUM_VALUE)
   }
 #undef MEMPLAN_FLAG_VALUE
 #undef MEMPLAN_ENUM_VALUE
   nb::dict flagNames;
-#define MEMPLAN_FLAG_SHORT_NAME(Name, Py, Value, Short, Doc) flagNames[#Py] = Short;
+#define MEMPLAN_FLAG_SHORT_NAME(Name, Py, Value, Short, Doc)                   \
+  flagNames[#Py] = Short;
   MEMPLAN_LIFETIME_ROLE_FLAGS(MEMPLAN_FLAG_SHORT_NAME)
 #undef MEMPLAN_FLAG_SHORT_NAME
   m.attr("ROLE_FLAG_SHORT_NAMES") = flagNames;
@@ -115,7 +141,8 @@ void registerGraphBindings(nb::module_ &m) {
     return view(nb::cast<const Graph &>(self).field, self);                    \
   })
 
-  nb::class_<Graph>(m, "Graph", "Compact pre-order array form of an MLIR op tree.",
+  nb::class_<Graph>(m, "Graph",
+                    "Compact pre-order array form of an MLIR op tree.",
                     nb::dynamic_attr())
       .def_prop_ro("num_ops", &Graph::numOps)
       .def_prop_ro("num_values", &Graph::numValues)
@@ -158,25 +185,15 @@ void registerGraphBindings(nb::module_ &m) {
       .def("name_id", &Graph::nameId, "Id of an op name, or -1.")
       .def("is_ancestor", &Graph::isAncestor)
       .def("ancestor_in_block", &Graph::ancestorInBlock)
-      .def(
-          "happens_before",
-          [](const Graph &g, int32_t a, int32_t b) {
-            checkOp(g, a);
-            checkOp(g, b);
-            return g.happensBefore(a, b);
-          },
-          nb::arg("a"), nb::arg("b"),
-          "Upstream One-Shot's happens-before: op `a`, or an op enclosing it that "
-          "does not enclose `b`, properly dominates op `b` (MLIR's DominanceInfo).")
-      .def(
-          "properly_dominates",
-          [](const Graph &g, int32_t a, int32_t b) {
-            checkOp(g, a);
-            checkOp(g, b);
-            return g.properlyDominates(a, b);
-          },
-          nb::arg("a"), nb::arg("b"),
-          "Op `a` properly dominates op `b` (DominanceInfo; not the ops nested in `a`).")
+      .def("happens_before", opPairQuery(&Graph::happensBefore), nb::arg("a"),
+           nb::arg("b"),
+           "Upstream One-Shot's happens-before: op `a`, or an op enclosing it "
+           "that does not enclose `b`, properly dominates op `b` (MLIR's "
+           "DominanceInfo).")
+      .def("properly_dominates", opPairQuery(&Graph::properlyDominates),
+           nb::arg("a"), nb::arg("b"),
+           "Op `a` properly dominates op `b` (DominanceInfo; not the ops "
+           "nested in `a`).")
       .def(
           "value_dominates",
           [](const Graph &g, int32_t v, int32_t b) {
@@ -187,67 +204,31 @@ void registerGraphBindings(nb::module_ &m) {
           },
           nb::arg("value"), nb::arg("op"),
           "Value `value` properly dominates op `op` (DominanceInfo).")
-      .def(
-          "location",
-          [](const Graph &g, int32_t op) {
-            checkOp(g, op);
-            return opLocation(g.opPtr[op]);
-          },
-          "Printed location of an op.")
-      .def(
-          "has_attribute",
-          [](const Graph &g, int32_t op, const std::string &name) {
-            checkOp(g, op);
-            return opHasAttribute(g.opPtr[op], name);
-          },
-          nb::arg("op"), nb::arg("name"), "Whether the op has the attribute.")
-      .def(
-          "int_attribute",
-          [](const Graph &g, int32_t op, const std::string &name) {
-            checkOp(g, op);
-            return opIntegerAttribute(g.opPtr[op], name);
-          },
-          nb::arg("op"), nb::arg("name"),
-          "Value of an IntegerAttr (index or at most 64 bits; signless ones "
-          "sign-extended, so an i1 `true` is -1) of the op, else None.")
-      .def(
-          "str_attribute",
-          [](const Graph &g, int32_t op, const std::string &name) {
-            checkOp(g, op);
-            return opStringAttribute(g.opPtr[op], name);
-          },
-          nb::arg("op"), nb::arg("name"), "Value of a StringAttr of the op, else None.")
-      .def(
-          "symbol_attribute",
-          [](const Graph &g, int32_t op, const std::string &name) {
-            checkOp(g, op);
-            return opSymbolAttribute(g.opPtr[op], name);
-          },
-          nb::arg("op"), nb::arg("name"),
-          "Symbol (without `@`) of a FlatSymbolRefAttr of the op, else None.")
-      .def(
-          "constant_int",
-          [](const Graph &g, int32_t op) {
-            checkOp(g, op);
-            return constantInteger(g.opPtr[op]);
-          },
-          nb::arg("op"),
-          "Value of a constant op (ConstantLike, folded) of an integer or index type of at most "
-          "64 bits, sign-extended; else None.")
-      .def(
-          "callee",
-          [](const Graph &g, int32_t op) {
-            checkOp(g, op);
-            return calleeSymbol(g.opPtr[op]);
-          },
-          nb::arg("op"),
-          "The symbol (without `@`, its leaf reference) a call (CallOpInterface) calls; None for "
-          "an indirect call or an op that is not a call.")
+      .def("location", opQuery(&Graph::location), "Printed location of an op.")
+      .def("has_attribute", opQuery(&Graph::hasAttribute), nb::arg("op"),
+           nb::arg("name"), "Whether the op has the attribute.")
+      .def("int_attribute", opQuery(&Graph::intAttribute), nb::arg("op"),
+           nb::arg("name"),
+           "Value of an IntegerAttr (index or at most 64 bits; signless ones "
+           "sign-extended, so an i1 `true` is -1) of the op, else None.")
+      .def("str_attribute", opQuery(&Graph::strAttribute), nb::arg("op"),
+           nb::arg("name"), "Value of a StringAttr of the op, else None.")
+      .def("symbol_attribute", opQuery(&Graph::symbolAttribute), nb::arg("op"),
+           nb::arg("name"),
+           "Symbol (without `@`) of a FlatSymbolRefAttr of the op, else None.")
+      .def("constant_int", opQuery(&Graph::constantInt), nb::arg("op"),
+           "Value of a constant op (ConstantLike, folded) of an integer or "
+           "index type of at most 64 bits, sign-extended; else None.")
+      .def("callee", opQuery(&Graph::callee), nb::arg("op"),
+           "The symbol (without `@`, its leaf reference) a call "
+           "(CallOpInterface) calls; None for an indirect call or an op that "
+           "is not a call.")
       .def(
           "op_capsule",
           [](const Graph &g, int32_t op) {
             checkOp(g, op);
-            return nb::steal(PyCapsule_New(g.opPtr[op], kOpCapsuleName, nullptr));
+            return nb::steal(
+                PyCapsule_New(g.opPtr[op], kOpCapsuleName, nullptr));
           },
           "Capsule for `mlir.ir.Operation._CAPICreate`.");
 #undef MEMPLAN_ARRAY
@@ -270,7 +251,8 @@ void registerGraphBindings(nb::module_ &m) {
       "call_graph_order",
       [](nb::handle capsule) {
         nb::list out;
-        for (CallScc &scc : callGraphOrder(MlirOperation{capsulePointer(capsule)}))
+        for (CallScc &scc :
+             callGraphOrder(MlirOperation{capsulePointer(capsule)}))
           out.append(nb::make_tuple(nb::cast(scc.symbols), scc.recursive));
         return out;
       },
@@ -281,7 +263,8 @@ void registerGraphBindings(nb::module_ &m) {
       "element_layout",
       [](nb::handle type) -> std::pair<nb::object, nb::object> {
         nb::object capsule = nb::getattr(type, "_CAPIPtr");
-        void *ptr = PyCapsule_GetPointer(capsule.ptr(), "mlir.ir.Type._CAPIPtr");
+        void *ptr =
+            PyCapsule_GetPointer(capsule.ptr(), "mlir.ir.Type._CAPIPtr");
         if (!ptr)
           throw nb::python_error();
         std::string reason;
@@ -295,9 +278,11 @@ void registerGraphBindings(nb::module_ &m) {
       "data-layout size, or (None, reason) when memplan does not model it.");
   m.def(
       "extract_graph",
-      [](nb::handle capsule) { return extractGraph(capsulePointer(capsule)); },
+      [](nb::handle capsule) {
+        return buildGraph(MlirOperation{capsulePointer(capsule)});
+      },
       nb::arg("op_capsule"),
       "Extract the graph of an operation given its `_CAPIPtr` capsule.");
 }
 
-}  // namespace memplan
+} // namespace memplan

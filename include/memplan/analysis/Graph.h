@@ -1,0 +1,202 @@
+//===- Graph.h - Compact array form of an MLIR operation tree ---*- C++ -*-===//
+//
+// The IR bridge hands the analyses a flat, index-based copy of the IR so that
+// hot loops never go back to the IR. It is the numbering of
+// lib/analysis/IRNumbering (MLIR's C++ API), the one the in-place engine
+// uses too. Every op, block and value gets a dense id:
+//   * ops are numbered in pre-order (the root is op 0), so the subtree of op i
+//     is the id range [i, opEnd[i]];
+//   * value ids follow the same walk: an op's results, then the arguments of
+//     each block of its regions as those blocks are entered;
+//   * operands and uses are stored CSR-style.
+// The ops (mlir::Operation pointers, which are also MlirOperation handles)
+// are kept so rewrites and queries can find them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MEMPLAN_ANALYSIS_GRAPH_H
+#define MEMPLAN_ANALYSIS_GRAPH_H
+
+#include "mlir-c/IR.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace memplan {
+
+class GraphDominance;
+
+enum class TypeKind : int32_t {
+  Other = 0,
+  RankedTensor = 1,
+  UnrankedTensor = 2,
+  MemRef = 3,
+  UnrankedMemRef = 4,
+  Index = 5,
+  Integer = 6,
+  Float = 7,
+};
+
+/// What the analyses need to know of a type. Types are uniqued by MLIR, so one
+/// TypeInfo serves every value of that type.
+struct TypeInfo {
+  TypeKind kind = TypeKind::Other;
+  std::vector<int64_t> shape; ///< Dynamic dims are kDynamic.
+  int64_t elemBits = 0;       ///< Element bit width (0 when unknown).
+  bool identityLayout = true; ///< MemRef layout is the identity map.
+  int64_t memorySpace = 0; ///< Integer memory space; -1 for a non-integer attr.
+  std::string text;        ///< Printed form.
+  /// Shaped types: bytes per element as LLVM's default data layout lays them
+  /// out (the stride of a GEP over the element type); -1 when memplan does
+  /// not model the element's layout, with the reason in `elemReason`.
+  int64_t elemBytes = -1;
+  std::string elemReason;
+
+  static constexpr int64_t kDynamic = INT64_MIN;
+  bool isTensor() const {
+    return kind == TypeKind::RankedTensor || kind == TypeKind::UnrankedTensor;
+  }
+  bool isMemRef() const {
+    return kind == TypeKind::MemRef || kind == TypeKind::UnrankedMemRef;
+  }
+  bool hasStaticShape() const;
+  /// Byte size of a statically shaped tensor/memref; -1 otherwise.
+  int64_t staticBytes() const;
+};
+
+struct Graph {
+  // --- ops (pre-order) ---
+  std::vector<int32_t> opName;       ///< Index into names.
+  std::vector<int32_t> opParent;     ///< Parent op id; -1 for the root.
+  std::vector<int32_t> opBlock;      ///< Block holding the op; -1 for the root.
+  std::vector<int32_t> opEnd;        ///< Last op id of the subtree (inclusive).
+  std::vector<int32_t> opDepth;      ///< Nesting depth; the root is 0.
+  std::vector<int32_t> operandBegin; ///< CSR over operands, size numOps+1.
+  std::vector<int32_t> operands;     ///< Value ids.
+  std::vector<int32_t> resultBegin;  ///< Result value ids are contiguous.
+  std::vector<int32_t> numResults;
+  std::vector<int32_t>
+      regionBegin;             ///< First region id of each op, size numOps+1.
+  std::vector<void *> opPtr;   ///< The ops (mlir::Operation *).
+  std::vector<int32_t> opRole; ///< Role word (memplan/analysis/OpRoles.h), from
+                               ///< MLIR's interfaces.
+  /// Region-branch forwarding, CSR over operand slots (size operands+1):
+  /// operand slot s flows to the values flowTarget[flowBegin[s] ..
+  /// flowBegin[s+1]).
+  std::vector<int32_t> flowBegin;
+  std::vector<int32_t> flowTarget;
+  /// OperandAccess bits (memplan/analysis/OpRoles.h) per operand slot.
+  std::vector<int32_t> operandAccess;
+  /// Per op with kFlagAsync: the op that waits for its work, or -1
+  /// (analysis/OpRoles.h).
+  std::vector<int32_t> asyncEnd;
+  /// OpPurity bits (memplan/analysis/OpRoles.h) per op.
+  std::vector<int32_t> opPurity;
+  /// Per op: the operand number of its view source (ViewLikeOpInterface), or
+  /// -1.
+  std::vector<int32_t> viewSource;
+
+  // --- regions: op i owns regions [regionBegin[i], regionBegin[i+1]); region r
+  // holds blocks regionBlocks[regionBlockBegin[r] .. regionBlockBegin[r+1]) ---
+  std::vector<int32_t> regionOp;         ///< Owning op.
+  std::vector<int32_t> regionBlockBegin; ///< CSR, size numRegions+1.
+  std::vector<int32_t> regionBlocks;     ///< Block ids in region order.
+
+  // --- blocks ---
+  std::vector<int32_t> blockParentOp; ///< Op owning the block's region.
+  std::vector<int32_t> blockRegion;   ///< Region id.
+  std::vector<int32_t> blockArgBegin; ///< First argument value id.
+  std::vector<int32_t> blockNumArgs;
+  std::vector<int32_t> blockFirstOp; ///< First op id in the block; -1 if empty.
+
+  // --- values ---
+  std::vector<int32_t> valueType; ///< Index into types.
+  std::vector<int32_t> valueOp;   ///< Defining op, or -1 for a block argument.
+  std::vector<int32_t>
+      valueBlock; ///< Owning block for a block argument, else -1.
+  std::vector<int32_t> valueIndex; ///< Result number or argument number.
+  std::vector<int32_t> useBegin;   ///< CSR over uses, size numValues+1.
+  std::vector<int32_t> useOp;      ///< Using op.
+  std::vector<int32_t> useOperand; ///< Operand index within the using op.
+
+  // --- interned tables ---
+  std::vector<std::string> names;
+  std::vector<TypeInfo> types;
+
+  int32_t numOps() const { return static_cast<int32_t>(opParent.size()); }
+  int32_t numValues() const { return static_cast<int32_t>(valueOp.size()); }
+  int32_t numBlocks() const {
+    return static_cast<int32_t>(blockParentOp.size());
+  }
+  int32_t numRegions() const { return static_cast<int32_t>(regionOp.size()); }
+
+  /// Id of `name` in the name table, or -1.
+  int32_t nameId(const std::string &name) const;
+
+  /// True if `a` is `b` or one of its ancestors.
+  bool isAncestor(int32_t a, int32_t b) const {
+    return a <= b && b <= opEnd[a];
+  }
+  /// The ancestor of `op` (possibly `op` itself) that lives directly in
+  /// `block`, or -1 if `op` is not nested in `block`.
+  int32_t ancestorInBlock(int32_t block, int32_t op) const;
+  /// Upstream One-Shot's happens-before: `a`, or an op enclosing it that
+  /// does not enclose `b`, properly dominates `b` (MLIR's DominanceInfo, so
+  /// it follows control flow across blocks, not the textual order).
+  bool happensBefore(int32_t a, int32_t b) const;
+  /// `a` properly dominates `b` (DominanceInfo); an op does not dominate the
+  /// ops nested in it.
+  bool properlyDominates(int32_t a, int32_t b) const;
+  /// The value `v` properly dominates the op `b` (DominanceInfo).
+  bool valueDominates(int32_t v, int32_t b) const;
+
+  /// Printed location of op `op` (e.g. `loc("f.mlir":3:5)`).
+  std::string location(int32_t op) const;
+  /// Whether op `op` has an attribute `name`.
+  bool hasAttribute(int32_t op, const std::string &name) const;
+  /// Value of the attribute `name` of op `op` when it is an IntegerAttr (of
+  /// `index` or an integer type of at most 64 bits; signless values
+  /// sign-extended, so an i1 `true` (a BoolAttr) is -1); nullopt when
+  /// absent, of another kind, or not representable.
+  std::optional<int64_t> intAttribute(int32_t op,
+                                      const std::string &name) const;
+  /// Value of the attribute `name` of op `op` when it is a StringAttr.
+  std::optional<std::string> strAttribute(int32_t op,
+                                          const std::string &name) const;
+  /// Symbol of the attribute `name` of op `op` when it is a
+  /// FlatSymbolRefAttr (without the `@`).
+  std::optional<std::string> symbolAttribute(int32_t op,
+                                             const std::string &name) const;
+  /// The integer value of op `op`'s result when the op is a constant
+  /// (ConstantLike, folded: arith.constant, index.constant, ...) of an
+  /// integer or index type of at most 64 bits (sign-extended).
+  std::optional<int64_t> constantInt(int32_t op) const;
+  /// The symbol a call (CallOpInterface) calls, as its leaf reference
+  /// (without the `@`); nullopt for an indirect call or an op that is not
+  /// a call.
+  std::optional<std::string> callee(int32_t op) const;
+
+  /// DominanceInfo of the IR, built on the first query.
+  mutable std::shared_ptr<GraphDominance> dominance;
+
+private:
+  const GraphDominance &dominanceInfo() const;
+};
+
+/// The Graph of `root` and everything nested in it, numbered by
+/// IRNumbering, with names, types, and roles from MLIR's interfaces.
+Graph buildGraph(MlirOperation root);
+
+/// Bytes per element of `type` at LLVM's default data-layout size (integers
+/// above 64 bits rounded up to 16 bytes, the largest alignment layouts give
+/// them), or -1 with the reason when memplan does not model it.
+int64_t elementLayout(MlirType type, std::string &reason);
+
+/// The op printed with default flags (optionally without verifying it first).
+std::string printOperation(MlirOperation op, bool assumeVerified);
+
+} // namespace memplan
+
+#endif // MEMPLAN_ANALYSIS_GRAPH_H
