@@ -33,12 +33,8 @@ public:
 
 namespace {
 
-Operation *opAt(const Graph &g, int32_t op) {
-  return static_cast<Operation *>(g.opPtr[op]);
-}
-
 Attribute namedAttribute(const Graph &g, int32_t op, const std::string &name) {
-  return opAt(g, op)->getAttr(name);
+  return g.op(op)->getAttr(name);
 }
 
 } // namespace
@@ -91,49 +87,49 @@ int32_t Graph::ancestorInBlock(int32_t block, int32_t op) const {
 
 const GraphDominance &Graph::dominanceInfo() const {
   if (!dominance)
-    dominance = std::make_shared<GraphDominance>(opAt(*this, 0));
+    dominance = std::make_shared<GraphDominance>(op(0));
   return *dominance;
 }
 
 bool Graph::happensBefore(int32_t a, int32_t b) const {
   const DominanceInfo &info = dominanceInfo().info;
-  Operation *other = opAt(*this, b);
-  for (Operation *op = opAt(*this, a); op; op = op->getParentOp()) {
-    if (op->isProperAncestor(other))
+  Operation *other = op(b);
+  for (Operation *cur = op(a); cur; cur = cur->getParentOp()) {
+    if (cur->isProperAncestor(other))
       return false;
-    if (info.properlyDominates(op, other))
+    if (info.properlyDominates(cur, other))
       return true;
   }
   return false;
 }
 
 bool Graph::properlyDominates(int32_t a, int32_t b) const {
-  return dominanceInfo().info.properlyDominates(opAt(*this, a), opAt(*this, b),
+  return dominanceInfo().info.properlyDominates(op(a), op(b),
                                                 /*enclosingOpOk=*/false);
 }
 
 bool Graph::valueDominates(int32_t v, int32_t b) const {
   Value value;
   if (valueOp[v] >= 0) {
-    value = opAt(*this, valueOp[v])->getResult(valueIndex[v]);
+    value = op(valueOp[v])->getResult(valueIndex[v]);
   } else {
     // The graph keeps no block handles: reach the block through its parent
     // op's region (blocks of a region are listed in order).
     int32_t block = valueBlock[v], region = blockRegion[block];
     int32_t owner = blockParentOp[block];
-    Region &r = opAt(*this, owner)->getRegion(region - regionBegin[owner]);
+    Region &r = op(owner)->getRegion(region - regionBegin[owner]);
     auto blk = r.begin();
     for (int32_t k = regionBlockBegin[region]; regionBlocks[k] != block; ++k)
       ++blk;
     value = blk->getArgument(valueIndex[v]);
   }
-  return dominanceInfo().info.properlyDominates(value, opAt(*this, b));
+  return dominanceInfo().info.properlyDominates(value, op(b));
 }
 
 std::string Graph::location(int32_t op) const {
   std::string out;
   llvm::raw_string_ostream os(out);
-  opAt(*this, op)->getLoc().print(os);
+  this->op(op)->getLoc().print(os);
   return out;
 }
 
@@ -181,7 +177,7 @@ Graph::symbolAttribute(int32_t op, const std::string &name) const {
 }
 
 std::optional<int64_t> Graph::constantInt(int32_t op) const {
-  Operation *o = opAt(*this, op);
+  Operation *o = this->op(op);
   APInt value;
   if (o->getNumResults() != 1 || !o->hasTrait<OpTrait::ConstantLike>() ||
       !matchPattern(o->getResult(0), m_ConstantInt(&value)) ||
@@ -191,7 +187,7 @@ std::optional<int64_t> Graph::constantInt(int32_t op) const {
 }
 
 std::optional<std::string> Graph::callee(int32_t op) const {
-  auto call = dyn_cast<CallOpInterface>(opAt(*this, op));
+  auto call = dyn_cast<CallOpInterface>(this->op(op));
   if (!call)
     return std::nullopt;
   auto symbol = dyn_cast_if_present<SymbolRefAttr>(call.getCallableForCallee());

@@ -9,7 +9,6 @@
 #include "memplan/analysis/Graph.h"
 #include "memplan/transforms/Transforms.h"
 
-#include "mlir/CAPI/IR.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
@@ -22,15 +21,15 @@ void insertDeallocs(const Graph &g, const int32_t *allocs, const int32_t *after,
                     size_t n, bool manual) {
   if (n == 0)
     return;
-  MLIRContext *ctx = unwrap(MlirOperation{g.opPtr[allocs[0]]})->getContext();
+  MLIRContext *ctx = g.op(allocs[0])->getContext();
   ctx->getOrLoadDialect<memref::MemRefDialect>();
   ctx->getOrLoadDialect<bufferization::BufferizationDialect>();
   OpBuilder builder(ctx);
   StringAttr manualName = StringAttr::get(
       ctx, bufferization::BufferizationDialect::kManualDeallocation);
   for (size_t i = 0; i < n; ++i) {
-    Operation *alloc = unwrap(MlirOperation{g.opPtr[allocs[i]]});
-    Operation *last = unwrap(MlirOperation{g.opPtr[after[i]]});
+    Operation *alloc = g.op(allocs[i]);
+    Operation *last = g.op(after[i]);
     builder.setInsertionPointAfter(last);
     auto dealloc = memref::DeallocOp::create(builder, alloc->getLoc(),
                                              alloc->getResult(0));

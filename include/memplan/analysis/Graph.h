@@ -24,6 +24,10 @@
 #include <string>
 #include <vector>
 
+namespace mlir {
+class Operation;
+} // namespace mlir
+
 namespace memplan {
 
 class GraphDominance;
@@ -131,6 +135,11 @@ struct Graph {
     return static_cast<int32_t>(blockParentOp.size());
   }
   int32_t numRegions() const { return static_cast<int32_t>(regionOp.size()); }
+
+  /// The op with id `id`.
+  mlir::Operation *op(int32_t id) const {
+    return static_cast<mlir::Operation *>(opPtr[id]);
+  }
 
   /// Id of `name` in the name table, or -1.
   int32_t nameId(const std::string &name) const;

@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace memplan {
 
@@ -81,6 +82,26 @@ struct ReorderStats {
 ReorderStats reorderForMemory(MlirOperation root, bool functionBoundaries);
 
 struct Graph;
+
+/// Allocations to turn into views of one byte buffer: op ids of a Graph
+/// whose IR is unchanged since it was built, and values of that IR.
+struct AllocViews {
+  std::vector<int32_t> allocs;   ///< The allocation ops.
+  std::vector<int32_t> deallocs; ///< The dealloc of each, or -1.
+  MlirValue buffer;              ///< A 1-d i8 memref.
+  std::vector<MlirValue> offsets;
+  /// Per alloc: the index of its byte offset in `offsets`.
+  std::vector<int32_t> offsetIndex;
+  /// Per alloc: how many of its operands are dynamic sizes.
+  std::vector<int32_t> numDynamic;
+  /// Ops the caller erases itself (it holds handles to them).
+  std::vector<int32_t> keep;
+};
+
+/// Creates `memref.view %buffer[%offset][%dynamic sizes]` right before each
+/// allocation, replaces the allocation's uses with it, then erases the
+/// allocations and their deallocs (except the ops in `keep`).
+void replaceAllocsWithViews(const Graph &g, const AllocViews &views);
 
 /// Inserts `memref.dealloc` of the result of op `allocs[i]` right after op
 /// `after[i]` (graph op ids of `g`, whose IR must be unchanged since it was

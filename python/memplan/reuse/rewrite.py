@@ -17,8 +17,8 @@ arithmetic over the (hoisted) dynamic sizes.
 The pool, its size arithmetic and the offset constants are built with the
 bindings; ``memplan._core.replace_allocs_with_views`` then creates each
 ``memref.view`` before its alloc, replaces the alloc's uses and erases the
-alloc and its dealloc through the MLIR C API (100k allocations in
-milliseconds). Ops that Python holds a handle to are erased from Python.
+alloc and its dealloc on MLIR's C++ API (lib/transforms/AllocsToViews.cpp;
+100k allocations in milliseconds; transient emplacement uses it too). Ops that Python holds a handle to are erased from Python.
 Graph op ids stay valid throughout: nothing is erased before the last lookup.
 """
 

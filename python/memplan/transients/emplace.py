@@ -4,17 +4,20 @@ Two phases, because the graph's op handles must stay valid while the plan is
 read: first, at each planned function's entry, emit the offsets, the callee
 sizes and the total (all pure ``index`` arithmetic over the arguments, marked
 ``memplan.transient_size`` for the size-query pass) plus the size check;
-then replace allocations with ``memref.view``s, drop their deallocs, and pass
-storage sub-views to callees.
+then replace allocations with ``memref.view``s and drop their deallocs (the
+C++ kernel the pool rewrite uses, ``memplan._core.replace_allocs_with_views``),
+and pass storage sub-views to callees.
 """
 
 from __future__ import annotations
 
 from typing import Callable, Optional
 
+import numpy as np
 from mlir import ir
 from mlir.dialects import arith, cf, memref
 
+from memplan import _core
 from memplan.ir import sizeexpr as E
 from memplan.ir.graph import Graph, operation
 from memplan.ir.slices import Hoistable, SliceAnalysis, clone_slice, ir_value
@@ -117,9 +120,9 @@ def emplace_module(plan: ModulePlan, assert_size: bool = True) -> dict[str, int]
     for name, rw in rewrites.items():
         for item in rw.fp.items:
             if item.kind == "alloc":
-                for op in (item.op,) + item.shared:
-                    _replace_alloc(g, op, rw.storage, rw.offsets[item.op])
-                    stats["emplaced"] += 1
+                allocs = (item.op,) + item.shared
+                _replace_allocs(g, allocs, rw.storage, rw.offsets[item.op])
+                stats["emplaced"] += len(allocs)
                 for op in item.erase:
                     operation(g, op).erase()
             else:
@@ -155,23 +158,31 @@ def _emit_entry(g: Graph, fp: FunctionPlan, func_op: ir.Operation, storage: ir.V
     return _FunctionRewrite(fp, storage, offsets, call_sizes)
 
 
-def _replace_alloc(g: Graph, op_id: int, storage: ir.Value, offset: ir.Value) -> None:
-    alloc = operation(g, op_id)
-    result = alloc.results[0]
-    value = int(g.result_begin[op_id])
-    frees = [int(g.use_op[u]) for u in range(int(g.use_begin[value]), int(g.use_begin[value + 1]))
-             if K.kind(g, int(g.use_op[u])) == K.DEALLOC]
-    with ir.InsertionPoint(alloc), alloc.location:
-        dynamic_sizes = list(alloc.operands)[: _num_dynamic(result.type)]
-        view = memref.ViewOp(result.type, storage, offset, dynamic_sizes).result
-    for free in frees:
-        operation(g, free).erase()
-    result.replace_all_uses_with(view)
-    alloc.erase()
-
-
-def _num_dynamic(t: ir.Type) -> int:
-    return sum(1 for d in ir.MemRefType(t).shape if d == ir.ShapedType.get_dynamic_size())
+def _replace_allocs(g: Graph, allocs: tuple[int, ...], storage: ir.Value, offset: ir.Value) -> None:
+    """Each of ``allocs`` becomes ``memref.view %storage[%offset][its dynamic
+    sizes]`` and its deallocs go, through the pool rewrite's C++ kernel."""
+    deallocs = []
+    for op in allocs:
+        value = int(g.result_begin[op])
+        frees = [int(g.use_op[u]) for u in range(int(g.use_begin[value]), int(g.use_begin[value + 1]))
+                 if K.kind(g, int(g.use_op[u])) == K.DEALLOC]
+        # The kernel erases one dealloc per allocation; any other (one per
+        # branch) goes from here.
+        for free in frees[1:]:
+            operation(g, free).erase()
+        deallocs.append(frees[0] if frees else -1)
+    num_dynamic = [sum(1 for d in g.types[g.value_type[g.result_begin[op]]].shape if d == _core.DYNAMIC)
+                   for op in allocs]
+    _core.replace_allocs_with_views(
+        g,
+        np.array(allocs, dtype=np.int32),
+        np.array(deallocs, dtype=np.int32),
+        storage,
+        [offset],
+        np.zeros(len(allocs), dtype=np.int32),
+        np.array(num_dynamic, dtype=np.int32),
+        np.zeros(0, dtype=np.int32),
+    )
 
 
 def _callee(g: Graph, call: int) -> str:
