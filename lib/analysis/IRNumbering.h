@@ -1,5 +1,4 @@
-//===- IRNumbering.h - One numbering of an op tree on MLIR's C++ API -*- C++
-//-*-===//
+//===- IRNumbering.h - One numbering of an op tree --------------*- C++ -*-===//
 //
 // Every analysis of memplan reads the IR through this numbering: the Graph
 // handed to Python and to the lifetime code (memplan/analysis/Graph.h: ops in

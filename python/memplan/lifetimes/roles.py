@@ -1,5 +1,5 @@
 """What each op does with a buffer operand: the role words the IR bridge
-computes from MLIR's interfaces (``lib/extract_roles.cpp``, documented in
+computes from MLIR's interfaces (``lib/analysis/OpRoles.cpp``, documented in
 ``include/memplan/analysis/OpRoles.h``), one per op in ``graph.op_role``.
 
 The low byte says how a buffer flows through the op; two flag bits say
