@@ -20,15 +20,8 @@ namespace nb = nanobind;
 namespace memplan {
 namespace {
 
-using Int32In =
-    nb::ndarray<const int32_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
-
-MlirValue toValue(nb::handle obj) {
-  nb::object capsule = nb::getattr(obj, "_CAPIPtr");
-  void *ptr = PyCapsule_GetPointer(capsule.ptr(), "mlir.ir.Value._CAPIPtr");
-  if (!ptr)
-    throw nb::python_error();
-  return MlirValue{ptr};
+MlirValue toValue(nb::handle value) {
+  return MlirValue{objectPointer(value, "mlir.ir.Value._CAPIPtr")};
 }
 
 std::vector<int32_t> toVector(const Int32In &a) {
@@ -37,7 +30,7 @@ std::vector<int32_t> toVector(const Int32In &a) {
 
 } // namespace
 
-void registerPoolViewBindings(nb::module_ &m) {
+void registerAllocsToViewsBindings(nb::module_ &m) {
   m.def(
       "replace_allocs_with_views",
       [](const Graph &g, const Int32In &allocs, const Int32In &deallocs,

@@ -174,9 +174,7 @@ void registerEngineBindings(nb::module_ &m) {
          bool analysisOnly,
          const std::vector<std::pair<std::string, unsigned>> &rankOrders,
          bool checkFacts) {
-        void *ptr = PyCapsule_GetPointer(capsule.ptr(), kOpCapsuleName);
-        if (!ptr)
-          throw nb::python_error();
+        void *ptr = capsulePointer(capsule, kOpCapsuleName);
         auto checkHeuristic = [](const std::string &h) {
           if (h != "bottom-up" && h != "top-down" &&
               h != "bottom-up-from-terminators" && h != "fuzzer")

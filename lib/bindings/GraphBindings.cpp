@@ -34,11 +34,8 @@ IntArray view(const std::vector<int32_t> &v, nb::handle owner) {
   return IntArray(v.data(), 1, shape, owner);
 }
 
-void *capsulePointer(nb::handle capsule) {
-  void *ptr = PyCapsule_GetPointer(capsule.ptr(), kOpCapsuleName);
-  if (!ptr)
-    throw nb::python_error();
-  return ptr;
+MlirOperation operationOf(nb::handle capsule) {
+  return MlirOperation{capsulePointer(capsule, kOpCapsuleName)};
 }
 
 void checkOp(const Graph &g, int32_t op) {
@@ -236,7 +233,7 @@ void registerGraphBindings(nb::module_ &m) {
   m.def(
       "print_asm",
       [](nb::handle capsule, bool assumeVerified) {
-        MlirOperation op{capsulePointer(capsule)};
+        MlirOperation op = operationOf(capsule);
         std::string text;
         {
           nb::gil_scoped_release release;
@@ -251,8 +248,7 @@ void registerGraphBindings(nb::module_ &m) {
       "call_graph_order",
       [](nb::handle capsule) {
         nb::list out;
-        for (CallScc &scc :
-             callGraphOrder(MlirOperation{capsulePointer(capsule)}))
+        for (CallScc &scc : callGraphOrder(operationOf(capsule)))
           out.append(nb::make_tuple(nb::cast(scc.symbols), scc.recursive));
         return out;
       },
@@ -262,13 +258,9 @@ void registerGraphBindings(nb::module_ &m) {
   m.def(
       "element_layout",
       [](nb::handle type) -> std::pair<nb::object, nb::object> {
-        nb::object capsule = nb::getattr(type, "_CAPIPtr");
-        void *ptr =
-            PyCapsule_GetPointer(capsule.ptr(), "mlir.ir.Type._CAPIPtr");
-        if (!ptr)
-          throw nb::python_error();
         std::string reason;
-        int64_t bytes = elementLayout(MlirType{ptr}, reason);
+        int64_t bytes = elementLayout(
+            MlirType{objectPointer(type, "mlir.ir.Type._CAPIPtr")}, reason);
         if (bytes < 0)
           return {nb::none(), nb::str(reason.c_str(), reason.size())};
         return {nb::int_(bytes), nb::none()};
@@ -278,9 +270,7 @@ void registerGraphBindings(nb::module_ &m) {
       "data-layout size, or (None, reason) when memplan does not model it.");
   m.def(
       "extract_graph",
-      [](nb::handle capsule) {
-        return buildGraph(MlirOperation{capsulePointer(capsule)});
-      },
+      [](nb::handle capsule) { return buildGraph(operationOf(capsule)); },
       nb::arg("op_capsule"),
       "Extract the graph of an operation given its `_CAPIPtr` capsule.");
 }

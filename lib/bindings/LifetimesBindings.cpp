@@ -20,8 +20,6 @@ namespace nb = nanobind;
 namespace memplan {
 namespace {
 
-using Int32In =
-    nb::ndarray<const int32_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 using Int32Out = nb::ndarray<nb::numpy, int32_t, nb::ndim<1>>;
 using Int64In =
     nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
@@ -45,10 +43,7 @@ Int32Out toArray(std::vector<int32_t> &&v) {
 
 } // namespace
 
-void registerPoolViewBindings(nb::module_ &m);
-
 void registerLifetimesBindings(nb::module_ &m) {
-  registerPoolViewBindings(m);
   {
     nb::enum_<LifetimeReason> e(
         m, "LifetimeReason", nb::is_arithmetic(),

@@ -19,14 +19,8 @@ namespace nb = nanobind;
 namespace memplan {
 namespace {
 
-using Int32In =
-    nb::ndarray<const int32_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
-
 MlirOperation operationOf(nb::handle capsule) {
-  void *ptr = PyCapsule_GetPointer(capsule.ptr(), "mlir.ir.Operation._CAPIPtr");
-  if (!ptr)
-    throw nb::python_error();
-  return MlirOperation{ptr};
+  return MlirOperation{capsulePointer(capsule, "mlir.ir.Operation._CAPIPtr")};
 }
 
 } // namespace
