@@ -1,7 +1,7 @@
 //===- Packing.cpp - Offset assignment for buffers with lifetimes ---------===//
 //
 // The algorithm table, the parallel runner that tries them, and the public
-// API (memplan/packing.h). The engine is in PackingEngine.h, the
+// API (memplan/packing/Packing.h). The engine is in PackingEngine.h, the
 // improvement algorithms in Improve.h, the searches in ExactSearch.h
 // and SweepSearch.h.
 //

@@ -9,7 +9,7 @@
 #ifndef MEMPLAN_PACKING_ENGINE_H
 #define MEMPLAN_PACKING_ENGINE_H
 
-#include "memplan/packing.h"
+#include "memplan/packing/Packing.h"
 
 #include <algorithm>
 #include <climits>

@@ -1,12 +1,12 @@
-//===- packing_bindings.cpp - Python surface of the memory packer ---------===//
+//===- PackingBindings.cpp - Python surface of the memory packer ----------===//
 //
 // Inputs arrive as int64 numpy arrays (python/memplan/packing.py converts
 // lists); the packing itself runs without the GIL.
 //
 //===----------------------------------------------------------------------===//
 
-#include "memplan/bindings.h"
-#include "memplan/packing.h"
+#include "memplan/bindings/Bindings.h"
+#include "memplan/packing/Packing.h"
 
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
@@ -21,10 +21,12 @@ namespace nb = nanobind;
 namespace memplan {
 namespace {
 
-using Int64In = nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+using Int64In =
+    nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 using Int64Out = nb::ndarray<nb::numpy, const int64_t, nb::ndim<1>>;
 
-BufferSet bufferSet(const Int64In &starts, const Int64In &ends, const Int64In &sizes) {
+BufferSet bufferSet(const Int64In &starts, const Int64In &ends,
+                    const Int64In &sizes) {
   if (starts.shape(0) != ends.shape(0) || starts.shape(0) != sizes.shape(0))
     throw std::invalid_argument(
         "starts, ends and sizes must have the same length, got " +
@@ -33,7 +35,7 @@ BufferSet bufferSet(const Int64In &starts, const Int64In &ends, const Int64In &s
   return {starts.data(), ends.data(), sizes.data(), starts.shape(0)};
 }
 
-}  // namespace
+} // namespace
 
 void registerPackingBindings(nb::module_ &m) {
   nb::class_<Packing>(m, "PackResult", "Offsets chosen by the memory packer.")
@@ -109,18 +111,21 @@ void registerPackingBindings(nb::module_ &m) {
         PoolLowerBound lb = poolLowerBound(b, alignment);
         return std::make_tuple(lb.raw, lb.aligned);
       },
-      nb::arg("starts"), nb::arg("ends"), nb::arg("sizes"), nb::arg("alignment") = 64,
+      nb::arg("starts"), nb::arg("ends"), nb::arg("sizes"),
+      nb::arg("alignment") = 64,
       "(raw, aligned) lower bounds on the pool size.");
 
   m.def(
       "verify_packing",
       [](const Int64In &starts, const Int64In &ends, const Int64In &sizes,
-         const Int64In &offsets, int64_t alignment, int64_t poolSize, int64_t limit) {
+         const Int64In &offsets, int64_t alignment, int64_t poolSize,
+         int64_t limit) {
         BufferSet b = bufferSet(starts, ends, sizes);
         if (offsets.shape(0) != b.count)
-          throw std::invalid_argument("offsets must have one entry per buffer, got " +
-                                      std::to_string(offsets.shape(0)) + " for " +
-                                      std::to_string(b.count));
+          throw std::invalid_argument(
+              "offsets must have one entry per buffer, got " +
+              std::to_string(offsets.shape(0)) + " for " +
+              std::to_string(b.count));
         std::vector<PackingViolation> found;
         {
           nb::gil_scoped_release release;
@@ -133,8 +138,9 @@ void registerPackingBindings(nb::module_ &m) {
         return out;
       },
       nb::arg("starts"), nb::arg("ends"), nb::arg("sizes"), nb::arg("offsets"),
-      nb::arg("alignment") = 64, nb::arg("pool_size") = -1, nb::arg("limit") = -1,
+      nb::arg("alignment") = 64, nb::arg("pool_size") = -1,
+      nb::arg("limit") = -1,
       "Violations as (kind, buffer, other buffer or -1) tuples.");
 }
 
-}  // namespace memplan
+} // namespace memplan

@@ -1,5 +1,4 @@
-//===- packing.h - Offset assignment for buffers with lifetimes --*- C++
-//-*-===//
+//===- Packing.h - Offset assignment for buffers with lifetimes -*- C++ -*-===//
 //
 // The memory packer: given buffers with a byte size and a half-open live
 // interval [start, end) over program points, give each an aligned byte offset
@@ -14,8 +13,8 @@
 // never smaller than any buffer.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MEMPLAN_PACKING_H
-#define MEMPLAN_PACKING_H
+#ifndef MEMPLAN_PACKING_PACKING_H
+#define MEMPLAN_PACKING_PACKING_H
 
 #include <cstddef>
 #include <cstdint>
@@ -126,4 +125,4 @@ verifyPacking(const BufferSet &buffers, const int64_t *offsets,
 
 } // namespace memplan
 
-#endif // MEMPLAN_PACKING_H
+#endif // MEMPLAN_PACKING_PACKING_H
