@@ -39,6 +39,18 @@ nb::tuple valueTuple(const EngineValue &v) {
   return nb::make_tuple(v.op, v.blockArgument, v.region, v.block, v.index);
 }
 
+/// Sets of values as Python lists of value tuples, in the engine's order.
+nb::list setsList(const std::vector<std::vector<EngineValue>> &sets) {
+  nb::list out;
+  for (const std::vector<EngineValue> &set : sets) {
+    nb::list members;
+    for (const EngineValue &v : set)
+      members.append(valueTuple(v));
+    out.append(members);
+  }
+  return out;
+}
+
 } // namespace
 
 void registerEngineBindings(nb::module_ &m) {
@@ -76,29 +88,11 @@ void registerEngineBindings(nb::module_ &m) {
           "(op, is block argument, region, block, index).")
       .def_prop_ro(
           "alias_sets",
-          [](const EngineResult &r) {
-            nb::list out;
-            for (const std::vector<EngineValue> &set : r.aliasSets) {
-              nb::list members;
-              for (const EngineValue &v : set)
-                members.append(valueTuple(v));
-              out.append(members);
-            }
-            return out;
-          },
+          [](const EngineResult &r) { return setsList(r.aliasSets); },
           "Alias sets with more than one member, in upstream's member order.")
       .def_prop_ro(
           "equivalence_sets",
-          [](const EngineResult &r) {
-            nb::list out;
-            for (const std::vector<EngineValue> &set : r.equivalenceSets) {
-              nb::list members;
-              for (const EngineValue &v : set)
-                members.append(valueTuple(v));
-              out.append(members);
-            }
-            return out;
-          },
+          [](const EngineResult &r) { return setsList(r.equivalenceSets); },
           "Analysis only: equivalence sets with more than one member, in "
           "upstream's member order.")
       .def_prop_ro(
