@@ -1,5 +1,4 @@
-//===- CrashGuards.h - Inputs on which upstream's analysis crashes -*- C++
-//-*-===//
+//===- CrashGuards.h - Inputs upstream's analysis crashes on ----*- C++ -*-===//
 //
 // The interface engine asks upstream's interface implementations the same
 // questions upstream's analysis asks, so it would crash where upstream

@@ -1,5 +1,4 @@
-//===- InplaceAnalysis.h - One-Shot Analysis over the interfaces -*- C++
-//-*-===//
+//===- InplaceAnalysis.h - One-Shot Analysis on interfaces ------*- C++ -*-===//
 //
 // The decisions of upstream's One-Shot Analysis (MLIR 22), made with op
 // semantics from the BufferizableOpInterface and written into upstream's
