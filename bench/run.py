@@ -69,10 +69,11 @@ if os.path.exists(_GPT2):
     ))
 
 
-def time_command(argv: list[str], repeat: int) -> tuple[float, int]:
-    """Best wall-clock seconds and largest maximum resident set (KiB)."""
+def time_command(argv: list[str], repeat: int) -> tuple[float, float]:
+    """Best wall-clock seconds and largest maximum resident set (MB; nan
+    where GNU time is missing)."""
     runs = [measure(argv) for _ in range(repeat)]
-    return min(r.wall for r in runs), int(max(r.rss_mb for r in runs) * 1024)
+    return min(r.wall for r in runs), max(r.rss_mb for r in runs)
 
 
 def main() -> None:
@@ -93,7 +94,7 @@ def main() -> None:
             ours, our_rss = time_command(fill(case.memplan), args.repeat)
             theirs, their_rss = time_command(fill(case.upstream), args.repeat)
             print(f"| {case.name} | {ours:.3f} | {theirs:.3f} | {theirs / ours:.2f}x "
-                  f"| {our_rss / 1024:.0f} / {their_rss / 1024:.0f} |", flush=True)
+                  f"| {our_rss:.0f} / {their_rss:.0f} |", flush=True)
 
 
 if __name__ == "__main__":
