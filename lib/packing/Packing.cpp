@@ -68,49 +68,36 @@ struct Algorithm {
   bool improver; ///< Starts from greedy-by-size when that ran: goes last.
 };
 
+/// Places the buffers in the order `Order` gives, each by `F`.
+template <std::vector<int32_t> (*Order)(const Problem &), Fit F>
+int64_t placeInOrder(const Problem &pb, Placer &p, const Context &,
+                     std::vector<int64_t> &off) {
+  return p.place(Order(pb), F, off);
+}
+
+/// Squeaky wheel with squeak `S`, from the greedy-by-size packing if known.
+template <Squeak S>
+int64_t squeakyWheelWith(const Problem &pb, Placer &p, const Context &c,
+                         std::vector<int64_t> &off) {
+  return squeakyWheel(pb, p, S, c.lowerBound.aligned, c.greedy, off);
+}
+
 /// All single algorithms, in the order "best" prefers them on ties.
 const std::vector<Algorithm> &algorithms() {
-  using Ctx = const Context &;
-  using Off = std::vector<int64_t> &;
   static const std::vector<Algorithm> all = {
-      {"greedy-by-size",
-       [](const Problem &pb, Placer &p, Ctx, Off off) {
-         return p.place(orderBySize(pb), Fit::First, off);
-       },
-       false},
-      {"greedy-by-size-best-fit",
-       [](const Problem &pb, Placer &p, Ctx, Off off) {
-         return p.place(orderBySize(pb), Fit::Best, off);
-       },
-       false},
-      {"greedy-by-breadth",
-       [](const Problem &pb, Placer &p, Ctx, Off off) {
-         return p.place(orderByBreadth(pb), Fit::Best, off);
-       },
-       false},
-      {"best-fit",
-       [](const Problem &pb, Placer &p, Ctx, Off off) {
-         return p.place(orderByStart(pb), Fit::Best, off);
-       },
-       false},
+      {"greedy-by-size", placeInOrder<orderBySize, Fit::First>, false},
+      {"greedy-by-size-best-fit", placeInOrder<orderBySize, Fit::Best>, false},
+      {"greedy-by-breadth", placeInOrder<orderByBreadth, Fit::Best>, false},
+      {"best-fit", placeInOrder<orderByStart, Fit::Best>, false},
       {"linear-scan",
-       [](const Problem &pb, Placer &, Ctx, Off off) {
+       [](const Problem &pb, Placer &, const Context &,
+          std::vector<int64_t> &off) {
          linearScan(pb, off);
          return poolOf(pb, off);
        },
        false},
-      {"squeaky-wheel",
-       [](const Problem &pb, Placer &p, Ctx c, Off off) {
-         return squeakyWheel(pb, p, Squeak::Blame, c.lowerBound.aligned,
-                             c.greedy, off);
-       },
-       true},
-      {"squeaky-wheel-to-front",
-       [](const Problem &pb, Placer &p, Ctx c, Off off) {
-         return squeakyWheel(pb, p, Squeak::ToFront, c.lowerBound.aligned,
-                             c.greedy, off);
-       },
-       true},
+      {"squeaky-wheel", squeakyWheelWith<Squeak::Blame>, true},
+      {"squeaky-wheel-to-front", squeakyWheelWith<Squeak::ToFront>, true},
   };
   return all;
 }
