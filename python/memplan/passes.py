@@ -32,6 +32,7 @@ from mlir import ir
 
 from memplan.capacity import parse_capacity
 from memplan.ir.parse import location_prefix
+from memplan.packing import DEFAULT_BUDGET
 
 # Modules that register passes when imported; loaded on first registry use so
 # that pass modules may import this one freely.
@@ -128,6 +129,22 @@ CAPACITY = Option(
     "a plain N for the spaces not listed)")
 """The ``capacity`` option of memplan-buffer-liveness, memplan-buffer-reuse and
 the transient-storage passes (declared once, here)."""
+
+SEARCH_BUDGET = Option(
+    "search-budget", uint64, DEFAULT_BUDGET,
+    "steps the packer's exact search may spend on each pool, when its heuristics stop above the "
+    "lower bound or outside the capacity (counted, not timed: the same plan on any machine; "
+    "0: heuristics only)")
+"""The ``search-budget`` option of the passes that pack buffers into pools
+(memplan-buffer-reuse and the transient-storage passes)."""
+
+
+def forward_options(values: dict[str, Any], options: Sequence[Option]) -> str:
+    """`` name=value`` for each of ``options`` set in ``values`` (a pipeline's
+    typed option values) to other than its default: how a pipeline alias
+    passes its options on to the passes it expands to."""
+    return "".join(f" {o.name}={o.format(values[o.py_name])}"
+                   for o in options if values[o.py_name] != o.default)
 
 
 _BOOL_TEXT = {"true": True, "1": True, "false": False, "0": False}

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 import memplan.passes as passes
+from memplan import packing
 from memplan.passes import PassOptionError
 
 INPUTS = Path(__file__).parent / "inputs" / "opt"
@@ -144,12 +145,14 @@ def test_dump_pass_pipeline_prints_option_values(tmp_path: Path):
              "--pass-pipeline=builtin.module(memplan-buffer-reuse{alignment=128})")
     assert r.returncode == 0, r.stderr
     assert r.stderr == ("Pass Manager with 1 passes:\nbuiltin.module(\n"
-                        "  memplan-buffer-reuse{algorithm=best alignment=128 capacity= remarks=false}\n)\n\n")
+                        "  memplan-buffer-reuse{algorithm=best alignment=128 capacity= remarks=false "
+                        f"search-budget={packing.DEFAULT_BUDGET}}}\n)\n\n")
     # A pipeline alias expands to its passes with their values.
     r = _opt(bufz, "-o", out, "--dump-pass-pipeline",
              "--pass-pipeline=builtin.module(memplan-memory-pipeline{algorithm=linear-scan alignment=32})")
     assert r.returncode == 0, r.stderr
-    assert "  memplan-buffer-reuse{algorithm=linear-scan alignment=32 capacity= remarks=false}\n)" in r.stderr
+    assert ("  memplan-buffer-reuse{algorithm=linear-scan alignment=32 capacity= remarks=false "
+            f"search-budget={packing.DEFAULT_BUDGET}}}\n)") in r.stderr
     # Flag form.
     r = _opt(bufz, "-o", out, "--dump-pass-pipeline", "-memplan-test-print-graph=stream=stderr")
     assert "  memplan-test-print-graph{stream=stderr}\n" in r.stderr

@@ -5,7 +5,8 @@ the lower bound (the most bytes live at one program point, with alignment
 padding) is checked first; over the capacity, the error is located at the op
 where the live bytes exceed it, with a note at each buffer live there. When
 the bound fits but the packer found no packing within the capacity (its work
-budget ran out), the error gives the smallest pool found and the budget used.
+budget ran out), the error is the packer's :class:`memplan.packing.CapacityError`:
+the smallest pool found and the budget used.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from memplan import _core, packing
+from memplan import _core
 from memplan.ir.graph import Graph, operation
 
 
@@ -71,24 +72,10 @@ def report_over(ctx: Any, graph: Graph, prefix: str, over: Over, capacity: int, 
               [(operation(graph, op), text) for op, text in notes])
 
 
-def budget_text(err: packing.CapacityError) -> str:
-    """What the packer found when the bound fits but no packing within the
-    capacity was found: the smallest pool and the budget used."""
-    r = err.result
-    assert r is not None
-    if r.search_budget:
-        used = f"after {r.search_work} of {r.search_budget} search steps"
-    else:
-        used = "with no exact search (its budget is 0)"
-    return (f"no packing within {err.capacity} bytes found {used}: the smallest pool found is "
-            f"{r.pool_size} bytes ({r.algorithm}; lower bound {r.lower_bound_aligned}, "
-            f"proven bound {r.bound})")
-
-
 def buffer_note(graph: Graph, op: int, size: int) -> str:
     """``live here: memref<128xf32> (512 bytes)`` for the allocation ``op``."""
     value = int(graph.result_begin[op])
     return f"live here: {graph.types[graph.value_type[value]].text} ({size} bytes)"
 
 
-__all__ = ["Over", "budget_text", "buffer_note", "bytes_text", "over_capacity", "point_text", "report_over"]
+__all__ = ["Over", "buffer_note", "bytes_text", "over_capacity", "point_text", "report_over"]

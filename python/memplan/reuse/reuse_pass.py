@@ -17,8 +17,9 @@ from memplan.ir.graph import extract_graph, function_ids, operation
 from memplan.lifetimes import reasons as R
 from memplan.lifetimes.analysis import FunctionLifetimes, LifetimeAnalysis
 from memplan.lifetimes.sizes import custom_data_layout
-from memplan.lifetimes.fit import budget_text, buffer_note, report_over
-from memplan.passes import CAPACITY, Option, PassContext, alignment, register_pass, register_pipeline
+from memplan.lifetimes.fit import buffer_note, report_over
+from memplan.passes import (CAPACITY, SEARCH_BUDGET, Option, PassContext, alignment, forward_options, register_pass,
+                            register_pipeline)
 from memplan.pipeline import MEMPLAN_BUFFERIZATION, PEAK_PASSES
 from memplan.reuse.plan import PoolCapacityError, PoolOverflow, plan_function
 from memplan.reuse.rewrite import apply_plan
@@ -47,7 +48,8 @@ def _run_reuse(module: ir.Operation, ctx: PassContext) -> None:
         for i in np.nonzero(lt.reasons & overflow)[0]:
             ctx.error(operation(graph, int(lt.op[i])), f"memplan-buffer-reuse: {lt.reason_detail(int(i))}")
         try:
-            fplan = plan_function(lt, ctx.options["algorithm"], alignment, capacity=capacity)
+            fplan = plan_function(lt, ctx.options["algorithm"], alignment, capacity=capacity,
+                                  budget=ctx.options["search_budget"])
         except PoolOverflow as err:
             ctx.error(operation(graph, err.op), f"memplan-buffer-reuse: {err}")
             continue
@@ -118,7 +120,7 @@ def _report_capacity(ctx: PassContext, lt: FunctionLifetimes, err: PoolCapacityE
     """The located error for a pool that does not fit in the capacity."""
     graph = lt.graph
     if err.over is None:
-        ctx.error(operation(graph, err.scope_op), f"memplan-buffer-reuse: {budget_text(err.packing_error)}")
+        ctx.error(operation(graph, err.scope_op), f"memplan-buffer-reuse: {err.packing_error}")
         return
     notes = [(int(lt.op[err.rows[k][0]]), buffer_note(graph, int(lt.op[err.rows[k][0]]), err.sizes[k]))
              for k in err.over.live]
@@ -142,6 +144,7 @@ register_pass(
         _ALIGNMENT,
         Option("remarks", bool, False, "emit a remark per pool and per allocation left alone"),
         CAPACITY,
+        SEARCH_BUDGET,
     ],
     per_module=True,
 )(_run_reuse)
@@ -153,9 +156,10 @@ def _expand_memory_pipeline(options: dict) -> str:
     steps.append(MEMPLAN_BUFFERIZATION)
     if options["promote_to_stack"]:
         steps.append("func.func(promote-buffers-to-stack)")
-    capacity = f" capacity={options['capacity']}" if options["capacity"] else ""
+    # The packing options reach memplan-buffer-reuse where they are set.
+    packing = forward_options(options, (CAPACITY, SEARCH_BUDGET))
     steps.append(
-        f"memplan-buffer-reuse{{algorithm={options['algorithm']} alignment={options['alignment']}{capacity}}}"
+        f"memplan-buffer-reuse{{algorithm={options['algorithm']} alignment={options['alignment']}{packing}}}"
     )
     return ", ".join(steps)
 
@@ -165,11 +169,12 @@ register_pipeline(
     "Tensor program in, memref program out, at the lowest peak memplan reaches",
     _expand_memory_pipeline,
     f"Expands to: [{PEAK_PASSES[0]},] [{PEAK_PASSES[1]},] [{PEAK_PASSES[2]},] {MEMPLAN_BUFFERIZATION}, "
-    "[func.func(promote-buffers-to-stack),] memplan-buffer-reuse{algorithm alignment [capacity]}.",
+    "[func.func(promote-buffers-to-stack),] memplan-buffer-reuse{algorithm alignment [capacity] [search-budget]}.",
     options=[
         _ALGORITHM,
         _ALIGNMENT,
         CAPACITY,
+        SEARCH_BUDGET,
         Option("promote-to-stack", bool, False, "run promote-buffers-to-stack before pooling (small buffers become allocas)"),
         Option("split-destinations", bool, True,
                "give every use of a shared tensor.empty its own, right before its user (memplan-split-destinations)"),

@@ -11,7 +11,8 @@ from memplan.ir.graph import extract_graph, operation
 from memplan.lifetimes import roles as K
 from memplan.lifetimes.sizes import custom_data_layout
 from memplan.capacity import parse_capacity
-from memplan.passes import CAPACITY, Option, PassContext, alignment, register_pass, register_pipeline
+from memplan.passes import (CAPACITY, SEARCH_BUDGET, Option, PassContext, alignment, forward_options, register_pass,
+                            register_pipeline)
 from memplan.transients.annotate import annotate
 from memplan.transients.contract import add_storage_argument, find_storage, functions_by_name, is_public
 from memplan.transients.emplace import emplace_module
@@ -43,7 +44,7 @@ def _plan(module: ir.Operation, ctx: PassContext) -> Optional[ModulePlan]:
     # The storage is a default-space buffer: that space's capacity bounds it.
     capacity = parse_capacity(ctx.options.get("capacity", "")).of(0)
     return plan_module(extract_graph(module), alignment=ctx.options.get("alignment", DEFAULT_ALIGNMENT),
-                       capacity=capacity)
+                       capacity=capacity, budget=ctx.options["search_budget"])
 
 
 def _valid_plan(module: ir.Operation, ctx: PassContext) -> Optional[ModulePlan]:
@@ -93,7 +94,7 @@ def _add_storage(module: ir.Operation, ctx: PassContext) -> None:
     "call, a mutable global, or a value that cannot be recomputed at the function "
     "entry, on recursion, and on a malformed storage argument. Remarks name the "
     "allocations that stay on the heap and why. The IR is unchanged.",
-    options=[Option("remarks", bool, True, "emit remarks for allocations left on the heap"), CAPACITY],
+    options=[Option("remarks", bool, True, "emit remarks for allocations left on the heap"), CAPACITY, SEARCH_BUDGET],
     per_module=True,
 )
 def _verify(module: ir.Operation, ctx: PassContext) -> None:
@@ -111,7 +112,7 @@ def _verify(module: ir.Operation, ctx: PassContext) -> None:
     "Per allocation its scope, live interval, slot, offset and size expressions "
     "(or why it stays on the heap); per function the storage argument and size "
     "expression; per call the callee storage passed down.",
-    options=[_ALIGNMENT, CAPACITY],
+    options=[_ALIGNMENT, CAPACITY, SEARCH_BUDGET],
     per_module=True,
 )
 def _annotate(module: ir.Operation, ctx: PassContext) -> None:
@@ -133,6 +134,7 @@ def _annotate(module: ir.Operation, ctx: PassContext) -> None:
         Option("assert-size", bool, True, "check the storage size with cf.assert"),
         _ALIGNMENT,
         CAPACITY,
+        SEARCH_BUDGET,
     ],
     per_module=True,
 )
@@ -177,23 +179,25 @@ def _constant(module: ir.Operation, ctx: PassContext) -> None:
     ctx.stat("num-constant", annotate_constant_sizes(module), "constant transient sizes")
 
 
-def _capacity(options: dict) -> str:
-    """The capacity option forwarded by the pipeline, if given."""
-    return f" capacity={options['capacity']}" if options["capacity"] else ""
+def _packing(options: dict) -> str:
+    """The packing options the pipeline forwards, where they are set."""
+    return forward_options(options, (CAPACITY, SEARCH_BUDGET))
 
 
 register_pipeline(
     "memplan-transients",
     "Verify, emplace, generate size queries, fold, and record constant sizes",
     lambda o: (
-        f"memplan-verify-transient-storage{{remarks=false{_capacity(o)}}},"
+        f"memplan-verify-transient-storage{{remarks=false{_packing(o)}}},"
         f"memplan-emplace-transients{{assert-size={str(o['assert_size']).lower()} alignment={o['alignment']}"
-        f"{_capacity(o)}}},"
+        f"{_packing(o)}}},"
         "memplan-materialize-transient-size-queries,canonicalize,cse,"
         "memplan-annotate-constant-transient-size"
     ),
-    "Runs memplan-verify-transient-storage, memplan-emplace-transients (both with the capacity), "
+    "Runs memplan-verify-transient-storage, memplan-emplace-transients (both with the capacity and "
+    "search budget), "
     "memplan-materialize-transient-size-queries, canonicalize, cse and "
     "memplan-annotate-constant-transient-size.",
-    options=[Option("assert-size", bool, True, "check the storage size with cf.assert"), _ALIGNMENT, CAPACITY],
+    options=[Option("assert-size", bool, True, "check the storage size with cf.assert"), _ALIGNMENT, CAPACITY,
+             SEARCH_BUDGET],
 )

@@ -35,7 +35,7 @@ from memplan.ir.slices import Blocked, Hoistable, SliceAnalysis
 from memplan.lifetimes import reasons as R
 from memplan.lifetimes import roles as K
 from memplan.lifetimes.analysis import LifetimeAnalysis
-from memplan.lifetimes.fit import budget_text, buffer_note, bytes_text, over_capacity, point_text
+from memplan.lifetimes.fit import buffer_note, bytes_text, over_capacity, point_text
 from memplan.lifetimes.sizes import element_bytes
 from memplan.transients.contract import find_storage, planned_query
 
@@ -191,7 +191,7 @@ def plan_module(graph: Graph, alignment: int = DEFAULT_ALIGNMENT, capacity: Opti
                 plan.errors.append(error)
                 continue
         else:
-            _layout(fp, alignment)
+            _layout(fp, alignment, budget=budget)
         plan.functions[name] = fp
     # A recursive call graph is fine as long as none of it needs storage (its
     # size would have no bound).
@@ -505,7 +505,7 @@ def _layout_within(fp: FunctionPlan, alignment: int, capacity: int, budget: Opti
     try:
         _layout(fp, alignment, usable, budget)
     except packing.CapacityError as err:
-        return Diagnostic(fp.func, f"the transient storage of @{fp.name}: {budget_text(err)}")
+        return Diagnostic(fp.func, f"the transient storage of @{fp.name}: {err}")
     return None
 
 
