@@ -10,7 +10,7 @@ from mlir import ir, passmanager
 
 import memplan
 import memplan.passes
-from memplan import numerics
+from memplan import numerics, packing
 from memplan.ir import extract_graph, function_ids, function_name, parse_source
 from memplan.lifetimes import LifetimeAnalysis
 from memplan.pipeline import parse_pipeline
@@ -166,7 +166,8 @@ def test_memory_pipeline_alias_expands():
     # Upstream's deallocation runs inside memplan-buffer-deallocation, only when needed.
     assert "ownership-based-buffer-deallocation" not in text and "optimize-allocation-liveness" not in text
     # MLIR prints the options of memplan's passes, as of upstream ones.
-    assert text.endswith(",memplan-buffer-reuse{algorithm=best-fit alignment=64 capacity= remarks=false})")
+    assert text.endswith(",memplan-buffer-reuse{algorithm=best-fit alignment=64 capacity= remarks=false "
+                         f"search-budget={packing.DEFAULT_BUDGET}}})")
     # The alias' own text; each tensor pass can be turned off.
     info = memplan.passes.lookup("memplan-memory-pipeline")
     expansion = info.expand(memplan.passes.parse_option_text(info, "algorithm=best-fit promote-to-stack"))
