@@ -1,8 +1,10 @@
 //===- TransformsBindings.cpp - Python surface of memplan's rewrites ------===//
 //
 // Each rewrite of include/memplan/transforms/Transforms.h takes a module (an
-// operation capsule) and returns its counters as a dict. Python must hold no op
-// handles inside the module across a call: ops are created and erased.
+// operation capsule) and returns its counters
+// (memplan/transforms/Counters.def), with the pass statistics they are reported
+// as in the class' STATISTICS. Python must hold no op handles inside the module
+// across a call: ops are created and erased.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +16,8 @@
 
 #include <nanobind/stl/string.h>
 
+#include <initializer_list>
+
 namespace nb = nanobind;
 
 namespace memplan {
@@ -23,31 +27,77 @@ MlirOperation operationOf(nb::handle capsule) {
   return MlirOperation{capsulePointer(capsule, "mlir.ir.Operation._CAPIPtr")};
 }
 
+/// A counter of a rewrite's stats struct `S` (an entry of
+/// memplan/transforms/Counters.def).
+template <typename S> struct Counter {
+  int64_t S::*field;
+  const char *python;
+  const char *statistic;
+  const char *description;
+};
+
+/// Binds `S` as `_core.<name>`: each counter a read-only attribute, and
+/// `STATISTICS`, the pass statistics it reports as [(attribute, statistic,
+/// description)] in the list's order.
+template <typename S>
+nb::class_<S> bindStats(nb::module_ &m, const char *name, const char *doc,
+                        std::initializer_list<Counter<S>> counters) {
+  nb::class_<S> cls(m, name, doc);
+  nb::list statistics;
+  for (const Counter<S> &c : counters) {
+    cls.def_ro(c.python, c.field, c.description);
+    statistics.append(nb::make_tuple(c.python, c.statistic, c.description));
+  }
+  cls.attr("STATISTICS") = statistics;
+  return cls;
+}
+
+/// Binds `_core.<name>(module_capsule, function_boundaries)`: a rewrite that
+/// asks the in-place analysis.
+template <typename S>
+void bindAnalyzingRewrite(nb::module_ &m, const char *name,
+                          S (*rewrite)(MlirOperation, bool), const char *doc) {
+  m.def(
+      name,
+      [rewrite](nb::handle capsule, bool functionBoundaries) {
+        return rewrite(operationOf(capsule), functionBoundaries);
+      },
+      nb::arg("module_capsule"), nb::arg("function_boundaries") = true, doc);
+}
+
 } // namespace
 
 void registerTransformsBindings(nb::module_ &m) {
-  nb::class_<SplitDestinationsStats>(m, "SplitDestinationsStats",
-                                     "What memplan-split-destinations did.")
-      .def_ro("split", &SplitDestinationsStats::split,
-              "Uses given a destination of their own.")
-      .def_ro("sunk", &SplitDestinationsStats::sunk,
-              "Destinations moved down to their only user.")
-      .def_ro("kept_read", &SplitDestinationsStats::keptRead,
-              "Shared destinations left shared: a use reads them.");
-  nb::class_<DyingInputStats>(m, "DyingInputStats",
-                              "What memplan-reuse-dying-inputs did.")
-      .def_ro("candidates", &DyingInputStats::candidates)
-      .def_ro("reused", &DyingInputStats::reused)
-      .def_ro("rejected", &DyingInputStats::rejected)
-      .def_ro("analyzed", &DyingInputStats::analyzed);
-  nb::class_<ReorderStats>(m, "ReorderStats",
-                           "What memplan-reorder-for-memory did.")
-      .def_ro("blocks", &ReorderStats::blocks)
-      .def_ro("reordered", &ReorderStats::reordered)
-      .def_ro("reverted", &ReorderStats::reverted)
-      .def_ro("peak_before", &ReorderStats::peakBefore)
-      .def_ro("peak_after", &ReorderStats::peakAfter)
-      .def_ro("analyzed", &ReorderStats::analyzed);
+#define MEMPLAN_COUNTER(Field, Py, Statistic, Doc)                             \
+  Counter<S>{&S::Field, #Py, Statistic, Doc},
+  {
+    using S = SplitDestinationsStats;
+    bindStats<S>(m, "SplitDestinationsStats",
+                 "What memplan-split-destinations did.",
+                 {
+#define MEMPLAN_SPLIT_DESTINATIONS_COUNTER MEMPLAN_COUNTER
+#include "memplan/transforms/Counters.def"
+                 });
+  }
+  {
+    using S = DyingInputStats;
+    bindStats<S>(m, "DyingInputStats", "What memplan-reuse-dying-inputs did.",
+                 {
+#define MEMPLAN_DYING_INPUT_COUNTER MEMPLAN_COUNTER
+#include "memplan/transforms/Counters.def"
+                 })
+        .def_ro("analyzed", &S::analyzed);
+  }
+  {
+    using S = ReorderStats;
+    bindStats<S>(m, "ReorderStats", "What memplan-reorder-for-memory did.",
+                 {
+#define MEMPLAN_REORDER_COUNTER MEMPLAN_COUNTER
+#include "memplan/transforms/Counters.def"
+                 })
+        .def_ro("analyzed", &S::analyzed);
+  }
+#undef MEMPLAN_COUNTER
   m.def(
       "split_destinations",
       [](nb::handle capsule) {
@@ -74,22 +124,12 @@ void registerTransformsBindings(nb::module_ &m) {
       "given op (graph op "
       "ids); manual marks both with bufferization.manual_deallocation. The "
       "graph is stale after.");
-  m.def(
-      "reorder_for_memory",
-      [](nb::handle capsule, bool functionBoundaries) {
-        return reorderForMemory(operationOf(capsule), functionBoundaries);
-      },
-      nb::arg("module_capsule"), nb::arg("function_boundaries") = true,
+  bindAnalyzingRewrite(
+      m, "reorder_for_memory", reorderForMemory,
       "Reorder single-block function bodies for a lower modeled peak.");
-  m.def(
-      "reuse_dying_inputs",
-      [](nb::handle capsule, bool functionBoundaries) {
-        return reuseDyingInputs(operationOf(capsule), functionBoundaries);
-      },
-      nb::arg("module_capsule"), nb::arg("function_boundaries") = true,
-      "Let elementwise ops write into an input that dies there where the "
-      "in-place analysis "
-      "allows it.");
+  bindAnalyzingRewrite(m, "reuse_dying_inputs", reuseDyingInputs,
+                       "Let elementwise ops write into an input that dies "
+                       "there where the in-place analysis allows it.");
 }
 
 } // namespace memplan

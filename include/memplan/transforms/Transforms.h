@@ -17,12 +17,11 @@
 
 namespace memplan {
 
-/// What `splitDestinations` did.
+/// What `splitDestinations` did (memplan/transforms/Counters.def).
 struct SplitDestinationsStats {
-  int64_t split = 0; ///< Uses given a destination of their own.
-  int64_t sunk = 0;  ///< Destinations moved down to their only user.
-  /// Shared destinations left as they are: a use reads them.
-  int64_t keptRead = 0;
+#define MEMPLAN_SPLIT_DESTINATIONS_COUNTER(Field, Py, Statistic, Doc)          \
+  int64_t Field = 0;
+#include "memplan/transforms/Counters.def"
 };
 
 /// Gives every use of a fresh destination (a side-effect free op without
@@ -37,12 +36,12 @@ struct SplitDestinationsStats {
 /// stood.
 SplitDestinationsStats splitDestinations(MlirOperation root);
 
-/// What `reuseDyingInputs` did.
+/// What `reuseDyingInputs` did (memplan/transforms/Counters.def).
 struct DyingInputStats {
-  int64_t candidates = 0; ///< Elementwise ops with an input that may die there.
-  int64_t reused = 0;     ///< Ops now writing into that input.
-  int64_t rejected = 0;   ///< Candidates the in-place analysis did not allow.
-  bool analyzed = true;   ///< False: the analysis failed; nothing changed.
+#define MEMPLAN_DYING_INPUT_COUNTER(Field, Py, Statistic, Doc)                 \
+  int64_t Field = 0;
+#include "memplan/transforms/Counters.def"
+  bool analyzed = true; ///< False: the analysis failed; nothing changed.
 };
 
 /// Lets an elementwise linalg op (all loops parallel, permutation maps,
@@ -57,16 +56,11 @@ struct DyingInputStats {
 /// in-place decision; the others are undone. Unused destinations are erased.
 DyingInputStats reuseDyingInputs(MlirOperation root, bool functionBoundaries);
 
-/// What `reorderForMemory` did.
+/// What `reorderForMemory` did (memplan/transforms/Counters.def).
 struct ReorderStats {
-  int64_t blocks = 0;    ///< Function bodies scheduled.
-  int64_t reordered = 0; ///< Bodies whose order changed.
-  /// Bodies put back: the in-place analysis lost a decision.
-  int64_t reverted = 0;
-  /// Modeled peak bytes of the reordered bodies before (summed).
-  int64_t peakBefore = 0;
-  int64_t peakAfter = 0; ///< ... and after.
-  bool analyzed = true;  ///< False: the analysis failed; nothing changed.
+#define MEMPLAN_REORDER_COUNTER(Field, Py, Statistic, Doc) int64_t Field = 0;
+#include "memplan/transforms/Counters.def"
+  bool analyzed = true; ///< False: the analysis failed; nothing changed.
 };
 
 /// Reorders the ops of each single-block function body for a lower memory

@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from mlir import ir
 
-from memplan.passes import Option, PassContext
+from memplan.passes import Option, PassContext, register_pass
 
 #: The option of the passes that ask the in-place analysis.
 FUNCTION_BOUNDARIES = Option(
@@ -23,15 +23,25 @@ FUNCTION_BOUNDARIES = Option(
     "analyze as One-Shot Module Bufferize (function boundaries) bufferizes, as memplan-memory-pipeline does")
 
 
-def run_analyzing(name: str, transform: Callable[[int, bool], Any], counters: dict[str, tuple[str, str]],
-                  module: ir.Operation, ctx: PassContext) -> Any:
-    """Runs the C++ `transform` of pass `name`, which asks the in-place
-    analysis, on `module`; reports its `counters` (attribute: statistic name,
-    description) as pass statistics and returns them. A remark says so when
-    the analysis failed and nothing changed."""
-    stats = transform(module._CAPIPtr, ctx.options["bufferize_function_boundaries"])
-    if not stats.analyzed:
-        ctx.remark(module, f"{name}: the in-place analysis failed on this module; nothing changed")
-    for attribute, (statistic, description) in counters.items():
+def report(stats: Any, ctx: PassContext) -> None:
+    """Reports the counters of a C++ rewrite's ``stats`` (a ``_core``
+    ``*Stats`` object) as the pass statistics its ``STATISTICS`` names."""
+    for attribute, statistic, description in stats.STATISTICS:
         ctx.stat(statistic, getattr(stats, attribute), description)
-    return stats
+
+
+def register_analyzing_pass(argument: str, summary: str, description: str,
+                            transform: Callable[[int, bool], Any], changed: str) -> None:
+    """Registers the pass ``argument`` that runs the C++ ``transform``, which
+    asks the in-place analysis, on the module: with
+    :data:`FUNCTION_BOUNDARIES`, its counters as statistics, and a remark
+    when the analysis failed and nothing changed. The pass keeps every
+    analysis when its counter ``changed`` is 0."""
+
+    @register_pass(argument, summary, description, options=[FUNCTION_BOUNDARIES])
+    def run(module: ir.Operation, ctx: PassContext) -> None:
+        stats = transform(module._CAPIPtr, ctx.options["bufferize_function_boundaries"])
+        if not stats.analyzed:
+            ctx.remark(module, f"{argument}: the in-place analysis failed on this module; nothing changed")
+        report(stats, ctx)
+        ctx.preserves_all_analyses = getattr(stats, changed) == 0

@@ -15,35 +15,12 @@ change what the caller sees). C++: ``lib/transforms/ReuseDyingInputs.cpp``.
 
 from __future__ import annotations
 
-from mlir import ir
-
 from memplan import _core
-from memplan.passes import PassContext, register_pass
-from memplan.peak import FUNCTION_BOUNDARIES, run_analyzing
+from memplan.peak import register_analyzing_pass
 
-
-#: The pass's statistics: counter, statistic name, description.
-_COUNTERS = {
-    "candidates": ("candidates", "Elementwise ops with an input that may die there"),
-    "reused": ("reused-inputs", "Ops now writing into a dying input"),
-    "rejected": ("rejected", "Candidates the in-place analysis did not allow"),
-}
-
-
-@register_pass(
+register_analyzing_pass(
     "memplan-reuse-dying-inputs",
     "Write elementwise results into an input that dies there, where the in-place analysis allows it",
-    "Tensor level, before bufferization. An elementwise linalg op (all loops parallel) whose "
-    "destination is a fresh tensor it does not read gets, as destination, an input of the same "
-    "type and indexing map that is not used after it and whose buffer the program allocates. "
-    "Each rewrite is checked by memplan's in-place analysis (One-Shot, with function boundaries "
-    "by default) and kept only where the op bufferizes in place and no other operand loses its "
-    "in-place decision. Tensor semantics are unchanged.",
-    options=[FUNCTION_BOUNDARIES],
-)
-def _run(module: ir.Operation, ctx: PassContext) -> None:
-    stats = run_analyzing("memplan-reuse-dying-inputs", _core.reuse_dying_inputs, _COUNTERS, module, ctx)
-    ctx.preserves_all_analyses = stats.reused == 0
-
+    __doc__, _core.reuse_dying_inputs, changed="reused")
 
 __all__: list[str] = []

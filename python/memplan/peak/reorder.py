@@ -16,36 +16,12 @@ Tensor semantics are unchanged.
 
 from __future__ import annotations
 
-from mlir import ir
-
 from memplan import _core
-from memplan.passes import PassContext, register_pass
-from memplan.peak import FUNCTION_BOUNDARIES, run_analyzing
+from memplan.peak import register_analyzing_pass
 
-
-#: The pass's statistics: counter, statistic name, description.
-_COUNTERS = {
-    "blocks": ("bodies", "Function bodies scheduled"),
-    "reordered": ("reordered", "Function bodies whose order changed"),
-    "reverted": ("reverted", "Bodies put back: the new order lost an in-place decision"),
-    "peak_before": ("modeled-peak-before", "Modeled peak bytes of the reordered bodies before"),
-    "peak_after": ("modeled-peak-after", "Modeled peak bytes of the reordered bodies after"),
-}
-
-
-@register_pass(
+register_analyzing_pass(
     "memplan-reorder-for-memory",
     "Reorder the ops of each function body for a lower memory peak, keeping every dependence",
-    "Tensor level, before bufferization. Greedy list scheduling of each single-block function "
-    "body: the ready op that frees the most bytes net of what it allocates first (ties in the "
-    "original order). Use-def dependences, the order of ops with memory effects and the reads "
-    "that precede in-place writes are kept; a body changes only when its modeled peak goes down "
-    "and the in-place analysis keeps every decision.",
-    options=[FUNCTION_BOUNDARIES],
-)
-def _run(module: ir.Operation, ctx: PassContext) -> None:
-    stats = run_analyzing("memplan-reorder-for-memory", _core.reorder_for_memory, _COUNTERS, module, ctx)
-    ctx.preserves_all_analyses = stats.reordered == 0
-
+    __doc__, _core.reorder_for_memory, changed="reordered")
 
 __all__: list[str] = []

@@ -22,24 +22,17 @@ from mlir import ir
 
 from memplan import _core
 from memplan.passes import PassContext, register_pass
+from memplan.peak import report
 
 
 @register_pass(
     "memplan-split-destinations",
     "Give every use of a fresh tensor destination its own copy, right before its user",
-    "Tensor level, before bufferization. A side-effect free op whose one tensor result "
-    "bufferizes to a new allocation (tensor.empty) and "
-    "that has several uses is cloned right before each user (before the user's ancestor in the "
-    "destination's block); a destination with one use is moved down to it. Bufferization then "
-    "allocates every buffer where its contents start instead of where a shared tensor.empty "
-    "stood. Tensor semantics are unchanged.",
+    __doc__,
 )
 def _run(module: ir.Operation, ctx: PassContext) -> None:
     stats = _core.split_destinations(module._CAPIPtr)
-    ctx.stat("split-destinations", stats.split, "Uses given a destination of their own")
-    ctx.stat("sunk-destinations", stats.sunk, "Destinations moved down to their only user")
-    ctx.stat("kept-read-destinations", stats.kept_read,
-             "Shared destinations left shared: a use reads their (undefined) contents")
+    report(stats, ctx)
     ctx.preserves_all_analyses = not (stats.split or stats.sunk)
 
 
