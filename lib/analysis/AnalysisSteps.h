@@ -14,12 +14,7 @@
 
 #include "memplan/analysis/InterfaceEngine.h"
 
-#include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-
-namespace mlir::bufferization::func_ext {
-struct FuncAnalysisState;
-} // namespace mlir::bufferization::func_ext
+#include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
 
 namespace memplan {
 

@@ -9,12 +9,7 @@
 #ifndef MEMPLAN_ANALYSIS_CRASHGUARDS_H
 #define MEMPLAN_ANALYSIS_CRASHGUARDS_H
 
-#include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-
-namespace mlir::bufferization::func_ext {
-struct FuncAnalysisState;
-} // namespace mlir::bufferization::func_ext
+#include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
 
 namespace memplan {
 
