@@ -67,19 +67,8 @@ void registerLifetimesBindings(nb::module_ &m) {
           t = analyzeLifetimes(g, roots.data(), roots.shape(0));
         }
         nb::dict d;
-        d["op"] = toArray(std::move(t.op));
-        d["value"] = toArray(std::move(t.value));
-        d["start"] = toArray(std::move(t.start));
-        d["end"] = toArray(std::move(t.end));
-        d["last_use"] = toArray(std::move(t.lastUse));
-        d["dealloc"] = toArray(std::move(t.dealloc));
-        d["scope"] = toArray(std::move(t.scope));
-        d["hoist_scope"] = toArray(std::move(t.hoistScope));
-        d["reasons"] = toArray(std::move(t.reasons));
-        d["num_uses"] = toArray(std::move(t.numUses));
-        d["seg_begin"] = toArray(std::move(t.segBegin));
-        d["seg_start"] = toArray(std::move(t.segStart));
-        d["seg_end"] = toArray(std::move(t.segEnd));
+#define MEMPLAN_LIFETIME_COLUMN(Field, Py) d[#Py] = toArray(std::move(t.Field));
+#include "memplan/analysis/LifetimeColumns.def"
         return d;
       },
       nb::arg("graph"), nb::arg("roots"),

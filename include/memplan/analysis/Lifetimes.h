@@ -72,27 +72,10 @@ enum LifetimeReason : int32_t {
       kNumReasons,
 };
 
+/// Per root, one int32 column of memplan/analysis/LifetimeColumns.def each.
 struct LifetimeTable {
-  std::vector<int32_t> op;    ///< Defining op of the root.
-  std::vector<int32_t> value; ///< Root value.
-  std::vector<int32_t> start; ///< First program point (op id).
-  std::vector<int32_t> end;   ///< One past the last program point.
-  /// Last live op id (end - 1), before dealloc extension.
-  std::vector<int32_t> lastUse;
-  std::vector<int32_t> dealloc; ///< The dealloc op, or -1.
-  /// Pooling scope block (blockScopes, path-safe), or -1.
-  std::vector<int32_t> scope;
-  std::vector<int32_t> hoistScope; ///< The block hoisting through every
-                                   ///< sequential region reaches, or -1.
-  std::vector<int32_t> reasons;    ///< Bit mask of LifetimeReason.
-  /// Uses over the alias closure (deallocs excluded).
-  std::vector<int32_t> numUses;
-  /// Segments where the contents are needed, CSR over roots (size roots+1):
-  /// root i has [segStart[j], segEnd[j]) for j in [segBegin[i], segBegin[i+1]),
-  /// in program order, disjoint; none if it is never read or written.
-  std::vector<int32_t> segBegin;
-  std::vector<int32_t> segStart;
-  std::vector<int32_t> segEnd;
+#define MEMPLAN_LIFETIME_COLUMN(Field, Py) std::vector<int32_t> Field;
+#include "memplan/analysis/LifetimeColumns.def"
 };
 
 /// The pooling scope of each block (-1: none): hoisting out of a block goes

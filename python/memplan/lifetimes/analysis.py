@@ -288,6 +288,13 @@ class _TypeTables:
         self.elem_ok = np.array([element_bytes(t) > 0 for t in types], dtype=bool)
 
 
+#: The columns of ``_core.analyze_lifetimes`` that :class:`FunctionLifetimes`
+#: keeps under their own name (after the corrections
+#: :meth:`LifetimeAnalysis.function` makes to them in place).
+_KERNEL_COLUMNS = ("start", "end", "last_use", "dealloc", "scope", "hoist_scope", "seg_begin", "seg_start",
+                   "seg_end")
+
+
 class LifetimeAnalysis:
     """The analysis of one extracted graph; call :meth:`function` per func op."""
 
@@ -339,25 +346,9 @@ class LifetimeAnalysis:
             end[rows] = grp.end
             last_use[rows] = grp.end - 1
         return FunctionLifetimes(
-            graph=g,
-            func_op=func_op,
-            name=qualified_function_name(g, func_op),
-            op=ops,
-            value=roots,
-            start=start,
-            end=end,
-            last_use=last_use,
-            dealloc=t["dealloc"],
-            scope=scope,
-            hoist_scope=t["hoist_scope"],
-            reasons=reasons,
-            bytes=size,
-            is_alloca=is_alloca,
-            dynamic_slices=slices,
-            groups=groups,
-            seg_begin=t["seg_begin"],
-            seg_start=t["seg_start"],
-            seg_end=t["seg_end"],
+            graph=g, func_op=func_op, name=qualified_function_name(g, func_op), op=ops, value=roots,
+            reasons=reasons, bytes=size, is_alloca=is_alloca, dynamic_slices=slices, groups=groups,
+            **{column: t[column] for column in _KERNEL_COLUMNS},
         )
 
 
