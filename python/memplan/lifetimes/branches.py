@@ -39,14 +39,14 @@ from memplan import _core
 from memplan.ir.graph import Graph
 from memplan.lifetimes import reasons as R
 from memplan.lifetimes import roles as K
+from memplan.lifetimes.spans import RowSpan
 
 
 @dataclass(frozen=True)
-class BranchGroup:
-    """Allocations of the branches of one region op that merge into one result."""
+class BranchGroup(RowSpan):
+    """Allocations of the branches of one region op that merge into one result,
+    live from the region op to the last use of the result."""
 
-    rows: tuple[int, ...]
-    """Rows (in the FunctionLifetimes arrays) of the member allocations."""
     region_op: int
     """The ``scf.if`` / ``scf.index_switch`` / ``scf.execute_region`` op."""
     result: int
@@ -55,9 +55,6 @@ class BranchGroup:
     """The one ``memref.dealloc`` that frees the merged value."""
     scope: int
     """The pooling scope of the region op's block: where the group is pooled."""
-    start: int
-    end: int
-    """Live interval of the group: from the region op to the last use of the result."""
 
 
 def closure(graph: Graph, value: int) -> tuple[set[int], list[tuple[int, int, int]]]:

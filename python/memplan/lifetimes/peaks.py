@@ -37,15 +37,13 @@ from typing import Iterable, Optional
 import numpy as np
 
 from memplan.lifetimes.analysis import FunctionLifetimes, peak_live
+from memplan.lifetimes.spans import RowSpan
 
 
 @dataclass(frozen=True)
-class Pool:
+class Pool(RowSpan):
     """A pool as the peak sees it: its rows, its live points and its bytes."""
 
-    rows: tuple[int, ...]
-    start: int
-    end: int
     bytes: int
     dynamic: Optional[tuple[int, ...]] = None
     """The dynamic rows whose bytes it holds over its life (the largest of
