@@ -39,16 +39,20 @@ nb::tuple valueTuple(const EngineValue &v) {
   return nb::make_tuple(v.op, v.blockArgument, v.region, v.block, v.index);
 }
 
+/// `items` as a Python list, each made by `convert`.
+template <typename T, typename Convert>
+nb::list listOf(const std::vector<T> &items, Convert convert) {
+  nb::list out;
+  for (const T &item : items)
+    out.append(convert(item));
+  return out;
+}
+
 /// Sets of values as Python lists of value tuples, in the engine's order.
 nb::list setsList(const std::vector<std::vector<EngineValue>> &sets) {
-  nb::list out;
-  for (const std::vector<EngineValue> &set : sets) {
-    nb::list members;
-    for (const EngineValue &v : set)
-      members.append(valueTuple(v));
-    out.append(members);
-  }
-  return out;
+  return listOf(sets, [](const std::vector<EngineValue> &set) {
+    return listOf(set, valueTuple);
+  });
 }
 
 } // namespace
@@ -62,24 +66,21 @@ void registerEngineBindings(nb::module_ &m) {
       .def_prop_ro(
           "decisions",
           [](const EngineResult &r) {
-            nb::list out;
-            for (const EngineDecision &d : r.decisions)
-              out.append(nb::make_tuple(d.op, d.operand, d.inPlace));
-            return out;
+            return listOf(r.decisions, [](const EngineDecision &d) {
+              return nb::make_tuple(d.op, d.operand, d.inPlace);
+            });
           },
           "(op, operand number, in place) per analyzed tensor operand, in "
           "analysis order.")
       .def_prop_ro(
           "conflicts",
           [](const EngineResult &r) {
-            nb::list out;
-            for (const EngineConflict &c : r.conflicts)
-              out.append(
-                  nb::make_tuple(nb::make_tuple(c.op, c.operand),
-                                 nb::make_tuple(c.readOp, c.readOperand),
-                                 nb::make_tuple(c.writeOp, c.writeOperand),
-                                 valueTuple(c.definition)));
-            return out;
+            return listOf(r.conflicts, [](const EngineConflict &c) {
+              return nb::make_tuple(nb::make_tuple(c.op, c.operand),
+                                    nb::make_tuple(c.readOp, c.readOperand),
+                                    nb::make_tuple(c.writeOp, c.writeOperand),
+                                    valueTuple(c.definition));
+            });
           },
           "((op, operand), (read op, operand), (write op, operand), "
           "definition) per RaW conflict; "
@@ -98,15 +99,11 @@ void registerEngineBindings(nb::module_ &m) {
       .def_prop_ro(
           "copies",
           [](const EngineResult &r) {
-            nb::list out;
-            for (const EngineCopy &c : r.copies) {
-              nb::list nonWritable;
-              for (const EngineValue &v : c.nonWritable)
-                nonWritable.append(valueTuple(v));
-              out.append(nb::make_tuple(c.op, c.operand, valueTuple(c.value),
-                                        c.allocOnly, c.bytes, nonWritable));
-            }
-            return out;
+            return listOf(r.copies, [](const EngineCopy &c) {
+              return nb::make_tuple(c.op, c.operand, valueTuple(c.value),
+                                    c.allocOnly, c.bytes,
+                                    listOf(c.nonWritable, valueTuple));
+            });
           },
           "Analysis only: (op, operand, value copied, allocation only, bytes "
           "or -1, non-writable "
@@ -117,8 +114,7 @@ void registerEngineBindings(nb::module_ &m) {
       .def_prop_ro(
           "functions",
           [](const EngineResult &r) {
-            nb::list out;
-            for (const EngineFunction &f : r.functions) {
+            return listOf(r.functions, [](const EngineFunction &f) {
               nb::dict d;
               d["op"] = f.op;
               d["name"] = f.name;
@@ -126,9 +122,8 @@ void registerEngineBindings(nb::module_ &m) {
               d["access"] = f.access;
               d["aliasing"] = f.aliasing;
               d["equivalent"] = f.equivalent;
-              out.append(d);
-            }
-            return out;
+              return d;
+            });
           },
           "Function boundary facts (FuncAnalysisState): per function its "
           "argument access, "
@@ -144,11 +139,10 @@ void registerEngineBindings(nb::module_ &m) {
       .def_prop_ro(
           "order_costs",
           [](const EngineResult &r) {
-            nb::list out;
-            for (const EngineOrderCost &c : r.orderCosts)
-              out.append(c.ok ? nb::make_tuple(c.bytes, c.copies)
-                              : nb::make_tuple(nb::none(), nb::none()));
-            return out;
+            return listOf(r.orderCosts, [](const EngineOrderCost &c) {
+              return c.ok ? nb::make_tuple(c.bytes, c.copies)
+                          : nb::make_tuple(nb::none(), nb::none());
+            });
           },
           "With rank_orders: (bytes, copies) per order, (None, None) where its "
           "analysis failed; a copy "

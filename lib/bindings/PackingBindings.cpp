@@ -35,6 +35,22 @@ BufferSet bufferSet(const Int64In &starts, const Int64In &ends,
   return {starts.data(), ends.data(), sizes.data(), starts.shape(0)};
 }
 
+/// Binds `_core.<name>(starts, ends, sizes, alignment=64)`: `bound` of those
+/// buffers, computed without the GIL.
+template <typename Bound>
+void bindBound(nb::module_ &m, const char *name, Bound bound, const char *doc) {
+  m.def(
+      name,
+      [bound](const Int64In &starts, const Int64In &ends, const Int64In &sizes,
+              int64_t alignment) {
+        BufferSet b = bufferSet(starts, ends, sizes);
+        nb::gil_scoped_release release;
+        return bound(b, alignment);
+      },
+      nb::arg("starts"), nb::arg("ends"), nb::arg("sizes"),
+      nb::arg("alignment") = 64, doc);
+}
+
 } // namespace
 
 void registerPackingBindings(nb::module_ &m) {
@@ -84,35 +100,21 @@ void registerPackingBindings(nb::module_ &m) {
       nb::arg("capacity") = -1, nb::arg("budget") = -1,
       "Assign aligned byte offsets to buffers live over [start, end).");
 
-  m.def(
-      "live_peak",
-      [](const Int64In &starts, const Int64In &ends, const Int64In &sizes,
-         int64_t alignment) {
-        BufferSet b = bufferSet(starts, ends, sizes);
-        LivePeak peak;
-        {
-          nb::gil_scoped_release release;
-          peak = livePeak(b, alignment);
-        }
+  bindBound(
+      m, "live_peak",
+      [](const BufferSet &b, int64_t alignment) {
+        LivePeak peak = livePeak(b, alignment);
         return std::make_tuple(peak.point, peak.raw, peak.aligned,
                                peak.buffers);
       },
-      nb::arg("starts"), nb::arg("ends"), nb::arg("sizes"),
-      nb::arg("alignment") = 64,
       "(point, raw bytes, aligned bytes, buffers) where the aligned bound is "
       "reached.");
-
-  m.def(
-      "pool_lower_bound",
-      [](const Int64In &starts, const Int64In &ends, const Int64In &sizes,
-         int64_t alignment) {
-        BufferSet b = bufferSet(starts, ends, sizes);
-        nb::gil_scoped_release release;
+  bindBound(
+      m, "pool_lower_bound",
+      [](const BufferSet &b, int64_t alignment) {
         PoolLowerBound lb = poolLowerBound(b, alignment);
         return std::make_tuple(lb.raw, lb.aligned);
       },
-      nb::arg("starts"), nb::arg("ends"), nb::arg("sizes"),
-      nb::arg("alignment") = 64,
       "(raw, aligned) lower bounds on the pool size.");
 
   m.def(

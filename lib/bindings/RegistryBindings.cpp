@@ -148,6 +148,30 @@ std::vector<ExternalOption> toOptions(const std::vector<OptionTuple> &tuples) {
   return options;
 }
 
+/// Hooks that call the given Python callables: checkOptions always, run and
+/// expand where the callable is not None.
+ExternalPassHooks pythonHooks(nb::object checkOptionsFn, nb::object runFn,
+                              nb::object expandFn) {
+  ExternalPassHooks hooks;
+  hooks.checkOptions = &checkOptions;
+  if (!runFn.is_none())
+    hooks.run = &run;
+  if (!expandFn.is_none())
+    hooks.expand = &expand;
+  hooks.userData = new PyHooks{checkOptionsFn, runFn, expandFn};
+  return hooks;
+}
+
+/// Under the registry's lock: false when `argument` names a registered pass
+/// or pipeline, else registers it with `add` and returns true.
+template <typename Add> bool registerNew(const std::string &argument, Add add) {
+  std::lock_guard<std::mutex> lock(registryMutex);
+  if (isRegisteredPass(argument))
+    return false;
+  add();
+  return true;
+}
+
 } // namespace
 
 void registerRegistryBindings(nb::module_ &m) {
@@ -157,16 +181,10 @@ void registerRegistryBindings(nb::module_ &m) {
          const std::string &description,
          const std::vector<OptionTuple> &options, nb::object checkOptionsFn,
          nb::object runFn) {
-        std::lock_guard<std::mutex> lock(registryMutex);
-        if (isRegisteredPass(argument))
-          return false;
-        ExternalPassHooks hooks;
-        hooks.userData = new PyHooks{checkOptionsFn, runFn, nb::none()};
-        hooks.checkOptions = &checkOptions;
-        hooks.run = &run;
-        registerExternalPass(argument, name, description, toOptions(options),
-                             hooks);
-        return true;
+        return registerNew(argument, [&] {
+          registerExternalPass(argument, name, description, toOptions(options),
+                               pythonHooks(checkOptionsFn, runFn, nb::none()));
+        });
       },
       nb::arg("argument"), nb::arg("name"), nb::arg("description"),
       nb::arg("options"), nb::arg("check_options"), nb::arg("run"),
@@ -186,16 +204,11 @@ void registerRegistryBindings(nb::module_ &m) {
       [](const std::string &argument, const std::string &description,
          const std::vector<OptionTuple> &options, nb::object checkOptionsFn,
          nb::object expandFn) {
-        std::lock_guard<std::mutex> lock(registryMutex);
-        if (isRegisteredPass(argument))
-          return false;
-        ExternalPassHooks hooks;
-        hooks.userData = new PyHooks{checkOptionsFn, nb::none(), expandFn};
-        hooks.checkOptions = &checkOptions;
-        hooks.expand = &expand;
-        registerExternalPipeline(argument, description, toOptions(options),
-                                 hooks);
-        return true;
+        return registerNew(argument, [&] {
+          registerExternalPipeline(
+              argument, description, toOptions(options),
+              pythonHooks(checkOptionsFn, nb::none(), expandFn));
+        });
       },
       nb::arg("argument"), nb::arg("description"), nb::arg("options"),
       nb::arg("check_options"), nb::arg("expand"),
