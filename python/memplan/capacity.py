@@ -12,8 +12,9 @@ Its text, an MLIR string option (``""``: no capacity):
     listed (``capacity=1048576,3:49152``).
 
 N is a positive decimal number of bytes. The option's type
-(:class:`memplan.passes.capacity`) checks the text when the pipeline is
-parsed; the passes read it with :func:`parse_capacity`.
+(:class:`memplan.passes.capacity`) parses the text once, with
+:func:`parse_capacity`, when the pipeline is parsed; the passes read the
+:class:`Capacity` it keeps.
 """
 
 from __future__ import annotations

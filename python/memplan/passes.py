@@ -30,7 +30,7 @@ from typing import Any, Callable, Iterator, Optional, Sequence
 
 from mlir import ir
 
-from memplan.capacity import parse_capacity
+from memplan.capacity import Capacity, parse_capacity
 from memplan.ir.parse import location_prefix
 from memplan.packing import DEFAULT_BUDGET
 
@@ -75,7 +75,18 @@ class alignment(int):
 class capacity(str):
     """The type of a memory capacity option (an MLIR string; ``""``: none):
     ``N`` bytes for every memory space, or ``SPACE:N,...`` (see
-    :mod:`memplan.capacity`), checked when the pipeline is parsed."""
+    :mod:`memplan.capacity`). A value is the text, parsed once when it is
+    made (when the pipeline is parsed): :attr:`bounds`. Raises ValueError
+    when the text does not parse."""
+
+    bounds: Capacity
+    """The capacities the text gives."""
+
+    def __new__(cls, text: object) -> "capacity":
+        bounds = parse_capacity(text)
+        value = super().__new__(cls, text)
+        value.bounds = bounds
+        return value
 
 
 #: The type MLIR declares for each option type (lib/passes/ExternalPass.cpp).
@@ -124,7 +135,7 @@ class Option:
 
 
 CAPACITY = Option(
-    "capacity", capacity, "",
+    "capacity", capacity, capacity(""),
     "bytes each memory space may use: N (every space) or SPACE:N,... (0: the default space; "
     "a plain N for the spaces not listed)")
 """The ``capacity`` option of memplan-buffer-liveness, memplan-buffer-reuse and
@@ -186,11 +197,12 @@ def _convert(opt: Option, value: Any) -> Any:
             )
         return int(value)
     if opt.type is capacity:
+        if isinstance(value, capacity):
+            return value
         try:
-            parse_capacity(value)
+            return capacity(value)
         except ValueError as err:
             raise PassOptionError(f"option '{opt.name}' {err}") from None
-        return capacity(value)
     if opt.type is str and not isinstance(value, str):
         raise bad()
     try:
@@ -289,6 +301,9 @@ class PassInfo:
     #: ``run`` is called on the anchor module and then on every
     #: ``builtin.module`` nested in it, each its own symbol table.
     per_module: bool = False
+    #: typed_values' answers, by the values MLIR parsed.
+    _converted: dict[tuple[tuple[str, Any], ...], dict[str, Any]] = field(
+        default_factory=dict, init=False, compare=False, repr=False)
 
     @property
     def py_name(self) -> str:
@@ -303,15 +318,27 @@ class PassInfo:
         raise PassOptionError(f"'{self.argument}' has no option '{name}'")
 
     def typed_values(self, values: Sequence[tuple[str, Any]]) -> dict[str, Any]:
-        """MLIR's typed option values, [(name, value)], keyed by Python name."""
-        return {self.option(name).py_name: value for name, value in values}
+        """MLIR's typed option values, [(name, value)], converted as the pass
+        gets them (a capacity with its text parsed), keyed by Python name. Converted once
+        per distinct values: :meth:`check`, which MLIR calls when it parses a
+        pipeline, converts them; the pass' run finds them converted. Raises
+        :class:`PassOptionError`."""
+        key = tuple(values)
+        converted = self._converted.get(key)
+        if converted is None:
+            converted = {}
+            for name, value in key:
+                opt = self.option(name)
+                converted[opt.py_name] = opt.convert(value)
+            self._converted[key] = converted
+        return dict(converted)
 
     def check(self, values: Sequence[tuple[str, Any]]) -> str:
         """What MLIR's parsers cannot check in its typed values (an alignment
-        that is not a power of two): the error, or ""."""
+        that is not a power of two, a capacity that does not parse): the
+        error, or ""."""
         try:
-            for name, value in values:
-                self.option(name).convert(value)
+            self.typed_values(values)
         except PassOptionError as err:
             return str(err)
         return ""

@@ -16,7 +16,7 @@ from mlir import ir
 
 import numpy as np
 
-from memplan.capacity import Capacity, parse_capacity
+from memplan.capacity import Capacity
 from memplan.ir.graph import extract_graph, function_ids, operation
 from memplan.lifetimes.analysis import FunctionLifetimes, LifetimeAnalysis, peak_live
 from memplan.lifetimes.contents import held_without_contents
@@ -123,7 +123,7 @@ def _run(module: ir.Operation, ctx: PassContext) -> None:
     analysis = LifetimeAnalysis(graph)
     # Functions of nested modules too: each analysis is within one function.
     functions = [analysis.function(f) for f in function_ids(graph, nested=True)]
-    capacity = parse_capacity(ctx.options["capacity"])
+    capacity = ctx.options["capacity"].bounds
     for lt in functions:
         record_statistics(ctx, lt)
         if ctx.options["remarks"]:

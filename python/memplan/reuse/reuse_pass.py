@@ -12,7 +12,6 @@ from __future__ import annotations
 import numpy as np
 from mlir import ir
 
-from memplan.capacity import parse_capacity
 from memplan.ir.graph import extract_graph, function_ids, operation
 from memplan.lifetimes import reasons as R
 from memplan.lifetimes.analysis import FunctionLifetimes, LifetimeAnalysis
@@ -38,7 +37,7 @@ def _run_reuse(module: ir.Operation, ctx: PassContext) -> None:
         return
     # Only the default memory space is pooled (the analysis leaves buffers
     # of other spaces alone), so only its capacity bounds the pools.
-    capacity = parse_capacity(ctx.options["capacity"]).of(0)
+    capacity = ctx.options["capacity"].bounds.of(0)
     graph = extract_graph(module)
     analysis = LifetimeAnalysis(graph)
     work = []

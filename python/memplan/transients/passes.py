@@ -10,7 +10,6 @@ from mlir import ir
 from memplan.ir.graph import extract_graph, operation
 from memplan.lifetimes import roles as K
 from memplan.lifetimes.sizes import custom_data_layout
-from memplan.capacity import parse_capacity
 from memplan.passes import (CAPACITY, SEARCH_BUDGET, Option, PassContext, alignment, forward_options, register_pass,
                             register_pipeline)
 from memplan.transients.annotate import annotate
@@ -42,7 +41,7 @@ def _plan(module: ir.Operation, ctx: PassContext) -> Optional[ModulePlan]:
                           "memplan sizes elements for LLVM's default layout only")
         return None
     # The storage is a default-space buffer: that space's capacity bounds it.
-    capacity = parse_capacity(ctx.options.get("capacity", "")).of(0)
+    capacity = ctx.options.get("capacity", CAPACITY.default).bounds.of(0)
     return plan_module(extract_graph(module), alignment=ctx.options.get("alignment", DEFAULT_ALIGNMENT),
                        capacity=capacity, budget=ctx.options["search_budget"])
 
