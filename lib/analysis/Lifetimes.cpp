@@ -218,16 +218,9 @@ LifetimeTable analyzeLifetimes(const Graph &g, const int32_t *roots,
   const std::vector<int32_t> scopes = scopesWithReasons(g, /*pathSafe=*/true);
   const std::vector<int32_t> hoistScopes = blockScopes(g, /*pathSafe=*/false);
   LifetimeTable t;
-  t.op.resize(numRoots);
-  t.value.resize(numRoots);
-  t.start.resize(numRoots);
-  t.end.resize(numRoots);
-  t.lastUse.resize(numRoots);
-  t.dealloc.resize(numRoots);
-  t.scope.resize(numRoots);
-  t.hoistScope.resize(numRoots);
-  t.reasons.resize(numRoots);
-  t.numUses.resize(numRoots);
+#define MEMPLAN_LIFETIME_COLUMN(Field, Py) t.Field.resize(numRoots);
+#define MEMPLAN_LIFETIME_SEGMENT_COLUMN(Field, Py)
+#include "memplan/analysis/LifetimeColumns.def"
   t.segBegin.reserve(numRoots + 1);
   t.segBegin.push_back(0);
   std::vector<Access> accesses;
