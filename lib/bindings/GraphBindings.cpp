@@ -103,34 +103,34 @@ void registerGraphBindings(nb::module_ &m) {
 
   // The enums of memplan/analysis/OpRoles.h, made from their one list.
 #define MEMPLAN_ENUM_VALUE(Name, Py, Value, Doc) e.value(#Py, (E)(Value), Doc);
-#define MEMPLAN_FLAG_VALUE(Name, Py, Value, Short, Doc)                        \
-  MEMPLAN_ENUM_VALUE(Name, Py, Value, Doc)
   {
     using E = LifetimeRole;
     nb::enum_<E> e(m, "LifetimeRole", nb::is_arithmetic(),
                    "What an op does with a buffer operand: the low byte of "
                    "`Graph.op_role`.");
-    MEMPLAN_LIFETIME_ROLES(MEMPLAN_ENUM_VALUE)
+#define MEMPLAN_LIFETIME_ROLE MEMPLAN_ENUM_VALUE
+#include "memplan/analysis/OpRoles.def"
   }
   {
     using E = LifetimeRoleFlag;
     nb::enum_<E> e(m, "LifetimeRoleFlag", nb::is_flag(), nb::is_arithmetic(),
                    "Flags above the role byte of `Graph.op_role`.");
-    MEMPLAN_LIFETIME_ROLE_FLAGS(MEMPLAN_FLAG_VALUE)
+#define MEMPLAN_LIFETIME_ROLE_FLAG(Name, Py, Value, Short, Doc)                \
+  MEMPLAN_ENUM_VALUE(Name, Py, Value, Doc)
+#include "memplan/analysis/OpRoles.def"
   }
   {
     using E = OpPurity;
     nb::enum_<E> e(m, "OpPurity", nb::is_flag(), nb::is_arithmetic(),
                    "Bits of `Graph.op_purity`.");
-    MEMPLAN_OP_PURITY(MEMPLAN_ENUM_VALUE)
+#define MEMPLAN_OP_PURITY_BIT MEMPLAN_ENUM_VALUE
+#include "memplan/analysis/OpRoles.def"
   }
-#undef MEMPLAN_FLAG_VALUE
 #undef MEMPLAN_ENUM_VALUE
   nb::dict flagNames;
-#define MEMPLAN_FLAG_SHORT_NAME(Name, Py, Value, Short, Doc)                   \
+#define MEMPLAN_LIFETIME_ROLE_FLAG(Name, Py, Value, Short, Doc)                \
   flagNames[#Py] = Short;
-  MEMPLAN_LIFETIME_ROLE_FLAGS(MEMPLAN_FLAG_SHORT_NAME)
-#undef MEMPLAN_FLAG_SHORT_NAME
+#include "memplan/analysis/OpRoles.def"
   m.attr("ROLE_FLAG_SHORT_NAMES") = flagNames;
 
 #define MEMPLAN_ARRAY(pyname, field)                                           \

@@ -49,9 +49,8 @@ void registerLifetimesBindings(nb::module_ &m) {
         m, "LifetimeReason", nb::is_arithmetic(),
         "Why an allocation is not pooled: bit numbers, in precedence order "
         "(memplan/analysis/Lifetimes.h).");
-#define MEMPLAN_REASON_VALUE(Name, Py, Doc) e.value(#Py, kReason##Name, Doc);
-    MEMPLAN_LIFETIME_REASONS(MEMPLAN_REASON_VALUE)
-#undef MEMPLAN_REASON_VALUE
+#define MEMPLAN_LIFETIME_REASON(Name, Py, Doc) e.value(#Py, kReason##Name, Doc);
+#include "memplan/analysis/LifetimeReasons.def"
   }
   m.def(
       "analyze_lifetimes",

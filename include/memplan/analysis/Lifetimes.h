@@ -32,44 +32,15 @@
 namespace memplan {
 
 /// Reasons an allocation is not pooled, as bits; lower bits take precedence
-/// (an allocation's primary reason is its lowest set bit). Written once: the
-/// C++ enumerators and memplan._core.LifetimeReason (whose member names,
-/// lowercase with dashes, are the names reports print: `escapes-return`) are
-/// both made from this list. X(Name, PYTHON_NAME, doc). The kernel here sets
-/// the reasons before kReasonUnsupportedElementType; the Python analysis
-/// (memplan.lifetimes.analysis) sets the rest, from types and sizes.
-#define MEMPLAN_LIFETIME_REASONS(X)                                            \
-  X(Alloca, ALLOCA, "stack allocation: listed, never pooled")                  \
-  X(UnknownRegion, UNKNOWN_REGION,                                             \
-    "nested in a region op we do not understand")                              \
-  X(Unstructured, UNSTRUCTURED_CONTROL_FLOW, "in a multi-block region")        \
-  X(EscapesReturn, ESCAPES_RETURN, "returned from the function")               \
-  X(EscapesCall, ESCAPES_CALL, "passed to a call (CallOpInterface)")           \
-  X(EscapesStore, ESCAPES_STORE, "stored into memory")                         \
-  X(EscapesBlock, ESCAPES_BLOCK,                                               \
-    "flows out of its block (yield, region result)")                           \
-  X(Captured, CAPTURED_BY_UNKNOWN_REGION,                                      \
-    "used inside a region op we do not understand")                            \
-  X(UnknownUser, UNKNOWN_USER, "used by an op with unknown memory effects")    \
-  X(NoDealloc, NO_DEALLOC, "never freed")                                      \
-  X(DeallocOtherBlock, DEALLOC_IN_OTHER_BLOCK, "freed in another block")       \
-  X(MultipleDeallocs, MULTIPLE_DEALLOCS, "freed twice")                        \
-  X(DeallocAlias, DEALLOC_THROUGH_ALIAS, "freed through a view or cast")       \
-  X(MemorySpace, MEMORY_SPACE, "not the default memory space")                 \
-  X(Layout, NON_IDENTITY_LAYOUT, "strided / affine layout")                    \
-  X(AsyncNotAwaited, ASYNC_NOT_AWAITED,                                        \
-    "used by asynchronous work no op of its block waits for")                  \
-  X(UnsupportedElementType, UNSUPPORTED_ELEMENT_TYPE,                          \
-    "element type whose LLVM layout memplan does not model")                   \
-  X(SizeOverflow, SIZE_OVERFLOW, "byte size does not fit in a 64-bit index")   \
-  X(DynamicSizeNotHoistable, DYNAMIC_SIZE_NOT_HOISTABLE,                       \
-    "dynamic sizes not available at the pool")
-
+/// (an allocation's primary reason is its lowest set bit). Written once, in
+/// memplan/analysis/LifetimeReasons.def (with memplan._core.LifetimeReason).
+/// The kernel here sets the reasons before kReasonUnsupportedElementType; the
+/// Python analysis (memplan.lifetimes.analysis) sets the rest, from types and
+/// sizes.
 enum LifetimeReason : int32_t {
-#define MEMPLAN_REASON_ENUMERATOR(Name, Py, Doc) kReason##Name,
-  MEMPLAN_LIFETIME_REASONS(MEMPLAN_REASON_ENUMERATOR)
-#undef MEMPLAN_REASON_ENUMERATOR
-      kNumReasons,
+#define MEMPLAN_LIFETIME_REASON(Name, Py, Doc) kReason##Name,
+#include "memplan/analysis/LifetimeReasons.def"
+  kNumReasons,
 };
 
 /// Per root, one int32 column of memplan/analysis/LifetimeColumns.def each.
