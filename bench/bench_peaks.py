@@ -24,7 +24,7 @@ included, 64-byte blocks; dynamic sizes are not in the figures):
 * heap allocation sites: ``memref.alloc`` ops left in the output.
 
 Run-time columns (``--no-run`` skips them): one run of the entry through the
-ExecutionEngine with memplan-check's heap hooks (``memplan.numerics.measure_heap``,
+ExecutionEngine with memplan-check's heap hooks (``memplan.numerics.execute(...).heap``,
 random inputs that respect the IR, 64-byte blocks): the peak heap bytes and
 the allocator calls, upstream -> memplan.
 
@@ -109,9 +109,9 @@ def main() -> None:
         run_cell = calls_cell = "-"
         worse = mp_peak > up_peak
         if not args.no_run:
-            from memplan.numerics import measure_heap
+            from memplan.numerics import execute
 
-            up_heap, mp_heap = (measure_heap(t, entry) for t in (up_text, mp_text))
+            up_heap, mp_heap = (execute(t, entry).heap for t in (up_text, mp_text))
             run_cell = f"{up_heap.peak_blocks_bytes} -> {mp_heap.peak_blocks_bytes}"
             calls_cell = f"{up_heap.allocations} -> {mp_heap.allocations}"
             worse |= mp_heap.peak_blocks_bytes > up_heap.peak_blocks_bytes

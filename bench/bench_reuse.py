@@ -13,7 +13,7 @@ Prints three markdown tables:
    (upstream, no reuse), the lower bound (peak live bytes of the poolable
    buffers, ``FunctionLifetimes.eligible_peak_bytes``) and each algorithm's
    pool size with pool / lower bound; a geomean row closes it.
-2. **Heap at run time.** ``memplan.numerics.measure_heap`` on the upstream
+2. **Heap at run time.** ``memplan.numerics.execute(...).heap`` on the upstream
    module and on the pooled one (``algorithm=best``), with and without
    ``optimize-allocation-liveness`` upstream: allocator calls per invocation
    and peak live heap bytes; ``memplan.numerics.compare`` says whether the
@@ -47,7 +47,7 @@ from memplan.ir import parse_source  # noqa: E402
 from memplan.ir.graph import extract_graph, function_ids  # noqa: E402
 from memplan.lifetimes.analysis import LifetimeAnalysis  # noqa: E402
 from memplan.lifetimes.report import pool_layout  # noqa: E402
-from memplan.numerics import compare, measure_heap  # noqa: E402
+from memplan.numerics import compare, execute  # noqa: E402
 from memplan.reuse.check import check_module  # noqa: E402
 from progs.scale import chain  # noqa: E402
 from workloads import WORKLOADS, cnn, mlp, transformer  # noqa: E402
@@ -182,11 +182,11 @@ def heap_table(cases: list[tuple[str, str, str]]) -> list[str]:
             before = bufferize(text, UPSTREAM if with_oal else BUFFERIZE)
             after, _ = reuse(before)
             whole = lifetimes_summary(before)[3]
-            hb = measure_heap(before, entry)
-            ha = measure_heap(after, entry)
+            hb = execute(before, entry).heap
+            ha = execute(after, entry).heap
             res = compare(before, after, entry)
             if (res.heap_before.peak_bytes, res.heap_after.peak_bytes) != (hb.peak_bytes, ha.peak_bytes):
-                notes.append(f"{label}: compare() and measure_heap() disagree on peak bytes")
+                notes.append(f"{label}: compare() and execute() disagree on peak bytes")
             for name, h in (("upstream", hb), ("reuse", ha)):
                 if h.invalid_frees or h.allocations - h.frees != (1 if h.live_at_exit else 0):
                     notes.append(f"{label} ({name}, OAL={with_oal}): {h}")

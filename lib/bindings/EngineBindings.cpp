@@ -35,24 +35,56 @@ OptionValue optionValue(nb::handle value) {
   return nb::cast<std::string>(value);
 }
 
-nb::tuple valueTuple(const EngineValue &v) {
+// Each engine record as plain Python data, one overload per record type.
+
+nb::object toPython(const EngineValue &v) {
   return nb::make_tuple(v.op, v.blockArgument, v.region, v.block, v.index);
 }
 
-/// `items` as a Python list, each made by `convert`.
-template <typename T, typename Convert>
-nb::list listOf(const std::vector<T> &items, Convert convert) {
+nb::object toPython(const EngineDecision &d) {
+  return nb::make_tuple(d.op, d.operand, d.inPlace);
+}
+
+nb::object toPython(const EngineConflict &c) {
+  return nb::make_tuple(
+      nb::make_tuple(c.op, c.operand), nb::make_tuple(c.readOp, c.readOperand),
+      nb::make_tuple(c.writeOp, c.writeOperand), toPython(c.definition));
+}
+
+nb::object toPython(const EngineFunction &f) {
+  nb::dict d;
+  d["op"] = f.op;
+  d["name"] = f.name;
+  d["boundary_analyzed"] = f.boundaryAnalyzed;
+  d["access"] = f.access;
+  d["aliasing"] = f.aliasing;
+  d["equivalent"] = f.equivalent;
+  return d;
+}
+
+nb::object toPython(const EngineOrderCost &c) {
+  return c.ok ? nb::make_tuple(c.bytes, c.copies)
+              : nb::make_tuple(nb::none(), nb::none());
+}
+
+nb::object toPython(const EngineCopy &c);
+
+/// A list of records as a Python list, in the engine's order.
+template <typename T> nb::object toPython(const std::vector<T> &items) {
   nb::list out;
   for (const T &item : items)
-    out.append(convert(item));
+    out.append(toPython(item));
   return out;
 }
 
-/// Sets of values as Python lists of value tuples, in the engine's order.
-nb::list setsList(const std::vector<std::vector<EngineValue>> &sets) {
-  return listOf(sets, [](const std::vector<EngineValue> &set) {
-    return listOf(set, valueTuple);
-  });
+nb::object toPython(const EngineCopy &c) {
+  return nb::make_tuple(c.op, c.operand, toPython(c.value), c.allocOnly,
+                        c.bytes, toPython(c.nonWritable));
+}
+
+/// The getter of the EngineResult list `Field`, as Python data.
+template <auto Field> nb::object listField(const EngineResult &r) {
+  return toPython(r.*Field);
 }
 
 } // namespace
@@ -64,47 +96,25 @@ void registerEngineBindings(nb::module_ &m) {
       .def_ro("scopes", &EngineResult::scopes,
               "Analyzed scopes (pre-order op ids), in analysis order.")
       .def_prop_ro(
-          "decisions",
-          [](const EngineResult &r) {
-            return listOf(r.decisions, [](const EngineDecision &d) {
-              return nb::make_tuple(d.op, d.operand, d.inPlace);
-            });
-          },
+          "decisions", &listField<&EngineResult::decisions>,
           "(op, operand number, in place) per analyzed tensor operand, in "
           "analysis order.")
       .def_prop_ro(
-          "conflicts",
-          [](const EngineResult &r) {
-            return listOf(r.conflicts, [](const EngineConflict &c) {
-              return nb::make_tuple(nb::make_tuple(c.op, c.operand),
-                                    nb::make_tuple(c.readOp, c.readOperand),
-                                    nb::make_tuple(c.writeOp, c.writeOperand),
-                                    valueTuple(c.definition));
-            });
-          },
+          "conflicts", &listField<&EngineResult::conflicts>,
           "((op, operand), (read op, operand), (write op, operand), "
           "definition) per RaW conflict; "
           "read op -1: a write in a parallel region to a buffer defined "
           "outside of it. Values are "
           "(op, is block argument, region, block, index).")
       .def_prop_ro(
-          "alias_sets",
-          [](const EngineResult &r) { return setsList(r.aliasSets); },
+          "alias_sets", &listField<&EngineResult::aliasSets>,
           "Alias sets with more than one member, in upstream's member order.")
       .def_prop_ro(
-          "equivalence_sets",
-          [](const EngineResult &r) { return setsList(r.equivalenceSets); },
+          "equivalence_sets", &listField<&EngineResult::equivalenceSets>,
           "Analysis only: equivalence sets with more than one member, in "
           "upstream's member order.")
       .def_prop_ro(
-          "copies",
-          [](const EngineResult &r) {
-            return listOf(r.copies, [](const EngineCopy &c) {
-              return nb::make_tuple(c.op, c.operand, valueTuple(c.value),
-                                    c.allocOnly, c.bytes,
-                                    listOf(c.nonWritable, valueTuple));
-            });
-          },
+          "copies", &listField<&EngineResult::copies>,
           "Analysis only: (op, operand, value copied, allocation only, bytes "
           "or -1, non-writable "
           "values that forced it) per out-of-place operand whose op upstream's "
@@ -112,19 +122,7 @@ void registerEngineBindings(nb::module_ &m) {
           "(resolveTensorOpOperandConflicts, canOmitTensorCopy), in analysis "
           "order.")
       .def_prop_ro(
-          "functions",
-          [](const EngineResult &r) {
-            return listOf(r.functions, [](const EngineFunction &f) {
-              nb::dict d;
-              d["op"] = f.op;
-              d["name"] = f.name;
-              d["boundary_analyzed"] = f.boundaryAnalyzed;
-              d["access"] = f.access;
-              d["aliasing"] = f.aliasing;
-              d["equivalent"] = f.equivalent;
-              return d;
-            });
-          },
+          "functions", &listField<&EngineResult::functions>,
           "Function boundary facts (FuncAnalysisState): per function its "
           "argument access, "
           "(argument, result) aliasing and equivalence pairs.")
@@ -137,13 +135,7 @@ void registerEngineBindings(nb::module_ &m) {
       .def_prop_ro("num_buffer_alloc",
                    [](const EngineResult &r) { return r.stats.numBufferAlloc; })
       .def_prop_ro(
-          "order_costs",
-          [](const EngineResult &r) {
-            return listOf(r.orderCosts, [](const EngineOrderCost &c) {
-              return c.ok ? nb::make_tuple(c.bytes, c.copies)
-                          : nb::make_tuple(nb::none(), nb::none());
-            });
-          },
+          "order_costs", &listField<&EngineResult::orderCosts>,
           "With rank_orders: (bytes, copies) per order, (None, None) where its "
           "analysis failed; a copy "
           "of dynamic size counts 2**40 bytes.")

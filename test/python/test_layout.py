@@ -35,7 +35,7 @@ def _measured_stride(elem: str) -> int:
         text = (f"func.func @f() {{\n  %a = memref.alloc() : memref<{n}x{elem}>\n"
                 f"  memref.dealloc %a : memref<{n}x{elem}>\n  return\n}}")
         with ir.Context():
-            sizes.append(numerics.measure_heap(ir.Module.parse(text), "f").total_bytes)
+            sizes.append(numerics.execute(ir.Module.parse(text), "f").heap.total_bytes)
     return (sizes[1] - sizes[0]) // 2
 
 

@@ -16,7 +16,6 @@ from memplan.numerics import (
     HeapStats,
     compare,
     execute,
-    measure_heap,
 )
 
 INPUTS = Path(__file__).parent / "inputs" / "numerics"
@@ -195,8 +194,8 @@ def test_poison_exposes_use_after_free():
 @pytest.mark.parametrize(
     "entry, peak", [("sequential", 256), ("nested", 64 + 128 + 256)]
 )
-def test_measure_heap_exact(entry, peak):
-    stats = measure_heap(src("three_allocs.mlir"), entry)
+def test_heap_of_a_run_is_exact(entry, peak):
+    stats = execute(src("three_allocs.mlir"), entry).heap
     assert isinstance(stats, HeapStats)
     assert stats.allocations == 3
     assert stats.frees == 3

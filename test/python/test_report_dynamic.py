@@ -32,8 +32,8 @@ def test_given_sizes_match_a_measured_run(n, m):
     doc = _report(symbolic.ArgumentSizes({(0, 0): n}, {1: m}))
     assert doc["peak_live_bytes"] == max(4 * n, 8 * m) + 64
     x = np.arange(n, dtype=np.float32)
-    heap = numerics.measure_heap(CASE, "dyn", inputs=[x, np.int64(m), np.zeros(n, np.float32),
-                                                      np.zeros(16, np.float32)])
+    heap = numerics.execute(CASE, "dyn", inputs=[x, np.int64(m), np.zeros(n, np.float32),
+                                                 np.zeros(16, np.float32)]).heap
     assert heap.peak_bytes == doc["peak_live_bytes"]
 
 

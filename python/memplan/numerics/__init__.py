@@ -6,9 +6,9 @@
   and every memref argument bit for bit, and which ``cf.assert``s failed how
   often.  In poison mode each module also runs twice with different garbage
   in fresh heap blocks, which exposes reads of uninitialized memory.
-* :func:`measure_heap` reports the exact heap traffic of one run
-  (allocations, frees, bytes, peak live bytes); :func:`execute` runs a
-  program once and returns its outputs as numpy arrays.
+* :func:`execute` runs a program once and returns its outputs as numpy
+  arrays and the exact heap traffic of the run (``.heap``: allocations,
+  frees, bytes, peak live bytes).
 
 The command line front end is ``memplan-check`` (:mod:`memplan.cli.check`).
 """
@@ -17,13 +17,12 @@ from .compare import CompareResult, Mismatch, compare, expected_difference
 from .heap import HeapStats
 from .inputs import DEFAULT_DIM
 from .lowering import LoweringError
-from .execute import execute, measure_heap
+from .execute import execute
 from .runner import ExecutionCrash, Output, RunOutcome
 
 __all__ = [
     "compare",
     "expected_difference",
-    "measure_heap",
     "execute",
     "RunOutcome",
     "ExecutionCrash",

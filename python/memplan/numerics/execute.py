@@ -1,16 +1,16 @@
-"""Running one program once: :func:`execute` and :func:`measure_heap`."""
+"""Running one program once: :func:`execute` (its ``.heap``: the heap traffic of the run)."""
 
 from __future__ import annotations
 
 from typing import Any, Mapping, Optional, Sequence
 
-from .heap import POISON_BYTES, HeapStats
+from .heap import POISON_BYTES
 from .inputs import DimsSpec, make_arguments
 from .lowering import lower
 from .runner import DEFAULT_OPT_LEVEL, Executable, RunOutcome
 from .source import ModuleSource
 
-__all__ = ["execute", "measure_heap"]
+__all__ = ["execute"]
 
 
 def execute(
@@ -61,23 +61,3 @@ def execute(
     args = make_arguments(program.signature, inputs, seed, dims, values)
     return Executable(program, opt_level).run(args, poison, scratch, isolate=isolate)
 
-
-def measure_heap(
-    module: ModuleSource,
-    entry: str,
-    inputs: Optional[Sequence[Any]] = None,
-    seed: int = 0,
-    dims: Optional[DimsSpec] = None,
-    opt_level: int = DEFAULT_OPT_LEVEL,
-) -> HeapStats:
-    """Run ``@entry`` once and return its heap traffic.
-
-    The module is lowered and given inputs exactly as in
-    :func:`memplan.numerics.compare`.  Byte counts are the sizes the
-    ``memref.alloc`` ops ask for: ``memref<16xf32>`` counts 64 bytes whatever
-    its ``alignment`` attribute (the lowering would otherwise over-allocate by
-    the alignment; see :mod:`memplan.numerics.lowering`).  ``memref.alloca``
-    is on the stack and not counted.  Buffers the function returns count as
-    live at exit.
-    """
-    return execute(module, entry, inputs, seed, dims, opt_level=opt_level).heap

@@ -50,8 +50,12 @@ class HeapStats:
     """Heap traffic of one run of the entry function.
 
     Sizes are the bytes each ``memref.alloc`` asked for (element count times
-    element size), without allocator padding.  ``memref.alloca`` is stack
-    memory and not counted.
+    element size), without allocator padding: ``memref<16xf32>`` counts 64
+    bytes whatever its ``alignment`` attribute (the lowering would otherwise
+    over-allocate by the alignment; see :mod:`memplan.numerics.lowering`).
+    ``memref.alloca`` is stack memory and not counted. Buffers the function
+    returns count as live at exit. ``execute(module, entry).heap`` measures
+    one run.
     """
 
     #: Number of heap allocations (``memref.alloc``, including those made by
