@@ -95,37 +95,31 @@ void registerEngineBindings(nb::module_ &m) {
       .def_ro("ok", &EngineResult::ok)
       .def_ro("scopes", &EngineResult::scopes,
               "Analyzed scopes (pre-order op ids), in analysis order.")
-      .def_prop_ro(
-          "decisions", &listField<&EngineResult::decisions>,
-          "(op, operand number, in place) per analyzed tensor operand, in "
-          "analysis order.")
-      .def_prop_ro(
-          "conflicts", &listField<&EngineResult::conflicts>,
-          "((op, operand), (read op, operand), (write op, operand), "
-          "definition) per RaW conflict; "
-          "read op -1: a write in a parallel region to a buffer defined "
-          "outside of it. Values are "
-          "(op, is block argument, region, block, index).")
+      .def_prop_ro("decisions", &listField<&EngineResult::decisions>,
+                   "(op, operand number, in place) per analyzed tensor "
+                   "operand, in analysis order.")
+      .def_prop_ro("conflicts", &listField<&EngineResult::conflicts>,
+                   "((op, operand), (read op, operand), (write op, operand), "
+                   "definition) per RaW conflict; read op -1: a write in a "
+                   "parallel region to a buffer defined outside of it. Values "
+                   "are (op, is block argument, region, block, index).")
       .def_prop_ro(
           "alias_sets", &listField<&EngineResult::aliasSets>,
           "Alias sets with more than one member, in upstream's member order.")
-      .def_prop_ro(
-          "equivalence_sets", &listField<&EngineResult::equivalenceSets>,
-          "Analysis only: equivalence sets with more than one member, in "
-          "upstream's member order.")
-      .def_prop_ro(
-          "copies", &listField<&EngineResult::copies>,
-          "Analysis only: (op, operand, value copied, allocation only, bytes "
-          "or -1, non-writable "
-          "values that forced it) per out-of-place operand whose op upstream's "
-          "copy insertion visits "
-          "(resolveTensorOpOperandConflicts, canOmitTensorCopy), in analysis "
-          "order.")
+      .def_prop_ro("equivalence_sets",
+                   &listField<&EngineResult::equivalenceSets>,
+                   "Analysis only: equivalence sets with more than one member, "
+                   "in upstream's member order.")
+      .def_prop_ro("copies", &listField<&EngineResult::copies>,
+                   "Analysis only: (op, operand, value copied, allocation "
+                   "only, bytes or -1, non-writable values that forced it) per "
+                   "out-of-place operand whose op upstream's copy insertion "
+                   "visits (resolveTensorOpOperandConflicts, "
+                   "canOmitTensorCopy), in analysis order.")
       .def_prop_ro(
           "functions", &listField<&EngineResult::functions>,
           "Function boundary facts (FuncAnalysisState): per function its "
-          "argument access, "
-          "(argument, result) aliasing and equivalence pairs.")
+          "argument access, (argument, result) aliasing and equivalence pairs.")
       .def_prop_ro(
           "num_tensor_in_place",
           [](const EngineResult &r) { return r.stats.numTensorInPlace; })
@@ -137,8 +131,7 @@ void registerEngineBindings(nb::module_ &m) {
       .def_prop_ro(
           "order_costs", &listField<&EngineResult::orderCosts>,
           "With rank_orders: (bytes, copies) per order, (None, None) where its "
-          "analysis failed; a copy "
-          "of dynamic size counts 2**40 bytes.")
+          "analysis failed; a copy of dynamic size counts 2**40 bytes.")
       .def_ro("chosen_order", &EngineResult::chosenOrder,
               "With rank_orders: the index of the order kept, -1 if every "
               "order failed (bottom-up ran).")
