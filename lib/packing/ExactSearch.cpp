@@ -55,6 +55,7 @@
 #include "ExactSearch.h"
 #include "Restarts.h"
 #include "SweepSearch.h"
+#include "TightSearch.h"
 
 #include <algorithm>
 #include <tuple>
@@ -778,12 +779,22 @@ ExactOutcome searchExact(const Problem &pb, int64_t lowerBound,
   int64_t gaveUp = -1; ///< The largest capacity whose attempt ran out.
   bool capacityTried = capacity < lo || capacity >= hi;
   std::vector<int64_t> offsets;
-  int64_t sweepWork = 0;
-  auto used = [&] { return search.work() + sweepWork; };
+  int64_t sweepWork = 0, tightWork = 0;
+  auto used = [&] { return search.work() + sweepWork + tightWork; };
   // A capacity is tried by the sweep first, with part of the share, then by
-  // the complete search.
+  // the complete search. Where it leaves no byte to spare at any point, the
+  // tight search comes first, with half the share: it is complete there, and
+  // fast where the sizes leave few ways to fill the freed bytes.
   auto tryCapacity = [&](int64_t target, int64_t share) {
     const int64_t start = used();
+    switch (searchTight(pb, target, share / 2, offsets, tightWork)) {
+    case TightVerdict::Found:
+      return Verdict::Found;
+    case TightVerdict::Infeasible:
+      return Verdict::Infeasible;
+    default:
+      break;
+    }
     SweepOutcome sweep =
         searchSweep(pb, target, int64_t(double(share) * kSweepShare));
     sweepWork += sweep.work;
