@@ -40,7 +40,9 @@
 //
 // Each capacity is first given to the sweep search (SweepSearch.h) with a
 // part of its budget: an incomplete search by program point that fits long,
-// tight programs this search gets lost in.
+// tight programs this search gets lost in. Before it, where the capacity
+// leaves no byte to spare at any point, the tight search (TightSearch.h)
+// settles the capacity, as a rule in far fewer steps.
 //
 // Offsets and sizes are in alignment units: with aligned offsets, two buffers
 // are disjoint in bytes iff their unit ranges are. Only the capacity depends
