@@ -1,7 +1,7 @@
 // RUN: memplan-opt %s --pass-pipeline='builtin.module(memplan-buffer-reuse{capacity=1088 remarks})' 2>&1 | FileCheck %s --check-prefix=DEFAULT
 // RUN: not memplan-opt %s --pass-pipeline='builtin.module(memplan-buffer-reuse{capacity=1088 search-budget=0})' 2>&1 | FileCheck %s --check-prefix=NONE
 // RUN: not memplan-opt %s --pass-pipeline='builtin.module(memplan-buffer-reuse{capacity=1088 search-budget=1000})' 2>&1 | FileCheck %s --check-prefix=SMALL
-// RUN: memplan-opt /dev/null --pass-pipeline='builtin.module(memplan-memory-pipeline{capacity=1088 search-budget=0})' --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=PIPELINE
+// RUN: memplan-opt /dev/null --pass-pipeline='builtin.module(memplan-memory-pipeline{capacity=1088 search-budget=0})' --dump-pass-pipeline -o %t 2>&1 | FileCheck %s --check-prefix=PIPELINE
 
 // Nine buffers of 64 to 256 bytes whose live bytes peak at 1088, the
 // capacity. The packer's heuristics stop at 1152 bytes here; its exact search

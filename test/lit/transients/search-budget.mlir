@@ -1,6 +1,6 @@
 // RUN: memplan-opt %s --pass-pipeline='builtin.module(memplan-transients{capacity=1088})' | FileCheck %s --check-prefix=DEFAULT
 // RUN: not memplan-opt %s --pass-pipeline='builtin.module(memplan-transients{capacity=1088 search-budget=0})' 2>&1 | FileCheck %s --check-prefix=NONE
-// RUN: memplan-opt /dev/null --pass-pipeline='builtin.module(memplan-transients{search-budget=0})' --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=PIPELINE
+// RUN: memplan-opt /dev/null --pass-pipeline='builtin.module(memplan-transients{search-budget=0})' --dump-pass-pipeline -o %t 2>&1 | FileCheck %s --check-prefix=PIPELINE
 
 // The nine buffers of test/lit/reuse/search-budget.mlir as transients: their
 // live bytes peak at 1088, the capacity; the packer's heuristics stop at 1152
