@@ -39,10 +39,11 @@
 // then under noisy variants of them.
 //
 // Each capacity is first given to the sweep search (SweepSearch.h) with a
-// part of its budget: an incomplete search by program point that fits long,
-// tight programs this search gets lost in. Before it, where the capacity
-// leaves no byte to spare at any point, the tight search (TightSearch.h)
-// settles the capacity, as a rule in far fewer steps.
+// part of its budget, which it spends where it makes headway: an incomplete
+// search by program point that fits long, tight programs this search gets
+// lost in. Before it, where the capacity leaves no byte to spare at any
+// point, the tight search (TightSearch.h) settles the capacity, as a rule in
+// far fewer steps.
 //
 // Offsets and sizes are in alignment units: with aligned offsets, two buffers
 // are disjoint in bytes iff their unit ranges are. Only the capacity depends
@@ -74,8 +75,9 @@ constexpr int kOrders = 3;
 constexpr int64_t kRestartUnit = 3000;
 /// Noisy orders scale each buffer's keys by a factor in 1 +- kNoise / 2.
 constexpr double kNoise = 0.6;
-/// The part of a capacity's budget the sweep search gets first.
-constexpr double kSweepShare = 0.2;
+/// The part of a capacity's budget the sweep search may take first (it
+/// probes with a tenth of that, SweepSearch.h).
+constexpr double kSweepShare = 0.5;
 
 enum class Verdict { Found, Infeasible, OutOfBudget };
 
@@ -797,8 +799,9 @@ ExactOutcome searchExact(const Problem &pb, int64_t lowerBound,
     default:
       break;
     }
-    SweepOutcome sweep =
-        searchSweep(pb, target, int64_t(double(share) * kSweepShare));
+    // The sweep's part is of what the tight search left.
+    SweepOutcome sweep = searchSweep(
+        pb, target, int64_t(double(start + share - used()) * kSweepShare));
     sweepWork += sweep.work;
     if (sweep.found) {
       offsets = std::move(sweep.offsets);
