@@ -64,6 +64,8 @@ ALGORITHMS: tuple[str, ...] = tuple(_core.PACKING_ALGORITHMS)
 DEFAULT_BUDGET: int = _core.PACKING_DEFAULT_BUDGET
 """The exact search's work budget (steps) when ``pack`` is given none."""
 
+_INT64_MAX = (1 << 63) - 1
+
 SIZE_LIMIT = 1 << 62
 """The packer rejects inputs whose aligned sizes sum to this many bytes or more
 (so no offset arithmetic can overflow int64)."""
@@ -219,12 +221,14 @@ def pack(
             if algorithm not in ALGORITHMS:  # the same error as without a capacity
                 _core.pack(*buffers, algorithm, alignment, -1, 0)
             raise CapacityError(capacity, aligned, point=point, live=live, live_bytes=raw)
+    # The core takes int64: larger capacities and budgets mean the same as
+    # its largest (no pool reaches SIZE_LIMIT; no search runs 2**63 steps).
     r = _core.pack(
         *buffers,
         algorithm,
         alignment,
-        -1 if capacity is None else capacity,
-        -1 if budget is None else budget,
+        -1 if capacity is None else min(capacity, _INT64_MAX),
+        -1 if budget is None else min(budget, _INT64_MAX),
     )
     result = PackResult(
         offsets=r.offsets,

@@ -208,6 +208,15 @@ def test_invalid_input(kwargs, message):
         packing.pack(**kwargs)
 
 
+def test_capacity_and_budget_past_int64_are_the_largest():
+    # An MLIR uint64 option may pass 2**64 - 1; the core's int64 largest
+    # means the same (no pool reaches 2**62), so the plan is the one of 2**63 - 1.
+    s, e, z = [0, 1, 2], [2, 3, 4], [64, 128, 64]
+    big = packing.pack(s, e, z, capacity=2**64 - 1, budget=2**64 - 1)
+    same = packing.pack(s, e, z, capacity=2**63 - 1, budget=2**63 - 1)
+    assert list(big.offsets) == list(same.offsets) and big.pool_size == same.pool_size == 192
+
+
 def test_invalid_input_verify_and_lower_bound():
     with pytest.raises(ValueError, match="one entry per buffer"):
         packing.verify([0], [1], [1], [0, 0])

@@ -1,4 +1,5 @@
 // RUN: memplan-opt %s --pass-pipeline='builtin.module(memplan-buffer-reuse{capacity=1088 remarks})' 2>&1 | FileCheck %s --check-prefix=DEFAULT
+// RUN: memplan-opt %s --pass-pipeline='builtin.module(memplan-buffer-reuse{capacity=1088 remarks search-budget=18446744073709551615})' 2>&1 | FileCheck %s --check-prefix=DEFAULT
 // RUN: not memplan-opt %s --pass-pipeline='builtin.module(memplan-buffer-reuse{capacity=1088 search-budget=0})' 2>&1 | FileCheck %s --check-prefix=NONE
 // RUN: not memplan-opt %s --pass-pipeline='builtin.module(memplan-buffer-reuse{capacity=1088 search-budget=1000})' 2>&1 | FileCheck %s --check-prefix=SMALL
 // RUN: memplan-opt /dev/null --pass-pipeline='builtin.module(memplan-memory-pipeline{capacity=1088 search-budget=0})' --dump-pass-pipeline -o %t 2>&1 | FileCheck %s --check-prefix=PIPELINE
@@ -8,7 +9,8 @@
 // finds a packing in 1088 (the intervals of a packing instance that needs the
 // search, written out like test/python/test_capacity.py's _program).
 
-// With the default search budget: one pool of exactly the capacity.
+// With the default search budget, or the largest (past int64, the packer's
+// own largest): one pool of exactly the capacity.
 // DEFAULT: remark: pooled 9 allocations into 1088 bytes (lower bound 1088, exact, capacity 1088)
 // DEFAULT: memref.alloc() {alignment = 64 : i64} : memref<1088xi8>
 
