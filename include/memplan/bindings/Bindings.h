@@ -36,6 +36,7 @@ inline void *objectPointer(nanobind::handle object, const char *name) {
 
 void registerAllocsToViewsBindings(nanobind::module_ &m);
 void registerGraphBindings(nanobind::module_ &m);
+void registerIndexRangesBindings(nanobind::module_ &m);
 void registerPackingBindings(nanobind::module_ &m);
 void registerLifetimesBindings(nanobind::module_ &m);
 void registerRegistryBindings(nanobind::module_ &m);

@@ -174,86 +174,30 @@ def entry_signature(module: ir.Module, name: str) -> Signature:
     )
 
 
-#: Ops whose index operands (from the given operand number on) are positions
-#: into the shaped operand at the first number.
-_INDEXING_OPS = {
-    "memref.load": (0, 1),
-    "memref.store": (1, 2),
-    "tensor.extract": (0, 1),
-    "tensor.insert": (1, 2),
-}
-#: Ops whose index operands are sizes of what they create.
-_SIZING_OPS = ("memref.alloc", "memref.alloca", "tensor.empty", "tensor.splat", "tensor.generate")
-#: Integer casts an index goes through on its way from an argument to a use.
-_CASTS = ("arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui", "arith.trunci")
-
-Range = Optional[Tuple[int, int]]
-
 #: Size of a dynamic dimension (and most an ``index`` argument used as a
 #: size) when nothing else is said.
 DEFAULT_DIM = 7
 
 
-def _meet(a: Range, b: Range) -> Range:
-    if a is None:
-        return b
-    if b is None:
-        return a
-    return (max(a[0], b[0]), min(a[1], b[1]))
-
-
-def _use_range(value: ir.Value, size_limit: int, depth: int = 0) -> Range:
-    """Values of ``value`` that keep its uses as positions and sizes in bounds."""
-    found: Range = None
-    for use in value.uses:
-        owner = use.owner
-        name = owner.name
-        if name in _INDEXING_OPS:
-            shaped, first = _INDEXING_OPS[name]
-            dim = use.operand_number - first
-            if dim < 0:
-                continue
-            shape = ir.ShapedType(owner.operands[shaped].type).shape
-            if dim < len(shape) and shape[dim] != ir.ShapedType.get_dynamic_size():
-                found = _meet(found, (0, shape[dim] - 1))
-        elif name in _SIZING_OPS or (name == "scf.for" and use.operand_number == 1):
-            found = _meet(found, (1, size_limit))
-        elif name in _CASTS and depth < 4:
-            found = _meet(found, _use_range(owner.results[0], size_limit, depth + 1))
-        elif name == "linalg.generic" and depth == 0:
-            # An integer buffer read by a generic: its elements are the body's
-            # block argument at the same position.
-            n_inputs = ir.DenseI32ArrayAttr(owner.attributes["operandSegmentSizes"])[0]
-            if use.operand_number < n_inputs:
-                body = owner.regions[0].blocks[0]
-                found = _meet(found, _use_range(body.arguments[use.operand_number], size_limit, 1))
-    if found is not None and found[0] > found[1]:
-        return None
-    return found
-
-
 def index_argument_ranges(func: ir.Operation, size_limit: int = DEFAULT_DIM) -> dict:
     """Values for the integer arguments of ``func`` that its IR allows.
 
-    An ``index`` argument used directly (or through integer casts) as a
-    position into a static dimension (``memref.load``/``store``,
-    ``tensor.extract``/``insert``) must lie in ``[0, size)``; one used as the
-    size of a new buffer or tensor (``memref.alloc``, ``tensor.empty``...) or
-    as a loop's upper bound is a size, ``[1, size_limit]``.  The same holds
-    for the elements of an integer memref/tensor argument that a
-    ``linalg.generic`` reads and uses that way (token ids indexing an
-    embedding table).  Returns argument number -> ``(lo, hi)`` (inclusive)
-    for the arguments with such uses.
+    Read from MLIR's interfaces by the C++ analysis
+    (``memplan/analysis/IndexRanges.h``), never from op names.  An integer
+    argument used (directly or through ``CastOpInterface`` casts) as a
+    position that an op's run-time verification
+    (``RuntimeVerifiableOpInterface``: ``memref.load``/``store``,
+    ``tensor.extract``/``insert``, slice offsets...) bounds by a static size
+    must lie in ``[0, size)``; one used as a dynamic size of a shaped result
+    (``ValueBoundsOpInterface`` or ``ReifyRankedShapedTypeOpInterface``:
+    ``memref.alloc``, ``tensor.empty``...) or as a loop's upper bound
+    (``LoopLikeOpInterface``) is a size, ``[1, size_limit]``.  The same holds
+    for the elements of an integer memref/tensor argument that a structured
+    op (``LinalgOp``) reads into its body's block argument and uses that way
+    (token ids indexing an embedding table).  Returns argument number ->
+    ``(lo, hi)`` (inclusive) for the arguments with such uses.
     """
-    ranges = {}
-    block = func.regions[0].blocks[0]
-    for i, arg in enumerate(block.arguments):
-        t = arg.type
-        if isinstance(t, ir.ShapedType) and not isinstance(t, (ir.UnrankedMemRefType, ir.UnrankedTensorType)):
-            t = ir.ShapedType(t).element_type
-        if not isinstance(t, (ir.IndexType, ir.IntegerType)):
-            continue
-        found = _use_range(arg, size_limit)
-        if found is not None:
-            ranges[i] = found
-    return ranges
+    from memplan import _core
+
+    found = _core.index_argument_ranges(func.operation._CAPIPtr, size_limit)
+    return {arg: (lo, hi) for arg, lo, hi in found}

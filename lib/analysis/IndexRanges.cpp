@@ -1,0 +1,257 @@
+//===- IndexRanges.cpp - Values of integer arguments that stay in bounds --===//
+//
+// See include/memplan/analysis/IndexRanges.h. Built without RTTI
+// (memplan_mlir).
+//
+// Positions come from the op's own run-time verification
+// (RuntimeVerifiableOpInterface): on a scratch module that holds a copy of the
+// op, whose operands are fresh values of the same types except the probed one,
+// a constant, the op generates its checks; canonicalization folds them, and a
+// check whose condition folds to `false` says the probe is out of bounds.
+// Bounds checks are comparisons, so the values that pass form an interval:
+// one probe at 0, one past the largest, then an exponential and a binary
+// search find its top. Other operands stay unknown, so only the checks on the
+// probed operand alone can fail.
+//
+//===----------------------------------------------------------------------===//
+
+#include "memplan/analysis/IndexRanges.h"
+
+#include "mlir/CAPI/IR.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/CastInterfaces.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
+#include "mlir/Interfaces/RuntimeVerifiableOpInterface.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
+#include "mlir/Rewrite/FrozenRewritePatternSet.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <algorithm>
+#include <optional>
+#include <utility>
+
+using namespace mlir;
+
+namespace memplan {
+namespace {
+
+/// Inclusive values, or none known.
+using Range = std::optional<std::pair<int64_t, int64_t>>;
+
+/// The values in both ranges (an unknown range says nothing).
+Range meet(Range a, Range b) {
+  if (!a)
+    return b;
+  if (!b)
+    return a;
+  return std::make_pair(std::max(a->first, b->first),
+                        std::min(a->second, b->second));
+}
+
+bool isScalarInteger(Type type) { return isa<IntegerType, IndexType>(type); }
+
+/// Positions past this are not probed for (a position below it is exact).
+constexpr int64_t kLargestProbe = int64_t(1) << 40;
+/// How many casts an argument is followed through.
+constexpr int kMaxCasts = 4;
+
+/// Answers, for the uses of one function's values, what keeps them in bounds.
+class RangeFinder {
+public:
+  RangeFinder(MLIRContext *context, int64_t sizeLimit)
+      : context(context), sizeLimit(sizeLimit) {}
+
+  /// Values of `value` that keep its uses as positions and sizes in bounds
+  /// (`depth`: casts followed so far; structured ops are entered at 0 only).
+  Range uses(Value value, int depth);
+
+private:
+  Range positions(OpOperand &use);
+  bool passes(OpOperand &use, int64_t probe);
+  bool isSize(OpOperand &use);
+  const FrozenRewritePatternSet &canonicalization();
+
+  MLIRContext *context;
+  int64_t sizeLimit;
+  std::optional<FrozenRewritePatternSet> patterns;
+  size_t patternDialects = 0;
+};
+
+/// Canonicalization patterns of the loaded dialects and their ops (rebuilt
+/// when a probe loaded another dialect).
+const FrozenRewritePatternSet &RangeFinder::canonicalization() {
+  size_t loaded = context->getLoadedDialects().size();
+  if (patterns && patternDialects == loaded)
+    return *patterns;
+  RewritePatternSet set(context);
+  for (Dialect *dialect : context->getLoadedDialects())
+    dialect->getCanonicalizationPatterns(set);
+  for (RegisteredOperationName name : context->getRegisteredOperations())
+    name.getCanonicalizationPatterns(set, context);
+  patterns.emplace(std::move(set));
+  patternDialects = loaded;
+  return *patterns;
+}
+
+/// Whether the run-time checks of `use`'s owner hold with `probe` as that
+/// operand (and nothing known about the others).
+bool RangeFinder::passes(OpOperand &use, int64_t probe) {
+  Operation *owner = use.getOwner();
+  Location loc = owner->getLoc();
+  OwningOpRef<ModuleOp> scratch = ModuleOp::create(loc);
+  Block *body = scratch->getBody();
+  OpBuilder builder = OpBuilder::atBlockEnd(body);
+  IRMapping fresh;
+  for (Value operand : owner->getOperands())
+    if (!fresh.contains(operand))
+      fresh.map(operand, body->addArgument(operand.getType(), loc));
+  Operation *copy = builder.clone(*owner, fresh);
+  builder.setInsertionPoint(copy);
+  Value constant = arith::ConstantOp::create(
+      builder, loc, builder.getIntegerAttr(use.get().getType(), probe));
+  copy->setOperand(use.getOperandNumber(), constant);
+  cast<RuntimeVerifiableOpInterface>(copy).generateRuntimeVerification(
+      builder, loc, [](Operation *, StringRef) { return std::string(); });
+
+  GreedyRewriteConfig config;
+  config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
+  (void)applyPatternsGreedily(scratch->getBodyRegion(), canonicalization(),
+                              config);
+  // A check is a result-less op on a condition; the probe fails one when
+  // its condition folded to false.
+  for (Operation &op : *body) {
+    if (op.getNumResults() != 0)
+      continue;
+    for (Value condition : op.getOperands())
+      if (condition.getType().isInteger(1) && matchPattern(condition, m_Zero()))
+        return false;
+  }
+  return true;
+}
+
+/// `[0, top]` when the op's run-time verification bounds the operand as a
+/// position (0 passes, a large value fails), else none.
+Range RangeFinder::positions(OpOperand &use) {
+  Type type = use.get().getType();
+  if (!isa<RuntimeVerifiableOpInterface>(use.getOwner()) ||
+      !isScalarInteger(type) || type.isInteger(1))
+    return std::nullopt;
+  int64_t largest = kLargestProbe;
+  if (auto integer = dyn_cast<IntegerType>(type);
+      integer && integer.getWidth() < 42)
+    largest = (int64_t(1) << (integer.getWidth() - 1)) - 1;
+  if (!passes(use, 0) || passes(use, largest))
+    return std::nullopt;
+  int64_t good = 0, bad = 1;
+  while (bad < largest && passes(use, bad)) {
+    good = bad;
+    bad = std::min(largest, 2 * bad);
+  }
+  while (bad - good > 1) {
+    int64_t middle = good + (bad - good) / 2;
+    (passes(use, middle) ? good : bad) = middle;
+  }
+  return std::make_pair(int64_t(0), good);
+}
+
+/// Whether the operand is a loop's upper bound or a dynamic size of a shaped
+/// result.
+bool RangeFinder::isSize(OpOperand &use) {
+  Value value = use.get();
+  Operation *owner = use.getOwner();
+  if (auto loop = dyn_cast<LoopLikeOpInterface>(owner))
+    if (std::optional<SmallVector<OpFoldResult>> bounds =
+            loop.getLoopUpperBounds())
+      if (llvm::any_of(*bounds, [&](OpFoldResult bound) {
+            return dyn_cast_if_present<Value>(bound) == value;
+          }))
+        return true;
+  if (!value.getType().isIndex())
+    return false;
+  if (isa<ValueBoundsOpInterface>(owner))
+    for (OpResult result : owner->getResults()) {
+      auto shaped = dyn_cast<ShapedType>(result.getType());
+      if (!shaped || !shaped.hasRank())
+        continue;
+      for (int64_t dim = 0; dim < shaped.getRank(); ++dim) {
+        if (!shaped.isDynamicDim(dim))
+          continue;
+        FailureOr<bool> equal = ValueBoundsConstraintSet::areEqual(
+            ValueBoundsConstraintSet::Variable(result, dim),
+            ValueBoundsConstraintSet::Variable(value));
+        if (succeeded(equal) && *equal)
+          return true;
+      }
+    }
+  if (!isa<ReifyRankedShapedTypeOpInterface>(owner))
+    return false;
+  // Reifying may create ops: on a scratch module, dropped afterwards.
+  OwningOpRef<ModuleOp> scratch = ModuleOp::create(owner->getLoc());
+  OpBuilder builder = OpBuilder::atBlockEnd(scratch->getBody());
+  ReifiedRankedShapedTypeDims shapes;
+  if (failed(reifyResultShapes(builder, owner, shapes)))
+    return false;
+  for (const SmallVector<OpFoldResult> &shape : shapes)
+    for (OpFoldResult size : shape)
+      if (dyn_cast_if_present<Value>(size) == value)
+        return true;
+  return false;
+}
+
+Range RangeFinder::uses(Value value, int depth) {
+  Range found;
+  bool scalar = isScalarInteger(value.getType());
+  for (OpOperand &use : value.getUses()) {
+    Operation *owner = use.getOwner();
+    if (scalar) {
+      found = meet(found, positions(use));
+      if (isSize(use))
+        found = meet(found, std::make_pair(int64_t(1), sizeLimit));
+      if (depth < kMaxCasts && isa<CastOpInterface>(owner) &&
+          owner->getNumResults() == 1 &&
+          isScalarInteger(owner->getResult(0).getType()))
+        found = meet(found, uses(owner->getResult(0), depth + 1));
+    }
+    // An input of a structured op (an integer buffer read by a generic: token
+    // ids indexing an embedding table) is its body's block argument.
+    if (depth == 0)
+      if (auto structured = dyn_cast<linalg::LinalgOp>(owner))
+        if (structured.isDpsInput(&use))
+          if (BlockArgument arg = structured.getMatchingBlockArgument(&use))
+            found = meet(found, uses(arg, 1));
+  }
+  if (found && found->first > found->second)
+    return std::nullopt;
+  return found;
+}
+
+} // namespace
+
+std::vector<ArgumentRange> indexArgumentRanges(MlirOperation handle,
+                                               int64_t sizeLimit) {
+  Operation *func = unwrap(handle);
+  std::vector<ArgumentRange> ranges;
+  if (func->getNumRegions() == 0 || func->getRegion(0).empty())
+    return ranges;
+  RangeFinder finder(func->getContext(), sizeLimit);
+  for (BlockArgument arg : func->getRegion(0).front().getArguments()) {
+    Type type = arg.getType();
+    if (auto shaped = dyn_cast<ShapedType>(type)) {
+      if (!shaped.hasRank())
+        continue;
+      type = shaped.getElementType();
+    }
+    if (!isScalarInteger(type))
+      continue;
+    if (Range range = finder.uses(arg, 0))
+      ranges.push_back({arg.getArgNumber(), range->first, range->second});
+  }
+  return ranges;
+}
+
+} // namespace memplan
