@@ -117,6 +117,9 @@ bool RangeFinder::passes(OpOperand &use, int64_t probe) {
   copy->setOperand(use.getOperandNumber(), constant);
   cast<RuntimeVerifiableOpInterface>(copy).generateRuntimeVerification(
       builder, loc, [](Operation *, StringRef) { return std::string(); });
+  // The copy itself is no check (and its regions may use outer values).
+  if (copy->use_empty())
+    copy->erase();
 
   GreedyRewriteConfig config;
   config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);

@@ -5,7 +5,7 @@
 NB_MODULE(_core, m) {
   m.doc() = "memplan C++ core: IR graph extraction and memory-planning kernels";
   memplan::registerGraphBindings(m);
-  memplan::registerIndexRangesBindings(m);
+  memplan::registerNumericsBindings(m);
   memplan::registerAllocsToViewsBindings(m);
   memplan::registerPackingBindings(m);
   memplan::registerLifetimesBindings(m);

@@ -34,10 +34,6 @@ IntArray view(const std::vector<int32_t> &v, nb::handle owner) {
   return IntArray(v.data(), 1, shape, owner);
 }
 
-MlirOperation operationOf(nb::handle capsule) {
-  return MlirOperation{capsulePointer(capsule, kOpCapsuleName)};
-}
-
 void checkOp(const Graph &g, int32_t op) {
   if (op < 0 || op >= g.numOps())
     throw nb::index_error("op id out of range");

@@ -23,10 +23,6 @@ namespace nb = nanobind;
 namespace memplan {
 namespace {
 
-MlirOperation operationOf(nb::handle capsule) {
-  return MlirOperation{capsulePointer(capsule, "mlir.ir.Operation._CAPIPtr")};
-}
-
 /// A counter of a rewrite's stats struct `S` (an entry of
 /// memplan/transforms/Counters.def).
 template <typename S> struct Counter {

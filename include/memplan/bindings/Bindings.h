@@ -7,6 +7,8 @@
 #ifndef MEMPLAN_BINDINGS_BINDINGS_H
 #define MEMPLAN_BINDINGS_BINDINGS_H
 
+#include "mlir-c/IR.h"
+
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 
@@ -34,9 +36,14 @@ inline void *objectPointer(nanobind::handle object, const char *name) {
   return capsulePointer(nanobind::getattr(object, "_CAPIPtr"), name);
 }
 
+/// The op of an `mlir.ir.Operation._CAPIPtr` capsule.
+inline MlirOperation operationOf(nanobind::handle capsule) {
+  return MlirOperation{capsulePointer(capsule, "mlir.ir.Operation._CAPIPtr")};
+}
+
 void registerAllocsToViewsBindings(nanobind::module_ &m);
 void registerGraphBindings(nanobind::module_ &m);
-void registerIndexRangesBindings(nanobind::module_ &m);
+void registerNumericsBindings(nanobind::module_ &m);
 void registerPackingBindings(nanobind::module_ &m);
 void registerLifetimesBindings(nanobind::module_ &m);
 void registerRegistryBindings(nanobind::module_ &m);

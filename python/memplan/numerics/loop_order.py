@@ -61,6 +61,8 @@ def reduction_hoisting_order(
 
 
 def _permute(op: ir.Operation, order: List[int]) -> None:
+    from mlir.dialects import linalg
+
     n = len(order)
     new_pos = [0] * n  # old dimension -> new position
     for pos, old in enumerate(order):
@@ -78,7 +80,7 @@ def _permute(op: ir.Operation, order: List[int]) -> None:
         index_type = ir.IntegerType.get_signless(64)
         for block in op.regions[0].blocks:
             for inner in block.operations:
-                if inner.operation.name == "linalg.index":
+                if isinstance(inner, linalg.IndexOp):
                     dim = ir.IntegerAttr(inner.operation.attributes["dim"]).value
                     inner.operation.attributes["dim"] = ir.IntegerAttr.get(index_type, new_pos[dim])
 
@@ -89,10 +91,12 @@ def hoist_reductions(module: ir.Module) -> int:
     Ops whose body holds regions (nested loops) are left alone.  Returns the
     number of ops reordered.
     """
+    from mlir.dialects import linalg
+
     targets = []
 
     def visit(op: ir.Operation) -> ir.WalkResult:
-        if op.name == "linalg.generic":
+        if isinstance(op.opview, linalg.GenericOp):
             targets.append(op)
         return ir.WalkResult.ADVANCE
 

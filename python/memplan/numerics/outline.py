@@ -40,8 +40,6 @@ def _inside(value_owner, op: ir.Operation) -> bool:
             return True
         parent = current.parent
         current = parent.operation if parent is not None else None
-        if current is not None and current.name == "builtin.module":
-            return False
     return False
 
 
@@ -63,8 +61,11 @@ def _captured(op: ir.Operation) -> List[ir.Value]:
 
 
 def _is_constant(value: ir.Value) -> bool:
+    """``value`` is the result of a ConstantLike op (MLIR's trait)."""
+    from memplan import _core
+
     owner = value.owner
-    return isinstance(owner, ir.Operation) and owner.name == "arith.constant"
+    return not isinstance(owner, ir.Block) and _core.is_constant_like(owner.operation._CAPIPtr)
 
 
 _DYNAMIC = None
@@ -152,12 +153,12 @@ def outline_generics(module: ir.Module) -> int:
 
     Returns the number of functions created.
     """
-    from mlir.dialects import func
+    from mlir.dialects import func, linalg
 
     generics: List[ir.Operation] = []
 
     def visit(op: ir.Operation) -> ir.WalkResult:
-        if op.name == "linalg.generic":
+        if isinstance(op.opview, linalg.GenericOp):
             if len(op.results) == 0:
                 generics.append(op)
             return ir.WalkResult.SKIP
@@ -186,7 +187,7 @@ def outline_generics(module: ir.Module) -> int:
                     args = list(block.arguments)[n:n + count]
                     n += count
                     inner.append(args[0] if _strided(v.type) is None else _unpack(v.type, args))
-                clones = [c.owner.clone() for c in constants]
+                clones = [c.owner.operation.clone() for c in constants]
                 copy = op.clone()
                 func.ReturnOp([])
             replacements = list(zip(passed, inner)) + [
@@ -237,11 +238,13 @@ def mark_no_inline(module: ir.Module) -> None:
     changes floating-point results here (no fast-math flags), so the bits are
     the same either way.
     """
+    from mlir.dialects import llvm
+
     with module.context:
         for op in module.body.operations:
-            op = op.operation
-            if op.name != "llvm.func" or not op.regions[0].blocks:
+            if not isinstance(op, llvm.LLVMFuncOp) or not op.regions[0].blocks:
                 continue
+            op = op.operation
             name = ir.StringAttr(op.attributes["sym_name"]).value
             if name.startswith(KERNEL_PREFIX):
                 op.attributes["no_inline"] = ir.UnitAttr.get()

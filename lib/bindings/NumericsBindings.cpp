@@ -1,25 +1,25 @@
-//===- IndexRangesBindings.cpp - Python surface of IndexRanges ------------===//
+//===- NumericsBindings.cpp - What the numerics harness asks C++ ----------===//
 //
 // `index_argument_ranges(func_capsule, size_limit)` returns
-// [(argument, lo, hi)]; python/memplan/numerics/signature.py wraps it.
+// [(argument, lo, hi)] (python/memplan/numerics/signature.py wraps it);
+// `is_constant_like(op_capsule)` serves numerics/outline.py.
 //
 //===----------------------------------------------------------------------===//
 
 #include "memplan/analysis/IndexRanges.h"
+#include "memplan/analysis/OpTraits.h"
 #include "memplan/bindings/Bindings.h"
 
 namespace nb = nanobind;
 
 namespace memplan {
-
-void registerIndexRangesBindings(nb::module_ &m) {
+void registerNumericsBindings(nb::module_ &m) {
   m.def(
       "index_argument_ranges",
       [](nb::handle capsule, int64_t sizeLimit) {
-        MlirOperation func{
-            capsulePointer(capsule, "mlir.ir.Operation._CAPIPtr")};
         nb::list out;
-        for (const ArgumentRange &r : indexArgumentRanges(func, sizeLimit))
+        for (const ArgumentRange &r :
+             indexArgumentRanges(operationOf(capsule), sizeLimit))
           out.append(nb::make_tuple(r.argument, r.lo, r.hi));
         return out;
       },
@@ -27,6 +27,10 @@ void registerIndexRangesBindings(nb::module_ &m) {
       "[(argument number, lo, hi)]: inclusive values of the function's "
       "integer arguments that keep their uses as positions and sizes in "
       "bounds, from MLIR's interfaces (memplan/analysis/IndexRanges.h).");
+  m.def(
+      "is_constant_like",
+      [](nb::handle capsule) { return isConstantLike(operationOf(capsule)); },
+      nb::arg("op_capsule"), "Whether the op has MLIR's ConstantLike trait.");
 }
 
 } // namespace memplan
