@@ -18,6 +18,7 @@
 #include "memplan/analysis/IndexRanges.h"
 
 #include "mlir/CAPI/IR.h"
+#include "mlir/Dialect/Affine/IR/AffineMemoryOpInterfaces.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -72,6 +73,7 @@ public:
 
 private:
   Range positions(OpOperand &use);
+  static Range affinePositions(OpOperand &use);
   bool passes(OpOperand &use, int64_t probe);
   bool isSize(OpOperand &use);
   const FrozenRewritePatternSet &canonicalization();
@@ -162,6 +164,41 @@ Range RangeFinder::positions(OpOperand &use) {
   return std::make_pair(int64_t(0), good);
 }
 
+/// `[0, size)` of each static dimension of the memref that an affine access
+/// of one element (AffineReadOpInterface / AffineWriteOpInterface, which
+/// verify nothing at run time) indexes by the operand itself, a bare
+/// dimension or symbol of its map. A vector access (also bounded by its
+/// width) says nothing.
+template <typename Access>
+static Range accessPositions(Access access, Value element, Value value) {
+  if (isa<ShapedType>(element.getType()))
+    return std::nullopt;
+  AffineMap map = access.getAffineMap();
+  auto operands = access.getMapOperands();
+  MemRefType type = access.getMemRefType();
+  Range found;
+  for (auto [dim, expr] : llvm::enumerate(map.getResults())) {
+    unsigned position;
+    if (auto d = dyn_cast<AffineDimExpr>(expr))
+      position = d.getPosition();
+    else if (auto s = dyn_cast<AffineSymbolExpr>(expr))
+      position = map.getNumDims() + s.getPosition();
+    else
+      continue;
+    if (operands[position] == value && !type.isDynamicDim(dim))
+      found = meet(found, std::make_pair(int64_t(0), type.getDimSize(dim) - 1));
+  }
+  return found;
+}
+
+Range RangeFinder::affinePositions(OpOperand &use) {
+  if (auto read = dyn_cast<affine::AffineReadOpInterface>(use.getOwner()))
+    return accessPositions(read, read.getValue(), use.get());
+  if (auto write = dyn_cast<affine::AffineWriteOpInterface>(use.getOwner()))
+    return accessPositions(write, write.getValueToStore(), use.get());
+  return std::nullopt;
+}
+
 /// Whether the operand is a loop's upper bound or a dynamic size of a shaped
 /// result.
 bool RangeFinder::isSize(OpOperand &use) {
@@ -213,6 +250,7 @@ Range RangeFinder::uses(Value value, int depth) {
     Operation *owner = use.getOwner();
     if (scalar) {
       found = meet(found, positions(use));
+      found = meet(found, affinePositions(use));
       if (isSize(use))
         found = meet(found, std::make_pair(int64_t(1), sizeLimit));
       if (depth < kMaxCasts && isa<CastOpInterface>(owner) &&

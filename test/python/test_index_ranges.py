@@ -84,6 +84,21 @@ def test_narrow_integer_positions_are_probed_within_their_type():
     assert found == {0: (0, 299), 2: (0, 99)}
 
 
+# -- positions: AffineReadOpInterface, AffineWriteOpInterface ----------------------
+
+
+def test_affine_accesses_by_their_map_operands():
+    found = ranges(
+        "%a = affine.load %m[%i, %j + 1] : memref<4x5xf32>\n"
+        "affine.store %v, %m[2, symbol(%k)] : memref<4x5xf32>\n"
+        "%w = affine.vector_load %m[0, %l] : memref<4x5xf32>, vector<2xf32>",
+        "%m: memref<4x5xf32>, %i: index, %j: index, %k: index, %v: f32, %l: index",
+    )
+    # %j only inside an expression, %l starts a vector: neither is bounded
+    # by the map alone.
+    assert found == {1: (0, 3), 3: (0, 4)}
+
+
 # -- sizes: ValueBoundsOpInterface, ReifyRankedShapedTypeOpInterface -------------
 
 

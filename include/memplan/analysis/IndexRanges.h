@@ -4,7 +4,8 @@
 // values of a function's integer arguments keep its IR in bounds, read from
 // MLIR's interfaces, never from op names:
 //   - positions: the checks an op's RuntimeVerifiableOpInterface generates,
-//     folded for probe values on a scratch copy;
+//     folded for probe values on a scratch copy, or the bare map operands of
+//     an affine access (AffineReadOpInterface, AffineWriteOpInterface);
 //   - sizes: a dynamic dimension of a result equal to the operand
 //     (ValueBoundsOpInterface, else ReifyRankedShapedTypeOpInterface), or a
 //     loop's upper bound (LoopLikeOpInterface);

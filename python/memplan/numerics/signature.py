@@ -187,8 +187,9 @@ def index_argument_ranges(func: ir.Operation, size_limit: int = DEFAULT_DIM) -> 
     argument used (directly or through ``CastOpInterface`` casts) as a
     position that an op's run-time verification
     (``RuntimeVerifiableOpInterface``: ``memref.load``/``store``,
-    ``tensor.extract``/``insert``, slice offsets...) bounds by a static size
-    must lie in ``[0, size)``; one used as a dynamic size of a shaped result
+    ``tensor.extract``/``insert``, slice offsets...) or an affine access
+    (``AffineReadOpInterface``/``AffineWriteOpInterface``) bounds by a static
+    size must lie in ``[0, size)``; one used as a dynamic size of a shaped result
     (``ValueBoundsOpInterface`` or ``ReifyRankedShapedTypeOpInterface``:
     ``memref.alloc``, ``tensor.empty``...) or as a loop's upper bound
     (``LoopLikeOpInterface``) is a size, ``[1, size_limit]``.  The same holds
