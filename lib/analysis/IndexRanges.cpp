@@ -74,7 +74,7 @@ public:
 private:
   Range positions(OpOperand &use);
   static Range affinePositions(OpOperand &use);
-  bool passes(OpOperand &use, int64_t probe);
+  bool passes(OpOperand &use, int64_t probe, ArrayRef<unsigned> sizes);
   bool isSize(OpOperand &use);
   const FrozenRewritePatternSet &canonicalization();
 
@@ -101,8 +101,10 @@ const FrozenRewritePatternSet &RangeFinder::canonicalization() {
 }
 
 /// Whether the run-time checks of `use`'s owner hold with `probe` as that
-/// operand (and nothing known about the others).
-bool RangeFinder::passes(OpOperand &use, int64_t probe) {
+/// operand, its operands numbered in `sizes` at the largest size, and nothing
+/// known about the others.
+bool RangeFinder::passes(OpOperand &use, int64_t probe,
+                         ArrayRef<unsigned> sizes) {
   Operation *owner = use.getOwner();
   Location loc = owner->getLoc();
   OwningOpRef<ModuleOp> scratch = ModuleOp::create(loc);
@@ -117,6 +119,11 @@ bool RangeFinder::passes(OpOperand &use, int64_t probe) {
   Value constant = arith::ConstantOp::create(
       builder, loc, builder.getIntegerAttr(use.get().getType(), probe));
   copy->setOperand(use.getOperandNumber(), constant);
+  if (!sizes.empty()) {
+    Value largest = arith::ConstantIndexOp::create(builder, loc, sizeLimit);
+    for (unsigned size : sizes)
+      copy->setOperand(size, largest);
+  }
   cast<RuntimeVerifiableOpInterface>(copy).generateRuntimeVerification(
       builder, loc, [](Operation *, StringRef) { return std::string(); });
   // The copy itself is no check (and its regions may use outer values).
@@ -140,7 +147,9 @@ bool RangeFinder::passes(OpOperand &use, int64_t probe) {
 }
 
 /// `[0, top]` when the op's run-time verification bounds the operand as a
-/// position (0 passes, a large value fails), else none.
+/// position (0 passes, a large value fails), else none. Sizes the harness
+/// picks are at most `sizeLimit`: the op's other size operands are probed
+/// at that.
 Range RangeFinder::positions(OpOperand &use) {
   Type type = use.get().getType();
   if (!isa<RuntimeVerifiableOpInterface>(use.getOwner()) ||
@@ -150,16 +159,22 @@ Range RangeFinder::positions(OpOperand &use) {
   if (auto integer = dyn_cast<IntegerType>(type);
       integer && integer.getWidth() < 42)
     largest = (int64_t(1) << (integer.getWidth() - 1)) - 1;
-  if (!passes(use, 0) || passes(use, largest))
+  // The op's other dynamic sizes at their largest: a slice's offset then
+  // leaves room for any size the harness picks.
+  SmallVector<unsigned> sizes;
+  for (OpOperand &other : use.getOwner()->getOpOperands())
+    if (&other != &use && other.get() != use.get() && isSize(other))
+      sizes.push_back(other.getOperandNumber());
+  if (!passes(use, 0, sizes) || passes(use, largest, sizes))
     return std::nullopt;
   int64_t good = 0, bad = 1;
-  while (bad < largest && passes(use, bad)) {
+  while (bad < largest && passes(use, bad, sizes)) {
     good = bad;
     bad = std::min(largest, 2 * bad);
   }
   while (bad - good > 1) {
     int64_t middle = good + (bad - good) / 2;
-    (passes(use, middle) ? good : bad) = middle;
+    (passes(use, middle, sizes) ? good : bad) = middle;
   }
   return std::make_pair(int64_t(0), good);
 }

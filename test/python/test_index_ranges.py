@@ -54,6 +54,15 @@ def test_slice_offset_keeps_the_slice_inside():
     assert found == {1: (0, 4)}
 
 
+def test_slice_offset_leaves_room_for_any_size_the_harness_picks():
+    # Sizes are at most DEFAULT_DIM (7): offsets up to 30 - 7 and 20 - 7.
+    found = ranges(
+        "%s = tensor.extract_slice %t[%o, %p] [%m, %n] [1, 1] : tensor<30x20xf32> to tensor<?x?xf32>",
+        "%t: tensor<30x20xf32>, %o: index, %p: index, %m: index, %n: index",
+    )
+    assert found == {1: (0, 23), 2: (0, 13), 3: SIZE, 4: SIZE}
+
+
 def test_subview_offset_and_strided_slice():
     found = ranges(
         "%s = memref.subview %m[%o, 0] [2, 5] [1, 1] : memref<4x5xf32> to "
