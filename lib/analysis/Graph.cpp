@@ -17,7 +17,11 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
+#include "mlir/Interfaces/ShapedOpInterfaces.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -31,10 +35,44 @@ public:
   DominanceInfo info;
 };
 
+class GraphIndex {
+public:
+  llvm::DenseMap<Operation *, int32_t> ops;
+};
+
 namespace {
 
 Attribute namedAttribute(const Graph &g, int32_t op, const std::string &name) {
   return g.op(op)->getAttr(name);
+}
+
+/// The integer an OpFoldResult holds: an IntegerAttr, or a constant
+/// (m_ConstantInt) value, of at most 64 bits.
+std::optional<int64_t> foldedInt(OpFoldResult folded) {
+  APInt value;
+  if (auto attr = dyn_cast_if_present<IntegerAttr>(
+          dyn_cast_if_present<Attribute>(folded)))
+    value = attr.getValue();
+  else if (auto v = dyn_cast_if_present<Value>(folded);
+           !v || !matchPattern(v, m_ConstantInt(&value)))
+    return std::nullopt;
+  if (value.getBitWidth() > 64)
+    return std::nullopt;
+  return value.getSExtValue();
+}
+
+/// `symbol` is referenced by an attribute of `user` that memplan did not
+/// write (its own annotations are named `memplan.*` and pin nothing).
+bool outsideAnnotations(Operation *user, SymbolRefAttr symbol) {
+  for (NamedAttribute attr : user->getAttrDictionary()) {
+    if (attr.getName().strref().starts_with("memplan."))
+      continue;
+    bool found = false;
+    attr.getValue().walk([&](SymbolRefAttr ref) { found |= ref == symbol; });
+    if (found)
+      return true;
+  }
+  return false;
 }
 
 } // namespace
@@ -69,6 +107,7 @@ Graph buildGraph(MlirOperation rootHandle) {
   g.asyncEnd = std::move(roles.asyncEnd);
   g.opPurity = std::move(roles.purity);
   g.viewSource = std::move(roles.viewSource);
+  g.opInterfaces = std::move(roles.interfaces);
   return std::move(ir.graph);
 }
 
@@ -108,22 +147,22 @@ bool Graph::properlyDominates(int32_t a, int32_t b) const {
                                                 /*enclosingOpOk=*/false);
 }
 
+Value Graph::value(int32_t v) const {
+  if (valueOp[v] >= 0)
+    return op(valueOp[v])->getResult(valueIndex[v]);
+  // The graph keeps no block handles: reach the block through its parent
+  // op's region (blocks of a region are listed in order).
+  int32_t block = valueBlock[v], region = blockRegion[block];
+  int32_t owner = blockParentOp[block];
+  Region &r = op(owner)->getRegion(region - regionBegin[owner]);
+  auto blk = r.begin();
+  for (int32_t k = regionBlockBegin[region]; regionBlocks[k] != block; ++k)
+    ++blk;
+  return blk->getArgument(valueIndex[v]);
+}
+
 bool Graph::valueDominates(int32_t v, int32_t b) const {
-  Value value;
-  if (valueOp[v] >= 0) {
-    value = op(valueOp[v])->getResult(valueIndex[v]);
-  } else {
-    // The graph keeps no block handles: reach the block through its parent
-    // op's region (blocks of a region are listed in order).
-    int32_t block = valueBlock[v], region = blockRegion[block];
-    int32_t owner = blockParentOp[block];
-    Region &r = op(owner)->getRegion(region - regionBegin[owner]);
-    auto blk = r.begin();
-    for (int32_t k = regionBlockBegin[region]; regionBlocks[k] != block; ++k)
-      ++blk;
-    value = blk->getArgument(valueIndex[v]);
-  }
-  return dominanceInfo().info.properlyDominates(value, op(b));
+  return dominanceInfo().info.properlyDominates(value(v), op(b));
 }
 
 std::string Graph::location(int32_t op) const {
@@ -195,6 +234,138 @@ std::optional<std::string> Graph::callee(int32_t op) const {
     return std::nullopt;
   return symbol.getLeafReference().str();
 }
+
+std::optional<std::pair<int32_t, std::optional<int64_t>>>
+Graph::shapedDim(int32_t op) const {
+  auto dim = dyn_cast<ShapedDimOpInterface>(this->op(op));
+  if (!dim)
+    return std::nullopt;
+  std::optional<int64_t> index = foldedInt(dim.getDimension());
+  Value shaped = dim.getShapedValue();
+  for (OpOperand &operand : dim->getOpOperands())
+    if (operand.get() == shaped)
+      return std::make_pair((int32_t)operand.getOperandNumber(), index);
+  return std::nullopt;
+}
+
+std::vector<std::pair<int32_t, std::string>> Graph::nonCallSymbolUses() const {
+  std::vector<std::pair<int32_t, std::string>> out;
+  if (op(0)->getNumRegions() != 1)
+    return out;
+  // The uses in the root's region (the Operation overload stops at the root,
+  // a symbol table itself).
+  std::optional<SymbolTable::UseRange> uses =
+      SymbolTable::getSymbolUses(&op(0)->getRegion(0));
+  if (!uses)
+    return out;
+  llvm::DenseMap<Operation *, int32_t> ids;
+  for (int32_t i = 0, e = numOps(); i < e; ++i)
+    ids[op(i)] = i;
+  for (const SymbolTable::SymbolUse &use : *uses) {
+    auto symbol = dyn_cast<FlatSymbolRefAttr>(use.getSymbolRef());
+    auto it = ids.find(use.getUser());
+    if (!symbol || it == ids.end())
+      continue;
+    auto call = dyn_cast<CallOpInterface>(use.getUser());
+    if (call && call.getCallableForCallee() == CallInterfaceCallable(symbol))
+      continue;
+    if (!outsideAnnotations(use.getUser(), symbol))
+      continue;
+    out.emplace_back(it->second, symbol.getValue().str());
+  }
+  return out;
+}
+
+std::optional<InductionBounds> Graph::inductionBounds(int32_t v) const {
+  if (valueOp[v] >= 0)
+    return std::nullopt;
+  int32_t owner = blockParentOp[valueBlock[v]];
+  auto loop = dyn_cast<LoopLikeOpInterface>(op(owner));
+  if (!loop)
+    return std::nullopt;
+  std::optional<Value> iv = loop.getSingleInductionVar();
+  std::optional<OpFoldResult> lb = loop.getSingleLowerBound();
+  std::optional<OpFoldResult> ub = loop.getSingleUpperBound();
+  std::optional<OpFoldResult> step = loop.getSingleStep();
+  if (!iv || *iv != value(v) || !lb || !ub)
+    return std::nullopt;
+  // The induction variable stays below the upper bound when it counts up.
+  if (step) {
+    std::optional<int64_t> constant = foldedInt(*step);
+    if (constant && *constant <= 0)
+      return std::nullopt;
+  }
+  auto bound = [&](OpFoldResult b) {
+    LoopBound out{-1, foldedInt(b)};
+    if (auto operand = dyn_cast_if_present<Value>(b))
+      for (OpOperand &use : loop->getOpOperands())
+        if (use.get() == operand)
+          out.value = operands[operandBegin[owner] + use.getOperandNumber()];
+    return out;
+  };
+  return InductionBounds{bound(*lb), bound(*ub)};
+}
+
+int32_t Graph::valueId(Value v) const {
+  if (!index) {
+    index = std::make_shared<GraphIndex>();
+    for (int32_t i = 0, e = numOps(); i < e; ++i)
+      index->ops[op(i)] = i;
+  }
+  if (auto result = dyn_cast<OpResult>(v)) {
+    auto it = index->ops.find(result.getOwner());
+    return it == index->ops.end()
+               ? -1
+               : resultBegin[it->second] + (int32_t)result.getResultNumber();
+  }
+  auto arg = cast<BlockArgument>(v);
+  Block *block = arg.getOwner();
+  auto it = index->ops.find(block->getParentOp());
+  if (it == index->ops.end())
+    return -1;
+  int32_t region =
+      regionBegin[it->second] + (int32_t)block->getParent()->getRegionNumber();
+  int32_t position =
+      (int32_t)std::distance(block->getParent()->begin(), block->getIterator());
+  int32_t id = regionBlocks[regionBlockBegin[region] + position];
+  return blockArgBegin[id] + (int32_t)arg.getArgNumber();
+}
+
+std::optional<SymbolicBound>
+Graph::upperBound(int32_t v, const std::function<bool(int32_t)> &stop) const {
+  Value start = value(v);
+  if (!start.getType().isIndex())
+    return std::nullopt;
+  // Stop at the values `stop` names (a dimension of a shaped value is
+  // followed to the index value that defines it instead).
+  auto stopCondition = [&](Value x, std::optional<int64_t> dim,
+                           ValueBoundsConstraintSet &) {
+    if (dim)
+      return false;
+    int32_t id = valueId(x);
+    return id < 0 || stop(id);
+  };
+  AffineMap map;
+  ValueDimList mapOperands;
+  if (failed(ValueBoundsConstraintSet::computeBound(
+          map, mapOperands, presburger::BoundType::UB,
+          ValueBoundsConstraintSet::Variable(start), stopCondition,
+          /*closedUB=*/true)) ||
+      map.getNumResults() != 1)
+    return std::nullopt;
+  SymbolicBound bound;
+  for (auto &[operand, dim] : mapOperands) {
+    int32_t id = valueId(operand);
+    if (dim || id < 0)
+      return std::nullopt;
+    bound.leaves.push_back(id);
+  }
+  llvm::raw_string_ostream os(bound.map);
+  map.print(os);
+  return bound;
+}
+
+int32_t interfacesOf(MlirOperation op) { return opInterfaces(unwrap(op)); }
 
 std::string printOperation(MlirOperation op, bool assumeVerified) {
   std::string text;

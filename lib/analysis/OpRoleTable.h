@@ -11,6 +11,10 @@
 
 #include <vector>
 
+namespace mlir {
+class Operation;
+} // namespace mlir
+
 namespace memplan {
 
 class IRNumbering;
@@ -30,7 +34,11 @@ struct OpRoleTable {
   /// Per op: the operand number of its view source (ViewLikeOpInterface), or
   /// -1.
   std::vector<int32_t> viewSource;
+  std::vector<int32_t> interfaces; ///< OpInterfaceBit bits per op.
 };
+
+/// OpInterfaceBit bits of `op`.
+int32_t opInterfaces(mlir::Operation *op);
 
 /// Roles of the ops of `ir`, indexed like its Graph (operand slots for the
 /// per-operand tables, value ids for the flow targets).

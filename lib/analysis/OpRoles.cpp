@@ -11,11 +11,13 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Async/IR/Async.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/CastInterfaces.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
@@ -343,6 +345,19 @@ int32_t classify(Operation *op) {
 
 } // namespace
 
+int32_t opInterfaces(Operation *op) {
+  int32_t bits = 0;
+  if (isa<FunctionOpInterface>(op))
+    bits |= kInterfaceFunction;
+  if (isa<ModuleOp>(op))
+    bits |= kInterfaceModule;
+  if (isa<CastOpInterface>(op))
+    bits |= kInterfaceCast;
+  if (isa<ShapedDimOpInterface>(op))
+    bits |= kInterfaceShapedDim;
+  return bits;
+}
+
 OpRoleTable classifyOps(const IRNumbering &ir) {
   const Graph &g = ir.graph;
   OpRoleTable t;
@@ -351,6 +366,7 @@ OpRoleTable classifyOps(const IRNumbering &ir) {
   t.asyncEnd.assign(n, -1);
   t.purity.resize(n);
   t.viewSource.resize(n);
+  t.interfaces.resize(n);
   std::vector<std::pair<int32_t, int32_t>> flows; // (operand slot, value id)
   size_t numSlots = g.operands.size();
   t.access.assign(numSlots, 0);
@@ -359,6 +375,7 @@ OpRoleTable classifyOps(const IRNumbering &ir) {
     t.role[i] = classify(op);
     t.purity[i] = purity(op);
     t.viewSource[i] = viewSource(op);
+    t.interfaces[i] = opInterfaces(op);
     operandAccess(op, t.access.data() + g.operandBegin[i]);
     SmallVector<Value> completions = asyncCompletions(op);
     if (!completions.empty()) {

@@ -122,6 +122,13 @@ void registerGraphBindings(nb::module_ &m) {
 #define MEMPLAN_OP_PURITY_BIT MEMPLAN_ENUM_VALUE
 #include "memplan/analysis/OpRoles.def"
   }
+  {
+    using E = OpInterfaceBit;
+    nb::enum_<E> e(m, "OpInterface", nb::is_flag(), nb::is_arithmetic(),
+                   "Bits of `Graph.op_interfaces` and `op_interfaces`.");
+#define MEMPLAN_OP_INTERFACE_BIT MEMPLAN_ENUM_VALUE
+#include "memplan/analysis/OpRoles.def"
+  }
 #undef MEMPLAN_ENUM_VALUE
   nb::dict flagNames;
 #define MEMPLAN_LIFETIME_ROLE_FLAG(Name, Py, Value, Short, Doc)                \
@@ -173,6 +180,7 @@ void registerGraphBindings(nb::module_ &m) {
       .MEMPLAN_ARRAY("async_end", asyncEnd)
       .MEMPLAN_ARRAY("op_purity", opPurity)
       .MEMPLAN_ARRAY("view_source", viewSource)
+      .MEMPLAN_ARRAY("op_interfaces", opInterfaces)
       .def_ro("names", &Graph::names)
       .def_ro("types", &Graph::types)
       .def("name_id", &Graph::nameId, "Id of an op name, or -1.")
@@ -216,6 +224,64 @@ void registerGraphBindings(nb::module_ &m) {
            "The symbol (without `@`, its leaf reference) a call "
            "(CallOpInterface) calls; None for an indirect call or an op that "
            "is not a call.")
+      .def("shaped_dim", opQuery(&Graph::shapedDim), nb::arg("op"),
+           "(operand number of the shaped value, constant dimension or None) "
+           "of a ShapedDimOpInterface op (memref.dim, tensor.dim, ...); None "
+           "for another op.")
+      .def(
+          "induction_bounds",
+          [](const Graph &g, int32_t v) -> nb::object {
+            if (v < 0 || v >= g.numValues())
+              throw nb::index_error("value id out of range");
+            std::optional<InductionBounds> b = g.inductionBounds(v);
+            if (!b)
+              return nb::none();
+            return nb::make_tuple(b->lower.value, b->lower.constant,
+                                  b->upper.value, b->upper.constant);
+          },
+          nb::arg("value"),
+          "(lower value, lower constant, upper value, upper constant) when "
+          "the value is the single induction variable of a loop "
+          "(LoopLikeOpInterface) counting up: lower <= value < upper. A "
+          "bound's value is -1 when it is not an operand of the loop, its "
+          "constant None when not constant. None for another value.")
+      .def(
+          "upper_bound",
+          [](const Graph &g, int32_t v, nb::callable stop) -> nb::object {
+            if (v < 0 || v >= g.numValues())
+              throw nb::index_error("value id out of range");
+            // No exception may cross MLIR's code: a Python error raised by
+            // `stop` ends the traversal and is raised again here.
+            bool raised = false;
+            auto stopAt = [&](int32_t id) {
+              if (raised)
+                return true;
+              try {
+                nb::object answer = stop(id);
+                int truth = PyObject_IsTrue(answer.ptr());
+                raised = truth < 0;
+                return truth != 0;
+              } catch (nb::python_error &e) {
+                e.restore();
+                raised = true;
+                return true;
+              }
+            };
+            std::optional<SymbolicBound> b = g.upperBound(v, stopAt);
+            if (raised)
+              throw nb::python_error();
+            if (!b)
+              return nb::none();
+            return nb::make_tuple(b->map, nb::cast(b->leaves));
+          },
+          nb::arg("value"), nb::arg("stop"),
+          "A closed upper bound of an index value from upstream's "
+          "ValueBoundsOpInterface, in terms of the values (ids) where "
+          "`stop(id)` is true: (printed one-result affine map, leaf value ids "
+          "of its dims then symbols); None when the interfaces state none.")
+      .def("non_call_symbol_uses", &Graph::nonCallSymbolUses,
+           "[(user op, symbol)] for every reference to a symbol of the root "
+           "that is not a call's callee (SymbolTable uses, CallOpInterface).")
       .def(
           "op_capsule",
           [](const Graph &g, int32_t op) {
@@ -251,6 +317,11 @@ void registerGraphBindings(nb::module_ &m) {
       nb::arg("op_capsule"),
       "Strongly connected components of MLIR's CallGraph over the callables "
       "directly inside the op, callees first: [(symbol names, recursive)].");
+  m.def(
+      "op_interfaces",
+      [](nb::handle capsule) { return interfacesOf(operationOf(capsule)); },
+      nb::arg("op_capsule"),
+      "The OpInterface bits of one op, given its `_CAPIPtr` capsule.");
   m.def(
       "element_layout",
       [](nb::handle type) -> std::pair<nb::object, nb::object> {

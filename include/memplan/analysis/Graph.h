@@ -19,18 +19,22 @@
 #include "mlir-c/IR.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mlir {
 class Operation;
+class Value;
 } // namespace mlir
 
 namespace memplan {
 
 class GraphDominance;
+class GraphIndex;
 
 enum class TypeKind : int32_t {
   Other = 0,
@@ -70,6 +74,26 @@ struct TypeInfo {
   int64_t staticBytes() const;
 };
 
+/// A loop bound: the value id of its operand (-1 when it is not an operand
+/// of the loop), and its integer when constant.
+struct LoopBound {
+  int32_t value = -1;
+  std::optional<int64_t> constant;
+};
+
+/// The bounds of a loop's single induction variable: lower <= iv < upper.
+struct InductionBounds {
+  LoopBound lower, upper;
+};
+
+/// A symbolic bound (ValueBoundsConstraintSet::computeBound): a
+/// one-result affine map, printed, over leaves that are value ids (its dims,
+/// then its symbols).
+struct SymbolicBound {
+  std::string map;
+  std::vector<int32_t> leaves;
+};
+
 struct Graph {
   // --- ops (pre-order) ---
   std::vector<int32_t> opName;       ///< Index into names.
@@ -101,6 +125,8 @@ struct Graph {
   /// Per op: the operand number of its view source (ViewLikeOpInterface), or
   /// -1.
   std::vector<int32_t> viewSource;
+  /// OpInterfaceBit bits (memplan/analysis/OpRoles.h) per op.
+  std::vector<int32_t> opInterfaces;
 
   // --- regions: op i owns regions [regionBegin[i], regionBegin[i+1]); region r
   // holds blocks regionBlocks[regionBlockBegin[r] .. regionBlockBegin[r+1]) ---
@@ -158,6 +184,8 @@ struct Graph {
   /// `a` properly dominates `b` (DominanceInfo); an op does not dominate the
   /// ops nested in it.
   bool properlyDominates(int32_t a, int32_t b) const;
+  /// The value with id `v`.
+  mlir::Value value(int32_t v) const;
   /// The value `v` properly dominates the op `b` (DominanceInfo).
   bool valueDominates(int32_t v, int32_t b) const;
 
@@ -187,8 +215,33 @@ struct Graph {
   /// a call.
   std::optional<std::string> callee(int32_t op) const;
 
+  /// A ShapedDimOpInterface op's shaped operand (its operand number) and
+  /// dimension (when constant); nullopt for another op.
+  std::optional<std::pair<int32_t, std::optional<int64_t>>>
+  shapedDim(int32_t op) const;
+  /// When value `v` is the single induction variable of a loop
+  /// (LoopLikeOpInterface) with a single lower and upper bound and a step
+  /// that is not a known non-positive constant: those bounds.
+  std::optional<InductionBounds> inductionBounds(int32_t v) const;
+  /// A closed upper bound of the index value `v` (upstream's
+  /// ValueBoundsOpInterface, BoundType::UB), over the values its backward
+  /// slice reaches where `stop` (a value id) says to stop; nullopt when the
+  /// interfaces state none, or reach a value the graph does not number.
+  std::optional<SymbolicBound>
+  upperBound(int32_t v, const std::function<bool(int32_t)> &stop) const;
+  /// The id of `value`, or -1 when the graph does not number it.
+  int32_t valueId(mlir::Value value) const;
+  /// The references to a symbol of the root's symbol table that are not the
+  /// callee of a call (SymbolTable::getSymbolUses without the
+  /// CallOpInterface callees, nor memplan's own `memplan.*` annotations):
+  /// (user op, symbol name without the `@`), in walk order. Nested symbol
+  /// tables are not searched.
+  std::vector<std::pair<int32_t, std::string>> nonCallSymbolUses() const;
+
   /// DominanceInfo of the IR, built on the first query.
   mutable std::shared_ptr<GraphDominance> dominance;
+  /// Op ids by op, built on the first query that needs them.
+  mutable std::shared_ptr<GraphIndex> index;
 
 private:
   const GraphDominance &dominanceInfo() const;
@@ -197,6 +250,9 @@ private:
 /// The Graph of `root` and everything nested in it, numbered by
 /// IRNumbering, with names, types, and roles from MLIR's interfaces.
 Graph buildGraph(MlirOperation root);
+
+/// OpInterfaceBit bits (memplan/analysis/OpRoles.h) of one op.
+int32_t interfacesOf(MlirOperation op);
 
 /// Bytes per element of `type` at LLVM's default data-layout size (integers
 /// above 64 bits rounded up to 16 bytes, the largest alignment layouts give

@@ -21,7 +21,9 @@
 //     writes it, and whether a write covers the operand's whole region;
 //   * MemoryEffectOpInterface and ConditionallySpeculatable: per op, whether
 //     its results can be recomputed elsewhere (OpPurity);
-//   * ViewLikeOpInterface again: per op, the operand that is its view source.
+//   * ViewLikeOpInterface again: per op, the operand that is its view source;
+//   * FunctionOpInterface, ModuleOp, CastOpInterface, ShapedDimOpInterface:
+//     per op, which of them it is (OpInterfaceBit).
 // An op with no effects information (no MemoryEffectOpInterface, no
 // recursive effects) is an unknown user; its regions are unknown regions.
 //
@@ -55,6 +57,12 @@ enum LifetimeRoleFlag : int32_t {
 /// speculatability (ConditionallySpeculatable): bits per op.
 enum OpPurity : int32_t {
 #define MEMPLAN_OP_PURITY_BIT(Name, Py, Value, Doc) kPurity##Name = Value,
+#include "memplan/analysis/OpRoles.def"
+};
+
+/// What an op is (FunctionOpInterface, CastOpInterface, ...): bits per op.
+enum OpInterfaceBit : int32_t {
+#define MEMPLAN_OP_INTERFACE_BIT(Name, Py, Value, Doc) kInterface##Name = Value,
 #include "memplan/analysis/OpRoles.def"
 };
 
