@@ -420,19 +420,21 @@ def execute(info: PassInfo, values: dict[str, Any], op: ir.Operation,
 
 
 def modules_in(op: ir.Operation) -> list[ir.Operation]:
-    """``op`` and the ``builtin.module`` ops nested in it, in pre-order
-    (function bodies are not searched)."""
+    """``op`` and the ``builtin.module`` ops (mlir::ModuleOp) nested in it, in
+    pre-order (function bodies, FunctionOpInterface, are not searched)."""
+    from memplan import _core
+
     found: list[ir.Operation] = []
 
     def visit(o: ir.Operation) -> ir.WalkResult:
-        name = o.name
-        if name == "builtin.module":
+        kind = _core.op_interfaces(o._CAPIPtr)
+        if kind & _core.OpInterface.MODULE:
             found.append(o)
-        elif name == "func.func":
+        elif kind & _core.OpInterface.FUNCTION:
             return ir.WalkResult.SKIP
         return ir.WalkResult.ADVANCE
 
-    if op.name != "builtin.module":
+    if not _core.op_interfaces(op._CAPIPtr) & _core.OpInterface.MODULE:
         return [op]
     op.walk(visit, ir.WalkOrder.PRE_ORDER)  # the walk starts with ``op`` itself
     return found

@@ -78,3 +78,34 @@ def test_use_after_the_bytes_were_handed_on_is_flagged():
     late = "memref.copy %a, %x : memref<16xf32> to memref<16xf32>"
     run = oracle.run(SEQUENTIAL.replace("LATE_USE", late), "main")
     assert [o.bytes[1] - o.bytes[0] for o in run.overlaps] == [64]
+
+
+# Views built by ops other than memref.view (ViewLikeOpInterface): the oracle
+# measures the bytes each spans from its descriptor at run time. %a is a 4x4
+# window of rows 16 bytes apart (1 + 3 * 16 + 3 = 52 bytes from byte 0); %b
+# starts at byte B_START.
+OTHER_VIEWS = """
+func.func @main(%x: memref<4x4xi8>, %y: memref<12xi8>, %out: memref<4x4xi8>, %out2: memref<12xi8>) {
+  %pool = memref.alloc() : memref<64xi8>
+  %a = memref.reinterpret_cast %pool to offset: [0], sizes: [4, 4], strides: [16, 1]
+      : memref<64xi8> to memref<4x4xi8, strided<[16, 1]>>
+  %b = memref.subview %pool[B_START] [12] [1] : memref<64xi8> to memref<12xi8, strided<[1], offset: B_START>>
+  memref.copy %x, %a : memref<4x4xi8> to memref<4x4xi8, strided<[16, 1]>>
+  memref.copy %y, %b : memref<12xi8> to memref<12xi8, strided<[1], offset: B_START>>
+  memref.copy %a, %out : memref<4x4xi8, strided<[16, 1]>> to memref<4x4xi8>
+  memref.copy %b, %out2 : memref<12xi8, strided<[1], offset: B_START>> to memref<12xi8>
+  memref.dealloc %pool : memref<64xi8>
+  return
+}
+"""
+
+
+def test_flags_subview_and_reinterpret_cast_views_sharing_bytes():
+    run = oracle.run(OTHER_VIEWS.replace("B_START", "50"), "main")
+    assert run.views == 2
+    assert [o.bytes[1] - o.bytes[0] for o in run.overlaps] == [2]
+
+
+def test_passes_subview_and_reinterpret_cast_views_side_by_side():
+    run = oracle.run(OTHER_VIEWS.replace("B_START", "52"), "main")
+    assert run.views == 2 and run.touches > 0 and run.ok

@@ -69,3 +69,31 @@ def test_dominance_needs_leaves_that_are_never_negative():
     assert symbolic.dominates(big, small, frozenset({"%x", "%y"}))
     assert symbolic.dominates(symbolic._mul(symbolic.const(2), small), small)
     assert not symbolic.dominates(small, symbolic._mul(symbolic.const(2), small))
+
+
+CAST_CASE = """
+func.func @cast(%x: memref<?xf32>, %y: tensor<?x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %s = memref.memory_space_cast %x : memref<?xf32> to memref<?xf32, 1>
+  %n = memref.dim %s, %c0 : memref<?xf32, 1>
+  %a = memref.alloc(%n) : memref<?xf32>
+  "test.use"(%a) : (memref<?xf32>) -> ()
+  memref.dealloc %a : memref<?xf32>
+  %t = tensor.bitcast %y : tensor<?x4xf32> to tensor<?x4xi32>
+  %m = tensor.dim %t, %c0 : tensor<?x4xi32>
+  %b = memref.alloc(%m) : memref<?xf64>
+  "test.use"(%b) : (memref<?xf64>) -> ()
+  memref.dealloc %b : memref<?xf64>
+  return
+}
+"""
+
+
+def test_sizes_name_dimensions_through_any_cast():
+    """A dimension of a cast of an argument is that argument's dimension,
+    through any cast op (CastOpInterface), not only memref.cast/tensor.cast."""
+    with ir.Context() as ctx:
+        ctx.allow_unregistered_dialects = True
+        (lt,) = analyze_module(parse_source(CAST_CASE, "case.mlir"))
+        doc = function_dict(lt)
+    assert [a["size"] for a in doc["allocations"]] == ["4 * arg0.dim0", "8 * arg1.dim0"]

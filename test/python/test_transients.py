@@ -265,3 +265,25 @@ def test_nested_module_is_planned_bit_identical():
         result = numerics.compare(before_inner, after_inner, "scale", inputs=[x, storage], scratch=[1])
         assert result.ok, str(result)
         assert result.heap_after.allocations == 0 < result.heap_before.allocations
+
+
+@pytest.mark.parametrize("fn, args, needed", [
+    ("affine_loop", [], 256),  # affine.for: LoopLikeOpInterface
+    ("affine_min", [np.int64(40)], 128),  # ValueBoundsOpInterface
+    ("subtraction", [np.int64(10)], 64),  # arith.subi: ValueBoundsOpInterface
+])
+def test_sizes_bounded_by_interfaces_run_bit_identical(fn, args, needed):
+    """Sizes over-allocated to the bounds interfaces state (no op name lists
+    them): the storage holds every iteration's buffer, outputs match bit for
+    bit, and the overlap oracle sees no two live views share bytes."""
+    case = next(c for c in lit_cases("transients/interface-bounds.mlir") if f"@{fn}(" in c.text)
+    with ir.Context():
+        before = parse_text(case.text)
+        after = rewrite(case.text, "builtin.module(memplan-transients)", allow_unregistered=False)
+        out = np.zeros(64, dtype=np.float32)
+        assert runtime.required_bytes(after, fn, args + [out]) == needed
+        inputs = args + [out, np.zeros(needed, dtype=np.uint8)]
+        result = numerics.compare(before, after, fn, inputs=inputs, scratch=[len(args) + 1])
+        assert result.ok, str(result)
+        seen = oracle.run(str(after), fn, inputs=inputs, scratch=[len(args) + 1])
+        assert seen.views > 0 and seen.ok

@@ -70,10 +70,10 @@ def function_ids(graph: Graph, nested: bool = False) -> list[int]:
     parents = graph.op_parent[funcs]
     keep = parents == 0
     if nested:
-        # builtin.module is MLIR's own ModuleOp: named, as the container
-        # memplan descends into.
-        module = graph.name_id("builtin.module")
-        keep |= (parents > 0) & (graph.op_name[np.maximum(parents, 0)] == module)
+        # builtin.module is MLIR's own ModuleOp, the container memplan
+        # descends into.
+        is_module = (graph.op_interfaces[np.maximum(parents, 0)] & _core.OpInterface.MODULE) != 0
+        keep |= (parents > 0) & is_module
     return funcs[keep].tolist()
 
 
@@ -85,7 +85,7 @@ def qualified_function_name(graph: Graph, op_id: int) -> str:
     parent = int(graph.op_parent[op_id])
     while parent > 0:
         module = graph.str_attribute(parent, "sym_name")
-        if graph.names[graph.op_name[parent]] == "builtin.module" and module is not None:
+        if int(graph.op_interfaces[parent]) & _core.OpInterface.MODULE and module is not None:
             name = f"{module}::@{name}"
         parent = int(graph.op_parent[parent])
     return name

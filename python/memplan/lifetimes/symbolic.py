@@ -28,10 +28,12 @@ from memplan.lifetimes.sizes import element_bytes
 #: A polynomial: monomial (sorted leaf names, () for the constant) -> coefficient.
 Poly = dict[tuple[str, ...], int]
 
-# The report's expressions spell what these upstream ops compute (a cast
-# keeps the dims, a dim reads one, muli/addi multiply and add): read by name.
-_CASTS = ("memref.cast", "tensor.cast")
-_DIMS = ("memref.dim", "tensor.dim")
+# The report's expressions spell what the ops compute: a cast of a shaped
+# value keeps its dims (CastOpInterface), a dim reads one
+# (ShapedDimOpInterface); muli/addi multiply and add, read by name: no
+# interface states a product or a sum of two values as such (ValueBounds
+# keeps affine bounds only, and no product of two unknowns).
+_CAST = int(_core.OpInterface.CAST)
 
 
 def _mul(a: Poly, b: Poly) -> Poly:
@@ -76,6 +78,17 @@ class SymbolicSizes:
         op = int(self.graph.value_op[v])
         return self.graph.constant_int(op) if op >= 0 else None
 
+    def _is_shaped_cast(self, op: int) -> bool:
+        """A cast (CastOpInterface) of one shaped value to one shaped value."""
+        g = self.graph
+        if not int(g.op_interfaces[op]) & _CAST or int(g.num_results[op]) != 1:
+            return False
+        if int(g.operand_begin[op + 1]) - int(g.operand_begin[op]) != 1:
+            return False
+        source = g.types[g.value_type[g.operands[g.operand_begin[op]]]]
+        result = g.types[g.value_type[g.result_begin[op]]]
+        return (source.is_tensor or source.is_memref) and (result.is_tensor or result.is_memref)
+
     def _argument(self, v: int) -> Optional[int]:
         """The argument number of ``v`` (through casts), or None."""
         g = self.graph
@@ -85,7 +98,7 @@ class SymbolicSizes:
                 if int(g.value_block[v]) == self.entry:
                     return v - self.first_arg
                 return None
-            if g.names[g.op_name[op]] not in _CASTS:
+            if not self._is_shaped_cast(op):
                 return None
             v = int(g.operands[g.operand_begin[op]])
 
@@ -106,8 +119,10 @@ class SymbolicSizes:
         else:
             name = g.names[g.op_name[op]]
             operands = [int(x) for x in g.operands[g.operand_begin[op]: g.operand_begin[op + 1]]]
-            if name in _DIMS and len(operands) == 2:
-                arg, dim = self._argument(operands[0]), self._constant(operands[1])
+            shaped_dim = g.shaped_dim(op)
+            if shaped_dim is not None:
+                source, dim = shaped_dim
+                arg = self._argument(operands[source])
                 if arg is not None and dim is not None:
                     result = _leaf(f"arg{arg}.dim{dim}")
             elif name in ("arith.muli", "index.mul") and len(operands) == 2:

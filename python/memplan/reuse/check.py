@@ -1,9 +1,10 @@
 """Check a pooled module: no two views live at the same time share a byte.
 
-Independent of the plan that produced the IR: it finds every ``memref.view``
-of a ``memref.alloc`` of ``i8`` bytes, recomputes the live interval of each
-view (with the lifetime kernel, through all aliases), reads its constant byte
-offset and its static size, and verifies each pool with
+Independent of the plan that produced the IR: it finds every view
+(ViewLikeOpInterface) of a heap allocation of ``i8`` bytes placed as
+``memref.view`` places one, recomputes the live interval of each view (with
+the lifetime kernel, through all aliases), reads its constant byte offset and
+its static size, and verifies each pool with
 :func:`memplan.packing.verify` (plus bounds against a static pool size).
 Views with a dynamic offset or size are counted in ``unchecked``. Views
 yielded out of the exclusive branches of one ``scf.if`` into the same result
@@ -45,21 +46,29 @@ class CheckResult:
 def check_module(module: ir.Operation | ir.Module) -> CheckResult:
     """Verify every pool of ``module`` (see the module docstring)."""
     g = extract_graph(module)
-    # A pool as the rewrite builds it: memref.view ops (the op memplan
-    # emits) of a heap allocation at constant byte offsets.
-    view_name = g.name_id("memref.view")
+    # A pool as the rewrite builds it: views of a heap allocation at constant
+    # byte offsets. The offset is read statically, and no interface states a
+    # view's byte offset: ViewLikeOpInterface gives the source only, and
+    # OffsetSizeAndStrideOpInterface (subview, reinterpret_cast) offsets
+    # count elements from the source's aligned pointer, while memref.view
+    # moves that pointer by the operand after its source and gives an
+    # identity layout. So a member is a view whose result has the identity
+    # layout and whose operand after the source is the byte shift (what
+    # memref.view is); other views are not read here (the run-time oracle,
+    # memplan.reuse.oracle, measures any view's bytes).
     result = CheckResult()
-    if view_name < 0:
-        return result
-    views = np.nonzero(g.op_name == view_name)[0]
     by_pool: dict[int, list[tuple[int, int, int]]] = {}
-    for op in views:
+    for op in np.nonzero(g.view_source >= 0)[0]:
         op = int(op)
-        src = int(g.operands[g.operand_begin[op]])
+        begin, source = int(g.operand_begin[op]), int(g.view_source[op])
+        src = int(g.operands[begin + source])
         src_op = int(g.value_op[src])
-        if src_op < 0 or K.kind(g, src_op) != K.ALLOC:
+        if src_op < 0 or K.kind(g, src_op) != K.ALLOC or int(g.num_results[op]) != 1:
             continue
-        shift = int(g.operands[g.operand_begin[op] + 1])
+        identity = g.types[g.value_type[g.result_begin[op]]].identity_layout
+        if begin + source + 1 >= int(g.operand_begin[op + 1]) or not identity:
+            continue
+        shift = int(g.operands[begin + source + 1])
         shift_op = int(g.value_op[shift])
         size = static_bytes(g.types[g.value_type[g.result_begin[op]]])
         offset = g.constant_int(shift_op) if shift_op >= 0 else None

@@ -3,11 +3,16 @@
 Independent of the plan and of memplan's lifetime analysis and size model:
 the rewritten module is instrumented so that, when it runs,
 
-* every ``memref.view`` of an ``i8`` buffer (a pool, transient storage)
-  reports its instance (a fresh one each time the op runs), its first byte
-  (``memref.extract_aligned_pointer_as_index``) and its byte extent, computed
-  by LLVM itself (``llvm.getelementptr`` of the element type from null, as
-  the allocation lowering does);
+* every view (ViewLikeOpInterface: ``memref.view``, ``subview``,
+  ``reinterpret_cast``, ...) of a 1-D ``i8`` buffer (a pool, transient
+  storage) reports its instance (a fresh one each time the op runs) and the
+  bytes its result spans, measured at run time from the result's descriptor:
+  its first byte is the aligned pointer
+  (``memref.extract_aligned_pointer_as_index``) plus its offset, its extent
+  ``1 + sum((size - 1) * stride)`` elements (none when a size is 0), both
+  from ``memref.extract_strided_metadata`` and turned into bytes by LLVM
+  itself (``llvm.getelementptr`` of the element type from null, as the
+  allocation lowering does);
 * every op that uses a memref value reports a *touch* of the view that value
   comes from: through view-like ops (ViewLikeOpInterface: subview, cast,
   reshapes, views) the view is known statically; through block arguments and region results it is the
@@ -83,10 +88,50 @@ def _is_byte_buffer(t: ir.Type) -> bool:
     return isinstance(t, ir.MemRefType) and t.rank == 1 and t.element_type == ir.IntegerType.get_signless(8)
 
 
+def _is_strided(t: ir.Type) -> bool:
+    """A memref whose layout is strided (what extract_strided_metadata takes)."""
+    if not isinstance(t, ir.MemRefType):
+        return False
+    try:
+        t.get_strides_and_offset()
+    except Exception:  # an affine-map layout that is not strided
+        return False
+    return True
+
+
+def _byte_count(count: ir.Value, elem: ir.Type) -> ir.Value:
+    """``count`` elements of ``elem`` in bytes, as an i64 (GEP from null)."""
+    i64 = ir.IntegerType.get_signless(64)
+    n = arith.IndexCastOp(i64, count).result
+    zero = llvm.ZeroOp(llvm.PointerType.get()).result
+    gep = llvm.GEPOp(llvm.PointerType.get(), zero, [n], [-(2**31)], elem, 0).result
+    return llvm.PtrToIntOp(i64, gep).result
+
+
+def _report_view(result: ir.Value, elem: ir.Type, k: int) -> None:
+    """At the insertion point: report view ``k``'s first byte and byte extent."""
+    i64 = ir.IntegerType.get_signless(64)
+    index = ir.IndexType.get()
+    meta = memref.ExtractStridedMetadataOp(result).results
+    rank = ir.MemRefType(result.type).rank
+    offset, sizes, strides = meta[1], meta[2 : 2 + rank], meta[2 + rank :]
+    zero: ir.Value = arith.ConstantOp(index, 0).result
+    one: ir.Value = arith.ConstantOp(index, 1).result
+    span, count = one, one
+    for size, stride in zip(sizes, strides):
+        span = arith.AddIOp(span, arith.MulIOp(arith.SubIOp(size, one).result, stride).result).result
+        count = arith.MulIOp(count, size).result
+    empty = arith.CmpIOp(arith.CmpIPredicate.eq, count, zero).result
+    span = arith.SelectOp(empty, zero, span).result
+    aligned = arith.IndexCastOp(i64, memref.ExtractAlignedPointerAsIndexOp(result).result).result
+    first = arith.AddIOp(aligned, _byte_count(offset, elem)).result
+    call = func.CallOp([], VIEW_HOOK, [arith.ConstantOp(i64, k).result, first, _byte_count(span, elem)])
+    call.attributes[_MARK] = ir.UnitAttr.get()
+
+
 def instrument(module: ir.Module) -> list[str]:
     """Add the hooks to ``module`` in place; returns the location of each view id."""
     i64 = ir.IntegerType.get_signless(64)
-    index = ir.IndexType.get()
     views: list[str] = []
     view_id: dict[int, int] = {}  # graph value id of a view -> its view id
     body = module.body
@@ -94,17 +139,18 @@ def instrument(module: ir.Module) -> list[str]:
     # The ops of the functions with a body, in program order (read before
     # any hook is inserted: the graph keeps pointing at them).
     ops = [op for f in function_ids(g) if int(g.op_end[f]) > f for op in range(f + 1, int(g.op_end[f]) + 1)]
-    # Views of byte buffers: register each new instance. memref.view is the
-    # op memplan's rewrites build to place a buffer in a pool or in
-    # transient storage: the instances this oracle checks.
-    view_name = g.name_id("memref.view")
+    # Views of byte buffers (ViewLikeOpInterface, the view source a 1-D i8
+    # memref): register each new instance. They are how memplan's rewrites
+    # place a buffer in a pool or in transient storage (memref.view), and
+    # how any other rewrite carves one: the instances this oracle checks.
     for i in ops:
-        if g.op_name[i] != view_name:
+        source = int(g.view_source[i])
+        if source < 0 or int(g.num_results[i]) != 1:
             continue
         op = operation(g, i)
-        if not _is_byte_buffer(op.operands[0].type):
-            continue
         result = op.results[0]
+        if not _is_byte_buffer(op.operands[source].type) or not _is_strided(result.type):
+            continue
         elem = _llvm_element(ir.MemRefType(result.type).element_type)
         if elem is None:
             continue
@@ -112,21 +158,7 @@ def instrument(module: ir.Module) -> list[str]:
         views.append(location_prefix(op.location))
         view_id[int(g.result_begin[i])] = k
         with ir.InsertionPoint.after(op), op.location:
-            count: ir.Value = arith.ConstantOp(index, 1).result
-            mt = ir.MemRefType(result.type)
-            for d in range(mt.rank):
-                if mt.is_dynamic_dim(d):
-                    size = memref.DimOp(result, arith.ConstantOp(index, d).result).result
-                else:
-                    size = arith.ConstantOp(index, mt.shape[d]).result
-                count = arith.MulIOp(count, size).result
-            n = arith.IndexCastOp(i64, count).result
-            zero = llvm.ZeroOp(llvm.PointerType.get()).result
-            gep = llvm.GEPOp(llvm.PointerType.get(), zero, [n], [-(2**31)], elem, 0).result
-            nbytes = llvm.PtrToIntOp(i64, gep).result
-            ptr = arith.IndexCastOp(i64, memref.ExtractAlignedPointerAsIndexOp(result).result).result
-            call = func.CallOp([], VIEW_HOOK, [arith.ConstantOp(i64, k).result, ptr, nbytes])
-            call.attributes[_MARK] = ir.UnitAttr.get()
+            _report_view(result, elem, k)
 
     def origin(v: int) -> Optional[int]:
         """The registered view a value is a view of, through view-like ops

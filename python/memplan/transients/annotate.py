@@ -42,7 +42,7 @@ def annotate(plan: ModulePlan) -> None:
                     attrs["bound"] = _s(item.bound)
                 op.attributes[ALLOC_ATTR] = ir.DictAttr.get(attrs)
             else:
-                callee = g.symbol_attribute(item.op, "callee") or ""
+                callee = g.callee(item.op) or ""
                 op.attributes[CALL_ATTR] = ir.DictAttr.get({"callee": ir.FlatSymbolRefAttr.get(callee), **common})
         for alloc, reason in fp.heap:
             operation(g, alloc).attributes[ALLOC_ATTR] = _s(f"heap: {reason}")

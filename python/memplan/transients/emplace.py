@@ -16,6 +16,7 @@ from typing import Callable, Optional
 import numpy as np
 from mlir import ir
 from mlir.dialects import arith, cf, memref
+from mlir.dialects.func import CallOp
 
 from memplan import _core
 from memplan.ir import sizeexpr as E
@@ -186,7 +187,8 @@ def _replace_allocs(g: Graph, allocs: tuple[int, ...], storage: ir.Value, offset
 
 
 def _callee(g: Graph, call: int) -> str:
-    return g.symbol_attribute(call, "callee") or ""
+    """The symbol a call calls (CallOpInterface), or ""."""
+    return g.callee(call) or ""
 
 
 def _rebuild_call(g: Graph, call_id: int, storage: ir.Value, index: int) -> ir.Operation:
@@ -197,11 +199,11 @@ def _rebuild_call(g: Graph, call_id: int, storage: ir.Value, index: int) -> ir.O
         operands[index] = storage
     else:
         operands.append(storage)
-    attrs = {k: old.attributes[k] for k in old.attributes if k not in ("arg_attrs",)}
     with ir.InsertionPoint(old), old.location:
-        new = ir.Operation.create(
-            "func.call", results=[r.type for r in old.results], operands=operands, attributes=attrs
-        )
+        new = CallOp([r.type for r in old.results], _callee(g, call_id), operands).operation
+    for name in old.attributes:
+        if name not in ("callee", "arg_attrs"):
+            new.attributes[name] = old.attributes[name]
     for a, b in zip(old.results, new.results):
         a.replace_all_uses_with(b)
     old.erase()

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 import numpy as np
+from mlir import ir
 
 from memplan import packing
 from memplan.ir import sizeexpr as E
@@ -216,18 +217,18 @@ def plan_module(graph: Graph, alignment: int = DEFAULT_ALIGNMENT, capacity: Opti
 
 def _fixed_signatures(graph: Graph, cg: CallGraph) -> dict[str, str]:
     """Functions without storage whose signature must not change, and why:
-    public ones (external callers would break) and those a ``func.constant``
-    references (its result type is the function's type)."""
+    public ones (external callers would break) and those a symbol use other
+    than a call's callee references (``func.constant``, whose result type is
+    the function's type; any op that names the function: SymbolTable uses
+    without the CallOpInterface callees)."""
     fixed: dict[str, str] = {}
     for name, f in cg.funcs.items():
         if find_storage(graph, f).index is None and cg.is_public(f):
             fixed[name] = "is public and takes no memplan.transients storage"
-    constant = graph.name_id("func.constant")
-    if constant >= 0:
-        for op in np.nonzero(graph.op_name == constant)[0]:
-            name = graph.symbol_attribute(int(op), "value") or ""
-            if name in cg.funcs and find_storage(graph, cg.funcs[name]).index is None:
-                fixed.setdefault(name, f"is referenced by func.constant at {location_prefix(graph.location(int(op)))}")
+    for op, name in graph.non_call_symbol_uses():
+        if name in cg.funcs and find_storage(graph, cg.funcs[name]).index is None:
+            where = location_prefix(graph.location(op))
+            fixed.setdefault(name, f"is referenced by {graph.names[graph.op_name[op]]} at {where}")
     return fixed
 
 
@@ -334,8 +335,9 @@ def _upper_bound(plan: ModulePlan, slices: SliceAnalysis, v: int, depth: int) ->
 
     Handles ``arith.minui``/``minsi`` with a bounded side, non-negative sums and
     products of bounded values, unsigned quotients and remainders (at most the
-    dividend), ``arith.constant``, and ``scf.for`` induction variables (below
-    their upper bound, for a non-negative lower bound).
+    dividend), constants, and the induction variables of loops
+    (LoopLikeOpInterface: ``scf.for``, ``affine.for``; below their upper
+    bound, for a non-negative lower bound).
     """
     if depth > 32:
         return None
@@ -344,16 +346,23 @@ def _upper_bound(plan: ModulePlan, slices: SliceAnalysis, v: int, depth: int) ->
         return _leaf(plan, v)
     op = int(g.value_op[v])
     if op < 0:
-        block = int(g.value_block[v])
-        owner = int(g.block_parent_op[block])
-        if g.names[g.op_name[owner]] == "scf.for" and int(g.value_index[v]) == 0:
-            lb, ub = (int(x) for x in g.operands[g.operand_begin[owner] : g.operand_begin[owner] + 2])
-            if _is_const_nonneg(g, lb):
-                return _upper_bound(plan, slices, ub, depth + 1)
-        return None
-    # Which function an op computes (a minimum, a sum, a quotient) is what
-    # arith and index ops are; no interface states it symbolically (upstream's
-    # ValueBoundsOpInterface would be the place: a later step).
+        # A loop's induction variable (LoopLikeOpInterface) is below its
+        # upper bound; with a non-negative lower bound it is a size.
+        bounds = g.induction_bounds(v)
+        if bounds is None:
+            return None
+        lb_value, lb_const, ub_value, ub_const = bounds
+        if lb_const is None or lb_const < 0:
+            return None
+        if ub_value >= 0:
+            return _upper_bound(plan, slices, ub_value, depth + 1)
+        return E.const(ub_const) if ub_const is not None else None
+    # Which function these ops compute (a minimum, a sum, a quotient) is read
+    # by name: in MLIR 22.1.8 arith's unsigned min/max/div/rem and every
+    # index op lack ValueBoundsOpInterface, and what it states for the others
+    # is affine (no product of two bounded values; the closed bound of an
+    # induction variable, ub - 1, has a negative term). Every other op is
+    # asked through the interface (_value_bound).
     name = g.names[g.op_name[op]]
     operands = [int(x) for x in g.operands[g.operand_begin[op] : g.operand_begin[op + 1]]]
     if name in ("arith.minui", "arith.minsi", "index.minu", "index.mins"):
@@ -372,18 +381,42 @@ def _upper_bound(plan: ModulePlan, slices: SliceAnalysis, v: int, depth: int) ->
         if name.endswith(("muli", "mul")):
             return E.mul(a, b)
         return E.maximum(a, b)
-    return None
+    return _value_bound(plan, slices, v)
+
+
+def _value_bound(plan: ModulePlan, slices: SliceAnalysis, v: int) -> Optional[E.Expr]:
+    """The closed upper bound upstream's ValueBoundsOpInterface states for
+    ``v`` (``affine.min``, ``affine.apply``, ``arith.subi``, ``arith.select``,
+    loop induction variables, ...) over hoistable values, when it is a sum of
+    non-negative multiples of them and a non-negative constant (a size that
+    cannot go below zero)."""
+    found = plan.graph.upper_bound(v, lambda x: isinstance(slices.classify(x), Hoistable))
+    if found is None:
+        return None
+    text, leaves = found
+    bound = ir.AffineMapAttr(ir.Attribute.parse(f"affine_map<{text}>")).value
+    dims = bound.n_dims
+
+    def expr(e: ir.AffineExpr) -> Optional[E.Expr]:
+        if isinstance(e, ir.AffineConstantExpr):
+            return E.const(e.value) if e.value >= 0 else None
+        if isinstance(e, ir.AffineDimExpr):
+            return _leaf(plan, leaves[e.position])
+        if isinstance(e, ir.AffineSymbolExpr):
+            return _leaf(plan, leaves[dims + e.position])
+        for kind, combine in ((ir.AffineAddExpr, E.add), (ir.AffineMulExpr, E.mul)):
+            if isinstance(e, kind):
+                a, b = expr(e.lhs), expr(e.rhs)
+                return None if a is None or b is None else combine(a, b)
+        return None  # a quotient or remainder: no size expression for it
+
+    return expr(bound.results[0])
 
 
 def _constant(g: Graph, v: int) -> Optional[int]:
     """The integer value of ``v`` when a constant op (ConstantLike) defines it."""
     op = int(g.value_op[v])
     return g.constant_int(op) if op >= 0 else None
-
-
-def _is_const_nonneg(g: Graph, v: int) -> bool:
-    value = _constant(g, v)
-    return value is not None and value >= 0
 
 
 def _leaf(plan: ModulePlan, v: int) -> E.Expr:

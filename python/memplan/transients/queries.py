@@ -14,7 +14,7 @@ from typing import Optional
 from mlir import ir
 from mlir.dialects import func
 
-from memplan.ir.graph import Graph, entry_block, operation
+from memplan.ir.graph import Graph, entry_block, extract_graph, operation
 from memplan.ir.slices import Blocked, SliceAnalysis, clone_slice
 from memplan.transients.contract import QUERY_ATTR, QUERY_SUFFIX, find_storage, functions_by_name, planned_query
 from memplan.transients.emplace import SIZE_MARKER
@@ -28,7 +28,7 @@ def find_marker(graph: Graph, func_op: int) -> Optional[int]:
     """The op computing the function's transient size, if emplacement ran
     (emplacement puts it directly in the entry block)."""
     for op in range(func_op + 1, int(graph.op_end[func_op]) + 1):
-        if graph.op_parent[op] != func_op or not graph.names[graph.op_name[op]].startswith("arith."):
+        if graph.op_parent[op] != func_op:
             continue
         if graph.has_attribute(op, SIZE_MARKER):
             return op
@@ -88,24 +88,23 @@ def materialize_queries(graph: Graph, errors: list[tuple[int, str]]) -> list[str
 
 def annotate_constant_sizes(module: ir.Operation) -> int:
     """Put ``memplan.transient_size = N : index`` on functions whose query folded
-    to a constant; returns how many."""
-    body = module.regions[0].blocks[0]
-    funcs = {ir.StringAttr(op.attributes["sym_name"]).value: op for op in body.operations if op.operation.name == "func.func"}
-    count = 0
-    for op in funcs.values():
-        if QUERY_ATTR not in op.attributes:
+    to a constant (its entry block returns the result of a constant op:
+    ConstantLike); returns how many."""
+    graph = extract_graph(module)
+    funcs = functions_by_name(graph)
+    constants: list[tuple[int, int]] = []  # (function, its constant size)
+    for f in funcs.values():
+        query = funcs.get(planned_query(graph, f) or "")
+        if query is None or int(graph.op_end[query]) == query:
             continue
-        query = funcs.get(ir.FlatSymbolRefAttr(op.attributes[QUERY_ATTR]).value)
-        if query is None:
+        block = entry_block(graph, query)
+        ret = max(op for op in range(query + 1, int(graph.op_end[query]) + 1) if graph.op_block[op] == block)
+        if int(graph.operand_begin[ret + 1]) - int(graph.operand_begin[ret]) != 1:
             continue
-        ops = list(query.regions[0].blocks[0].operations)
-        ret = ops[-1]
-        if len(ret.operands) != 1:
-            continue
-        owner = ret.operands[0].owner
-        if isinstance(owner, ir.Block) or owner.operation.name != "arith.constant":
-            continue
-        value = ir.IntegerAttr(owner.attributes["value"]).value
-        op.attributes[CONSTANT_ATTR] = ir.IntegerAttr.get(ir.IndexType.get(), value)
-        count += 1
-    return count
+        owner = int(graph.value_op[graph.operands[graph.operand_begin[ret]]])
+        value = graph.constant_int(owner) if owner >= 0 else None
+        if value is not None:
+            constants.append((f, value))
+    for f, value in constants:
+        operation(graph, f).attributes[CONSTANT_ATTR] = ir.IntegerAttr.get(ir.IndexType.get(), value)
+    return len(constants)

@@ -11,7 +11,8 @@ from mlir import ir
 from memplan.numerics import execute
 from memplan.numerics.heap import HeapStats
 from memplan.numerics.source import ModuleSource, copy_module
-from memplan.transients.contract import marked_arguments
+from memplan.ir.graph import extract_graph, operation
+from memplan.transients.contract import functions_by_name, marked_arguments
 from memplan.transients.queries import QUERY_SUFFIX
 
 
@@ -27,13 +28,14 @@ class TransientRun:
 
 def storage_index(module: ir.Module, fn: str) -> int:
     """Argument number of ``fn``'s ``memplan.transients`` storage."""
-    for op in module.body.operations:
-        if op.operation.name == "func.func" and ir.StringAttr(op.attributes["sym_name"]).value == fn:
-            marked = marked_arguments(op.operation)
-            if len(marked) != 1:
-                raise ValueError(f"@{fn} has no memplan.transients storage argument")
-            return marked[0]
-    raise KeyError(f"no function @{fn}")
+    graph = extract_graph(module)
+    f = functions_by_name(graph).get(fn)
+    if f is None:
+        raise KeyError(f"no function @{fn}")
+    marked = marked_arguments(operation(graph, f))
+    if len(marked) != 1:
+        raise ValueError(f"@{fn} has no memplan.transients storage argument")
+    return marked[0]
 
 
 def required_bytes(module: ModuleSource, fn: str, inputs: Sequence[Any]) -> int:

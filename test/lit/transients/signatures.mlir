@@ -76,3 +76,26 @@ func.func @recursion_without_allocations(%n: index, %x: memref<16xf32>, %storage
   memref.dealloc %t : memref<16xf32>
   return
 }
+
+// -----
+
+// Any reference to a function that is not a call's callee keeps its type
+// (SymbolTable uses, CallOpInterface): here an attribute of another function.
+
+// REMARK: signatures.mlir:[[# @LINE + 14]]:3: remark: @by_attribute is referenced by func.func at {{.*}}signatures.mlir:[[# @LINE + 13]]:1: its signature is kept, its transients stay on the heap
+// CHECK-LABEL: func.func private @by_attribute
+//  CHECK-SAME:   (%{{.*}}: memref<16xf32>) {
+//       CHECK:   memref.alloc() : memref<16xf32>
+// CHECK-LABEL: func.func @names_it
+//       CHECK:   call @by_attribute(%{{.*}}) : (memref<16xf32>) -> ()
+func.func private @by_attribute(%x: memref<16xf32>) {
+  %t = memref.alloc() : memref<16xf32>
+  memref.copy %x, %t : memref<16xf32> to memref<16xf32>
+  memref.copy %t, %x : memref<16xf32> to memref<16xf32>
+  memref.dealloc %t : memref<16xf32>
+  return
+}
+func.func @names_it(%x: memref<16xf32>, %storage: memref<?xi8> {memplan.transients}) attributes {test.handler = @by_attribute} {
+  call @by_attribute(%x) : (memref<16xf32>) -> ()
+  return
+}
