@@ -355,6 +355,8 @@ int32_t opInterfaces(Operation *op) {
     bits |= kInterfaceCast;
   if (isa<ShapedDimOpInterface>(op))
     bits |= kInterfaceShapedDim;
+  if (isa<OffsetSizeAndStrideOpInterface>(op))
+    bits |= kInterfaceOffsetsSizesStrides;
   return bits;
 }
 

@@ -109,3 +109,29 @@ def test_flags_subview_and_reinterpret_cast_views_sharing_bytes():
 def test_passes_subview_and_reinterpret_cast_views_side_by_side():
     run = oracle.run(OTHER_VIEWS.replace("B_START", "52"), "main")
     assert run.views == 2 and run.touches > 0 and run.ok
+
+
+# Windows the program takes into one placed buffer (%v) overlap each other
+# and %v, all live at once: the program's own aliasing, not two placements.
+WINDOWS = """
+func.func @main(%x: memref<16xi8>, %out: memref<16xi8>) {
+  %c0 = arith.constant 0 : index
+  %pool = memref.alloc() : memref<64xi8>
+  %v = memref.view %pool[%c0][] : memref<64xi8> to memref<16xi8>
+  %w1 = memref.subview %v[0] [12] [1] : memref<16xi8> to memref<12xi8, strided<[1]>>
+  %w2 = memref.subview %v[4] [12] [1] : memref<16xi8> to memref<12xi8, strided<[1], offset: 4>>
+  %c = memref.cast %v : memref<16xi8> to memref<?xi8>
+  memref.copy %x, %v : memref<16xi8> to memref<16xi8>
+  %e = memref.load %w2[%c0] : memref<12xi8, strided<[1], offset: 4>>
+  memref.store %e, %w1[%c0] : memref<12xi8, strided<[1]>>
+  %n = memref.dim %c, %c0 : memref<?xi8>
+  memref.copy %v, %out : memref<16xi8> to memref<16xi8>
+  memref.dealloc %pool : memref<64xi8>
+  return
+}
+"""
+
+
+def test_windows_into_one_placed_buffer_are_not_placements():
+    run = oracle.run(WINDOWS, "main")
+    assert run.views == 1 and run.touches > 0 and run.ok

@@ -5,7 +5,8 @@ the rewritten module is instrumented so that, when it runs,
 
 * every view (ViewLikeOpInterface: ``memref.view``, ``subview``,
   ``reinterpret_cast``, ...) of a 1-D ``i8`` buffer (a pool, transient
-  storage) reports its instance (a fresh one each time the op runs) and the
+  storage), but a cast or a window into a view already reported (the
+  program's own aliasing), reports its instance (a fresh one each time the op runs) and the
   bytes its result spans, measured at run time from the result's descriptor:
   its first byte is the aligned pointer
   (``memref.extract_aligned_pointer_as_index``) plus its offset, its extent
@@ -17,6 +18,11 @@ the rewritten module is instrumented so that, when it runs,
   comes from: through view-like ops (ViewLikeOpInterface: subview, cast,
   reshapes, views) the view is known statically; through block arguments and region results it is the
   most recent live view containing the value's first byte.
+
+A window taken directly in a byte buffer that no view registered (an
+``i8`` argument or allocation) is registered too: two such windows that
+overlap while live are reported, even where they are the program's own
+aliasing rather than placements (no interface tells the two apart).
 
 A view instance is live from its creation to its last touch. :func:`run`
 executes the instrumented entry through the numerics heap hooks and returns
@@ -33,6 +39,7 @@ from typing import Any, Optional, Sequence
 from mlir import ir
 from mlir.dialects import arith, func, llvm, memref
 
+from memplan import _core
 from memplan.ir.graph import extract_graph, function_ids, operation
 from memplan.ir.parse import location_prefix
 from memplan.lifetimes import roles as K
@@ -139,13 +146,36 @@ def instrument(module: ir.Module) -> list[str]:
     # The ops of the functions with a body, in program order (read before
     # any hook is inserted: the graph keeps pointing at them).
     ops = [op for f in function_ids(g) if int(g.op_end[f]) > f for op in range(f + 1, int(g.op_end[f]) + 1)]
+
+    def origin(v: int) -> Optional[int]:
+        """The registered view a value is a view of, through view-like ops
+        (ViewLikeOpInterface: their view source)."""
+        for _ in range(64):
+            if v in view_id:
+                return view_id[v]
+            owner = int(g.value_op[v])
+            if owner < 0 or g.view_source[owner] < 0:
+                return None
+            v = int(g.operands[g.operand_begin[owner] + g.view_source[owner]])
+        return None
+
     # Views of byte buffers (ViewLikeOpInterface, the view source a 1-D i8
     # memref): register each new instance. They are how memplan's rewrites
     # place a buffer in a pool or in transient storage (memref.view), and
     # how any other rewrite carves one: the instances this oracle checks.
+    # A cast (CastOpInterface) is its source retyped, not a placement; inside
+    # a registered view, a window (OffsetSizeAndStrideOpInterface: subview,
+    # reinterpret_cast) is the program's own aliasing. Both are touches of
+    # the view they come from. (A pool placed in storage is one registered
+    # view inside another, and so are its buffers.)
     for i in ops:
         source = int(g.view_source[i])
         if source < 0 or int(g.num_results[i]) != 1:
+            continue
+        kind = int(g.op_interfaces[i])
+        if kind & _core.OpInterface.CAST:
+            continue
+        if kind & _core.OpInterface.OFFSETS_SIZES_STRIDES and origin(int(g.operands[g.operand_begin[i] + source])) is not None:
             continue
         op = operation(g, i)
         result = op.results[0]
@@ -159,18 +189,6 @@ def instrument(module: ir.Module) -> list[str]:
         view_id[int(g.result_begin[i])] = k
         with ir.InsertionPoint.after(op), op.location:
             _report_view(result, elem, k)
-
-    def origin(v: int) -> Optional[int]:
-        """The registered view a value is a view of, through view-like ops
-        (ViewLikeOpInterface: their view source)."""
-        for _ in range(64):
-            if v in view_id:
-                return view_id[v]
-            owner = int(g.value_op[v])
-            if owner < 0 or g.view_source[owner] < 0:
-                return None
-            v = int(g.operands[g.operand_begin[owner] + g.view_source[owner]])
-        return None
 
     for i in ops:
         if int(g.num_results[i]) and int(g.result_begin[i]) in view_id:
