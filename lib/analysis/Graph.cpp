@@ -331,7 +331,7 @@ int32_t Graph::valueId(Value v) const {
   return blockArgBegin[id] + (int32_t)arg.getArgNumber();
 }
 
-std::optional<SymbolicBound>
+std::optional<int64_t>
 Graph::upperBound(int32_t v, const std::function<bool(int32_t)> &stop) const {
   Value start = value(v);
   if (!start.getType().isIndex())
@@ -345,24 +345,12 @@ Graph::upperBound(int32_t v, const std::function<bool(int32_t)> &stop) const {
     int32_t id = valueId(x);
     return id < 0 || stop(id);
   };
-  AffineMap map;
-  ValueDimList mapOperands;
-  if (failed(ValueBoundsConstraintSet::computeBound(
-          map, mapOperands, presburger::BoundType::UB,
-          ValueBoundsConstraintSet::Variable(start), stopCondition,
-          /*closedUB=*/true)) ||
-      map.getNumResults() != 1)
+  FailureOr<int64_t> bound = ValueBoundsConstraintSet::computeConstantBound(
+      presburger::BoundType::UB, ValueBoundsConstraintSet::Variable(start),
+      stopCondition, /*closedUB=*/true);
+  if (failed(bound))
     return std::nullopt;
-  SymbolicBound bound;
-  for (auto &[operand, dim] : mapOperands) {
-    int32_t id = valueId(operand);
-    if (dim || id < 0)
-      return std::nullopt;
-    bound.leaves.push_back(id);
-  }
-  llvm::raw_string_ostream os(bound.map);
-  map.print(os);
-  return bound;
+  return *bound;
 }
 
 int32_t interfacesOf(MlirOperation op) { return opInterfaces(unwrap(op)); }

@@ -267,18 +267,15 @@ void registerGraphBindings(nb::module_ &m) {
                 return true;
               }
             };
-            std::optional<SymbolicBound> b = g.upperBound(v, stopAt);
+            std::optional<int64_t> bound = g.upperBound(v, stopAt);
             if (raised)
               throw nb::python_error();
-            if (!b)
-              return nb::none();
-            return nb::make_tuple(b->map, nb::cast(b->leaves));
+            return bound ? nb::object(nb::int_(*bound)) : nb::none();
           },
           nb::arg("value"), nb::arg("stop"),
-          "A closed upper bound of an index value from upstream's "
-          "ValueBoundsOpInterface, in terms of the values (ids) where "
-          "`stop(id)` is true: (printed one-result affine map, leaf value ids "
-          "of its dims then symbols); None when the interfaces state none.")
+          "A closed constant upper bound of an index value from upstream's "
+          "ValueBoundsOpInterface, following its backward slice until "
+          "`stop(value id)` is true; None when the interfaces state none.")
       .def("non_call_symbol_uses", &Graph::nonCallSymbolUses,
            "[(user op, symbol)] for every reference to a symbol of the root "
            "that is not a call's callee (SymbolTable uses, CallOpInterface).")

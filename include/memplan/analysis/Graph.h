@@ -86,14 +86,6 @@ struct InductionBounds {
   LoopBound lower, upper;
 };
 
-/// A symbolic bound (ValueBoundsConstraintSet::computeBound): a
-/// one-result affine map, printed, over leaves that are value ids (its dims,
-/// then its symbols).
-struct SymbolicBound {
-  std::string map;
-  std::vector<int32_t> leaves;
-};
-
 struct Graph {
   // --- ops (pre-order) ---
   std::vector<int32_t> opName;       ///< Index into names.
@@ -223,11 +215,13 @@ struct Graph {
   /// (LoopLikeOpInterface) with a single lower and upper bound and a step
   /// that is not a known non-positive constant: those bounds.
   std::optional<InductionBounds> inductionBounds(int32_t v) const;
-  /// A closed upper bound of the index value `v` (upstream's
-  /// ValueBoundsOpInterface, BoundType::UB), over the values its backward
-  /// slice reaches where `stop` (a value id) says to stop; nullopt when the
-  /// interfaces state none, or reach a value the graph does not number.
-  std::optional<SymbolicBound>
+  /// A closed constant upper bound of the index value `v` from upstream's
+  /// ValueBoundsOpInterface (ValueBoundsConstraintSet::computeConstantBound,
+  /// BoundType::UB), its backward slice followed until `stop` (a value id)
+  /// says to stop or the graph does not number a value; nullopt when the
+  /// interfaces state none. (computeBound's symbolic bounds are not asked:
+  /// it asserts when a value has more than one, as affine.min's may.)
+  std::optional<int64_t>
   upperBound(int32_t v, const std::function<bool(int32_t)> &stop) const;
   /// The id of `value`, or -1 when the graph does not number it.
   int32_t valueId(mlir::Value value) const;

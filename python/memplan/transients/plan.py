@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 import numpy as np
-from mlir import ir
 
 from memplan import packing
 from memplan.ir import sizeexpr as E
@@ -385,32 +384,12 @@ def _upper_bound(plan: ModulePlan, slices: SliceAnalysis, v: int, depth: int) ->
 
 
 def _value_bound(plan: ModulePlan, slices: SliceAnalysis, v: int) -> Optional[E.Expr]:
-    """The closed upper bound upstream's ValueBoundsOpInterface states for
-    ``v`` (``affine.min``, ``affine.apply``, ``arith.subi``, ``arith.select``,
-    loop induction variables, ...) over hoistable values, when it is a sum of
-    non-negative multiples of them and a non-negative constant (a size that
-    cannot go below zero)."""
-    found = plan.graph.upper_bound(v, lambda x: isinstance(slices.classify(x), Hoistable))
-    if found is None:
-        return None
-    text, leaves = found
-    bound = ir.AffineMapAttr(ir.Attribute.parse(f"affine_map<{text}>")).value
-    dims = bound.n_dims
-
-    def expr(e: ir.AffineExpr) -> Optional[E.Expr]:
-        if isinstance(e, ir.AffineConstantExpr):
-            return E.const(e.value) if e.value >= 0 else None
-        if isinstance(e, ir.AffineDimExpr):
-            return _leaf(plan, leaves[e.position])
-        if isinstance(e, ir.AffineSymbolExpr):
-            return _leaf(plan, leaves[dims + e.position])
-        for kind, combine in ((ir.AffineAddExpr, E.add), (ir.AffineMulExpr, E.mul)):
-            if isinstance(e, kind):
-                a, b = expr(e.lhs), expr(e.rhs)
-                return None if a is None or b is None else combine(a, b)
-        return None  # a quotient or remainder: no size expression for it
-
-    return expr(bound.results[0])
+    """The closed constant upper bound upstream's ValueBoundsOpInterface
+    states for ``v`` (``affine.min``, ``affine.apply``, ``arith.subi``, loop
+    induction variables, ...), hoistable values taken as unknowns, when it is
+    not negative."""
+    bound = plan.graph.upper_bound(v, lambda x: isinstance(slices.classify(x), Hoistable))
+    return E.const(bound) if bound is not None and bound >= 0 else None
 
 
 def _constant(g: Graph, v: int) -> Optional[int]:
