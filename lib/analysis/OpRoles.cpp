@@ -357,6 +357,8 @@ int32_t opInterfaces(Operation *op) {
     bits |= kInterfaceShapedDim;
   if (isa<OffsetSizeAndStrideOpInterface>(op))
     bits |= kInterfaceOffsetsSizesStrides;
+  if (op->hasTrait<OpTrait::ConstantLike>())
+    bits |= kInterfaceConstantLike;
   return bits;
 }
 

@@ -1,13 +1,11 @@
 //===- NumericsBindings.cpp - What the numerics harness asks C++ ----------===//
 //
 // `index_argument_ranges(func_capsule, size_limit)` returns
-// [(argument, lo, hi)] (python/memplan/numerics/signature.py wraps it);
-// `is_constant_like(op_capsule)` serves numerics/outline.py.
+// [(argument, lo, hi)] (python/memplan/numerics/signature.py wraps it).
 //
 //===----------------------------------------------------------------------===//
 
 #include "memplan/analysis/IndexRanges.h"
-#include "memplan/analysis/OpTraits.h"
 #include "memplan/bindings/Bindings.h"
 
 namespace nb = nanobind;
@@ -27,10 +25,6 @@ void registerNumericsBindings(nb::module_ &m) {
       "[(argument number, lo, hi)]: inclusive values of the function's "
       "integer arguments that keep their uses as positions and sizes in "
       "bounds, from MLIR's interfaces (memplan/analysis/IndexRanges.h).");
-  m.def(
-      "is_constant_like",
-      [](nb::handle capsule) { return isConstantLike(operationOf(capsule)); },
-      nb::arg("op_capsule"), "Whether the op has MLIR's ConstantLike trait.");
 }
 
 } // namespace memplan

@@ -23,8 +23,8 @@
 //     its results can be recomputed elsewhere (OpPurity);
 //   * ViewLikeOpInterface again: per op, the operand that is its view source;
 //   * FunctionOpInterface, ModuleOp, CastOpInterface, ShapedDimOpInterface,
-//     OffsetSizeAndStrideOpInterface: per op, which of them it is
-//     (OpInterfaceBit).
+//     OffsetSizeAndStrideOpInterface and the ConstantLike trait: per op, which
+//     of them it is (OpInterfaceBit).
 // An op with no effects information (no MemoryEffectOpInterface, no
 // recursive effects) is an unknown user; its regions are unknown regions.
 //

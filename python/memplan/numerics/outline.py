@@ -65,7 +65,9 @@ def _is_constant(value: ir.Value) -> bool:
     from memplan import _core
 
     owner = value.owner
-    return not isinstance(owner, ir.Block) and _core.is_constant_like(owner.operation._CAPIPtr)
+    return not isinstance(owner, ir.Block) and bool(
+        _core.op_interfaces(owner.operation._CAPIPtr) & _core.OpInterface.CONSTANT_LIKE
+    )
 
 
 _DYNAMIC = None
