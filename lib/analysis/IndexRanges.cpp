@@ -31,6 +31,9 @@
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "mlir/Rewrite/FrozenRewritePatternSet.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+#include "llvm/ADT/SetVector.h"
 
 #include <algorithm>
 #include <optional>
@@ -60,6 +63,22 @@ bool isScalarInteger(Type type) { return isa<IntegerType, IndexType>(type); }
 constexpr int64_t kLargestProbe = int64_t(1) << 40;
 /// How many casts an argument is followed through.
 constexpr int kMaxCasts = 4;
+
+/// A copy of `op` at `builder`'s insertion point, detached from the IR it
+/// came from: each distinct operand, and each value its regions use from
+/// above, becomes a new argument of the builder's block. So nothing done to
+/// the copy (checks generated, shapes reified, patterns applied) adds a use
+/// to, or changes, the original IR.
+Operation *detachedCopy(OpBuilder &builder, Operation *op) {
+  Block *block = builder.getInsertionBlock();
+  Location loc = op->getLoc();
+  llvm::SetVector<Value> outer(op->operand_begin(), op->operand_end());
+  getUsedValuesDefinedAbove(op->getRegions(), outer);
+  IRMapping fresh;
+  for (Value value : outer)
+    fresh.map(value, block->addArgument(value.getType(), loc));
+  return builder.clone(*op, fresh);
+}
 
 /// Answers, for the uses of one function's values, what keeps them in bounds.
 class RangeFinder {
@@ -110,11 +129,7 @@ bool RangeFinder::passes(OpOperand &use, int64_t probe,
   OwningOpRef<ModuleOp> scratch = ModuleOp::create(loc);
   Block *body = scratch->getBody();
   OpBuilder builder = OpBuilder::atBlockEnd(body);
-  IRMapping fresh;
-  for (Value operand : owner->getOperands())
-    if (!fresh.contains(operand))
-      fresh.map(operand, body->addArgument(operand.getType(), loc));
-  Operation *copy = builder.clone(*owner, fresh);
+  Operation *copy = detachedCopy(builder, owner);
   builder.setInsertionPoint(copy);
   Value constant = arith::ConstantOp::create(
       builder, loc, builder.getIntegerAttr(use.get().getType(), probe));
@@ -126,7 +141,7 @@ bool RangeFinder::passes(OpOperand &use, int64_t probe,
   }
   cast<RuntimeVerifiableOpInterface>(copy).generateRuntimeVerification(
       builder, loc, [](Operation *, StringRef) { return std::string(); });
-  // The copy itself is no check (and its regions may use outer values).
+  // The copy itself is no check.
   if (copy->use_empty())
     copy->erase();
 
@@ -245,15 +260,18 @@ bool RangeFinder::isSize(OpOperand &use) {
     }
   if (!isa<ReifyRankedShapedTypeOpInterface>(owner))
     return false;
-  // Reifying may create ops: on a scratch module, dropped afterwards.
+  // Reifying creates ops: it asks a detached copy on a scratch module, where
+  // the operand is the copy's operand at the same number.
   OwningOpRef<ModuleOp> scratch = ModuleOp::create(owner->getLoc());
   OpBuilder builder = OpBuilder::atBlockEnd(scratch->getBody());
+  Operation *copy = detachedCopy(builder, owner);
+  Value copied = copy->getOperand(use.getOperandNumber());
   ReifiedRankedShapedTypeDims shapes;
-  if (failed(reifyResultShapes(builder, owner, shapes)))
+  if (failed(reifyResultShapes(builder, copy, shapes)))
     return false;
   for (const SmallVector<OpFoldResult> &shape : shapes)
     for (OpFoldResult size : shape)
-      if (dyn_cast_if_present<Value>(size) == value)
+      if (dyn_cast_if_present<Value>(size) == copied)
         return true;
   return false;
 }
