@@ -237,7 +237,12 @@ std::optional<std::string> Graph::callee(int32_t op) const {
 
 std::optional<std::pair<int32_t, std::optional<int64_t>>>
 Graph::shapedDim(int32_t op) const {
-  auto dim = dyn_cast<ShapedDimOpInterface>(this->op(op));
+  return shapedDimOf(wrap(this->op(op)));
+}
+
+std::optional<std::pair<int32_t, std::optional<int64_t>>>
+shapedDimOf(MlirOperation op) {
+  auto dim = dyn_cast<ShapedDimOpInterface>(unwrap(op));
   if (!dim)
     return std::nullopt;
   std::optional<int64_t> index = foldedInt(dim.getDimension());

@@ -320,6 +320,11 @@ void registerGraphBindings(nb::module_ &m) {
       nb::arg("op_capsule"),
       "The OpInterface bits of one op, given its `_CAPIPtr` capsule.");
   m.def(
+      "shaped_dim",
+      [](nb::handle capsule) { return shapedDimOf(operationOf(capsule)); },
+      nb::arg("op_capsule"),
+      "`Graph.shaped_dim` of one op, given its `_CAPIPtr` capsule.");
+  m.def(
       "element_layout",
       [](nb::handle type) -> std::pair<nb::object, nb::object> {
         std::string reason;

@@ -248,6 +248,11 @@ Graph buildGraph(MlirOperation root);
 /// OpInterfaceBit bits (memplan/analysis/OpRoles.h) of one op.
 int32_t interfacesOf(MlirOperation op);
 
+/// A ShapedDimOpInterface op's shaped operand (its operand number) and
+/// dimension (when constant); nullopt for another op.
+std::optional<std::pair<int32_t, std::optional<int64_t>>>
+shapedDimOf(MlirOperation op);
+
 /// Bytes per element of `type` at LLVM's default data-layout size (integers
 /// above 64 bits rounded up to 16 bytes, the largest alignment layouts give
 /// them), or -1 with the reason when memplan does not model it.

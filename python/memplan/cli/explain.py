@@ -36,6 +36,7 @@ def run(args: argparse.Namespace) -> int:
     from mlir import ir
 
     from memplan.cli.arguments import load_input
+    from memplan.ir.interfaces import is_function, symbol_name
     from memplan.inplace.explain import InplaceAnalysisError, analyze
 
     with ir.Context() as ctx:
@@ -48,8 +49,7 @@ def run(args: argparse.Namespace) -> int:
         if args.function:
             target = None
             for op in module.regions[0].blocks[0].operations:
-                if op.operation.name == "func.func" and \
-                        ir.StringAttr(op.operation.attributes["sym_name"]).value == args.function:
+                if is_function(op) and symbol_name(op) == args.function:
                     target = op.operation
             if target is None:
                 print(f"memplan explain: no function @{args.function}", file=sys.stderr)

@@ -100,12 +100,14 @@ def _has_tensors(module) -> bool:
     """Whether any function signature or op result of ``module`` is a tensor."""
     from mlir import ir
 
+    from memplan.ir.interfaces import function_type
+
     found = []
 
     def visit(op: "ir.Operation") -> "ir.WalkResult":
         types = [r.type for r in op.results]
-        if op.name == "func.func":
-            ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
+        ftype = function_type(op)
+        if ftype is not None:
             types += list(ftype.inputs) + list(ftype.results)
         if any(isinstance(t, (ir.RankedTensorType, ir.UnrankedTensorType)) for t in types):
             found.append(op)

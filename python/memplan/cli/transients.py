@@ -31,8 +31,10 @@ from memplan.cli.arguments import (
     load_input,
     print_error,
 )
+from memplan import _core
+from memplan.ir.interfaces import constant_number
 from memplan.ir.parse import format_diagnostics
-from memplan.numerics.signature import entry_signature
+from memplan.numerics.signature import entry_signature, find_func
 from memplan.transients.contract import marked_arguments
 from memplan.transients.queries import CONSTANT_ATTR, QUERY_SUFFIX
 
@@ -51,25 +53,20 @@ def add_parser(sub: "argparse._SubParsersAction") -> None:
     p.set_defaults(run=run)
 
 
-def _find(module: ir.Operation, name: str):
-    for op in module.regions[0].blocks[0].operations:
-        if op.operation.name == "func.func" and ir.StringAttr(op.attributes["sym_name"]).value == name:
-            return op
-    return None
-
-
 def required_storage(module: ir.Operation, fn: str, dims: dict, values: dict) -> tuple[int, bool]:
     """Bytes of storage ``fn`` needs, and whether that is a compile-time constant."""
-    func = _find(module, fn)
-    if func is None:
-        raise KeyError(f"no function @{fn}")
-    if any(isinstance(t, ir.RankedTensorType) for t in ir.FunctionType(func.type).inputs):
+    try:
+        func = find_func(module, fn)
+    except KeyError:
+        raise KeyError(f"no function @{fn}") from None
+    ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
+    if any(isinstance(t, ir.RankedTensorType) for t in ftype.inputs):
         memplan.run_pipeline(module, f"builtin.module({BUFFERIZE})")
-        func = _find(module, fn)
+        func = find_func(module, fn)
     if not marked_arguments(func.operation):
         memplan.run_pipeline(module, f"builtin.module(memplan-add-transient-storage{{func={fn}}})")
     memplan.run_pipeline(module, "builtin.module(memplan-transients)")
-    func = _find(module, fn)
+    func = find_func(module, fn)
     if CONSTANT_ATTR in func.attributes:
         return ir.IntegerAttr(func.attributes[CONSTANT_ATTR]).value, True
     storage = marked_arguments(func.operation)
@@ -93,11 +90,11 @@ def _fold_query(module: ir.Operation, name: str, dims: dict, values: dict,
     function's own argument numbers; the query takes the same arguments
     without the ``storage`` one."""
     # The query is memplan's own output (transients/queries.py builds it from
-    # memref.dim, arith.constant and arith ops, ending in func.return): the
-    # names below read back that form, they do not classify foreign ops.
+    # the function's own size arithmetic): argument dimensions are read by
+    # ShapedDimOpInterface ops, constants are ConstantLike ops.
     function = name[: -len(QUERY_SUFFIX)]
     mod = ir.Module.parse(module.get_asm(enable_debug_info=True))
-    query = _find(mod.operation, name)
+    query = find_func(mod, name)
     sig = entry_signature(mod, name)
     block = query.regions[0].blocks[0]
     index = ir.IndexType.get()
@@ -107,9 +104,10 @@ def _fold_query(module: ir.Operation, name: str, dims: dict, values: dict,
         uses = [use.owner for use in arg.uses]
         if spec.is_memref:
             for user in uses:
-                if user.name != "memref.dim":
+                shaped_dim = _core.shaped_dim(user.operation._CAPIPtr)
+                if shaped_dim is None or user.operands[shaped_dim[0]] != arg:
                     raise ValueError(f"the size query reads argument #{i} through {user.name}")
-                d = _constant_index(user.operands[1])
+                d = shaped_dim[1]
                 if d is None or not 0 <= d < len(spec.shape):
                     raise ValueError(f"the size query reads a non-constant dimension of argument #{i}")
                 size = spec.shape[d]
@@ -129,7 +127,7 @@ def _fold_query(module: ir.Operation, name: str, dims: dict, values: dict,
     # affine.apply/min/max of the slice as arith ops, which evaluate below.
     passmanager.PassManager.parse("builtin.module(func.func(lower-affine))").run(mod.operation)
     try:
-        size = _evaluate(_find(mod.operation, name))
+        size = _evaluate(find_func(mod, name))
     except _NoFold:
         raise ValueError(
             f"the size of @{function} does not fold for the given shapes and values "
@@ -174,18 +172,6 @@ def _constant(t: ir.Type, value) -> ir.Value:
     return arith.ConstantOp(t, ir.FloatAttr.get(t, float(value))).result
 
 
-def _attribute_number(attr: ir.Attribute):
-    """An integer or float attribute's exact value (its text: the bindings
-    read integers through 64 bits)."""
-    text = str(attr).split(":")[0].strip()
-    if text in ("true", "false"):
-        return int(text == "true")
-    try:
-        return int(text)
-    except ValueError:
-        return float(ir.FloatAttr(attr).value)
-
-
 def _fold_one(op: ir.Operation, operands: list, widen: bool):
     """Fold ``op`` on constant ``operands`` (exact numbers) with MLIR's own
     folders, in a scratch function; with ``widen``, 64-bit integer types
@@ -214,10 +200,9 @@ def _fold_one(op: ir.Operation, operands: list, widen: bool):
     except ir.MLIRError:
         return None
     ret = list(scratch.body.operations[0].regions[0].blocks[0].operations)[-1]
-    owner = ret.operands[0].owner
-    if isinstance(owner, ir.Block) or owner.name != "arith.constant":
-        return None
-    return _attribute_number(owner.attributes["value"])
+    # Folded to a constant: whichever ConstantLike op the op's dialect
+    # materializes (arith.constant, index.constant, ...).
+    return constant_number(ret.operands[0])
 
 
 def _fits(value, t: ir.Type) -> bool:
@@ -230,19 +215,15 @@ def _evaluate(query: ir.Operation) -> int:
     each op folded by MLIR at 128 bits where it takes 64-bit integers (so
     that a wrapped step raises :class:`_Overflow`), else at its own types."""
     known: dict = {}
-    for op in query.regions[0].blocks[0].operations:
-        op = op.operation
-        if op.name == "func.return":
-            if len(op.operands) != 1 or op.operands[0] not in known:
-                raise _NoFold
-            return known[op.operands[0]]
+    # The function's one block ends in its return (its terminator).
+    *body, ret = [op.operation for op in query.regions[0].blocks[0].operations]
+    for op in body:
         if len(op.results) != 1 or len(op.regions) or any(v not in known for v in op.operands):
             continue  # not evaluable: an error only if the result is needed
         operands = [known[v] for v in op.operands]
         result = op.results[0]
-        if op.name == "arith.constant":
-            value = _attribute_number(op.attributes["value"])
-        else:
+        value = constant_number(result)
+        if value is None:
             # Negative 64-bit operands fold at their own width: widened, an
             # unsigned op would read them as 128-bit numbers.
             widen = all(x >= 0 for x, v in zip(operands, op.operands) if _integer_bits(v.type) == 64)
@@ -256,14 +237,9 @@ def _evaluate(query: ir.Operation) -> int:
         if _integer_bits(result.type) == 64 and not -(1 << 63) <= value < (1 << 63):
             raise _Overflow(op)
         known[result] = value
-    raise _NoFold
-
-
-def _constant_index(value: ir.Value):
-    owner = value.owner
-    if isinstance(owner, ir.Block) or owner.name != "arith.constant":
-        return None
-    return ir.IntegerAttr(owner.attributes["value"]).value
+    if len(ret.operands) != 1 or ret.operands[0] not in known:
+        raise _NoFold
+    return known[ret.operands[0]]
 
 
 def run(args: argparse.Namespace) -> int:

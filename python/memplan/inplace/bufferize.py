@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Optional
 
 from mlir import ir
+from mlir.dialects import func
 
 from memplan.inplace import engine
 from memplan.inplace.min_copy_bytes import DYNAMIC_COST, Ranking, run_ranked
@@ -83,7 +84,9 @@ def _boundary_memory_space_errors(module: ir.Operation, values: dict) -> list[tu
     found: list[tuple[ir.Operation, str]] = []
 
     def visit(op: ir.Operation) -> ir.WalkResult:
-        if op.name == "func.func":
+        # Typed checks: upstream's function boundaries are func-dialect only
+        # (FuncBufferizableOpInterface covers func.func/call/return).
+        if isinstance(op.opview, func.FuncOp):
             ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
             where = [f"tensor argument #{i}" for i, t in enumerate(ftype.inputs) if has_no_space(t)]
             where += [f"tensor result #{i}" for i, t in enumerate(ftype.results) if has_no_space(t)]
@@ -110,12 +113,15 @@ def _copy_before_write_blocker(module: ir.Operation) -> Optional[tuple[ir.Operat
     found: list[tuple[ir.Operation, str]] = []
 
     def visit(op: ir.Operation) -> ir.WalkResult:
-        if op.name == "func.func" and op.regions[0].blocks:
-            if not any(len(block.operations) and block.operations[len(block.operations) - 1].name == "func.return"
+        # Typed checks, as in _boundary_memory_space_errors.
+        view = op.opview
+        if isinstance(view, func.FuncOp) and op.regions[0].blocks:
+            if not any(len(block.operations)
+                       and isinstance(block.operations[len(block.operations) - 1].operation.opview, func.ReturnOp)
                        for block in op.regions[0].blocks):
                 found.append((op, "cannot bufferize func.func without func.return"))
                 return ir.WalkResult.INTERRUPT
-        elif op.name == "func.call" and any(isinstance(v.type, (ir.RankedTensorType, ir.UnrankedTensorType))
+        elif isinstance(view, func.CallOp) and any(isinstance(v.type, (ir.RankedTensorType, ir.UnrankedTensorType))
                                             for v in op.operands):
             found.append((op, "memplan-one-shot-bufferize: copy-before-write with "
                               "bufferize-function-boundaries does not support calls with tensor operands "

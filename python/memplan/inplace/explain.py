@@ -21,6 +21,7 @@ from memplan import _core
 from memplan.inplace import engine
 from memplan.inplace.min_copy_bytes import run_ranked
 from memplan.inplace.options import order_name
+from memplan.ir.interfaces import is_function, is_module, symbol_name
 from memplan.ir.parse import location_prefix
 from memplan.passes import lookup
 
@@ -168,10 +169,10 @@ def analyze(target: Union[ir.Module, ir.Operation, Any], **options: Any) -> Anal
     op = target.operation if isinstance(target, (ir.Module, ir.OpView)) else target
     func_name = None
     module = op
-    if op.name == "func.func":
-        func_name = ir.StringAttr(op.attributes["sym_name"]).value
+    if is_function(op):
+        func_name = symbol_name(op)
         module = op.parent
-        while module is not None and module.name != "builtin.module":
+        while module is not None and not is_module(module):
             module = module.parent
         if module is None:
             raise ValueError("the function is not inside a builtin.module")
@@ -218,13 +219,13 @@ class _Numbering:
 
     def __init__(self, module: ir.Operation):
         self.ops: list[ir.Operation] = []
-        self.func: list[int] = []  # nearest func.func (itself included), or -1
+        self.func: list[int] = []  # nearest function (itself included), or -1
         stack = [(module, -1)]
         while stack:
             op, parent = stack.pop()
             i = len(self.ops)
             self.ops.append(op)
-            self.func.append(i if op.name == "func.func" else (self.func[parent] if parent >= 0 else -1))
+            self.func.append(i if is_function(op) else (self.func[parent] if parent >= 0 else -1))
             children = [child.operation for region in op.regions for block in region.blocks
                         for child in block.operations]
             stack.extend((c, i) for c in reversed(children))

@@ -18,6 +18,7 @@ from typing import Any, Optional
 
 from mlir import ir
 
+from memplan.ir.interfaces import is_module
 from memplan.ir.parse import ParseError, mlir_version, parse_module
 
 __all__ = ["ForeignModuleError", "import_module", "is_foreign", "foreign_module_message"]
@@ -112,7 +113,7 @@ def import_module(obj: Any, context: Optional[ir.Context] = None) -> ir.Module:
             raise ForeignModuleError(str(err)) from None
     if _ours(obj):
         op = obj.operation
-        if op.name != "builtin.module":
+        if not is_module(op):
             raise ForeignModuleError(f"expected a builtin.module, got {op.name}")
         asm = op.get_asm(enable_debug_info=True, print_generic_op_form=True)
         return parse_module(asm, "<import>", context)

@@ -63,11 +63,10 @@ def _captured(op: ir.Operation) -> List[ir.Value]:
 def _is_constant(value: ir.Value) -> bool:
     """``value`` is the result of a ConstantLike op (MLIR's trait)."""
     from memplan import _core
+    from memplan.ir.interfaces import has_interface
 
     owner = value.owner
-    return not isinstance(owner, ir.Block) and bool(
-        _core.op_interfaces(owner.operation._CAPIPtr) & _core.OpInterface.CONSTANT_LIKE
-    )
+    return not isinstance(owner, ir.Block) and has_interface(owner, _core.OpInterface.CONSTANT_LIKE)
 
 
 _DYNAMIC = None

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import ctypes
 from dataclasses import dataclass
-from typing import Optional, Tuple
+from typing import Optional, Tuple, Union
 
 import numpy as np
 from mlir import ir
+from mlir.dialects import func as func_dialect
 
 from memplan.transients.contract import ATTR as STORAGE_ATTR
 
@@ -139,11 +140,16 @@ def value_spec(t: ir.Type) -> ValueSpec:
     )
 
 
-def find_func(module: ir.Module, name: str) -> ir.Operation:
-    """Return the top-level ``func.func`` called ``name`` (KeyError if none)."""
+def find_func(module: Union[ir.Module, ir.Operation], name: str) -> ir.Operation:
+    """Return the top-level ``func.func`` called ``name`` of ``module`` (an
+    ``ir.Module`` or a module op; KeyError if none).
+
+    A typed ``func.FuncOp`` check, not FunctionOpInterface: the harness runs
+    func.func entries (func-to-llvm's C interface wrappers, a builtin
+    FunctionType signature)."""
     names = []
-    for op in module.body.operations:
-        if op.operation.name != "func.func":
+    for op in module.operation.regions[0].blocks[0].operations:
+        if not isinstance(op.operation.opview, func_dialect.FuncOp):
             continue
         sym = ir.StringAttr(op.operation.attributes["sym_name"]).value
         if sym == name:

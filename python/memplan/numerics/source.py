@@ -12,6 +12,7 @@ from typing import Optional, Union
 
 from mlir import ir
 
+from memplan.ir.interfaces import is_module
 from memplan.ir.parse import location_prefix, parse_module
 
 __all__ = ["ModuleSource", "parse_module", "copy_module", "private_copy", "location_text"]
@@ -37,7 +38,7 @@ def copy_module(
     """
     if isinstance(source, (str, bytes)):
         return parse_module(source, source_name or "<input>", context if context is not None else ir.Context())
-    if isinstance(source, (ir.Operation, ir.OpView)) and source.operation.name == "builtin.module":
+    if isinstance(source, (ir.Operation, ir.OpView)) and is_module(source):
         # A module op, as memplan.ir.parse_source returns.
         asm = source.operation.get_asm(enable_debug_info=True, print_generic_op_form=True)
         return ir.Module.parse(asm, context if context is not None else source.context)
