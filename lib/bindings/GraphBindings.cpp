@@ -57,6 +57,16 @@ auto opPairQuery(bool (Graph::*query)(int32_t, int32_t) const) {
   };
 }
 
+/// Binds `name(op_capsule)` to `query` of the op behind an
+/// `mlir.ir.Operation._CAPIPtr` capsule.
+template <typename Query>
+void defOpQuery(nb::module_ &m, const char *name, Query query,
+                const char *doc) {
+  m.def(
+      name, [query](nb::handle capsule) { return query(operationOf(capsule)); },
+      nb::arg("op_capsule"), doc);
+}
+
 } // namespace
 
 void registerGraphBindings(nb::module_ &m) {
@@ -314,16 +324,10 @@ void registerGraphBindings(nb::module_ &m) {
       nb::arg("op_capsule"),
       "Strongly connected components of MLIR's CallGraph over the callables "
       "directly inside the op, callees first: [(symbol names, recursive)].");
-  m.def(
-      "op_interfaces",
-      [](nb::handle capsule) { return interfacesOf(operationOf(capsule)); },
-      nb::arg("op_capsule"),
-      "The OpInterface bits of one op, given its `_CAPIPtr` capsule.");
-  m.def(
-      "shaped_dim",
-      [](nb::handle capsule) { return shapedDimOf(operationOf(capsule)); },
-      nb::arg("op_capsule"),
-      "`Graph.shaped_dim` of one op, given its `_CAPIPtr` capsule.");
+  defOpQuery(m, "op_interfaces", interfacesOf,
+             "The OpInterface bits of one op, given its `_CAPIPtr` capsule.");
+  defOpQuery(m, "shaped_dim", shapedDimOf,
+             "`Graph.shaped_dim` of one op, given its `_CAPIPtr` capsule.");
   m.def(
       "element_layout",
       [](nb::handle type) -> std::pair<nb::object, nb::object> {
@@ -337,11 +341,8 @@ void registerGraphBindings(nb::module_ &m) {
       nb::arg("type"),
       "(bytes per element, None) of an `mlir.ir.Type` at LLVM's default "
       "data-layout size, or (None, reason) when memplan does not model it.");
-  m.def(
-      "extract_graph",
-      [](nb::handle capsule) { return buildGraph(operationOf(capsule)); },
-      nb::arg("op_capsule"),
-      "Extract the graph of an operation given its `_CAPIPtr` capsule.");
+  defOpQuery(m, "extract_graph", buildGraph,
+             "Extract the graph of an operation given its `_CAPIPtr` capsule.");
 }
 
 } // namespace memplan
