@@ -263,20 +263,17 @@ std::vector<std::pair<int32_t, std::string>> Graph::nonCallSymbolUses() const {
       SymbolTable::getSymbolUses(&op(0)->getRegion(0));
   if (!uses)
     return out;
-  llvm::DenseMap<Operation *, int32_t> ids;
-  for (int32_t i = 0, e = numOps(); i < e; ++i)
-    ids[op(i)] = i;
   for (const SymbolTable::SymbolUse &use : *uses) {
     auto symbol = dyn_cast<FlatSymbolRefAttr>(use.getSymbolRef());
-    auto it = ids.find(use.getUser());
-    if (!symbol || it == ids.end())
+    int32_t user = opId(use.getUser());
+    if (!symbol || user < 0)
       continue;
     auto call = dyn_cast<CallOpInterface>(use.getUser());
     if (call && call.getCallableForCallee() == CallInterfaceCallable(symbol))
       continue;
     if (!outsideAnnotations(use.getUser(), symbol))
       continue;
-    out.emplace_back(it->second, symbol.getValue().str());
+    out.emplace_back(user, symbol.getValue().str());
   }
   return out;
 }
@@ -311,25 +308,29 @@ std::optional<InductionBounds> Graph::inductionBounds(int32_t v) const {
   return InductionBounds{bound(*lb), bound(*ub)};
 }
 
-int32_t Graph::valueId(Value v) const {
+int32_t Graph::opId(Operation *o) const {
   if (!index) {
     index = std::make_shared<GraphIndex>();
     for (int32_t i = 0, e = numOps(); i < e; ++i)
       index->ops[op(i)] = i;
   }
+  auto it = index->ops.find(o);
+  return it == index->ops.end() ? -1 : it->second;
+}
+
+int32_t Graph::valueId(Value v) const {
   if (auto result = dyn_cast<OpResult>(v)) {
-    auto it = index->ops.find(result.getOwner());
-    return it == index->ops.end()
-               ? -1
-               : resultBegin[it->second] + (int32_t)result.getResultNumber();
+    int32_t owner = opId(result.getOwner());
+    return owner < 0 ? -1
+                     : resultBegin[owner] + (int32_t)result.getResultNumber();
   }
   auto arg = cast<BlockArgument>(v);
   Block *block = arg.getOwner();
-  auto it = index->ops.find(block->getParentOp());
-  if (it == index->ops.end())
+  int32_t parent = opId(block->getParentOp());
+  if (parent < 0)
     return -1;
   int32_t region =
-      regionBegin[it->second] + (int32_t)block->getParent()->getRegionNumber();
+      regionBegin[parent] + (int32_t)block->getParent()->getRegionNumber();
   int32_t position =
       (int32_t)std::distance(block->getParent()->begin(), block->getIterator());
   int32_t id = regionBlocks[regionBlockBegin[region] + position];

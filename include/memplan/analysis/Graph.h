@@ -225,6 +225,8 @@ struct Graph {
   upperBound(int32_t v, const std::function<bool(int32_t)> &stop) const;
   /// The id of `value`, or -1 when the graph does not number it.
   int32_t valueId(mlir::Value value) const;
+  /// The id of op `o`, or -1 when the graph does not number it.
+  int32_t opId(mlir::Operation *o) const;
   /// The references to a symbol of the root's symbol table that are not the
   /// callee of a call (SymbolTable::getSymbolUses without the
   /// CallOpInterface callees, nor memplan's own `memplan.*` annotations):
