@@ -43,7 +43,10 @@
 // search by program point that fits long, tight programs this search gets
 // lost in. Before it, where the capacity leaves no byte to spare at any
 // point, the tight search (TightSearch.h) settles the capacity, as a rule in
-// far fewer steps.
+// far fewer steps. After it, this search and the pair-order search
+// (PairOrderSearch.h), which learns from its conflicts and fits programs
+// with holes left all over them that this search gets lost in, take turns
+// in slices that double, each resuming where it stopped.
 //
 // Offsets and sizes are in alignment units: with aligned offsets, two buffers
 // are disjoint in bytes iff their unit ranges are. Only the capacity depends
@@ -56,11 +59,15 @@
 //===----------------------------------------------------------------------===//
 
 #include "ExactSearch.h"
+#include "PairOrderSearch.h"
 #include "Restarts.h"
 #include "SweepSearch.h"
 #include "TightSearch.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
 #include <tuple>
 
 namespace memplan {
@@ -78,6 +85,9 @@ constexpr double kNoise = 0.6;
 /// The part of a capacity's budget the sweep search may take first (it
 /// probes with a tenth of that, SweepSearch.h).
 constexpr double kSweepShare = 0.5;
+/// The complete searches take turns in slices that start at this fraction
+/// of what is left of a capacity's budget, and double.
+constexpr int64_t kFirstSlices = 64;
 
 enum class Verdict { Found, Infeasible, OutOfBudget };
 
@@ -188,6 +198,9 @@ private:
   std::vector<char> reach_; ///< Scratch: slot boundaries reached.
   std::vector<std::tuple<double, double, double, int32_t>> keys_; ///< Scratch.
   int64_t work_ = 0;
+  /// The restarts of the attempts at capacity restartsFor_.
+  std::unique_ptr<RestartSchedule> restarts_;
+  int64_t restartsFor_ = -1;
 };
 
 CanonicalSearch::CanonicalSearch(const Problem &pb)
@@ -199,23 +212,11 @@ CanonicalSearch::CanonicalSearch(const Problem &pb)
     tail_[i] = pb.size[i] - (unit_[i] - 1) * a_;
   }
 
-  // Overlapping pairs, by a sweep in start order.
-  std::vector<int32_t> byStart =
-      sortedIds(m_, [&](int32_t i) { return pb.lo[i]; });
   std::vector<std::vector<int32_t>> adj(m_);
-  std::vector<int32_t> active;
-  for (int32_t i : byStart) {
-    size_t keep = 0;
-    for (int32_t j : active)
-      if (pb.hi[j] > pb.lo[i])
-        active[keep++] = j;
-    active.resize(keep);
-    for (int32_t j : active) {
-      adj[i].push_back(j);
-      adj[j].push_back(i);
-    }
-    active.push_back(i);
-  }
+  forEachOverlappingPair(pb, [&](int32_t i, int32_t j) {
+    adj[i].push_back(j);
+    adj[j].push_back(i);
+  });
   nbrBegin_.assign(m_ + 1, 0);
   for (size_t i = 0; i < m_; ++i)
     nbrBegin_[i + 1] = nbrBegin_[i] + uint32_t(adj[i].size());
@@ -701,22 +702,27 @@ Verdict CanonicalSearch::attempt(int64_t capacity, int64_t budget,
     if (remInit_[s] > capQ_)
       return Verdict::Infeasible;
 
-  // Restarts seeded by the capacity (Restarts.h).
+  // Restarts seeded by the capacity (Restarts.h); a further attempt at the
+  // same capacity goes on with the schedule where the last one stopped.
   const Key keys[kOrders] = {Key::WidthFirst, Key::TotalThenArea,
                              Key::TotalThenWidth};
   const int64_t start = work_;
-  RestartSchedule restarts(kOrders, kRestartUnit * int64_t(m_ + S_), kNoise,
-                           0x9E3779B97F4A7C15ull ^ uint64_t(capacity));
+  if (!restarts_ || restartsFor_ != capacity) {
+    restarts_ = std::make_unique<RestartSchedule>(
+        kOrders, kRestartUnit * int64_t(m_ + S_), kNoise,
+        0x9E3779B97F4A7C15ull ^ uint64_t(capacity));
+    restartsFor_ = capacity;
+  }
   std::vector<double> noise;
   while (true) {
     const int64_t left = start + budget - work_;
     if (left <= 0)
       return Verdict::OutOfBudget;
     int64_t limit;
-    const Key key = keys[restarts.next(m_, noise, limit)];
+    const Key key = keys[restarts_->next(m_, noise, limit)];
     const int64_t before = work_;
     Verdict v = run(order(key, noise), key, work_ + std::min(limit, left));
-    restarts.spent(work_ - before);
+    restarts_->spent(work_ - before);
     if (v == Verdict::Found) {
       offsets.resize(m_);
       for (size_t k = 0; k < m_; ++k)
@@ -727,28 +733,10 @@ Verdict CanonicalSearch::attempt(int64_t capacity, int64_t budget,
   }
 }
 
-/// Directed overlapping pairs, counted without listing them.
-int64_t countNeighbours(const Problem &pb) {
-  std::vector<int32_t> lo(pb.lo), hi(pb.hi);
-  std::sort(lo.begin(), lo.end());
-  std::sort(hi.begin(), hi.end());
-  int64_t pairs = 0;
-  for (size_t i = 0; i < pb.count(); ++i) {
-    // Buffers starting before i ends, less those ending before it starts,
-    // less i itself.
-    int64_t before =
-        std::lower_bound(lo.begin(), lo.end(), pb.hi[i]) - lo.begin();
-    int64_t ended =
-        std::upper_bound(hi.begin(), hi.end(), pb.lo[i]) - hi.begin();
-    pairs += before - ended - 1;
-  }
-  return pairs;
-}
-
 } // namespace
 
 bool exactSearchFits(const Problem &pb) {
-  return pb.count() > 0 && countNeighbours(pb) <= kMaxNeighbours;
+  return pb.count() > 0 && 2 * countOverlappingPairs(pb) <= kMaxNeighbours;
 }
 
 ExactOutcome searchExact(const Problem &pb, int64_t lowerBound,
@@ -783,14 +771,18 @@ ExactOutcome searchExact(const Problem &pb, int64_t lowerBound,
   int64_t gaveUp = -1; ///< The largest capacity whose attempt ran out.
   bool capacityTried = capacity < lo || capacity >= hi;
   std::vector<int64_t> offsets;
-  int64_t sweepWork = 0, tightWork = 0;
-  auto used = [&] { return search.work() + sweepWork + tightWork; };
-  // A capacity is tried by the sweep first, with part of the share, then by
-  // the complete search. Where it leaves no byte to spare at any point, the
-  // tight search comes first, with half the share: it is complete there, and
-  // fast where the sizes leave few ways to fill the freed bytes.
+  int64_t sweepWork = 0, tightWork = 0, pairWork = 0;
+  auto used = [&] { return search.work() + sweepWork + tightWork + pairWork; };
+  // A capacity is tried by the tight search first where it applies (it is
+  // complete there, and fast where the sizes leave few ways to fill the freed
+  // bytes), with half the share; then by the sweep, with part of what is
+  // left; then by the two complete searches in turn, in slices that double.
+  // The search by offset and the pair-order search each fit kinds of
+  // programs the other gets lost in (tight at many points; holes left
+  // everywhere), and each costs the other at most about as much as it uses.
   auto tryCapacity = [&](int64_t target, int64_t share) {
     const int64_t start = used();
+    auto left = [&] { return start + share - used(); };
     switch (searchTight(pb, target, share / 2, offsets, tightWork)) {
     case TightVerdict::Found:
       return Verdict::Found;
@@ -799,15 +791,37 @@ ExactOutcome searchExact(const Problem &pb, int64_t lowerBound,
     default:
       break;
     }
-    // The sweep's part is of what the tight search left.
-    SweepOutcome sweep = searchSweep(
-        pb, target, int64_t(double(start + share - used()) * kSweepShare));
+    SweepOutcome sweep =
+        searchSweep(pb, target, int64_t(double(left()) * kSweepShare));
     sweepWork += sweep.work;
     if (sweep.found) {
       offsets = std::move(sweep.offsets);
       return Verdict::Found;
     }
-    return search.attempt(target, start + share - used(), offsets);
+    std::unique_ptr<PairOrderSearch> pairs;
+    if (PairOrderSearch::fits(pb))
+      pairs = std::make_unique<PairOrderSearch>(pb, target);
+    for (int64_t slice = std::max<int64_t>(1, left() / kFirstSlices);;
+         slice *= 2) {
+      if (pairs && left() > 0) {
+        const int64_t before = pairs->work();
+        const PairOrderSearch::Status status =
+            pairs->resume(std::min(slice, left()));
+        pairWork += pairs->work() - before;
+        if (status == PairOrderSearch::Status::Found) {
+          offsets = pairs->offsets();
+          return Verdict::Found;
+        }
+        if (status == PairOrderSearch::Status::Infeasible)
+          return Verdict::Infeasible;
+      }
+      if (left() <= 0)
+        return Verdict::OutOfBudget;
+      const Verdict v =
+          search.attempt(target, std::min(slice, left()), offsets);
+      if (v != Verdict::OutOfBudget)
+        return v;
+    }
   };
   while (lo < hi) {
     const int64_t left = budget - used();

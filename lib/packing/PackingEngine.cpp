@@ -178,5 +178,22 @@ PoolLowerBound lowerBoundOf(const Problem &pb) {
   return lb;
 }
 
+int64_t countOverlappingPairs(const Problem &pb) {
+  std::vector<int32_t> lo(pb.lo), hi(pb.hi);
+  std::sort(lo.begin(), lo.end());
+  std::sort(hi.begin(), hi.end());
+  int64_t directed = 0;
+  for (size_t i = 0; i < pb.count(); ++i) {
+    // Buffers starting before i ends, less those ending before it starts,
+    // less i itself.
+    int64_t before =
+        std::lower_bound(lo.begin(), lo.end(), pb.hi[i]) - lo.begin();
+    int64_t ended =
+        std::upper_bound(hi.begin(), hi.end(), pb.lo[i]) - hi.begin();
+    directed += before - ended - 1;
+  }
+  return directed / 2;
+}
+
 } // namespace packing_detail
 } // namespace memplan

@@ -191,6 +191,10 @@ std::vector<int64_t> liveBytes(const Problem &pb);
 
 int64_t poolOf(const Problem &pb, const std::vector<int64_t> &off);
 
+/// The pairs of buffers whose lifetimes overlap, counted without listing
+/// them.
+int64_t countOverlappingPairs(const Problem &pb);
+
 //===----------------------------------------------------------------------===//
 // Placement engine
 //===----------------------------------------------------------------------===//
@@ -426,6 +430,24 @@ template <class KeyFn> std::vector<int32_t> sortedIds(size_t m, KeyFn key) {
   for (size_t i = 0; i < m; ++i)
     order[i] = keyed[i].second;
   return order;
+}
+
+/// Calls f(i, j) once for each pair of buffers of `pb` whose lifetimes
+/// overlap, i starting no earlier than j (a sweep in start order).
+template <class F> void forEachOverlappingPair(const Problem &pb, F &&f) {
+  std::vector<int32_t> byStart =
+      sortedIds(pb.count(), [&](int32_t i) { return pb.lo[i]; });
+  std::vector<int32_t> active;
+  for (int32_t i : byStart) {
+    size_t keep = 0;
+    for (int32_t j : active)
+      if (pb.hi[j] > pb.lo[i])
+        active[keep++] = j;
+    active.resize(keep);
+    for (int32_t j : active)
+      f(i, j);
+    active.push_back(i);
+  }
 }
 
 /// Largest first, so big buffers claim the bottom and small ones fill holes;

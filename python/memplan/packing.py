@@ -31,11 +31,14 @@ short, more as buffers overlap more):
 ``squeaky-wheel-to-front``
     The same, moving the blamed buffers straight to the front.
 ``exact``
-    A complete search over canonical packings (each buffer at the lowest
+    Complete searches: over canonical packings (each buffer at the lowest
     offset above those placed before it, in a fixed order), after MiniMalloc
-    (Moffitt, ASPLOS 2023): from greedy-by-size's packing, it tries
-    capacities from the lower bound up; per capacity it finds a packing,
-    proves that none exists, or runs out of its share of the work budget.
+    (Moffitt, ASPLOS 2023), taking turns with a clause-learning search over
+    which buffer of each overlapping pair lies below the other (the
+    difference-logic model of job-shop solvers). From greedy-by-size's
+    packing, it tries capacities from the lower bound up; per capacity it
+    finds a packing, proves that none exists, or runs out of its share of
+    the work budget.
     The budget counts search steps, so the result is the same on any machine
     (:data:`DEFAULT_BUDGET`: 5-10 s here). ``PackResult.optimal`` says
     whether the pool is proven smallest, ``PackResult.bound`` what is proven.

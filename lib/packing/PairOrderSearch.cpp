@@ -1,0 +1,859 @@
+//===- PairOrderSearch.cpp - Clause-learning search over pair orders ------===//
+//
+// A complete search for a packing under a capacity (PairOrderSearch.h), on
+// the model that job-shop schedulers solve with SAT modulo difference logic
+// and lazy clause generation.
+//
+// Model. For each pair of buffers whose lifetimes overlap, one Boolean
+// decides which of the two lies below the other. A literal "a below b" is
+// the constraint off(b) >= off(a) + size(a): an edge a -> b of weight
+// size(a) in a graph whose paths are stacks of buffers. The Booleans fit the
+// capacity iff every path from the bottom to the top of the graph fits in it
+// (its buffers' sizes, plus what the last one's own top limit takes off the
+// capacity). Then each buffer at the length of the longest path into it is a
+// packing: every pair that overlaps in time is apart by an edge or a path.
+//
+// Theory. For each buffer the search keeps the longest path into it (its
+// lowest offset) and the longest path out of it to the top, each with the
+// edge it came by, and updates them as edges come, forward and backward
+// through the graph. A buffer whose two paths do not fit together is a
+// conflict, explained by the literals along both paths. An undecided pair
+// whose one order would make such a path is decided the other way, with
+// the same kind of explanation, taken when it is decided.
+//
+// Search. Conflict-driven clause learning: decisions by activity (VSIDS)
+// with saved phases, first-UIP learning and non-chronological backjumping,
+// restarts after Luby-sequence numbers of conflicts. At a restart the clause
+// store is cut down to the short and the recent clauses once it outgrows
+// its limit. Pairs of identical buffers (same lifetime and size) are ordered
+// by id from the start: swapping two of them maps packings to packings.
+//
+// This search learns which orders of which buffers cannot go together
+// wherever in the program they are met, which the searches by offset and by
+// program point do not; it fits programs with holes left everywhere, where
+// those get lost, and is weak where a program is tight at many points, where
+// those are fast. The steps are counted like the exact search's.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PairOrderSearch.h"
+#include "Restarts.h"
+
+#include <algorithm>
+
+namespace memplan {
+namespace packing_detail {
+namespace {
+
+/// Pairs of overlapping buffers the search takes at most (about 64 MiB).
+constexpr int64_t kMaxPairs = int64_t(1) << 19;
+/// Restarts come after luby(k) times this many conflicts.
+constexpr int64_t kRestartConflicts = 100;
+/// Activities decay by this factor at each conflict.
+constexpr double kActivityDecay = 0.95;
+/// Learnt clauses kept before the first cut; the limit grows by a tenth at
+/// each cut. Clauses of at most kKeepSize literals are always kept.
+constexpr size_t kFirstLearntLimit = 20000, kKeepSize = 4;
+/// What kStepsPer steps here cost in the exact search's steps (CPU time,
+/// measured on the generated holes instances and on harder ones: 10.2-10.7
+/// ns a step against about 3).
+constexpr int64_t kStepWeight = 7, kStepsPer = 2;
+
+/// 2 * pair + 1 when the pair's second buffer lies below its first.
+using Lit = int32_t;
+
+using Status = PairOrderSearch::Status;
+
+} // namespace
+
+class PairOrderSolver {
+public:
+  PairOrderSolver(const Problem &pb, int64_t capacity);
+  /// Runs until a verdict, or until steps() reaches `until`.
+  Status solve(int64_t until);
+  /// After Found: offsets in bytes.
+  std::vector<int64_t> offsets() const;
+  int64_t steps() const { return steps_; }
+
+private:
+  /// How a pair was decided: by a decision (clause < 0 and no theory
+  /// literals), a clause (its first literal is the decided one), or the
+  /// theory (the true literals reasonLits_[begin, begin + size)).
+  struct Reason {
+    int32_t clause = -1;
+    uint32_t begin = 0, size = 0;
+  };
+  struct TheoryUndo {
+    int32_t buffer;
+    bool isLow;
+    int64_t value;
+    Lit via;
+  };
+
+  /// The pair of buffers a and b (they overlap in time).
+  int32_t pairOf(int32_t a, int32_t b) const;
+  /// The literal "a lies below b".
+  Lit belowLit(int32_t a, int32_t b) const {
+    const int32_t v = pairOf(a, b);
+    return 2 * v + (first_[v] == a ? 0 : 1);
+  }
+  /// How lowVia_/highVia_ name a bound that slot s's sum gives; its own
+  /// inverse.
+  static Lit slotVia(int32_t s) { return -2 - s; }
+  int32_t below(Lit l) const {
+    return l & 1 ? second_[l >> 1] : first_[l >> 1];
+  }
+  int32_t above(Lit l) const {
+    return l & 1 ? first_[l >> 1] : second_[l >> 1];
+  }
+  /// 1 true, 0 false, -1 undecided.
+  int value(Lit l) const {
+    const int8_t v = value_[l >> 1];
+    return v < 0 ? -1 : int((v == 1) == ((l & 1) == 0));
+  }
+  int level() const { return int(trailLim_.size()); }
+
+  void assign(Lit l, Reason r);
+  /// Returns false on a conflict, left in conflict_ (false literals).
+  bool propagate();
+  bool addEdge(Lit l);
+  bool raiseLow(int32_t b, int64_t low, Lit via);
+  bool raiseHigh(int32_t b, int64_t high, Lit via);
+  /// Decides the undecided pairs of `b` that its paths leave one order.
+  bool implyPairs(int32_t b);
+  /// Appends the true literals of the longest path into `b` (toward the
+  /// bottom) or out of it (toward the top) to explain_.
+  void pathInto(int32_t b);
+  void pathOutOf(int32_t b);
+  /// Fills learntClause_ (its first literal the one it asserts), or leaves
+  /// it empty where the conflict holds no literal of the current level.
+  void learn();
+  void backtrack(int to);
+  /// At level 0: drops satisfied clauses, false literals, and the older
+  /// long learnt clauses past the limit. False if a clause became empty.
+  bool reduceClauses();
+  void bump(int32_t v);
+  void heapUp(size_t k);
+  void heapDown(size_t k);
+  void heapPush(int32_t v);
+  int32_t heapPop();
+
+  const Problem &pb_;
+  const size_t m_;
+  const int64_t a_;
+  int64_t capQ_ = 0;
+  std::vector<int64_t> unit_, topSlack_;
+  std::vector<int32_t> first_, second_;
+  std::vector<uint32_t> pairBegin_;
+  std::vector<int32_t> pairList_;
+
+  std::vector<int8_t> value_, phase_;
+  std::vector<int32_t> level_;
+  std::vector<Reason> reason_;
+  std::vector<Lit> trail_;
+  std::vector<size_t> trailLim_;
+  size_t head_ = 0;
+  std::vector<Lit> reasonLits_;
+  std::vector<size_t> reasonLim_;
+
+  std::vector<std::vector<Lit>> clauses_;
+  std::vector<uint8_t> learnt_;
+  std::vector<std::vector<int32_t>> watches_;
+  size_t learntLimit_ = kFirstLearntLimit;
+
+  std::vector<int64_t> low_, high_; ///< Longest paths into and out of.
+  std::vector<Lit> lowVia_, highVia_;
+  std::vector<std::vector<Lit>> out_, in_;
+  std::vector<TheoryUndo> theoryUndo_;
+  std::vector<size_t> theoryLim_;
+  /// Per buffer and slot of its lifetime (from spanBase_[b]): the units of
+  /// the buffers live in that slot known to lie below it, and above it.
+  std::vector<uint32_t> spanBase_;
+  std::vector<int64_t> belowSum_, aboveSum_;
+  /// Undo log of the sums: (index, units added to below (true) or above).
+  struct SumUndo {
+    uint32_t index;
+    bool below;
+    int64_t units;
+  };
+  std::vector<SumUndo> sumUndo_;
+  std::vector<size_t> sumLim_;
+  std::vector<uint32_t> slotBegin_;
+  std::vector<int32_t> slotMembers_;
+  std::vector<Lit> edges_;
+  std::vector<size_t> edgeLim_;
+  std::vector<int32_t> changed_, stack_;
+
+  std::vector<double> activity_;
+  double bumpBy_ = 1;
+  std::vector<int32_t> heap_, heapPos_;
+
+  bool started_ = false;
+  Status verdict_ = Status::OutOfBudget;
+  int64_t conflicts_ = 0, restarts_ = 1;
+  int64_t nextRestart_ = kRestartConflicts;
+  std::vector<Lit> conflict_, explain_, learntClause_;
+  std::vector<int8_t> seen_;
+  std::vector<int32_t> seenList_;
+  int64_t steps_ = 0;
+};
+
+PairOrderSolver::PairOrderSolver(const Problem &pb, int64_t capacity)
+    : pb_(pb), m_(pb.count()), a_(pb.alignment) {
+  // Unit tops: a buffer's may reach q + 1 when its last unit's bytes fit in
+  // r; topSlack is what its own limit takes off the highest.
+  const int64_t q = capacity / a_, r = capacity % a_;
+  unit_.resize(m_);
+  topSlack_.resize(m_);
+  std::vector<int64_t> cap(m_);
+  capQ_ = q;
+  for (size_t i = 0; i < m_; ++i) {
+    unit_[i] = (pb.size[i] + a_ - 1) / a_;
+    const int64_t tail = pb.size[i] - (unit_[i] - 1) * a_;
+    cap[i] = q + (tail <= r ? 1 : 0);
+    capQ_ = std::max(capQ_, cap[i]);
+  }
+  for (size_t i = 0; i < m_; ++i)
+    topSlack_[i] = capQ_ - cap[i];
+
+  std::vector<int32_t> degree(m_, 0);
+  forEachOverlappingPair(pb, [&](int32_t i, int32_t j) {
+    first_.push_back(std::min(i, j));
+    second_.push_back(std::max(i, j));
+    ++degree[i];
+    ++degree[j];
+  });
+  const size_t pairs = first_.size();
+  pairBegin_.assign(m_ + 1, 0);
+  for (size_t i = 0; i < m_; ++i)
+    pairBegin_[i + 1] = pairBegin_[i] + uint32_t(degree[i]);
+  pairList_.resize(2 * pairs);
+  std::vector<uint32_t> at(pairBegin_.begin(), pairBegin_.end() - 1);
+  for (size_t v = 0; v < pairs; ++v) {
+    pairList_[at[first_[v]]++] = int32_t(v);
+    pairList_[at[second_[v]]++] = int32_t(v);
+  }
+
+  for (size_t i = 0; i < m_; ++i) {
+    auto other = [&](int32_t v) {
+      return first_[v] == int32_t(i) ? second_[v] : first_[v];
+    };
+    std::sort(pairList_.begin() + pairBegin_[i],
+              pairList_.begin() + pairBegin_[i + 1],
+              [&](int32_t x, int32_t y) { return other(x) < other(y); });
+  }
+  slotBegin_.assign(pb.numSlots + 1, 0);
+  spanBase_.assign(m_ + 1, 0);
+  for (size_t i = 0; i < m_; ++i) {
+    spanBase_[i + 1] = spanBase_[i] + uint32_t(pb.hi[i] - pb.lo[i]);
+    for (int32_t t = pb.lo[i]; t < pb.hi[i]; ++t)
+      ++slotBegin_[t + 1];
+  }
+  for (size_t t = 0; t < pb.numSlots; ++t)
+    slotBegin_[t + 1] += slotBegin_[t];
+  slotMembers_.resize(slotBegin_.back());
+  std::vector<uint32_t> fill(slotBegin_.begin(), slotBegin_.end() - 1);
+  for (size_t i = 0; i < m_; ++i)
+    for (int32_t t = pb.lo[i]; t < pb.hi[i]; ++t)
+      slotMembers_[fill[t]++] = int32_t(i);
+  belowSum_.assign(spanBase_[m_], 0);
+  aboveSum_.assign(spanBase_[m_], 0);
+
+  value_.assign(pairs, -1);
+  phase_.assign(pairs, 1);
+  level_.assign(pairs, 0);
+  reason_.assign(pairs, Reason{});
+  seen_.assign(pairs, 0);
+  watches_.assign(2 * pairs, {});
+  activity_.assign(pairs, 0);
+  heapPos_.assign(pairs, -1);
+  for (size_t v = 0; v < pairs; ++v)
+    heapPush(int32_t(v));
+  low_.assign(m_, 0);
+  lowVia_.assign(m_, -1);
+  high_.resize(m_);
+  highVia_.assign(m_, -1);
+  for (size_t i = 0; i < m_; ++i)
+    high_[i] = unit_[i] + topSlack_[i];
+  out_.assign(m_, {});
+  in_.assign(m_, {});
+}
+
+std::vector<int64_t> PairOrderSolver::offsets() const {
+  std::vector<int64_t> off(m_);
+  for (size_t i = 0; i < m_; ++i)
+    off[i] = low_[i] * a_;
+  return off;
+}
+
+void PairOrderSolver::assign(Lit l, Reason r) {
+  const int32_t v = l >> 1;
+  value_[v] = (l & 1) ? 0 : 1;
+  level_[v] = level();
+  reason_[v] = r;
+  trail_.push_back(l);
+}
+
+int32_t PairOrderSolver::pairOf(int32_t a, int32_t b) const {
+  const int32_t *begin = pairList_.data() + pairBegin_[a];
+  const int32_t *end = pairList_.data() + pairBegin_[a + 1];
+  return *std::lower_bound(begin, end, b, [&](int32_t v, int32_t x) {
+    return (first_[v] == a ? second_[v] : first_[v]) < x;
+  });
+}
+
+void PairOrderSolver::pathInto(int32_t b) {
+  for (size_t n = 0; lowVia_[b] != -1 && n <= m_; ++n) {
+    const Lit via = lowVia_[b];
+    ++steps_;
+    if (via >= 0) {
+      explain_.push_back(via);
+      b = below(via);
+      continue;
+    }
+    // A slot's sum: the buffers live there known to lie below b.
+    const int32_t t = slotVia(via);
+    for (uint32_t k = slotBegin_[t]; k < slotBegin_[t + 1]; ++k) {
+      const int32_t y = slotMembers_[k];
+      if (y != b && value(belowLit(y, b)) == 1)
+        explain_.push_back(belowLit(y, b));
+    }
+    steps_ += slotBegin_[t + 1] - slotBegin_[t];
+    return;
+  }
+}
+
+void PairOrderSolver::pathOutOf(int32_t b) {
+  for (size_t n = 0; highVia_[b] != -1 && n <= m_; ++n) {
+    const Lit via = highVia_[b];
+    ++steps_;
+    if (via >= 0) {
+      explain_.push_back(via);
+      b = above(via);
+      continue;
+    }
+    const int32_t t = slotVia(via);
+    for (uint32_t k = slotBegin_[t]; k < slotBegin_[t + 1]; ++k) {
+      const int32_t y = slotMembers_[k];
+      if (y != b && value(belowLit(b, y)) == 1)
+        explain_.push_back(belowLit(b, y));
+    }
+    steps_ += slotBegin_[t + 1] - slotBegin_[t];
+    return;
+  }
+}
+
+bool PairOrderSolver::raiseLow(int32_t b, int64_t low, Lit via) {
+  stack_.clear();
+  if (low <= low_[b])
+    return true;
+  theoryUndo_.push_back({b, true, low_[b], lowVia_[b]});
+  low_[b] = low;
+  lowVia_[b] = via;
+  stack_.push_back(b);
+  while (!stack_.empty()) {
+    const int32_t x = stack_.back();
+    stack_.pop_back();
+    changed_.push_back(x);
+    ++steps_;
+    if (low_[x] + high_[x] > capQ_) {
+      explain_.clear();
+      pathInto(x);
+      pathOutOf(x);
+      return false;
+    }
+    steps_ += int64_t(out_[x].size());
+    for (Lit e : out_[x]) {
+      const int32_t y = above(e);
+      if (low_[x] + unit_[x] > low_[y]) {
+        theoryUndo_.push_back({y, true, low_[y], lowVia_[y]});
+        low_[y] = low_[x] + unit_[x];
+        lowVia_[y] = e;
+        stack_.push_back(y);
+      }
+    }
+  }
+  return true;
+}
+
+bool PairOrderSolver::raiseHigh(int32_t b, int64_t high, Lit via) {
+  stack_.clear();
+  if (high <= high_[b])
+    return true;
+  theoryUndo_.push_back({b, false, high_[b], highVia_[b]});
+  high_[b] = high;
+  highVia_[b] = via;
+  stack_.push_back(b);
+  while (!stack_.empty()) {
+    const int32_t x = stack_.back();
+    stack_.pop_back();
+    changed_.push_back(x);
+    ++steps_;
+    if (low_[x] + high_[x] > capQ_) {
+      explain_.clear();
+      pathInto(x);
+      pathOutOf(x);
+      return false;
+    }
+    steps_ += int64_t(in_[x].size());
+    for (Lit e : in_[x]) {
+      const int32_t y = below(e);
+      if (unit_[y] + high_[x] > high_[y]) {
+        theoryUndo_.push_back({y, false, high_[y], highVia_[y]});
+        high_[y] = unit_[y] + high_[x];
+        highVia_[y] = e;
+        stack_.push_back(y);
+      }
+    }
+  }
+  return true;
+}
+
+bool PairOrderSolver::addEdge(Lit l) {
+  const int32_t u = below(l), w = above(l);
+  out_[u].push_back(l);
+  in_[w].push_back(l);
+  edges_.push_back(l);
+  // In each slot both live in, u's units are below w and w's above u: the
+  // sums bound w's offset from below and u's room above.
+  int64_t bestBelow = 0, bestAbove = 0;
+  int32_t belowSlot = -1, aboveSlot = -1;
+  const int32_t from = std::max(pb_.lo[u], pb_.lo[w]);
+  const int32_t to = std::min(pb_.hi[u], pb_.hi[w]);
+  for (int32_t t = from; t < to; ++t) {
+    const uint32_t iw = spanBase_[w] + uint32_t(t - pb_.lo[w]);
+    const uint32_t iu = spanBase_[u] + uint32_t(t - pb_.lo[u]);
+    belowSum_[iw] += unit_[u];
+    aboveSum_[iu] += unit_[w];
+    sumUndo_.push_back({iw, true, unit_[u]});
+    sumUndo_.push_back({iu, false, unit_[w]});
+    if (belowSum_[iw] > bestBelow) {
+      bestBelow = belowSum_[iw];
+      belowSlot = t;
+    }
+    if (aboveSum_[iu] > bestAbove) {
+      bestAbove = aboveSum_[iu];
+      aboveSlot = t;
+    }
+  }
+  steps_ += to - from;
+  return raiseLow(w, low_[u] + unit_[u], l) &&
+         raiseLow(w, bestBelow, slotVia(belowSlot)) &&
+         raiseHigh(u, unit_[u] + high_[w], l) &&
+         raiseHigh(u, unit_[u] + bestAbove, slotVia(aboveSlot));
+}
+
+bool PairOrderSolver::implyPairs(int32_t b) {
+  steps_ += pairBegin_[b + 1] - pairBegin_[b];
+  for (uint32_t k = pairBegin_[b]; k < pairBegin_[b + 1]; ++k) {
+    const int32_t v = pairList_[k];
+    if (value_[v] >= 0)
+      continue;
+    const int32_t f = first_[v], s = second_[v];
+    const bool firstBelow = low_[f] + unit_[f] + high_[s] <= capQ_;
+    const bool secondBelow = low_[s] + unit_[s] + high_[f] <= capQ_;
+    if (firstBelow && secondBelow)
+      continue;
+    explain_.clear();
+    if (!firstBelow) {
+      pathInto(f);
+      pathOutOf(s);
+    }
+    if (!secondBelow) {
+      pathInto(s);
+      pathOutOf(f);
+    }
+    if (!firstBelow && !secondBelow)
+      return false;
+    std::sort(explain_.begin(), explain_.end());
+    explain_.erase(std::unique(explain_.begin(), explain_.end()),
+                   explain_.end());
+    steps_ += 2 * int64_t(explain_.size());
+    Reason r;
+    r.begin = uint32_t(reasonLits_.size());
+    r.size = uint32_t(explain_.size());
+    reasonLits_.insert(reasonLits_.end(), explain_.begin(), explain_.end());
+    assign(firstBelow ? 2 * v : 2 * v + 1, r);
+  }
+  return true;
+}
+
+bool PairOrderSolver::propagate() {
+  while (head_ < trail_.size()) {
+    const Lit l = trail_[head_++];
+    // Clauses watching the literal that became false.
+    const Lit f = l ^ 1;
+    std::vector<int32_t> &ws = watches_[f];
+    size_t i = 0, j = 0;
+    bool ok = true;
+    while (i < ws.size()) {
+      const int32_t ci = ws[i++];
+      std::vector<Lit> &c = clauses_[ci];
+      ++steps_;
+      if (c[0] == f)
+        std::swap(c[0], c[1]);
+      if (value(c[0]) == 1) {
+        ws[j++] = ci;
+        continue;
+      }
+      bool moved = false;
+      for (size_t k = 2; k < c.size(); ++k) {
+        ++steps_;
+        if (value(c[k]) != 0) {
+          std::swap(c[1], c[k]);
+          watches_[c[1]].push_back(ci);
+          moved = true;
+          break;
+        }
+      }
+      if (moved)
+        continue;
+      ws[j++] = ci;
+      if (value(c[0]) == 0) {
+        conflict_.assign(c.begin(), c.end());
+        ok = false;
+        break;
+      }
+      Reason r;
+      r.clause = ci;
+      assign(c[0], r);
+    }
+    while (i < ws.size())
+      ws[j++] = ws[i++];
+    ws.resize(j);
+    if (!ok)
+      return false;
+
+    // The edge, its paths, and the pairs whose order they settle.
+    changed_.clear();
+    bool fits = addEdge(l);
+    for (size_t k = 0; fits && k < changed_.size(); ++k)
+      fits = implyPairs(changed_[k]);
+    if (!fits) {
+      steps_ += 2 * int64_t(explain_.size());
+      std::sort(explain_.begin(), explain_.end());
+      explain_.erase(std::unique(explain_.begin(), explain_.end()),
+                     explain_.end());
+      conflict_.clear();
+      for (Lit e : explain_)
+        conflict_.push_back(e ^ 1);
+      return false;
+    }
+  }
+  return true;
+}
+
+void PairOrderSolver::learn() {
+  // First UIP: resolve the conflict with the reasons of its literals of the
+  // current level, latest first, until one is left.
+  learntClause_.assign(1, 0);
+  seenList_.clear();
+  int open = 0;
+  size_t index = trail_.size();
+  Lit uip = -1;
+  auto visit = [&](Lit falseLit) {
+    const int32_t v = falseLit >> 1;
+    if (seen_[v] || level_[v] == 0)
+      return;
+    seen_[v] = 1;
+    seenList_.push_back(v);
+    bump(v);
+    if (level_[v] == level())
+      ++open;
+    else
+      learntClause_.push_back(falseLit);
+  };
+  for (Lit l : conflict_)
+    visit(l);
+  if (open == 0) {
+    // Not from this level: nothing to learn (a conflict always holds the
+    // literal being propagated; this only keeps the walk below in bounds).
+    for (int32_t v : seenList_)
+      seen_[v] = 0;
+    learntClause_.clear();
+    return;
+  }
+  while (true) {
+    do
+      --index;
+    while (!seen_[trail_[index] >> 1]);
+    uip = trail_[index];
+    const int32_t v = uip >> 1;
+    seen_[v] = 0;
+    if (--open <= 0)
+      break;
+    const Reason &r = reason_[v];
+    steps_ += r.size + 1;
+    if (r.clause >= 0) {
+      const std::vector<Lit> &c = clauses_[r.clause];
+      for (size_t k = 1; k < c.size(); ++k)
+        visit(c[k]);
+    } else {
+      for (uint32_t k = 0; k < r.size; ++k)
+        visit(reasonLits_[r.begin + k] ^ 1);
+    }
+  }
+  for (int32_t v : seenList_)
+    seen_[v] = 0;
+  learntClause_[0] = uip ^ 1;
+  bumpBy_ /= kActivityDecay;
+}
+
+void PairOrderSolver::backtrack(int to) {
+  if (level() <= to)
+    return;
+  const size_t mark = trailLim_[to];
+  for (size_t k = trail_.size(); k-- > mark;) {
+    const int32_t v = trail_[k] >> 1;
+    ++steps_;
+    phase_[v] = value_[v];
+    value_[v] = -1;
+    heapPush(v);
+  }
+  trail_.resize(mark);
+  head_ = mark;
+  for (size_t n = theoryLim_[to]; theoryUndo_.size() > n;) {
+    const TheoryUndo &u = theoryUndo_.back();
+    if (u.isLow) {
+      low_[u.buffer] = u.value;
+      lowVia_[u.buffer] = u.via;
+    } else {
+      high_[u.buffer] = u.value;
+      highVia_[u.buffer] = u.via;
+    }
+    theoryUndo_.pop_back();
+  }
+  for (size_t n = edgeLim_[to]; edges_.size() > n; edges_.pop_back()) {
+    out_[below(edges_.back())].pop_back();
+    in_[above(edges_.back())].pop_back();
+  }
+  for (size_t n = sumLim_[to]; sumUndo_.size() > n; sumUndo_.pop_back()) {
+    const SumUndo &u = sumUndo_.back();
+    (u.below ? belowSum_ : aboveSum_)[u.index] -= u.units;
+  }
+  sumLim_.resize(to);
+  reasonLits_.resize(reasonLim_[to]);
+  trailLim_.resize(to);
+  theoryLim_.resize(to);
+  edgeLim_.resize(to);
+  reasonLim_.resize(to);
+}
+
+bool PairOrderSolver::reduceClauses() {
+  // Level-0 literals are never resolved on: their reasons can go.
+  for (Lit l : trail_)
+    reason_[l >> 1] = Reason{};
+  reasonLits_.clear();
+  size_t learnt = 0;
+  for (uint8_t x : learnt_)
+    learnt += x;
+  const bool cut = learnt > learntLimit_;
+  size_t longLearnt = 0;
+  for (size_t ci = 0; ci < clauses_.size(); ++ci)
+    longLearnt += learnt_[ci] && clauses_[ci].size() > kKeepSize;
+  // Of the long learnt clauses, the older half goes.
+  size_t dropLong = cut ? longLearnt / 2 : 0;
+  if (cut)
+    learntLimit_ += learntLimit_ / 10;
+  size_t keep = 0;
+  for (size_t ci = 0; ci < clauses_.size(); ++ci) {
+    std::vector<Lit> &c = clauses_[ci];
+    steps_ += int64_t(c.size());
+    if (learnt_[ci] && c.size() > kKeepSize && dropLong > 0) {
+      --dropLong;
+      continue;
+    }
+    bool satisfied = false;
+    size_t n = 0;
+    for (Lit l : c) {
+      const int x = value(l);
+      satisfied |= x == 1;
+      if (x != 0)
+        c[n++] = l;
+    }
+    if (satisfied)
+      continue;
+    c.resize(n);
+    if (n == 0)
+      return false;
+    if (n == 1) {
+      assign(c[0], Reason{});
+      continue;
+    }
+    if (keep != ci) {
+      learnt_[keep] = learnt_[ci];
+      clauses_[keep] = std::move(c);
+    }
+    ++keep;
+  }
+  clauses_.resize(keep);
+  learnt_.resize(keep);
+  steps_ += int64_t(watches_.size());
+  for (std::vector<int32_t> &w : watches_)
+    w.clear();
+  for (size_t ci = 0; ci < clauses_.size(); ++ci) {
+    watches_[clauses_[ci][0]].push_back(int32_t(ci));
+    watches_[clauses_[ci][1]].push_back(int32_t(ci));
+  }
+  return true;
+}
+
+void PairOrderSolver::bump(int32_t v) {
+  ++steps_;
+  activity_[v] += bumpBy_;
+  if (activity_[v] > 1e100) {
+    for (double &x : activity_)
+      x *= 1e-100;
+    bumpBy_ *= 1e-100;
+  }
+  if (heapPos_[v] >= 0)
+    heapUp(size_t(heapPos_[v]));
+}
+
+void PairOrderSolver::heapUp(size_t k) {
+  const int32_t v = heap_[k];
+  while (k > 0) {
+    const size_t p = (k - 1) / 2;
+    if (activity_[heap_[p]] >= activity_[v])
+      break;
+    heap_[k] = heap_[p];
+    heapPos_[heap_[k]] = int32_t(k);
+    k = p;
+  }
+  heap_[k] = v;
+  heapPos_[v] = int32_t(k);
+}
+
+void PairOrderSolver::heapDown(size_t k) {
+  const int32_t v = heap_[k];
+  while (true) {
+    size_t c = 2 * k + 1;
+    if (c >= heap_.size())
+      break;
+    if (c + 1 < heap_.size() && activity_[heap_[c + 1]] > activity_[heap_[c]])
+      ++c;
+    if (activity_[heap_[c]] <= activity_[v])
+      break;
+    heap_[k] = heap_[c];
+    heapPos_[heap_[k]] = int32_t(k);
+    k = c;
+  }
+  heap_[k] = v;
+  heapPos_[v] = int32_t(k);
+}
+
+void PairOrderSolver::heapPush(int32_t v) {
+  if (heapPos_[v] >= 0)
+    return;
+  heap_.push_back(v);
+  heapUp(heap_.size() - 1);
+}
+
+int32_t PairOrderSolver::heapPop() {
+  const int32_t v = heap_[0];
+  heapPos_[v] = -1;
+  heap_[0] = heap_.back();
+  heap_.pop_back();
+  if (!heap_.empty()) {
+    heapPos_[heap_[0]] = 0;
+    heapDown(0);
+  }
+  return v;
+}
+
+Status PairOrderSolver::solve(int64_t until) {
+  if (verdict_ != Status::OutOfBudget)
+    return verdict_;
+  if (!started_) {
+    started_ = true;
+    for (size_t i = 0; i < m_; ++i)
+      if (unit_[i] + topSlack_[i] > capQ_)
+        return verdict_ = Status::Infeasible;
+    // Identical buffers in id order (first_ < second_: "first below").
+    for (size_t v = 0; v < first_.size(); ++v) {
+      const int32_t f = first_[v], s = second_[v];
+      if (pb_.lo[f] == pb_.lo[s] && pb_.hi[f] == pb_.hi[s] &&
+          pb_.size[f] == pb_.size[s])
+        assign(Lit(2 * v), Reason{});
+    }
+  }
+  while (true) {
+    if (steps_ >= until)
+      return Status::OutOfBudget;
+    if (!propagate()) {
+      ++conflicts_;
+      if (level() == 0)
+        return verdict_ = Status::Infeasible;
+      learn();
+      if (learntClause_.empty()) {
+        backtrack(0);
+        continue;
+      }
+      int to = 0;
+      size_t second = 1;
+      for (size_t k = 1; k < learntClause_.size(); ++k) {
+        if (level_[learntClause_[k] >> 1] > to) {
+          to = level_[learntClause_[k] >> 1];
+          second = k;
+        }
+      }
+      if (learntClause_.size() > 1)
+        std::swap(learntClause_[1], learntClause_[second]);
+      backtrack(to);
+      Reason r;
+      if (learntClause_.size() > 1) {
+        r.clause = int32_t(clauses_.size());
+        watches_[learntClause_[0]].push_back(r.clause);
+        watches_[learntClause_[1]].push_back(r.clause);
+        clauses_.push_back(learntClause_);
+        learnt_.push_back(1);
+      }
+      assign(learntClause_[0], r);
+      if (conflicts_ >= nextRestart_) {
+        backtrack(0);
+        nextRestart_ = conflicts_ + kRestartConflicts * luby(++restarts_);
+        if (!propagate() || !reduceClauses())
+          return verdict_ = Status::Infeasible;
+      }
+      continue;
+    }
+    int32_t v = -1;
+    while (!heap_.empty() && v < 0) {
+      const int32_t x = heapPop();
+      if (value_[x] < 0)
+        v = x;
+    }
+    if (v < 0)
+      return verdict_ = Status::Found;
+    trailLim_.push_back(trail_.size());
+    theoryLim_.push_back(theoryUndo_.size());
+    edgeLim_.push_back(edges_.size());
+    reasonLim_.push_back(reasonLits_.size());
+    sumLim_.push_back(sumUndo_.size());
+    assign(phase_[v] == 0 ? 2 * v + 1 : 2 * v, Reason{});
+  }
+}
+
+PairOrderSearch::PairOrderSearch(const Problem &pb, int64_t capacity)
+    : solver_(std::make_unique<PairOrderSolver>(pb, capacity)) {}
+
+PairOrderSearch::~PairOrderSearch() = default;
+
+PairOrderSearch::Status PairOrderSearch::resume(int64_t budget) {
+  return solver_->solve(solver_->steps() + budget / kStepWeight * kStepsPer);
+}
+
+std::vector<int64_t> PairOrderSearch::offsets() const {
+  return solver_->offsets();
+}
+
+int64_t PairOrderSearch::work() const {
+  return solver_->steps() * kStepWeight / kStepsPer;
+}
+
+bool PairOrderSearch::fits(const Problem &pb) {
+  return pb.count() > 1 && countOverlappingPairs(pb) <= kMaxPairs;
+}
+
+} // namespace packing_detail
+} // namespace memplan
