@@ -83,9 +83,13 @@ private:
     int32_t clause = -1;
     uint32_t begin = 0, size = 0;
   };
+  /// The two bounds of a buffer: Low, the longest path into it from the
+  /// bottom (its lowest offset); High, the longest path out of it to the top,
+  /// itself included (the room it needs).
+  enum Dir { Low = 0, High = 1 };
   struct TheoryUndo {
     int32_t buffer;
-    bool isLow;
+    Dir dir;
     int64_t value;
     Lit via;
   };
@@ -97,7 +101,7 @@ private:
     const int32_t v = pairOf(a, b);
     return 2 * v + (first_[v] == a ? 0 : 1);
   }
-  /// How lowVia_/highVia_ name a bound that slot s's sum gives; its own
+  /// How via_ names a bound that slot s's sum gives; its own
   /// inverse.
   static Lit slotVia(int32_t s) { return -2 - s; }
   int32_t below(Lit l) const {
@@ -117,14 +121,15 @@ private:
   /// Returns false on a conflict, left in conflict_ (false literals).
   bool propagate();
   bool addEdge(Lit l);
-  bool raiseLow(int32_t b, int64_t low, Lit via);
-  bool raiseHigh(int32_t b, int64_t high, Lit via);
+  /// Raises bound d of buffer b to `value` (for the reason `via`), and the
+  /// bounds that follow from it along the graph. False on a conflict, with
+  /// its explanation in explain_.
+  bool raise(Dir d, int32_t b, int64_t value, Lit via);
   /// Decides the undecided pairs of `b` that its paths leave one order.
   bool implyPairs(int32_t b);
-  /// Appends the true literals of the longest path into `b` (toward the
-  /// bottom) or out of it (toward the top) to explain_.
-  void pathInto(int32_t b);
-  void pathOutOf(int32_t b);
+  /// Appends to explain_ the true literals that give b its bound d: the
+  /// longest path into b (Low) or out of it (High), as far as a slot's sum.
+  void explainBound(Dir d, int32_t b);
   /// Fills learntClause_ (its first literal the one it asserts), or leaves
   /// it empty where the conflict holds no literal of the current level.
   void learn();
@@ -161,9 +166,12 @@ private:
   std::vector<std::vector<int32_t>> watches_;
   size_t learntLimit_ = kFirstLearntLimit;
 
-  std::vector<int64_t> low_, high_; ///< Longest paths into and out of.
-  std::vector<Lit> lowVia_, highVia_;
-  std::vector<std::vector<Lit>> out_, in_;
+  /// Per direction and buffer: its bound, the edge or slot it came by, and
+  /// the edges it passes on by (Low: those to buffers above; High: those
+  /// from buffers below).
+  std::vector<int64_t> bound_[2];
+  std::vector<Lit> via_[2];
+  std::vector<std::vector<Lit>> next_[2];
   std::vector<TheoryUndo> theoryUndo_;
   std::vector<size_t> theoryLim_;
   /// Per buffer and slot of its lifetime (from spanBase_[b]): the units of
@@ -269,20 +277,20 @@ PairOrderSolver::PairOrderSolver(const Problem &pb, int64_t capacity)
   heapPos_.assign(pairs, -1);
   for (size_t v = 0; v < pairs; ++v)
     heapPush(int32_t(v));
-  low_.assign(m_, 0);
-  lowVia_.assign(m_, -1);
-  high_.resize(m_);
-  highVia_.assign(m_, -1);
+  bound_[Low].assign(m_, 0);
+  bound_[High].resize(m_);
   for (size_t i = 0; i < m_; ++i)
-    high_[i] = unit_[i] + topSlack_[i];
-  out_.assign(m_, {});
-  in_.assign(m_, {});
+    bound_[High][i] = unit_[i] + topSlack_[i];
+  for (Dir d : {Low, High}) {
+    via_[d].assign(m_, -1);
+    next_[d].assign(m_, {});
+  }
 }
 
 std::vector<int64_t> PairOrderSolver::offsets() const {
   std::vector<int64_t> off(m_);
   for (size_t i = 0; i < m_; ++i)
-    off[i] = low_[i] * a_;
+    off[i] = bound_[Low][i] * a_;
   return off;
 }
 
@@ -302,106 +310,60 @@ int32_t PairOrderSolver::pairOf(int32_t a, int32_t b) const {
   });
 }
 
-void PairOrderSolver::pathInto(int32_t b) {
-  for (size_t n = 0; lowVia_[b] != -1 && n <= m_; ++n) {
-    const Lit via = lowVia_[b];
+void PairOrderSolver::explainBound(Dir d, int32_t b) {
+  for (size_t n = 0; via_[d][b] != -1 && n <= m_; ++n) {
+    const Lit via = via_[d][b];
     ++steps_;
     if (via >= 0) {
       explain_.push_back(via);
-      b = below(via);
+      b = d == Low ? below(via) : above(via);
       continue;
     }
-    // A slot's sum: the buffers live there known to lie below b.
+    // A slot's sum: the buffers live there known to lie below b (Low), or
+    // above it (High).
     const int32_t t = slotVia(via);
     for (uint32_t k = slotBegin_[t]; k < slotBegin_[t + 1]; ++k) {
       const int32_t y = slotMembers_[k];
-      if (y != b && value(belowLit(y, b)) == 1)
-        explain_.push_back(belowLit(y, b));
+      if (y == b)
+        continue;
+      const Lit l = d == Low ? belowLit(y, b) : belowLit(b, y);
+      if (value(l) == 1)
+        explain_.push_back(l);
     }
     steps_ += slotBegin_[t + 1] - slotBegin_[t];
     return;
   }
 }
 
-void PairOrderSolver::pathOutOf(int32_t b) {
-  for (size_t n = 0; highVia_[b] != -1 && n <= m_; ++n) {
-    const Lit via = highVia_[b];
-    ++steps_;
-    if (via >= 0) {
-      explain_.push_back(via);
-      b = above(via);
-      continue;
-    }
-    const int32_t t = slotVia(via);
-    for (uint32_t k = slotBegin_[t]; k < slotBegin_[t + 1]; ++k) {
-      const int32_t y = slotMembers_[k];
-      if (y != b && value(belowLit(b, y)) == 1)
-        explain_.push_back(belowLit(b, y));
-    }
-    steps_ += slotBegin_[t + 1] - slotBegin_[t];
-    return;
-  }
-}
-
-bool PairOrderSolver::raiseLow(int32_t b, int64_t low, Lit via) {
+bool PairOrderSolver::raise(Dir d, int32_t b, int64_t value, Lit via) {
+  std::vector<int64_t> &bound = bound_[d];
   stack_.clear();
-  if (low <= low_[b])
+  if (value <= bound[b])
     return true;
-  theoryUndo_.push_back({b, true, low_[b], lowVia_[b]});
-  low_[b] = low;
-  lowVia_[b] = via;
+  theoryUndo_.push_back({b, d, bound[b], via_[d][b]});
+  bound[b] = value;
+  via_[d][b] = via;
   stack_.push_back(b);
   while (!stack_.empty()) {
     const int32_t x = stack_.back();
     stack_.pop_back();
     changed_.push_back(x);
     ++steps_;
-    if (low_[x] + high_[x] > capQ_) {
+    if (bound_[Low][x] + bound_[High][x] > capQ_) {
       explain_.clear();
-      pathInto(x);
-      pathOutOf(x);
+      explainBound(Low, x);
+      explainBound(High, x);
       return false;
     }
-    steps_ += int64_t(out_[x].size());
-    for (Lit e : out_[x]) {
-      const int32_t y = above(e);
-      if (low_[x] + unit_[x] > low_[y]) {
-        theoryUndo_.push_back({y, true, low_[y], lowVia_[y]});
-        low_[y] = low_[x] + unit_[x];
-        lowVia_[y] = e;
-        stack_.push_back(y);
-      }
-    }
-  }
-  return true;
-}
-
-bool PairOrderSolver::raiseHigh(int32_t b, int64_t high, Lit via) {
-  stack_.clear();
-  if (high <= high_[b])
-    return true;
-  theoryUndo_.push_back({b, false, high_[b], highVia_[b]});
-  high_[b] = high;
-  highVia_[b] = via;
-  stack_.push_back(b);
-  while (!stack_.empty()) {
-    const int32_t x = stack_.back();
-    stack_.pop_back();
-    changed_.push_back(x);
-    ++steps_;
-    if (low_[x] + high_[x] > capQ_) {
-      explain_.clear();
-      pathInto(x);
-      pathOutOf(x);
-      return false;
-    }
-    steps_ += int64_t(in_[x].size());
-    for (Lit e : in_[x]) {
-      const int32_t y = below(e);
-      if (unit_[y] + high_[x] > high_[y]) {
-        theoryUndo_.push_back({y, false, high_[y], highVia_[y]});
-        high_[y] = unit_[y] + high_[x];
-        highVia_[y] = e;
+    steps_ += int64_t(next_[d][x].size());
+    for (Lit e : next_[d][x]) {
+      // Low: x's top is below y; High: y's units come below x's room.
+      const int32_t y = d == Low ? above(e) : below(e);
+      const int64_t reach = bound[x] + (d == Low ? unit_[x] : unit_[y]);
+      if (reach > bound[y]) {
+        theoryUndo_.push_back({y, d, bound[y], via_[d][y]});
+        bound[y] = reach;
+        via_[d][y] = e;
         stack_.push_back(y);
       }
     }
@@ -411,8 +373,8 @@ bool PairOrderSolver::raiseHigh(int32_t b, int64_t high, Lit via) {
 
 bool PairOrderSolver::addEdge(Lit l) {
   const int32_t u = below(l), w = above(l);
-  out_[u].push_back(l);
-  in_[w].push_back(l);
+  next_[Low][u].push_back(l);
+  next_[High][w].push_back(l);
   edges_.push_back(l);
   // In each slot both live in, u's units are below w and w's above u: the
   // sums bound w's offset from below and u's room above.
@@ -437,10 +399,10 @@ bool PairOrderSolver::addEdge(Lit l) {
     }
   }
   steps_ += to - from;
-  return raiseLow(w, low_[u] + unit_[u], l) &&
-         raiseLow(w, bestBelow, slotVia(belowSlot)) &&
-         raiseHigh(u, unit_[u] + high_[w], l) &&
-         raiseHigh(u, unit_[u] + bestAbove, slotVia(aboveSlot));
+  return raise(Low, w, bound_[Low][u] + unit_[u], l) &&
+         raise(Low, w, bestBelow, slotVia(belowSlot)) &&
+         raise(High, u, unit_[u] + bound_[High][w], l) &&
+         raise(High, u, unit_[u] + bestAbove, slotVia(aboveSlot));
 }
 
 bool PairOrderSolver::implyPairs(int32_t b) {
@@ -450,18 +412,20 @@ bool PairOrderSolver::implyPairs(int32_t b) {
     if (value_[v] >= 0)
       continue;
     const int32_t f = first_[v], s = second_[v];
-    const bool firstBelow = low_[f] + unit_[f] + high_[s] <= capQ_;
-    const bool secondBelow = low_[s] + unit_[s] + high_[f] <= capQ_;
+    const bool firstBelow =
+        bound_[Low][f] + unit_[f] + bound_[High][s] <= capQ_;
+    const bool secondBelow =
+        bound_[Low][s] + unit_[s] + bound_[High][f] <= capQ_;
     if (firstBelow && secondBelow)
       continue;
     explain_.clear();
     if (!firstBelow) {
-      pathInto(f);
-      pathOutOf(s);
+      explainBound(Low, f);
+      explainBound(High, s);
     }
     if (!secondBelow) {
-      pathInto(s);
-      pathOutOf(f);
+      explainBound(Low, s);
+      explainBound(High, f);
     }
     if (!firstBelow && !secondBelow)
       return false;
@@ -614,18 +578,13 @@ void PairOrderSolver::backtrack(int to) {
   head_ = mark;
   for (size_t n = theoryLim_[to]; theoryUndo_.size() > n;) {
     const TheoryUndo &u = theoryUndo_.back();
-    if (u.isLow) {
-      low_[u.buffer] = u.value;
-      lowVia_[u.buffer] = u.via;
-    } else {
-      high_[u.buffer] = u.value;
-      highVia_[u.buffer] = u.via;
-    }
+    bound_[u.dir][u.buffer] = u.value;
+    via_[u.dir][u.buffer] = u.via;
     theoryUndo_.pop_back();
   }
   for (size_t n = edgeLim_[to]; edges_.size() > n; edges_.pop_back()) {
-    out_[below(edges_.back())].pop_back();
-    in_[above(edges_.back())].pop_back();
+    next_[Low][below(edges_.back())].pop_back();
+    next_[High][above(edges_.back())].pop_back();
   }
   for (size_t n = sumLim_[to]; sumUndo_.size() > n; sumUndo_.pop_back()) {
     const SumUndo &u = sumUndo_.back();
