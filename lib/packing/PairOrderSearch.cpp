@@ -134,8 +134,11 @@ private:
   /// it empty where the conflict holds no literal of the current level.
   void learn();
   void backtrack(int to);
-  /// At level 0: drops satisfied clauses, false literals, and the older
-  /// long learnt clauses past the limit. False if a clause became empty.
+  /// Backtracks to level 0 and propagates there; cuts the clauses down once
+  /// they outgrow their limit. False if that proves nothing fits.
+  bool restart();
+  /// At level 0: drops satisfied clauses, false literals, and the older half
+  /// of the long clauses. False if a clause became empty.
   bool reduceClauses();
   void bump(int32_t v);
   void heapUp(size_t k);
@@ -161,8 +164,8 @@ private:
   std::vector<Lit> reasonLits_;
   std::vector<size_t> reasonLim_;
 
+  /// Learnt clauses: every clause of the search is one.
   std::vector<std::vector<Lit>> clauses_;
-  std::vector<uint8_t> learnt_;
   std::vector<std::vector<int32_t>> watches_;
   size_t learntLimit_ = kFirstLearntLimit;
 
@@ -190,7 +193,11 @@ private:
   std::vector<int32_t> slotMembers_;
   std::vector<Lit> edges_;
   std::vector<size_t> edgeLim_;
+  /// The buffers whose bounds the literal being propagated changed, each
+  /// once: changedIn_ holds the stamp of the literal it was last added for.
   std::vector<int32_t> changed_, stack_;
+  std::vector<uint64_t> changedIn_;
+  uint64_t stamp_ = 0;
 
   std::vector<double> activity_;
   double bumpBy_ = 1;
@@ -285,6 +292,7 @@ PairOrderSolver::PairOrderSolver(const Problem &pb, int64_t capacity)
     via_[d].assign(m_, -1);
     next_[d].assign(m_, {});
   }
+  changedIn_.assign(m_, 0);
 }
 
 std::vector<int64_t> PairOrderSolver::offsets() const {
@@ -347,7 +355,10 @@ bool PairOrderSolver::raise(Dir d, int32_t b, int64_t value, Lit via) {
   while (!stack_.empty()) {
     const int32_t x = stack_.back();
     stack_.pop_back();
-    changed_.push_back(x);
+    if (changedIn_[x] != stamp_) {
+      changedIn_[x] = stamp_;
+      changed_.push_back(x);
+    }
     ++steps_;
     if (bound_[Low][x] + bound_[High][x] > capQ_) {
       explain_.clear();
@@ -490,6 +501,7 @@ bool PairOrderSolver::propagate() {
 
     // The edge, its paths, and the pairs whose order they settle.
     changed_.clear();
+    ++stamp_;
     bool fits = addEdge(l);
     for (size_t k = 0; fits && k < changed_.size(); ++k)
       fits = implyPairs(changed_[k]);
@@ -598,27 +610,32 @@ void PairOrderSolver::backtrack(int to) {
   reasonLim_.resize(to);
 }
 
-bool PairOrderSolver::reduceClauses() {
+bool PairOrderSolver::restart() {
+  backtrack(0);
+  if (!propagate())
+    return false;
   // Level-0 literals are never resolved on: their reasons can go.
+  steps_ += int64_t(trail_.size());
   for (Lit l : trail_)
     reason_[l >> 1] = Reason{};
   reasonLits_.clear();
-  size_t learnt = 0;
-  for (uint8_t x : learnt_)
-    learnt += x;
-  const bool cut = learnt > learntLimit_;
+  if (clauses_.size() <= learntLimit_)
+    return true;
+  learntLimit_ += learntLimit_ / 10;
+  return reduceClauses();
+}
+
+bool PairOrderSolver::reduceClauses() {
   size_t longLearnt = 0;
-  for (size_t ci = 0; ci < clauses_.size(); ++ci)
-    longLearnt += learnt_[ci] && clauses_[ci].size() > kKeepSize;
+  for (const std::vector<Lit> &c : clauses_)
+    longLearnt += c.size() > kKeepSize;
   // Of the long learnt clauses, the older half goes.
-  size_t dropLong = cut ? longLearnt / 2 : 0;
-  if (cut)
-    learntLimit_ += learntLimit_ / 10;
+  size_t dropLong = longLearnt / 2;
   size_t keep = 0;
   for (size_t ci = 0; ci < clauses_.size(); ++ci) {
     std::vector<Lit> &c = clauses_[ci];
     steps_ += int64_t(c.size());
-    if (learnt_[ci] && c.size() > kKeepSize && dropLong > 0) {
+    if (c.size() > kKeepSize && dropLong > 0) {
       --dropLong;
       continue;
     }
@@ -639,14 +656,11 @@ bool PairOrderSolver::reduceClauses() {
       assign(c[0], Reason{});
       continue;
     }
-    if (keep != ci) {
-      learnt_[keep] = learnt_[ci];
+    if (keep != ci)
       clauses_[keep] = std::move(c);
-    }
     ++keep;
   }
   clauses_.resize(keep);
-  learnt_.resize(keep);
   steps_ += int64_t(watches_.size());
   for (std::vector<int32_t> &w : watches_)
     w.clear();
@@ -765,13 +779,11 @@ Status PairOrderSolver::solve(int64_t until) {
         watches_[learntClause_[0]].push_back(r.clause);
         watches_[learntClause_[1]].push_back(r.clause);
         clauses_.push_back(learntClause_);
-        learnt_.push_back(1);
       }
       assign(learntClause_[0], r);
       if (conflicts_ >= nextRestart_) {
-        backtrack(0);
         nextRestart_ = conflicts_ + kRestartConflicts * luby(++restarts_);
-        if (!propagate() || !reduceClauses())
+        if (!restart())
           return verdict_ = Status::Infeasible;
       }
       continue;
