@@ -166,7 +166,7 @@ private:
   const Problem &pb_;
   const size_t m_, S_;
   const int64_t a_;
-  std::vector<int64_t> unit_, tail_;
+  std::vector<int64_t> unit_;
   std::vector<uint32_t> nbrBegin_;
   std::vector<int32_t> nbr_;
   std::vector<int32_t> cls_,
@@ -213,12 +213,7 @@ private:
 
 CanonicalSearch::CanonicalSearch(const Problem &pb)
     : pb_(pb), m_(pb.count()), S_(pb.numSlots), a_(pb.alignment) {
-  unit_.resize(m_);
-  tail_.resize(m_);
-  for (size_t i = 0; i < m_; ++i) {
-    unit_[i] = (pb.size[i] + a_ - 1) / a_;
-    tail_[i] = pb.size[i] - (unit_[i] - 1) * a_;
-  }
+  unit_ = unitCapacity(pb, 0).unit;
 
   std::vector<std::vector<int32_t>> adj(m_);
   forEachOverlappingPair(pb, [&](int32_t i, int32_t j) {
@@ -297,7 +292,6 @@ CanonicalSearch::CanonicalSearch(const Problem &pb)
   off_.resize(m_);
   sol_.resize(m_);
   minOff_.resize(m_);
-  cap_.resize(m_);
   degLeft_.resize(m_);
   reach_.resize(S_ + 1);
   // Node and split frames alternate at worst: one node per buffer, one split
@@ -695,17 +689,14 @@ Verdict CanonicalSearch::run(const std::vector<int32_t> &rank, Key key,
 
 Verdict CanonicalSearch::attempt(int64_t capacity, int64_t budget, int64_t cap,
                                  std::vector<int64_t> &offsets) {
-  // A buffer's unit top may reach q + 1 when its last unit's bytes fit in r.
-  const int64_t q = capacity / a_, r = capacity % a_;
   if (pb_.minPool > capacity)
     return Verdict::Infeasible;
-  capQ_ = q;
-  for (size_t i = 0; i < m_; ++i) {
-    cap_[i] = q + (tail_[i] <= r ? 1 : 0);
-    capQ_ = std::max(capQ_, cap_[i]);
+  UnitCapacity uc = unitCapacity(pb_, capacity);
+  cap_ = std::move(uc.cap);
+  capQ_ = uc.capQ;
+  for (size_t i = 0; i < m_; ++i)
     if (unit_[i] > cap_[i])
       return Verdict::Infeasible;
-  }
   for (size_t s = 0; s < S_; ++s)
     if (remInit_[s] > capQ_)
       return Verdict::Infeasible;

@@ -195,5 +195,20 @@ int64_t countOverlappingPairs(const Problem &pb) {
   return directed / 2;
 }
 
+UnitCapacity unitCapacity(const Problem &pb, int64_t capacity) {
+  const int64_t a = pb.alignment, q = capacity / a, r = capacity % a;
+  UnitCapacity uc;
+  uc.unit.resize(pb.count());
+  uc.cap.resize(pb.count());
+  uc.capQ = q;
+  for (size_t i = 0; i < pb.count(); ++i) {
+    uc.unit[i] = (pb.size[i] + a - 1) / a;
+    const int64_t tail = pb.size[i] - (uc.unit[i] - 1) * a;
+    uc.cap[i] = q + (tail <= r ? 1 : 0);
+    uc.capQ = std::max(uc.capQ, uc.cap[i]);
+  }
+  return uc;
+}
+
 } // namespace packing_detail
 } // namespace memplan

@@ -195,6 +195,18 @@ int64_t poolOf(const Problem &pb, const std::vector<int64_t> &off);
 /// them.
 int64_t countOverlappingPairs(const Problem &pb);
 
+/// A capacity in alignment units, as the searches use it: with aligned
+/// offsets, two buffers are disjoint in bytes iff their unit ranges are, and
+/// only the top limit depends on a buffer's bytes within its last unit.
+struct UnitCapacity {
+  std::vector<int64_t> unit; ///< Each buffer's size in units, rounded up.
+  /// The highest unit each buffer's top may reach: the capacity's whole
+  /// units, plus one where the bytes of its last unit fit in the rest.
+  std::vector<int64_t> cap;
+  int64_t capQ = 0; ///< The highest of the caps.
+};
+UnitCapacity unitCapacity(const Problem &pb, int64_t capacity);
+
 //===----------------------------------------------------------------------===//
 // Placement engine
 //===----------------------------------------------------------------------===//

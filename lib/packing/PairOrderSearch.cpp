@@ -215,21 +215,13 @@ private:
 
 PairOrderSolver::PairOrderSolver(const Problem &pb, int64_t capacity)
     : pb_(pb), m_(pb.count()), a_(pb.alignment) {
-  // Unit tops: a buffer's may reach q + 1 when its last unit's bytes fit in
-  // r; topSlack is what its own limit takes off the highest.
-  const int64_t q = capacity / a_, r = capacity % a_;
-  unit_.resize(m_);
+  // topSlack is what a buffer's own top limit takes off the highest.
+  UnitCapacity uc = unitCapacity(pb, capacity);
+  unit_ = std::move(uc.unit);
+  capQ_ = uc.capQ;
   topSlack_.resize(m_);
-  std::vector<int64_t> cap(m_);
-  capQ_ = q;
-  for (size_t i = 0; i < m_; ++i) {
-    unit_[i] = (pb.size[i] + a_ - 1) / a_;
-    const int64_t tail = pb.size[i] - (unit_[i] - 1) * a_;
-    cap[i] = q + (tail <= r ? 1 : 0);
-    capQ_ = std::max(capQ_, cap[i]);
-  }
   for (size_t i = 0; i < m_; ++i)
-    topSlack_[i] = capQ_ - cap[i];
+    topSlack_[i] = capQ_ - uc.cap[i];
 
   std::vector<int32_t> degree(m_, 0);
   forEachOverlappingPair(pb, [&](int32_t i, int32_t j) {

@@ -220,18 +220,12 @@ private:
 };
 
 Sweep::Sweep(const Problem &pb, int64_t capacity) : pb_(pb), m_(pb.count()) {
-  const int64_t a = pb.alignment, q = capacity / a, r = capacity % a;
-  unit_.resize(m_);
-  cap_.resize(m_);
-  capQ_ = q;
-  for (size_t i = 0; i < m_; ++i) {
-    unit_[i] = (pb.size[i] + a - 1) / a;
-    const int64_t tail = pb.size[i] - (unit_[i] - 1) * a;
-    // A buffer's unit top may reach q + 1 when its last unit fits in r.
-    cap_[i] = q + (tail <= r ? 1 : 0);
-    capQ_ = std::max(capQ_, cap_[i]);
+  UnitCapacity uc = unitCapacity(pb, capacity);
+  unit_ = std::move(uc.unit);
+  cap_ = std::move(uc.cap);
+  capQ_ = uc.capQ;
+  for (size_t i = 0; i < m_; ++i)
     possible_ &= unit_[i] <= cap_[i];
-  }
   possible_ &= pb.minPool <= capacity;
 
   const size_t S = pb.numSlots;

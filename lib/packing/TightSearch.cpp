@@ -114,9 +114,8 @@ TightSearch::TightSearch(const Problem &pb)
     : pb_(pb), startAt_(pb.numSlots + 1), endAt_(pb.numSlots + 1),
       ways_(pb.numSlots + 1), waysKnown_(pb.numSlots + 1, 0),
       mark_(pb.count(), 0) {
-  unit_.resize(pb.count());
+  unit_ = unitCapacity(pb, 0).unit;
   for (size_t i = 0; i < pb.count(); ++i) {
-    unit_[i] = (pb.size[i] + pb.alignment - 1) / pb.alignment;
     startAt_[pb.lo[i]].push_back(int32_t(i));
     endAt_[pb.hi[i]].push_back(int32_t(i));
   }
@@ -533,19 +532,19 @@ bool TightSearch::readBack(std::vector<int64_t> &offsets) {
 
 TightVerdict searchTight(const Problem &pb, int64_t capacity, int64_t budget,
                          std::vector<int64_t> &offsets, int64_t &work) {
-  const int64_t a = pb.alignment, q = capacity / a, r = capacity % a;
+  const int64_t q = capacity / pb.alignment;
   const size_t m = pb.count(), S = pb.numSlots;
   if (m == 0 || S == 0 || pb.minPool > capacity)
     return TightVerdict::NotTight;
   // Every buffer must end within unit q: one whose last unit's bytes fit in
-  // r could reach past it, and the points would not be tight.
+  // the rest could reach past it, and the points would not be tight.
+  const UnitCapacity uc = unitCapacity(pb, capacity);
   std::vector<int64_t> live(S + 1, 0);
   for (size_t i = 0; i < m; ++i) {
-    const int64_t u = (pb.size[i] + a - 1) / a;
-    if (pb.size[i] - (u - 1) * a <= r)
+    if (uc.cap[i] > q)
       return TightVerdict::NotTight;
-    live[pb.lo[i]] += u;
-    live[pb.hi[i]] -= u;
+    live[pb.lo[i]] += uc.unit[i];
+    live[pb.hi[i]] -= uc.unit[i];
   }
   int64_t sum = 0;
   for (size_t s = 0; s < S; ++s) {
