@@ -65,8 +65,6 @@
 #include "TightSearch.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <memory>
 #include <tuple>
 
@@ -689,29 +687,30 @@ Verdict CanonicalSearch::run(const std::vector<int32_t> &rank, Key key,
 
 Verdict CanonicalSearch::attempt(int64_t capacity, int64_t budget, int64_t cap,
                                  std::vector<int64_t> &offsets) {
-  if (pb_.minPool > capacity)
-    return Verdict::Infeasible;
-  UnitCapacity uc = unitCapacity(pb_, capacity);
-  cap_ = std::move(uc.cap);
-  capQ_ = uc.capQ;
-  for (size_t i = 0; i < m_; ++i)
-    if (unit_[i] > cap_[i])
+  // A further attempt at the same capacity goes on where the last one
+  // stopped: the unit tops and the restart schedule (Restarts.h, seeded by
+  // the capacity) are set up once per capacity.
+  if (restartsFor_ != capacity) {
+    restartsFor_ = -1; // until the setup below is done
+    if (pb_.minPool > capacity)
       return Verdict::Infeasible;
-  for (size_t s = 0; s < S_; ++s)
-    if (remInit_[s] > capQ_)
-      return Verdict::Infeasible;
-
-  // Restarts seeded by the capacity (Restarts.h); a further attempt at the
-  // same capacity goes on with the schedule where the last one stopped.
-  const Key keys[kOrders] = {Key::WidthFirst, Key::TotalThenArea,
-                             Key::TotalThenWidth};
-  const int64_t start = work_;
-  if (!restarts_ || restartsFor_ != capacity) {
+    UnitCapacity uc = unitCapacity(pb_, capacity);
+    cap_ = std::move(uc.cap);
+    capQ_ = uc.capQ;
+    for (size_t i = 0; i < m_; ++i)
+      if (unit_[i] > cap_[i])
+        return Verdict::Infeasible;
+    for (size_t s = 0; s < S_; ++s)
+      if (remInit_[s] > capQ_)
+        return Verdict::Infeasible;
     restarts_ = std::make_unique<RestartSchedule>(
         kOrders, kRestartUnit * int64_t(m_ + S_), kNoise,
         0x9E3779B97F4A7C15ull ^ uint64_t(capacity));
     restartsFor_ = capacity;
   }
+  const Key keys[kOrders] = {Key::WidthFirst, Key::TotalThenArea,
+                             Key::TotalThenWidth};
+  const int64_t start = work_;
   std::vector<double> noise;
   while (true) {
     if (work_ >= start + budget)
@@ -770,6 +769,7 @@ ExactOutcome searchExact(const Problem &pb, int64_t lowerBound,
   int64_t gaveUp = -1; ///< The largest capacity whose attempt ran out.
   bool capacityTried = capacity < lo || capacity >= hi;
   std::vector<int64_t> offsets;
+  const bool pairOrderFits = PairOrderSearch::fits(pb);
   int64_t sweepWork = 0, tightWork = 0, pairWork = 0;
   auto used = [&] { return search.work() + sweepWork + tightWork + pairWork; };
   // A capacity is tried by the tight search first where it applies (it is
@@ -800,7 +800,7 @@ ExactOutcome searchExact(const Problem &pb, int64_t lowerBound,
       return Verdict::Found;
     }
     std::unique_ptr<PairOrderSearch> pairs;
-    if (PairOrderSearch::fits(pb))
+    if (pairOrderFits)
       pairs = std::make_unique<PairOrderSearch>(pb, target);
     for (int64_t slice = std::max<int64_t>(1, left() / kFirstSlices);;
          slice *= 2) {
