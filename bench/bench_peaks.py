@@ -1,6 +1,6 @@
 """Heap peaks: upstream's pipeline against memplan-memory-pipeline, and the dataflow bound.
 
-    python bench/bench_peaks.py [--skip-gpt2] [--no-run] [--only NAME ...]
+    python bench/bench_peaks.py [--skip-gpt2] [--no-run] [--only NAME ...] [--models DIR ...]
 
 For every workload of ``../shared/workloads`` (tensor level, entry
 ``@forward``) and the generated transformer- and CNN-shaped programs of
@@ -56,10 +56,15 @@ WORKLOAD_DIR = os.path.join(HERE, "..", "..", "shared", "workloads")
 MEMPLAN = "memplan-memory-pipeline"
 
 
-def cases(skip_gpt2: bool, only: list[str]) -> list[tuple[str, str, str]]:
-    """(label, tensor-level text, entry function)."""
+def cases(skip_gpt2: bool, only: list[str], models: list[str] = ()) -> list[tuple[str, str, str]]:
+    """(label, tensor-level text, entry function): the shared workloads, the
+    generated programs, then every ``.mlir`` of the ``models`` directories
+    (e.g. written by ``bench/export_models.py``; entry ``@forward``)."""
     out = []
-    for path in sorted(glob.glob(os.path.join(WORKLOAD_DIR, "*.mlir"))):
+    paths = sorted(glob.glob(os.path.join(WORKLOAD_DIR, "*.mlir")))
+    for directory in models:
+        paths += sorted(glob.glob(os.path.join(directory, "*.mlir")))
+    for path in paths:
         if skip_gpt2 and "gpt2" in path:
             continue
         out.append((os.path.basename(path)[:-5], open(path).read(), "forward"))
@@ -94,6 +99,9 @@ def main() -> None:
     ap.add_argument("--skip-gpt2", action="store_true", help="leave out the 48-layer GPT-2 (slowest)")
     ap.add_argument("--no-run", action="store_true", help="skip the ExecutionEngine runs")
     ap.add_argument("--only", nargs="*", default=[], help="workloads whose label contains one of these")
+    ap.add_argument("--models", nargs="*", default=[], metavar="DIR",
+                    help="also every .mlir of these directories (entry @forward), e.g. the output of "
+                         "bench/export_models.py")
     args = ap.parse_args()
     print("| workload | upstream peak B | memplan peak B | dataflow bound B | memplan / bound "
           "| memplan / upstream | run-time peak B upstream -> memplan | heap allocation sites "
@@ -101,7 +109,7 @@ def main() -> None:
           "| above upstream |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---:|")
     above = over_bound = 0
-    for label, text, entry in cases(args.skip_gpt2, args.only):
+    for label, text, entry in cases(args.skip_gpt2, args.only, args.models):
         up_text, t_up = pipeline_output(text, UPSTREAM_BUFFERIZATION)
         mp_text, t_mp = pipeline_output(text, MEMPLAN)
         up_peak, bound, up_sites = static_figures(up_text)
