@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
 
 import numpy as np
 import pytest
@@ -168,19 +167,14 @@ def test_cli_report_and_plot(tmp_path, capsys):
     assert memplan_main([]) == 1  # no subcommand: a bad command line, exit 1
 
 
-def test_analysis_is_near_linear():
+def test_analysis_of_long_chains():
+    # How long it takes is bench/bench_scaling.py's; here, that a 20,000-op
+    # chain is analyzed whole: every buffer understood, one interval each.
     with ir.Context():
-        small = parse_source(chain(2_000))
-        large = parse_source(chain(20_000))
-        timings = []
-        for module in (small, large):
-            graph = extract_graph(module)
-            t = time.perf_counter()
+        for n in (2_000, 20_000):
+            graph = extract_graph(parse_source(chain(n)))
             lt = analyze_function(graph, function_ids(graph)[0])
-            timings.append(time.perf_counter() - t)
-            assert lt.eligible.all()
-    assert timings[1] < 0.5
-    assert timings[1] < 40 * max(timings[0], 1e-3)
+            assert lt.eligible.all() and len(lt) >= n - 1
 
 
 def test_branch_group_shares_one_interval():

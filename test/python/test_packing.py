@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import time
 
 import numpy as np
 import pytest
@@ -309,9 +308,7 @@ def test_worst_case_all_overlapping():
     n = 3000
     rng = np.random.default_rng(7)
     z = rng.integers(1, 10_000, n)
-    t0 = time.perf_counter()
-    r = packing.pack(np.zeros(n, np.int64), np.ones(n, np.int64), z, alignment=1)
-    assert time.perf_counter() - t0 < 10
+    r = packing.pack(np.zeros(n, np.int64), np.ones(n, np.int64), z, alignment=1)  # time: bench/bench_scaling.py
     assert r.pool_size == z.sum()  # nothing can share
     assert packing.verify(np.zeros(n, int), np.ones(n, int), z, r.offsets, 1, r.pool_size) == []
 
@@ -330,15 +327,12 @@ def test_threaded_best_is_deterministic():
     assert packing.verify(s, e, z, a.offsets, 64, a.pool_size) == []
 
 
-def test_large_chain_is_fast_and_tight():
+def test_large_chain_is_tight():
     n = 50_000
     rng = np.random.default_rng(11)
     s = np.arange(n)
     e = s + 1 + rng.geometric(0.5, n)
     z = rng.choice([4096, 65536, 1 << 20, 3 << 20], n)
-    t0 = time.perf_counter()
-    r = packing.pack(s, e, z)
-    elapsed = time.perf_counter() - t0
-    assert elapsed < 5, elapsed
+    r = packing.pack(s, e, z)  # its time: bench/bench_scaling.py
     assert r.pool_size <= 1.01 * r.lower_bound
     assert packing.verify(s, e, z, r.offsets, 64, r.pool_size) == []

@@ -73,3 +73,49 @@ def test_shell_command_runs(words: list[str]):
 def test_some_blocks_are_found():
     assert len(list(_python_cases())) >= 6 and len(list(_shell_commands())) >= 1
     assert any(str(p.id).startswith("docs/") for p in _python_cases())
+
+
+def _first_command() -> list[str]:
+    """The memplan-opt step of the README's first command."""
+    first = _blocks("sh")[0]
+    assert first[0] == "README.md:3", first[0]
+    (words,) = [p.values[0] for p in _shell_commands() if p.id.startswith("README.md:3:")]
+    return words
+
+
+def test_first_command_prints_the_planned_module():
+    # The README's first command promises the planned memref module on stdout
+    # and each step's statistics, the heap peak among them, on stderr: what
+    # it prints is checked, not only its exit code.
+    from mlir import ir
+
+    from memplan.ir import parse_source
+    from memplan.lifetimes.analysis import analyze_module
+    from memplan.lifetimes.peaks import input_peak
+    from memplan.numerics import compare
+    from memplan.pipeline import UPSTREAM_BUFFERIZATION
+    import memplan
+
+    words = _first_command()
+    tool = BIN / words[0].replace(".venv/bin/", "")
+    r = subprocess.run([str(tool), *words[1:]], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    source = (ROOT / words[1]).read_text()
+    planned = r.stdout
+    # A memref program: no tensor left, the intermediates in a pool of views.
+    assert planned.startswith("module") and "tensor<" not in planned
+    assert "memref.view" in planned and re.search(r"memref\.alloc\(\) \{alignment = 64 : i64\} : memref<\d+xi8>", planned)
+    # The statistics: one section per memplan pass of the pipeline, and the
+    # planned peak is the peak of the printed module, at most upstream's.
+    stats = {name: int(value) for value, name in re.findall(r"^\s*\(S\)\s+(\d+) ([\w-]+)", r.stderr, re.M)}
+    assert "MemplanBufferReusePass" in r.stderr and "MemplanBufferDeallocationPass" in r.stderr
+    with ir.Context():
+        printed_peak = sum(input_peak(lt) for lt in analyze_module(parse_source(planned)))
+        upstream = parse_source(source)
+        memplan.run_pipeline(upstream, f"builtin.module({UPSTREAM_BUFFERIZATION})")
+        upstream_peak = sum(input_peak(lt) for lt in analyze_module(upstream))
+    assert stats["peak-planned"] == printed_peak <= upstream_peak
+    # And it computes what the tensor program computes, bit for bit.
+    entry = re.search(r"func\.func @(\w+)", source).group(1)
+    result = compare(source, planned, entry)
+    assert result.ok, result.mismatch

@@ -7,8 +7,10 @@
 
 // PLAN-LABEL: func.func @copies
 //  PLAN-SAME:   size = "8192"
-//       PLAN:   memref.alloc() {memplan.transient = {interval = {{.*}}, offset = "{{0|4096}}"
-//       PLAN:   memref.alloc() {memplan.transient = {interval = {{.*}}, offset = "{{0|4096}}"
+// %a and %b are live together until the gpu.wait (their intervals overlap),
+// so they get disjoint bytes of the 8192.
+//       PLAN:   memref.alloc() {memplan.transient = {interval = array<i64: 1, 7>, offset = "0", {{.*}}size = "4096"
+//       PLAN:   memref.alloc() {memplan.transient = {interval = array<i64: 3, 7>, offset = "4096", {{.*}}size = "4096"
 //       PLAN:   memref.alloc() {memplan.transient = "heap: async-not-awaited"}
 // REMARK: :[[@LINE+10]]:8: remark: allocation stays on the heap: async-not-awaited
 func.func @copies(%x: memref<1024xf32>, %c: f32, %out: memref<1024xf32>, %storage: memref<?xi8> {memplan.transients}) -> !gpu.async.token {
