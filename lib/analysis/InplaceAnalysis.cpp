@@ -87,6 +87,15 @@ InplaceAnalysis::InplaceAnalysis(Operation *root, const IRNumbering &ir,
   nInplaceWrites.assign(nv, 0);
   nNonWritable.assign(nv, 0);
   inPlace.assign(no, 0);
+  deferred.assign(no, 0);
+  for (auto [opId, number] : options.deferredOperands) {
+    if (opId < 0 || opId >= static_cast<int32_t>(ir.ops.size()) || number < 0 ||
+        number >= static_cast<int32_t>(ir.ops[opId]->getNumOperands()))
+      continue;
+    if (int32_t o = ir.tensorOperand(&ir.ops[opId]->getOpOperand(number));
+        o >= 0)
+      deferred[o] = 1;
+  }
   // Own facts start empty; shared ones are allocated by the first analysis.
   if (facts.tensorSemantics.empty())
     facts.allocate(no, nv, ir.ops.size(), ir.blocks.size());
@@ -1116,13 +1125,24 @@ LogicalResult InplaceAnalysis::analyzeScope(Operation *scope) {
   std::vector<Operation *> order = analysisOrder(scope);
   buildIndex(ir.op(scope));
   indexOn = true;
+  // Deferred operands go after all the others, in the same order.
+  SmallVector<int32_t> last;
   for (Operation *op : order) {
     int32_t id = ir.op(op);
     for (int32_t o = ir.tensors.opOperandBegin[id];
-         o < ir.tensors.opOperandBegin[id + 1]; ++o)
-      analyzeOperand(o);
+         o < ir.tensors.opOperandBegin[id + 1]; ++o) {
+      if (deferred[o])
+        last.push_back(o);
+      else
+        analyzeOperand(o);
+    }
     if (error)
       break;
+  }
+  for (int32_t o : last) {
+    if (error)
+      break;
+    analyzeOperand(o);
   }
   indexOn = false;
   index.clear();

@@ -190,6 +190,8 @@ private:
   // Union-find over value ids, with the per-set counts the checks need.
   std::vector<int32_t> parent, nInplaceWrites, nNonWritable;
   std::vector<uint8_t> inPlace;
+  /// Per tensor operand: decided last (EngineOptions::deferredOperands).
+  std::vector<uint8_t> deferred;
 
   // The interfaces' answers: per scope, or shared across analyses.
   InterfaceFacts ownFacts;

@@ -32,6 +32,9 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "memplan-reuse-dying-inputs"
 
 using namespace mlir;
 
@@ -137,8 +140,11 @@ candidateFor(linalg::LinalgOp op,
 /// In-place decisions of the module, keyed by (pre-order op id, operand).
 using Decisions = llvm::DenseMap<std::pair<int32_t, int32_t>, bool>;
 
-std::optional<Decisions> analyze(Operation *root, bool functionBoundaries) {
-  EngineResult result = analyzeQuietly(root, functionBoundaries);
+std::optional<Decisions>
+analyze(Operation *root, bool functionBoundaries,
+        std::vector<std::pair<int32_t, int32_t>> deferred = {}) {
+  EngineResult result =
+      analyzeQuietly(root, functionBoundaries, std::move(deferred));
   if (!result.ok)
     return std::nullopt;
   Decisions out;
@@ -182,6 +188,28 @@ DyingInputStats reuseDyingInputs(MlirOperation rootHandle,
         r.op->setOperand(r.initOperand, rewritten ? r.input : r.destination);
   };
   setAll(true);
+  // The rewritten operands are decided after every other operand: a rewrite
+  // is then in place only where that costs no other operand its in-place
+  // decision, so one that would (writing a slice whose sibling is read
+  // later, say) is dropped alone and the others stay. Until decided, a
+  // rewritten operand is out of place (its own buffer, not read), as the
+  // fresh destination was, so the others get the decisions of the module as
+  // it was; the rounds below confirm that on the module as bufferization
+  // will analyze it.
+  std::vector<std::pair<int32_t, int32_t>> deferred;
+  for (Rewrite &r : rewrites)
+    deferred.push_back({opId[r.op], static_cast<int32_t>(r.initOperand)});
+  if (std::optional<Decisions> last =
+          analyze(root, functionBoundaries, std::move(deferred))) {
+    for (Rewrite &r : rewrites) {
+      auto it = last->find({opId[r.op], static_cast<int32_t>(r.initOperand)});
+      if (it != last->end() && it->second)
+        continue;
+      LLVM_DEBUG(llvm::dbgs() << "dropped: " << *r.op << "\n");
+      r.op->setOperand(r.initOperand, r.destination);
+      r.kept = false;
+    }
+  }
   // The decisions of the module as it was are needed only when the
   // rewritten one has an operand out of place that no rewrite touched (rare
   // in programs a compiler emits): it may have been out of place before.

@@ -30,8 +30,10 @@ bool isFreshDestination(Operation *op) {
   return bufferizable && bufferizable.bufferizesToAllocation(result);
 }
 
-EngineResult analyzeQuietly(Operation *root, bool functionBoundaries) {
+EngineResult analyzeQuietly(Operation *root, bool functionBoundaries,
+                            std::vector<std::pair<int32_t, int32_t>> deferred) {
   EngineOptions options;
+  options.deferredOperands = std::move(deferred);
   options.analysisOnly = true;
   options.undefinedUses = false;
   options.bufferize = {{"bufferize-function-boundaries", functionBoundaries},

@@ -27,7 +27,11 @@ bool isFreshDestination(mlir::Operation *op);
 /// untouched and the diagnostics dropped (they belong to the bufferization
 /// that follows, which reports them where the user asked for it): One-Shot
 /// (Module, with `functionBoundaries`) Analysis with unknown ops allowed.
-EngineResult analyzeQuietly(mlir::Operation *root, bool functionBoundaries);
+/// `deferred` operands (pre-order op id, operand number) are decided after
+/// all the others (EngineOptions::deferredOperands).
+EngineResult
+analyzeQuietly(mlir::Operation *root, bool functionBoundaries,
+               std::vector<std::pair<int32_t, int32_t>> deferred = {});
 
 /// An analysis state for interface queries outside an analysis (aliasing
 /// operands and values, reads and writes) on the IR under `root`: One-Shot's,

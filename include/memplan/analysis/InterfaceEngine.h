@@ -60,6 +60,13 @@ struct EngineOptions {
   /// with process-wide counters: their values before the run.
   uint64_t conflictCounter = 0;
   uint64_t nonWritableCounter = 0;
+  /// Operands (op id in pre-order from the root, operand number) decided
+  /// after every other operand of their scope, in the heuristic's order
+  /// among themselves: each is in place only where that conflicts with
+  /// nothing decided before it, so an in-place decision of one of them never
+  /// costs an operand that is not deferred its own. memplan's rewrites ask
+  /// this of the operands they change.
+  std::vector<std::pair<int32_t, int32_t>> deferredOperands;
   /// Testing: after each scope's decisions, compare every interface fact the
   /// engine keeps (read values, definitions, repetitive regions) with
   /// upstream's uncached answer; a difference is an error at the op.

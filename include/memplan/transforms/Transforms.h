@@ -50,10 +50,13 @@ struct DyingInputStats {
 /// of the destination's type and indexing map that dies at the op and whose
 /// buffer is the program's own (an allocation, not a function argument or a
 /// constant). Legality is the in-place analysis': memplan's engine analyzes
-/// the module before and after (One-Shot Module Bufferize with function
-/// boundaries when `functionBoundaries`), and a rewrite stays only where the
-/// op writes its input in place and no other tensor operand lost its
-/// in-place decision; the others are undone. Unused destinations are erased.
+/// the rewritten module (One-Shot Module Bufferize with function boundaries
+/// when `functionBoundaries`) with the rewritten operands decided after all
+/// the others, so that a rewrite is in place only where it costs no other
+/// operand its decision; the rewrites it leaves out of place are undone one
+/// by one, the others stay. A second analysis, in bufferization's order,
+/// confirms that no tensor operand lost its in-place decision (otherwise the
+/// rewrites of its function are undone). Unused destinations are erased.
 DyingInputStats reuseDyingInputs(MlirOperation root, bool functionBoundaries);
 
 /// What `reorderForMemory` did (memplan/transforms/Counters.def).

@@ -6,9 +6,12 @@ never used again. Writing ``%r`` into ``%a`` instead (``outs(%a)``) saves that
 buffer: below the dataflow bound, which keeps every destination as written.
 Candidates come from the interfaces (``LinalgOp``, upstream's
 ``linalg::isElementwise``, ``BufferizableOpInterface``); legality from the
-in-place analysis: memplan's engine analyzes the rewritten module and a
-rewrite stays only where the op writes its input in place and no other
-operand lost its in-place decision. Inputs whose buffer may be a function
+in-place analysis: memplan's engine analyzes the rewritten module with the
+rewritten operands decided after every other operand, so a rewrite stays
+only where the op writes its input in place without costing any other
+operand its in-place decision; one that would is dropped alone, the others
+stay (a second analysis, as bufferization will run it, confirms that no
+operand lost its decision). Inputs whose buffer may be a function
 argument or a constant are never used (writing the caller's tensors would
 change what the caller sees). C++: ``lib/transforms/ReuseDyingInputs.cpp``.
 """

@@ -130,3 +130,39 @@ func.func @alias_read_later(%x: tensor<4x16xf32>, %y: tensor<4x16xf32>) -> (tens
 
 // STATS: (S) 1 rejected
 // STATS-NEXT: (S) 0 reused-inputs
+
+// -----
+
+// A rewrite that would cost another operand its in-place decision is
+// dropped alone. %q, a slice of the fused %qkv, dies at the mul: writing the
+// mul into it would write %qkv's buffer while %k, another slice of it, is
+// read afterwards, so the slice %q would be copied out of place. That
+// candidate keeps its destination. The other two stay: %k dies at the exp
+// (the mul read %q before), which writes into it, and %a at the add.
+
+// CHECK-LABEL: func @one_dropped_others_kept
+//       CHECK:   %[[Q:.*]] = tensor.extract_slice %{{.*}}[0, 0] [4, 8] [1, 1]
+//       CHECK:   %[[K:.*]] = tensor.extract_slice %{{.*}}[0, 8] [4, 8] [1, 1]
+//       CHECK:   %[[E1:.*]] = tensor.empty() : tensor<4x8xf32>
+//       CHECK:   %[[QS:.*]] = linalg.mul ins(%[[Q]], %{{.*}} : tensor<4x8xf32>, tensor<4x8xf32>) outs(%[[E1]] : tensor<4x8xf32>)
+//  CHECK-NEXT:   %[[A:.*]] = linalg.exp ins(%[[K]] : tensor<4x8xf32>) outs(%[[K]] : tensor<4x8xf32>)
+//  CHECK-NEXT:   linalg.add ins(%[[A]], %{{.*}} : tensor<4x8xf32>, tensor<4x8xf32>) outs(%[[A]] : tensor<4x8xf32>)
+func.func @one_dropped_others_kept(%x: tensor<4x16xf32>, %w: tensor<16x24xf32>, %y: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x24xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<4x24xf32>) -> tensor<4x24xf32>
+  %qkv = linalg.matmul ins(%x, %w : tensor<4x16xf32>, tensor<16x24xf32>) outs(%f : tensor<4x24xf32>) -> tensor<4x24xf32>
+  %q = tensor.extract_slice %qkv[0, 0] [4, 8] [1, 1] : tensor<4x24xf32> to tensor<4x8xf32>
+  %k = tensor.extract_slice %qkv[0, 8] [4, 8] [1, 1] : tensor<4x24xf32> to tensor<4x8xf32>
+  %e1 = tensor.empty() : tensor<4x8xf32>
+  %qs = linalg.mul ins(%q, %y : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e1 : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %e2 = tensor.empty() : tensor<4x8xf32>
+  %a = linalg.exp ins(%k : tensor<4x8xf32>) outs(%e2 : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %e3 = tensor.empty() : tensor<4x8xf32>
+  %s = linalg.add ins(%a, %y : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e3 : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %qs, %s : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// STATS: (S) 3 candidates
+// STATS-NEXT: (S) 1 rejected
+// STATS-NEXT: (S) 2 reused-inputs
