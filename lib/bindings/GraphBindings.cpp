@@ -9,6 +9,7 @@
 #include "memplan/analysis/Graph.h"
 #include "memplan/analysis/OpRoles.h"
 #include "memplan/bindings/Bindings.h"
+#include "memplan/passes/HeldDiagnostics.h"
 
 #include "mlir-c/IR.h"
 
@@ -305,6 +306,11 @@ void registerGraphBindings(nb::module_ &m) {
         MlirOperation op = operationOf(capsule);
         std::string text;
         {
+          // The printer verifies the op first (unless assume_verified): the
+          // verifier's diagnostics, which upstream's printer swallows, are
+          // held anyway, so that no diagnostic can reach a Python handler
+          // without the GIL (memplan/passes/HeldDiagnostics.h).
+          DiagnosticHold hold(mlirOperationGetContext(op));
           nb::gil_scoped_release release;
           text = printOperation(op, assumeVerified);
         }

@@ -49,7 +49,9 @@ void registerOptBindings(nb::module_ &m) {
       "opt_main",
       [](const std::vector<std::string> &argv, nb::handle dialects) {
         MlirContext ctx = contextOf(dialects);
-        nb::gil_scoped_release release;
+        // MlirOptMain's contexts have its C++ handlers; memplan passes take
+        // the GIL in their hook, on whatever thread MLIR runs them.
+        MlirWithoutGil release;
         return optMain(argv, ctx);
       },
       nb::arg("argv"), nb::arg("dialects"),

@@ -10,8 +10,11 @@
 
 #include "memplan/bindings/Bindings.h"
 #include "memplan/passes/ExternalPass.h"
+#include "memplan/passes/HeldDiagnostics.h"
+#include "memplan/tools/Opt.h"
 
 #include "mlir-c/IR.h"
+#include "mlir-c/Pass.h"
 
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
@@ -19,6 +22,7 @@
 #include <nanobind/stl/variant.h>
 #include <nanobind/stl/vector.h>
 
+#include <atomic>
 #include <cstdio>
 #include <exception>
 #include <mutex>
@@ -31,8 +35,12 @@ namespace {
 /// The Python callables of one pass; never freed (the registry keeps the
 /// pass for the life of the process).
 struct PyHooks {
+  std::string argument;
   nb::object checkOptions, run, expand;
 };
+
+/// Threads in an MlirWithoutGil section.
+std::atomic<int> threadsWithoutGil{0};
 
 /// The exception's message (what() would add the Python traceback).
 std::string describe(nb::python_error &err) {
@@ -80,18 +88,41 @@ nb::object wrapOperation(MlirOperation op) {
 
 bool run(void *userData, MlirOperation op, const OptionValues &options,
          PassResultSink &sink) {
+  // A thread Python does not know (a pass manager's worker: the GIL state
+  // API leaves none behind) while nobody released the GIL for MLIR: the GIL
+  // may be held by the thread that waits for this one (upstream's
+  // PassManager.run holds it), and taking it would never return. The error
+  // reaches the waiting thread through MLIR's parallel diagnostic handler.
+  if (!PyGILState_GetThisThreadState() && !MlirWithoutGil::active()) {
+    std::string message =
+        static_cast<PyHooks *>(userData)->argument +
+        ": MLIR runs this pass on a worker thread while the Python thread "
+        "that runs the pass manager holds the GIL (PassManager.run); run the "
+        "pipeline with memplan.run_pipeline, or disable the context's "
+        "multithreading";
+    emitDiagnostic(mlirOperationGetLocation(op), /*severity=error*/ 0, message);
+    return false;
+  }
   nb::gil_scoped_acquire gil;
   try {
     nb::object pyOp = wrapOperation(op);
     // Valid during this call only: the pass hands it to its context.
+    MlirContext context = mlirOperationGetContext(op);
     nb::object runPipeline =
-        nb::cpp_function([&sink](const std::string &pipeline) {
+        nb::cpp_function([&sink, context](const std::string &pipeline) {
           std::string error;
           bool ok;
           {
-            // Passes of the nested pipeline may run on other threads and call
-            // back into Python.
-            nb::gil_scoped_release release;
+            // The GIL is released: memplan passes of the nested pipeline may
+            // run on the pass manager's threads (nested modules), and each
+            // takes the GIL in `run`. Nothing else of the nested pipeline may
+            // reach Python, and its diagnostics would: the bindings' handlers
+            // (PassManager.run's error capture, attach_diagnostic_handler)
+            // touch Python objects without taking the GIL. They are held
+            // back and emitted once the GIL is held again (~DiagnosticHold),
+            // so a failing nested pipeline is an MLIRError with them.
+            DiagnosticHold hold(context);
+            MlirWithoutGil release;
             ok = sink.runPipeline(pipeline, error);
           }
           if (!error.empty())
@@ -150,7 +181,8 @@ std::vector<ExternalOption> toOptions(const std::vector<OptionTuple> &tuples) {
 
 /// Hooks that call the given Python callables: checkOptions always, run and
 /// expand where the callable is not None.
-ExternalPassHooks pythonHooks(nb::object checkOptionsFn, nb::object runFn,
+ExternalPassHooks pythonHooks(const std::string &argument,
+                              nb::object checkOptionsFn, nb::object runFn,
                               nb::object expandFn) {
   ExternalPassHooks hooks;
   hooks.checkOptions = &checkOptions;
@@ -158,7 +190,7 @@ ExternalPassHooks pythonHooks(nb::object checkOptionsFn, nb::object runFn,
     hooks.run = &run;
   if (!expandFn.is_none())
     hooks.expand = &expand;
-  hooks.userData = new PyHooks{checkOptionsFn, runFn, expandFn};
+  hooks.userData = new PyHooks{argument, checkOptionsFn, runFn, expandFn};
   return hooks;
 }
 
@@ -174,7 +206,33 @@ template <typename Add> bool registerNew(const std::string &argument, Add add) {
 
 } // namespace
 
+MlirWithoutGil::Count::Count() { ++threadsWithoutGil; }
+MlirWithoutGil::Count::~Count() { --threadsWithoutGil; }
+bool MlirWithoutGil::active() { return threadsWithoutGil.load() > 0; }
+
 void registerRegistryBindings(nb::module_ &m) {
+  m.def(
+      "run_pass_manager",
+      [](nb::handle passManager, nb::handle operation) {
+        MlirPassManager pm{objectPointer(
+            passManager, "mlir.passmanager.PassManager._CAPIPtr")};
+        MlirOperation op{
+            objectPointer(operation, "mlir.ir.Operation._CAPIPtr")};
+        MlirLogicalResult result;
+        {
+          // Python's handlers see the diagnostics once the GIL is held
+          // again; memplan passes on MLIR's worker threads take the GIL.
+          DiagnosticHold hold(mlirOperationGetContext(op));
+          MlirWithoutGil release;
+          result = mlirPassManagerRunOnOp(pm, op);
+        }
+        return mlirLogicalResultIsSuccess(result);
+      },
+      nb::arg("pass_manager"), nb::arg("operation"),
+      "Run an mlir.passmanager.PassManager on an mlir.ir.Operation with the "
+      "GIL released (memplan passes on the pass manager's threads take it; "
+      "diagnostics reach the context's handlers afterwards, in order); False "
+      "when the pipeline fails. The caller keeps both alive.");
   m.def(
       "register_pass",
       [](const std::string &argument, const std::string &name,
@@ -182,8 +240,9 @@ void registerRegistryBindings(nb::module_ &m) {
          const std::vector<OptionTuple> &options, nb::object checkOptionsFn,
          nb::object runFn) {
         return registerNew(argument, [&] {
-          registerExternalPass(argument, name, description, toOptions(options),
-                               pythonHooks(checkOptionsFn, runFn, nb::none()));
+          registerExternalPass(
+              argument, name, description, toOptions(options),
+              pythonHooks(argument, checkOptionsFn, runFn, nb::none()));
         });
       },
       nb::arg("argument"), nb::arg("name"), nb::arg("description"),
@@ -207,7 +266,7 @@ void registerRegistryBindings(nb::module_ &m) {
         return registerNew(argument, [&] {
           registerExternalPipeline(
               argument, description, toOptions(options),
-              pythonHooks(checkOptionsFn, nb::none(), expandFn));
+              pythonHooks(argument, checkOptionsFn, nb::none(), expandFn));
         });
       },
       nb::arg("argument"), nb::arg("description"), nb::arg("options"),

@@ -523,7 +523,7 @@ def _register_in_mlir(info: PassInfo) -> None:
         def run(op: ir.Operation, values: Sequence[tuple[str, Any]], run_pipeline: Callable[[str], bool]):
             options = info.typed_values(values)
             ctx = execute(info, dict(options), op, run_pipeline)
-            runs = getattr(_recording, "runs", None)
+            runs = _recording.get(op.context)
             if runs is not None:
                 record = MemplanPass(info, options)
                 record.statistics = ctx.statistics
@@ -554,19 +554,24 @@ def _option_specs(info: PassInfo) -> list[tuple[str, str, str, str, list[str]]]:
     ]
 
 
-_recording = threading.local()
+#: The list each context's runs are recorded in (``recording_runs``); read
+#: and written with the GIL held.
+_recording: dict[ir.Context, list[MemplanPass]] = {}
 
 
 @contextlib.contextmanager
-def recording_runs() -> Iterator[list[MemplanPass]]:
-    """Collects the memplan passes that MLIR runs on this thread meanwhile
-    (configured, with the statistics of their run)."""
-    previous = getattr(_recording, "runs", None)
-    _recording.runs = runs = []
+def recording_runs(context: ir.Context) -> Iterator[list[MemplanPass]]:
+    """Collects the memplan passes that MLIR runs on ``context`` meanwhile,
+    on any thread (configured, with the statistics of their run)."""
+    previous = _recording.get(context)
+    _recording[context] = runs = []
     try:
         yield runs
     finally:
-        _recording.runs = previous
+        if previous is None:
+            del _recording[context]
+        else:
+            _recording[context] = previous
 
 
 def registered_passes() -> list[PassInfo]:

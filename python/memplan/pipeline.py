@@ -70,6 +70,34 @@ def run_pipeline(module: Union[ir.Module, ir.Operation], text: str) -> list[regi
 
         raise TypeError(foreign_module_message(module, "run_pipeline"))
     pm = parse_pipeline(text, op.context)
-    with registry.recording_runs() as ran:
-        pm.run(op)
+    with registry.recording_runs(op.context) as ran:
+        run_pass_manager(pm, op)
     return ran
+
+
+def run_pass_manager(pm: passmanager.PassManager, op: ir.Operation) -> None:
+    """``pm.run(op)`` with the GIL released while MLIR runs: memplan passes
+    that the pass manager runs on its worker threads (one per nested module)
+    take the GIL in turn, where ``PassManager.run``, which holds it all
+    along, makes them fail. Raises ``mlir.ir.MLIRError`` with the error
+    diagnostics when the pipeline fails, as ``PassManager.run`` does."""
+    from memplan import _core
+
+    context = op.context
+    errors: list[ir.DiagnosticInfo] = []
+
+    def capture(diag: ir.Diagnostic) -> bool:
+        # What PassManager.run's capture takes: errors, unless the context
+        # asks for them to be emitted.
+        if context.emit_error_diagnostics or diag.severity != ir.DiagnosticSeverity.ERROR:
+            return False
+        errors.append(ir.DiagnosticInfo(diag))
+        return True
+
+    handler = context.attach_diagnostic_handler(capture)
+    try:
+        ok = _core.run_pass_manager(pm, op)
+    finally:
+        handler.detach()
+    if not ok:
+        raise ir.MLIRError("Failure while executing pass pipeline", errors)

@@ -3,6 +3,31 @@
 // Each C++ component registers its own Python surface; module.cpp only calls
 // these in turn.
 //
+// The GIL rules of these bindings:
+// - Python is entered (a hook, an object made) only with the GIL held: every
+//   hook MLIR calls (lib/bindings/RegistryBindings.cpp: run, checkOptions,
+//   expand) takes it first, whatever thread the pass manager runs it on.
+// - The GIL is released only around C++ that cannot reach Python: packing
+//   and lifetime tables (plain arrays), or MLIR work under a DiagnosticHold
+//   (memplan/passes/HeldDiagnostics.h), taken with the GIL held and emitted
+//   once it is held again. MLIR reaches Python only through the diagnostic
+//   handlers the Python bindings attach to a context, which do not take the
+//   GIL themselves: held back, they run with it. Passes in a released
+//   section that are Python take the GIL in their hook.
+// - A release around MLIR code that may run memplan passes (memplan-opt's
+//   driver, a nested pipeline, memplan.run_pipeline's run) is needed, and is
+//   an MlirWithoutGil: the pass manager may run those passes on its worker
+//   threads, which would wait forever for a GIL held by the thread waiting
+//   for them. Where a caller holds the GIL all along (upstream's
+//   PassManager.run) and MLIR runs a memplan pass on a worker thread (a
+//   memplan pass anchored on several nested modules), the pass fails with a
+//   located error instead of waiting forever.
+// The releases: PackingBindings (pack, bounds, verify_packing),
+// LifetimesBindings (analyze_lifetimes, chain_pools: arrays only),
+// GraphBindings (print_asm, held), RegistryBindings (a nested pipeline,
+// held), OptBindings (opt_main: MlirOptMain's own contexts, whose handlers
+// are its C++ ones; memplan passes take the GIL in their hook).
+//
 //===----------------------------------------------------------------------===//
 #ifndef MEMPLAN_BINDINGS_BINDINGS_H
 #define MEMPLAN_BINDINGS_BINDINGS_H
@@ -40,6 +65,29 @@ inline void *objectPointer(nanobind::handle object, const char *name) {
 inline MlirOperation operationOf(nanobind::handle capsule) {
   return MlirOperation{capsulePointer(capsule, "mlir.ir.Operation._CAPIPtr")};
 }
+
+/// Releases the GIL for MLIR work that may run memplan passes (a pass
+/// manager's run) and marks that a thread waits for it without the GIL: the
+/// passes MLIR runs meanwhile on its worker threads may take the GIL. A
+/// worker thread finding no such section knows that the GIL may be held by
+/// the thread waiting for it (upstream's `PassManager.run` holds it) and
+/// fails the pass instead of waiting forever (RegistryBindings.cpp).
+class MlirWithoutGil {
+public:
+  MlirWithoutGil() = default;
+  MlirWithoutGil(const MlirWithoutGil &) = delete;
+  MlirWithoutGil &operator=(const MlirWithoutGil &) = delete;
+  /// Whether some thread is in such a section now.
+  static bool active();
+
+private:
+  struct Count {
+    Count();
+    ~Count();
+  };
+  Count count; // before the release: counted while the GIL is released
+  nanobind::gil_scoped_release release;
+};
 
 void registerAllocsToViewsBindings(nanobind::module_ &m);
 void registerGraphBindings(nanobind::module_ &m);
