@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TensorQueries.h"
+#include "UseAnchors.h"
 #include "memplan/transforms/Transforms.h"
 
 #include "mlir/CAPI/IR.h"
@@ -36,19 +37,13 @@ SplitDestinationsStats splitDestinations(MlirOperation rootHandle) {
   for (Operation *dest : destinations) {
     Block *block = dest->getBlock();
     Value result = dest->getResult(0);
-    SmallVector<OpOperand *> uses;
-    for (OpOperand &use : result.getUses())
-      uses.push_back(&use);
-    if (uses.empty())
+    SmallVector<OpOperand *> unanchored;
+    SmallVector<UseAnchor> anchors = useAnchors(result, block, unanchored);
+    if (anchors.empty())
       continue;
-    // The op of `block` that holds the use: the destination's result
-    // dominates it, so it comes after `dest`.
-    auto anchor = [&](OpOperand *use) {
-      return block->findAncestorOpInBlock(*use->getOwner());
-    };
-    if (uses.size() == 1) {
-      Operation *at = anchor(uses.front());
-      if (at && at != dest && dest->getNextNode() != at) {
+    if (anchors.size() == 1) {
+      Operation *at = anchors.front().op;
+      if (at != dest && dest->getNextNode() != at) {
         dest->moveBefore(at);
         ++stats.sunk;
       }
@@ -57,31 +52,29 @@ SplitDestinationsStats splitDestinations(MlirOperation rootHandle) {
     // Only where no use reads the destination: reading a tensor.empty is
     // undefined, but bufferization would hand such a read what another use
     // wrote into the shared buffer, and a program relying on that keeps it.
-    if (llvm::any_of(uses, [&](OpOperand *use) {
+    if (llvm::any_of(result.getUses(), [&](OpOperand &use) {
           auto owner =
-              dyn_cast<bufferization::BufferizableOpInterface>(use->getOwner());
-          return !owner || owner.bufferizesToMemoryRead(*use, query.get());
+              dyn_cast<bufferization::BufferizableOpInterface>(use.getOwner());
+          return !owner || owner.bufferizesToMemoryRead(use, query.get());
         })) {
       ++stats.keptRead;
       continue;
     }
-    // Every use gets its own clone, located at the op it is the destination
-    // of (which is what the buffer will hold); the original goes.
+    // Every op holding uses gets its own clone right before it, located at
+    // the op it is the destination of (which is what the buffer will hold).
+    // The uses one op holds share theirs: a loop or a branch gets one
+    // destination before it, as upstream's bufferization allocates it, not
+    // one per nested use (each held on every path, the loop's zero-trip one
+    // included).
     OpBuilder builder(dest->getContext());
-    bool complete = true;
-    for (OpOperand *use : uses) {
-      Operation *at = anchor(use);
-      if (!at) {
-        complete = false;
-        continue;
-      }
-      builder.setInsertionPoint(at);
+    for (const UseAnchor &anchor : anchors) {
+      builder.setInsertionPoint(anchor.op);
       Operation *clone = builder.clone(*dest);
-      clone->setLoc(use->getOwner()->getLoc());
-      use->set(clone->getResult(0));
+      clone->setLoc(anchor.uses.front()->getOwner()->getLoc());
+      redirectUses(anchor, clone->getResult(0));
       ++stats.split;
     }
-    if (complete && result.use_empty())
+    if (result.use_empty())
       dest->erase();
   }
   return stats;

@@ -24,11 +24,13 @@ struct SplitDestinationsStats {
 #include "memplan/transforms/Counters.def"
 };
 
-/// Gives every use of a fresh destination (a side-effect free op without
-/// regions or tensor operands whose tensor result bufferizes to a new
-/// allocation, as `tensor.empty`: BufferizableOpInterface) its own copy,
-/// right before the user's ancestor in the destination's block, and moves a
-/// destination with one user down to it. A destination one of whose uses
+/// Gives every op of a fresh destination's block that holds uses of it (a
+/// side-effect free op without regions or tensor operands whose tensor
+/// result bufferizes to a new allocation, as `tensor.empty`:
+/// BufferizableOpInterface) its own copy, right before that op, shared by
+/// the uses it holds (the uses inside one loop or branch share one, as
+/// upstream allocates it), and moves a destination held by one op down to
+/// it. A destination one of whose uses
 /// reads it (BufferizableOpInterface) stays shared: the program reads
 /// undefined contents, which bufferization makes what another use wrote. Tensor
 /// semantics are unchanged (the op is pure); bufferization then allocates each

@@ -4,10 +4,12 @@ torch-mlir's importer (and any pass that CSEs) shares one ``tensor.empty``
 between the same op of every layer. Upstream bufferization then makes one
 buffer, allocated where that ``tensor.empty`` stands, and writes it in place
 in every layer: it lives from the first layer to the last. This pass gives
-every use of such a destination its own copy right before the op that uses
-it (the op of the destination's block that holds the use, so a use inside a
-loop gets its copy before the loop), and moves a destination with one use
-down to it. The rewrite itself is C++ on MLIR's C++ API
+every op of the destination's block that holds uses of it its own copy, right
+before that op (a use inside a loop gets its copy before the loop), shared by
+the uses that op holds: a loop or a branch gets one destination, as upstream
+allocates it, not one per nested use, which would hold them all on every
+path. A destination held by one op moves down to it. The grouping of uses is
+``lib/transforms/UseAnchors.cpp``, shared with ``memplan-recompute-cheap-values``. The rewrite itself is C++ on MLIR's C++ API
 (``lib/transforms/SplitDestinations.cpp``); which ops are destinations comes
 from the interfaces: side-effect free, no regions and no tensor operands, one
 tensor result that ``BufferizableOpInterface`` says bufferizes to an

@@ -78,6 +78,44 @@ func.func @use_in_loop(%x: tensor<8xf32>, %n: index) -> tensor<8xf32> {
   return %r : tensor<8xf32>
 }
 
+// STATS: MemplanSplitDestinationsPass
+// STATS-NEXT: (S) 0 kept-read-destinations
+// STATS-NEXT: (S) 2 split-destinations
+// STATS-NEXT: (S) 0 sunk-destinations
+
+// -----
+
+// Two uses inside one loop body share the destination the loop gets: it
+// moves down to the loop, and the loop holds one buffer, as upstream
+// allocates it. One destination per use, both before the loop, would hold
+// two buffers on every path (the loop's zero-trip one included).
+
+// CHECK-LABEL: func @two_uses_in_one_loop
+//       CHECK:   %[[E:.*]] = tensor.empty() : tensor<16xf32>
+//  CHECK-NEXT:   scf.for
+//   CHECK-NOT:     tensor.empty
+//       CHECK:     linalg.exp ins(%{{.*}} : tensor<16xf32>) outs(%[[E]] : tensor<16xf32>)
+//       CHECK:     linalg.negf ins(%{{.*}} : tensor<16xf32>) outs(%[[E]] : tensor<16xf32>)
+func.func @two_uses_in_one_loop(%x: tensor<16xf32>, %n: index) -> tensor<16xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %e = tensor.empty() : tensor<16xf32>
+  %y = linalg.exp ins(%x : tensor<16xf32>) outs(%x : tensor<16xf32>) -> tensor<16xf32>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %y) -> tensor<16xf32> {
+    %a = linalg.exp ins(%acc : tensor<16xf32>) outs(%e : tensor<16xf32>) -> tensor<16xf32>
+    %s = linalg.add ins(%a, %acc : tensor<16xf32>, tensor<16xf32>) outs(%acc : tensor<16xf32>) -> tensor<16xf32>
+    %b = linalg.negf ins(%s : tensor<16xf32>) outs(%e : tensor<16xf32>) -> tensor<16xf32>
+    %t = linalg.add ins(%b, %s : tensor<16xf32>, tensor<16xf32>) outs(%s : tensor<16xf32>) -> tensor<16xf32>
+    scf.yield %t : tensor<16xf32>
+  }
+  return %r : tensor<16xf32>
+}
+
+// STATS: MemplanSplitDestinationsPass
+// STATS-NEXT: (S) 0 kept-read-destinations
+// STATS-NEXT: (S) 0 split-destinations
+// STATS-NEXT: (S) 1 sunk-destinations
+
 // -----
 
 // Only pure ops that bufferize to a new allocation are destinations: a
