@@ -106,6 +106,52 @@ Type bufferTypeOf(Value v, const bufferization::BufferizationOptions &options) {
   return succeeded(type) ? Type(*type) : Type();
 }
 
+/// Whether `nested`, an op of a payload, can touch no buffer: it has scalar
+/// operands and results and no regions, and either no memory effect or only
+/// writes that name no value or symbol (`cf.assert`, which torch-mlir puts
+/// in the payloads it fuses: a write to the program's state, its abort).
+/// Without a buffer operand it cannot name the buffer the op writes, so
+/// which buffer that is does not change what it does; a read of memory it
+/// does not name could see the input being overwritten, and is not allowed.
+bool touchesNoBuffer(Operation *nested) {
+  auto scalar = [](Type t) { return t.isIntOrIndexOrFloat(); };
+  if (nested->getNumRegions() != 0 ||
+      !llvm::all_of(nested->getOperandTypes(), scalar) ||
+      !llvm::all_of(nested->getResultTypes(), scalar))
+    return false;
+  if (isMemoryEffectFree(nested))
+    return true;
+  auto effects = dyn_cast<MemoryEffectOpInterface>(nested);
+  if (!effects)
+    return false;
+  SmallVector<MemoryEffects::EffectInstance> instances;
+  effects.getEffects(instances);
+  return llvm::all_of(instances, [](MemoryEffects::EffectInstance &e) {
+    return isa<MemoryEffects::Write>(e.getEffect()) && !e.getValue() &&
+           !e.getSymbolRef();
+  });
+}
+
+/// Upstream's `linalg::isElementwise` (all loops parallel, projected
+/// permutation maps, permutations for the results, a payload of scalar
+/// elementwise ops), or the same shape with a payload whose ops touch no
+/// buffer (touchesNoBuffer): fused payloads that keep the importer's
+/// checks are elementwise too.
+bool isElementwiseWithChecks(linalg::LinalgOp op) {
+  if (linalg::isElementwise(op))
+    return true;
+  if (op.getNumLoops() != op.getNumParallelLoops() ||
+      !linalg::allIndexingsAreProjectedPermutation(op) ||
+      op->getNumRegions() != 1 || !op->getRegion(0).hasOneBlock())
+    return false;
+  for (OpOperand &init : op.getDpsInitsMutable())
+    if (!op.getMatchingIndexingMap(&init).isPermutation())
+      return false;
+  return llvm::all_of(
+      op->getRegion(0).front().without_terminator(),
+      [](Operation &nested) { return touchesNoBuffer(&nested); });
+}
+
 /// The rewrite for `op`, if it has a candidate. The input must bufferize to
 /// the buffer type the destination would have had: otherwise the result's
 /// buffer changes layout, and its users (a function return with identity
@@ -115,7 +161,7 @@ candidateFor(linalg::LinalgOp op,
              const bufferization::BufferizationOptions &options,
              bufferization::AnalysisState &state) {
   if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
-      !linalg::isElementwise(op))
+      !isElementwiseWithChecks(op))
     return std::nullopt;
   OpOperand *init = op.getDpsInitOperand(0);
   if (op.payloadUsesValueFromOperand(init) ||

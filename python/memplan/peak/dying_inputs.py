@@ -5,7 +5,10 @@ new buffer for ``%r`` even when ``%a`` (same type, read at the same index) is
 never used again. Writing ``%r`` into ``%a`` instead (``outs(%a)``) saves that
 buffer: below the dataflow bound, which keeps every destination as written.
 Candidates come from the interfaces (``LinalgOp``, upstream's
-``linalg::isElementwise``, ``BufferizableOpInterface``); legality from the
+``linalg::isElementwise`` or the same shape with a payload whose other ops
+touch no buffer by ``MemoryEffectOpInterface``, such as the ``cf.assert``
+checks torch-mlir's fused payloads keep, ``BufferizableOpInterface``);
+legality from the
 in-place analysis: memplan's engine analyzes the rewritten module with the
 rewritten operands decided after every other operand, so a rewrite stays
 only where the op writes its input in place without costing any other

@@ -166,3 +166,58 @@ func.func @one_dropped_others_kept(%x: tensor<4x16xf32>, %w: tensor<16x24xf32>, 
 // STATS: (S) 3 candidates
 // STATS-NEXT: (S) 1 rejected
 // STATS-NEXT: (S) 2 reused-inputs
+
+// -----
+
+// A fused payload that keeps the importer's cf.assert is still elementwise:
+// the assert's write names no buffer (it is the program's abort), so the
+// op may write into %a, which dies there.
+
+// CHECK-LABEL: func @assert_in_payload
+//       CHECK:   %[[A:.*]] = linalg.exp
+//  CHECK-NEXT:   linalg.generic {{.*}} ins(%[[A]], %{{.*}} : tensor<64xf32>, tensor<64xf32>) outs(%[[A]] : tensor<64xf32>)
+//       CHECK:     cf.assert
+#id1 = affine_map<(d0) -> (d0)>
+func.func @assert_in_payload(%x: tensor<64xf32>, %y: tensor<64xf32>) -> tensor<64xf32> {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64xf32>
+  %a = linalg.exp ins(%x : tensor<64xf32>) outs(%e : tensor<64xf32>) -> tensor<64xf32>
+  %e2 = tensor.empty() : tensor<64xf32>
+  %s = linalg.generic {indexing_maps = [#id1, #id1, #id1], iterator_types = ["parallel"]}
+      ins(%a, %y : tensor<64xf32>, tensor<64xf32>) outs(%e2 : tensor<64xf32>) {
+  ^bb0(%in: f32, %in2: f32, %out: f32):
+    %nz = arith.cmpf one, %in2, %cst : f32
+    cf.assert %nz, "division by zero"
+    %d = arith.divf %in, %in2 : f32
+    linalg.yield %d : f32
+  } -> tensor<64xf32>
+  return %s : tensor<64xf32>
+}
+
+// -----
+
+// A payload that reads memory (a global's element) is not elementwise: it
+// could read the buffer the op writes. %a dies at the op, which keeps its
+// destination.
+
+// CHECK-LABEL: func @load_in_payload
+//       CHECK:   linalg.exp
+//  CHECK-NEXT:   %[[E2:.*]] = tensor.empty() : tensor<64xf32>
+//  CHECK-NEXT:   linalg.generic {{.*}} outs(%[[E2]] : tensor<64xf32>)
+#id1 = affine_map<(d0) -> (d0)>
+memref.global "private" constant @table : memref<64xf32> = dense<1.0>
+func.func @load_in_payload(%x: tensor<64xf32>) -> tensor<64xf32> {
+  %g = memref.get_global @table : memref<64xf32>
+  %e = tensor.empty() : tensor<64xf32>
+  %a = linalg.exp ins(%x : tensor<64xf32>) outs(%e : tensor<64xf32>) -> tensor<64xf32>
+  %e2 = tensor.empty() : tensor<64xf32>
+  %s = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%a : tensor<64xf32>) outs(%e2 : tensor<64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %i = linalg.index 0 : index
+    %t = memref.load %g[%i] : memref<64xf32>
+    %d = arith.addf %in, %t : f32
+    linalg.yield %d : f32
+  } -> tensor<64xf32>
+  return %s : tensor<64xf32>
+}
