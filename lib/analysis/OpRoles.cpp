@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "AsyncWork.h"
 #include "IRNumbering.h"
 #include "OpRoleTable.h"
 
@@ -213,51 +214,19 @@ bool alwaysRuns(RegionBranchOpInterface op) {
          });
 }
 
-/// The values that complete when the asynchronous work `op` starts is done:
-/// the token of a gpu::AsyncOpInterface op, the token and values of an
-/// async.execute. Empty for an op whose work is done when it returns.
-SmallVector<Value> asyncCompletions(Operation *op) {
-  if (auto gpuOp = dyn_cast<gpu::AsyncOpInterface>(op)) {
-    if (Value token = gpuOp.getAsyncToken())
-      return {token};
-    return {};
-  }
-  if (auto execute = dyn_cast<async::ExecuteOp>(op))
-    return SmallVector<Value>(execute->getResults());
-  return {};
-}
-
 /// The first op after `op` in its block that waits until the work `op`
-/// started is done, or null. Completion values are followed through the ops
-/// that chain them (a gpu async op waits for its dependencies, and its token
-/// completes after them; an async.execute starts after its dependencies and
-/// operands; async.add_to_group puts a token in a group); the ops that wait
-/// are a gpu async op without a token of its own (gpu.wait, a synchronous
-/// gpu.memcpy) on a pending dependency, async.await and async.await_all. An
-/// op nested in a later op of the block may not run: it does not count, and
-/// nor does any other use (passed to a call, returned, yielded, stored).
+/// started is done, or null (the rules of asyncStep). An op nested in a
+/// later op of the block may not run: it does not count, and nor does any
+/// other use (passed to a call, returned, yielded, stored).
 Operation *completionPoint(Operation *op, ArrayRef<Value> completions) {
   llvm::SmallPtrSet<Value, 8> pending(completions.begin(), completions.end());
   auto isPending = [&](Value v) { return pending.contains(v); };
+  SmallVector<Value> chained;
   for (Operation *next = op->getNextNode(); next; next = next->getNextNode()) {
-    if (llvm::none_of(next->getOperands(), isPending))
-      continue;
-    if (auto gpuOp = dyn_cast<gpu::AsyncOpInterface>(next)) {
-      if (llvm::none_of(gpuOp.getAsyncDependencies(), isPending))
-        continue;
-      if (Value token = gpuOp.getAsyncToken())
-        pending.insert(token);
-      else
-        return next;
-    } else if (isa<async::AwaitOp, async::AwaitAllOp>(next)) {
+    chained.clear();
+    if (asyncStep(next, isPending, chained) == AsyncStep::Waits)
       return next;
-    } else if (auto execute = dyn_cast<async::ExecuteOp>(next)) {
-      for (Value result : execute->getResults())
-        pending.insert(result);
-    } else if (auto add = dyn_cast<async::AddToGroupOp>(next)) {
-      if (isPending(add.getOperand()))
-        pending.insert(add.getGroup());
-    }
+    pending.insert(chained.begin(), chained.end());
   }
   return nullptr;
 }
@@ -344,6 +313,45 @@ int32_t classify(Operation *op) {
 }
 
 } // namespace
+
+SmallVector<Value> asyncCompletions(Operation *op) {
+  if (auto gpuOp = dyn_cast<gpu::AsyncOpInterface>(op)) {
+    if (Value token = gpuOp.getAsyncToken())
+      return {token};
+    return {};
+  }
+  if (auto execute = dyn_cast<async::ExecuteOp>(op))
+    return SmallVector<Value>(execute->getResults());
+  return {};
+}
+
+AsyncStep asyncStep(Operation *next, function_ref<bool(Value)> isPending,
+                    SmallVectorImpl<Value> &chained) {
+  if (llvm::none_of(next->getOperands(), isPending))
+    return AsyncStep::None;
+  if (auto gpuOp = dyn_cast<gpu::AsyncOpInterface>(next)) {
+    if (llvm::none_of(gpuOp.getAsyncDependencies(), isPending))
+      return AsyncStep::None;
+    if (Value token = gpuOp.getAsyncToken()) {
+      chained.push_back(token);
+      return AsyncStep::Chains;
+    }
+    return AsyncStep::Waits;
+  }
+  if (isa<async::AwaitOp, async::AwaitAllOp>(next))
+    return AsyncStep::Waits;
+  if (auto execute = dyn_cast<async::ExecuteOp>(next)) {
+    chained.append(execute->result_begin(), execute->result_end());
+    return AsyncStep::Chains;
+  }
+  if (auto add = dyn_cast<async::AddToGroupOp>(next)) {
+    if (!isPending(add.getOperand()))
+      return AsyncStep::None;
+    chained.push_back(add.getGroup());
+    return AsyncStep::Chains;
+  }
+  return AsyncStep::None;
+}
 
 int32_t opInterfaces(Operation *op) {
   int32_t bits = 0;

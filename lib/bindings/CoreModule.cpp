@@ -7,6 +7,7 @@ NB_MODULE(_core, m) {
   memplan::registerGraphBindings(m);
   memplan::registerNumericsBindings(m);
   memplan::registerAllocsToViewsBindings(m);
+  memplan::registerDeallocationBindings(m);
   memplan::registerPackingBindings(m);
   memplan::registerLifetimesBindings(m);
   memplan::registerRegistryBindings(m);

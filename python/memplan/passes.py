@@ -38,6 +38,7 @@ from memplan.packing import DEFAULT_BUDGET
 # that pass modules may import this one freely.
 _PASS_MODULES = (
     "memplan.deallocation.dealloc_pass",
+    "memplan.deallocation.verify",
     "memplan.debug.print_graph",
     "memplan.inplace.bufferize",
     "memplan.lifetimes.liveness_pass",
@@ -252,9 +253,10 @@ class PassContext:
         """Report a remark at an op or location (see :func:`_report`)."""
         _report(_location(where), "remark", message)
 
-    def warning(self, where: Any, message: str) -> None:
-        """Report a warning at an op or location (see :func:`_report`)."""
-        _report(_location(where), "warning", message)
+    def warning(self, where: Any, message: str, notes: Sequence[tuple[Any, str]] = ()) -> None:
+        """Report a warning at an op or location, with ``notes`` (op or
+        location, message) attached (see :func:`_report`)."""
+        _report(_location(where), "warning", message, [(_location(at), note) for at, note in notes])
 
     def stat(self, name: str, value: int, description: str) -> None:
         """Add ``value`` to the statistic ``name``."""
@@ -269,13 +271,16 @@ class PassContext:
 EMIT_THROUGH_MLIR = False
 
 
-def _report(loc: ir.Location, severity: str, message: str) -> None:
+def _report(loc: ir.Location, severity: str, message: str,
+            notes: Sequence[tuple[ir.Location, str]] = ()) -> None:
     if EMIT_THROUGH_MLIR:
         from memplan import _core
 
-        _core.emit_diagnostic(loc, {"warning": 1, "remark": 2}[severity], message)
+        _core.emit_diagnostic(loc, {"warning": 1, "remark": 2}[severity], message, list(notes))
         return
     print(f"{location_prefix(loc)}: {severity}: {message}", file=sys.stderr)
+    for at, note in notes:
+        print(f"{location_prefix(at)}: note: {note}", file=sys.stderr)
 
 
 def _location(where: Any) -> ir.Location:

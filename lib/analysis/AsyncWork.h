@@ -1,0 +1,39 @@
+//===- AsyncWork.h - When asynchronous work on buffers is done --*- C++ -*-===//
+//
+// The rules the lifetime analysis (OpRoles.cpp) and the deallocation
+// verifier share for asynchronous work: which values complete when an op's
+// work is done, and how later ops chain or wait for them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MEMPLAN_ANALYSIS_ASYNCWORK_H
+#define MEMPLAN_ANALYSIS_ASYNCWORK_H
+
+#include "mlir/IR/Operation.h"
+
+namespace memplan {
+
+/// The values that complete when the asynchronous work `op` starts is done:
+/// the token of a gpu::AsyncOpInterface op, the token and values of an
+/// async.execute. Empty for an op whose work is done when it returns.
+llvm::SmallVector<mlir::Value> asyncCompletions(mlir::Operation *op);
+
+/// What an op does with pending completion values.
+enum class AsyncStep {
+  None,   ///< Nothing: it does not wait for any of them.
+  Waits,  ///< The host waits until one of them completes.
+  Chains, ///< Values it appended to `chained` complete after them.
+};
+
+/// What `next` does with the values `isPending` accepts: a gpu async op
+/// waits for its dependencies (without a token of its own: gpu.wait, a
+/// synchronous gpu.memcpy, the host waits; with one, the token completes
+/// after them); async.await and async.await_all wait; an async.execute
+/// starts after its dependencies and operands (its results complete after
+/// them); async.add_to_group puts a value in a group.
+AsyncStep asyncStep(mlir::Operation *next,
+                    llvm::function_ref<bool(mlir::Value)> isPending,
+                    llvm::SmallVectorImpl<mlir::Value> &chained);
+
+} // namespace memplan
+
+#endif // MEMPLAN_ANALYSIS_ASYNCWORK_H
