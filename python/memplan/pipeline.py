@@ -28,13 +28,15 @@ UPSTREAM_BUFFERIZATION = (
 #: expect as input.
 BUFFERIZATION = UPSTREAM_BUFFERIZATION.replace("one-shot-bufferize{", "memplan-one-shot-bufferize{", 1)
 
-#: memplan's in-place analysis and its own deallocation (upstream's
-#: ownership-based deallocation only for what memplan does not understand):
-#: the bufferization ``memplan-memory-pipeline`` runs.
-MEMPLAN_BUFFERIZATION = (
-    "memplan-one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},"
-    "memplan-buffer-deallocation"
+#: memplan's in-place analysis, the bufferization ``memplan-memory-pipeline``
+#: runs before its deallocation.
+MEMPLAN_ONE_SHOT = (
+    "memplan-one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map}"
 )
+
+#: memplan's in-place analysis and its own deallocation (upstream's
+#: ownership-based deallocation only for what memplan does not understand).
+MEMPLAN_BUFFERIZATION = f"{MEMPLAN_ONE_SHOT},memplan-buffer-deallocation"
 
 #: memplan's tensor-level passes that lower the peak bufferization reaches
 #: (:mod:`memplan.peak`), in the order ``memplan-memory-pipeline`` runs them.

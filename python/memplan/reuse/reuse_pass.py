@@ -19,7 +19,7 @@ from memplan.lifetimes.sizes import custom_data_layout
 from memplan.lifetimes.fit import buffer_note, report_over
 from memplan.passes import (CAPACITY, SEARCH_BUDGET, Option, PassContext, alignment, forward_options, register_pass,
                             register_pipeline)
-from memplan.pipeline import MEMPLAN_BUFFERIZATION, PEAK_PASSES
+from memplan.pipeline import MEMPLAN_ONE_SHOT, PEAK_PASSES
 from memplan.reuse.plan import PoolCapacityError, PoolOverflow, plan_function
 from memplan.reuse.rewrite import apply_plan
 
@@ -152,9 +152,12 @@ register_pass(
 def _expand_memory_pipeline(options: dict) -> str:
     chosen = (options["split_destinations"], options["reorder"], options["reuse_dying_inputs"])
     steps = [p for p, on in zip(PEAK_PASSES, chosen) if on]
-    steps.append(MEMPLAN_BUFFERIZATION)
+    # Promotion before deallocation, as upstream orders them: a buffer that
+    # becomes an alloca is never freed (promoted after, its free stayed).
+    steps.append(MEMPLAN_ONE_SHOT)
     if options["promote_to_stack"]:
         steps.append("func.func(promote-buffers-to-stack)")
+    steps.append("memplan-buffer-deallocation")
     # The packing options reach memplan-buffer-reuse where they are set.
     packing = forward_options(options, (CAPACITY, SEARCH_BUDGET))
     steps.append(
@@ -167,8 +170,9 @@ register_pipeline(
     "memplan-memory-pipeline",
     "Tensor program in, memref program out, at the lowest peak memplan reaches",
     _expand_memory_pipeline,
-    f"Expands to: [{PEAK_PASSES[0]},] [{PEAK_PASSES[1]},] [{PEAK_PASSES[2]},] {MEMPLAN_BUFFERIZATION}, "
-    "[func.func(promote-buffers-to-stack),] memplan-buffer-reuse{algorithm alignment [capacity] [search-budget]}.",
+    f"Expands to: [{PEAK_PASSES[0]},] [{PEAK_PASSES[1]},] [{PEAK_PASSES[2]},] {MEMPLAN_ONE_SHOT}, "
+    "[func.func(promote-buffers-to-stack),] memplan-buffer-deallocation, "
+    "memplan-buffer-reuse{algorithm alignment [capacity] [search-budget]}.",
     options=[
         _ALGORITHM,
         _ALIGNMENT,
