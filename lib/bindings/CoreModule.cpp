@@ -6,6 +6,7 @@ NB_MODULE(_core, m) {
   m.doc() = "memplan C++ core: IR graph extraction and memory-planning kernels";
   memplan::registerGraphBindings(m);
   memplan::registerNumericsBindings(m);
+  memplan::registerHeapBindings(m);
   memplan::registerAllocsToViewsBindings(m);
   memplan::registerDeallocationBindings(m);
   memplan::registerPackingBindings(m);

@@ -42,7 +42,15 @@ def test_lit_case_bit_identical(case):
     assert check.ok, check.violations
     for func in case.functions:
         result = numerics.compare(before, after, func, poison=True)
-        assert result.ok, (func, result.mismatch, result.uninitialized)
+        # A few inputs leak by design (a branch buffer merged with an argument
+        # cannot simply be freed): the rewrite keeps exactly that leak.
+        before_heap, after_heap = result.heap_before, result.heap_after
+        leaky_input = (before_heap.leaks and not before_heap.invalid_frees
+                       and (after_heap.leaks, after_heap.leaked_bytes, after_heap.invalid_frees)
+                       == (before_heap.leaks, before_heap.leaked_bytes, 0))
+        same = (result.mismatch is None and not result.uninitialized
+                and result.assert_counts_before == result.assert_counts_after)
+        assert result.ok or (leaky_input and same), (func, str(result))
         # Every heap byte counted (returned buffers too): never above the input.
         assert result.heap_after.peak_blocks_bytes <= result.heap_before.peak_blocks_bytes, func
         assert oracle.run(after, func).ok, func

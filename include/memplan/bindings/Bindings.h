@@ -92,6 +92,7 @@ private:
 void registerAllocsToViewsBindings(nanobind::module_ &m);
 void registerDeallocationBindings(nanobind::module_ &m);
 void registerGraphBindings(nanobind::module_ &m);
+void registerHeapBindings(nanobind::module_ &m);
 void registerNumericsBindings(nanobind::module_ &m);
 void registerPackingBindings(nanobind::module_ &m);
 void registerLifetimesBindings(nanobind::module_ &m);

@@ -168,12 +168,12 @@ def _check_expected(result, expected, rtol: float, atol: float) -> bool:
     from memplan.numerics import expected_difference
 
     ok = True
-    results = [n for n in result.output_names if n.startswith("result")]
-    unnamed = iter(results)
+    unnamed = 0  # files without a name go to result0, result1, ... in order
     for name, path, array in expected:
-        name = name if name is not None else next(unnamed, None)
+        if name is None:
+            name, unnamed = f"result{unnamed}", unnamed + 1
         if name not in result.outputs_after:
-            print(f"  expect {path}: no output {name or 'result'} (outputs: "
+            print(f"  expect {path}: no output {name} (outputs: "
                   f"{', '.join(result.output_names)})")
             ok = False
             continue

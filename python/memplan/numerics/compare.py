@@ -21,7 +21,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .heap import POISON_BYTES, HeapStats
+from .heap import POISON_BYTES, HeapStats, UseAfterFree
 from .forms import Pairing, Role, pair_forms
 from .inputs import ArgValue, DimsSpec, make_arguments, place_array
 from .lowering import LoweredProgram, lower
@@ -99,8 +99,9 @@ class CompareResult:
     """Outcome of :func:`compare`."""
 
     #: True when outputs agree bit for bit, neither module reads
-    #: uninitialized memory and the same ``cf.assert`` messages failed the
-    #: same number of times in both.
+    #: uninitialized memory, neither has a heap fault (an invalid or double
+    #: free, a leak: ``HeapStats.faults``) and the same ``cf.assert``
+    #: messages failed the same number of times in both.
     ok: bool
     #: First before/after difference (``None`` when they agree).
     mismatch: Optional[Mismatch]
@@ -134,11 +135,15 @@ class CompareResult:
     outputs_after: Dict[str, Output] = field(default_factory=dict)
 
     def __str__(self) -> str:
-        lines = ["OK" if self.ok else "MISMATCH"]
+        agree = (self.mismatch is None and not self.uninitialized
+                 and self.assert_counts_before == self.assert_counts_after)
+        lines = ["OK" if self.ok else "HEAP FAULT" if agree else "MISMATCH"]
         if self.mismatch is not None:
             lines.append(f"  {self.mismatch}")
         for problem in self.uninitialized:
             lines.append(f"  {problem}")
+        for label, heap in (("before", self.heap_before), ("after", self.heap_after)):
+            lines.extend(f"  {label}: {fault}" for fault in heap.fault_lines())
         same = self.assert_counts_before == self.assert_counts_after
         if not same:
             lines.append("  failed assertions differ:")
@@ -281,6 +286,8 @@ def _runs(
     except ExecutionCrash as err:
         err.args = (f"{label}: {err.args[0]}",)
         raise
+    except UseAfterFree as err:
+        raise UseAfterFree(f"{label}: {err.args[0]}") from None
     problem = first_difference(first.outputs, second.outputs, "uninitialized", elements)
     if problem is not None:
         problem.module = label
@@ -410,7 +417,10 @@ def _form(program: LoweredProgram, notes: Sequence[str]) -> str:
                 "pipeline gives)")
     else:
         text = "memref level, run as given"
-    return text + "".join(f"; {note}" for note in notes)
+    text += "".join(f"; {note}" for note in notes)
+    if program.heap_sites and not program.deallocates:
+        text += "; frees nothing (not checked for leaks)"
+    return text
 
 
 def compare(
@@ -522,7 +532,8 @@ def compare(
     mismatch = first_difference(left, right, "value", elements)
     counts_b = run_b.assert_counts
     counts_a = run_a.assert_counts
-    ok = mismatch is None and not uninitialized and counts_b == counts_a
+    ok = (mismatch is None and not uninitialized and counts_b == counts_a
+          and run_b.heap.clean and run_a.heap.clean)
     return CompareResult(
         ok=ok,
         mismatch=mismatch,

@@ -39,6 +39,11 @@ context of its own):
    * loads and stores of sub-byte integers (``i1`` masks) go through an
      ``i8`` view of the memref, one byte per element (upstream's lowering
      asserts on them).
+   * each ``memref.alloc`` and ``memref.dealloc`` first stores its site
+     number (an index into ``LoweredProgram.heap_sites``) into the external
+     global ``__memplan_heap_site``, whose storage the checker's heap
+     provides: its hooks then name the op behind every allocation and free
+     (a double free, a leak: :mod:`memplan.numerics.heap`).
 
 4. To the LLVM dialect (``math.fpowi`` with a 64-bit exponent and
    ``math.ipowi`` become upstream's software functions: LLVM's ``powi``
@@ -79,6 +84,7 @@ __all__ = [
     "LOOPS_PIPELINE",
     "LLVM_PIPELINE",
     "ASSERT_HOOK",
+    "HEAP_SITE",
     "MIN_ALIGNMENT",
 ]
 
@@ -106,6 +112,8 @@ LLVM_PIPELINE = (
 )
 #: Symbol the rewritten ``cf.assert`` calls with the assertion's index.
 ASSERT_HOOK = "__memplan_assert_failed"
+#: External i64 global each heap op writes its site number into.
+HEAP_SITE = "__memplan_heap_site"
 #: Smallest alignment of the blocks handed out by the checker's allocator.
 MIN_ALIGNMENT = 64
 
@@ -129,6 +137,13 @@ class LoweredProgram:
     mutable_globals: bool = False
     #: Signatures of the other functions given a C interface (``also``).
     others: Dict[str, Signature] = field(default_factory=dict)
+    #: ``"<op> at <location>"`` of each ``memref.alloc`` / ``memref.dealloc``,
+    #: by the site number it stores into :data:`HEAP_SITE`.
+    heap_sites: List[str] = field(default_factory=list)
+    #: Whether the program frees memory itself (has a ``memref.dealloc``):
+    #: only then is a block left at its end a leak (memref IR before
+    #: deallocation frees nothing by design).
+    deallocates: bool = False
 
 
 class LoweringError(RuntimeError):
@@ -239,11 +254,33 @@ def _widen_narrow_accesses(ops: List[ir.Operation]) -> None:
         op.erase()
 
 
-def _instrument(module: ir.Module) -> tuple:
-    """Drop ``memref.alloc`` alignments, reroute ``cf.assert`` and widen
-    sub-byte accesses (see module doc).
+def _mark_heap_sites(module: ir.Module, ops: List[ir.Operation]) -> List[str]:
+    """Before each heap op, store its site number into :data:`HEAP_SITE`;
+    returns the sites' ``"<op> at <location>"``."""
+    from mlir.dialects import arith, memref
 
-    Returns ``(alignment, assert_messages, mutable_globals)``.
+    sites: List[str] = []
+    if not ops:
+        return sites
+    with module.context, ir.Location.unknown():
+        i64 = ir.IntegerType.get_signless(64)
+        site_type = ir.MemRefType.get([], i64)
+        with ir.InsertionPoint.at_block_begin(module.body):
+            memref.GlobalOp(HEAP_SITE, ir.TypeAttr.get(site_type))  # external: the heap's
+        for op in ops:
+            sites.append(f"{op.name} at {location_text(op.location)}")
+            with ir.InsertionPoint(op), op.location:
+                site = memref.GetGlobalOp(site_type, HEAP_SITE).result
+                number = arith.ConstantOp(i64, ir.IntegerAttr.get(i64, len(sites) - 1)).result
+                memref.StoreOp(number, site, [])
+    return sites
+
+
+def _instrument(module: ir.Module) -> tuple:
+    """Drop ``memref.alloc`` alignments, reroute ``cf.assert``, widen
+    sub-byte accesses and mark heap sites (see module doc).
+
+    Returns ``(alignment, assert_messages, mutable_globals, heap_sites)``.
     """
     from mlir.dialects import arith, func, scf
 
@@ -251,10 +288,13 @@ def _instrument(module: ir.Module) -> tuple:
     allocs: List[ir.Operation] = []
     asserts: List[ir.Operation] = []
     narrow: List[ir.Operation] = []
+    heap_ops: List[ir.Operation] = []
     mutable_globals = False
 
     def visit(op: ir.Operation) -> ir.WalkResult:
         nonlocal mutable_globals
+        if op.name in ("memref.alloc", "memref.dealloc"):
+            heap_ops.append(op)
         if op.name == "memref.alloc" and "alignment" in op.attributes:
             allocs.append(op)
         elif op.name == "cf.assert":
@@ -294,7 +334,8 @@ def _instrument(module: ir.Module) -> tuple:
                         func.CallOp([], ir.FlatSymbolRefAttr.get(ASSERT_HOOK), [ident])
                         scf.YieldOp([])
                 op.erase()
-    return alignment, messages, mutable_globals
+    heap_sites = _mark_heap_sites(module, heap_ops)
+    return alignment, messages, mutable_globals, heap_sites
 
 
 def _check_lowered(module: ir.Module) -> None:
@@ -362,7 +403,7 @@ def lower(
         hoist_reductions(module)
         outline_generics(module)
         _run(module, LOOPS_PIPELINE, "lowering to loops")
-        alignment, messages, mutable_globals = _instrument(module)
+        alignment, messages, mutable_globals, heap_sites = _instrument(module)
         _run(module, LLVM_PIPELINE, "conversion to the LLVM dialect")
         _check_lowered(module)
         mark_no_inline(module)
@@ -375,4 +416,6 @@ def lower(
         assert_messages=messages,
         mutable_globals=mutable_globals,
         others=other_sigs,
+        heap_sites=heap_sites,
+        deallocates=any(site.startswith("memref.dealloc ") for site in heap_sites),
     )

@@ -29,7 +29,7 @@ import numpy as np
 from mlir import execution_engine
 from mlir.runtime import make_nd_memref_descriptor, make_zero_d_memref_descriptor
 
-from .heap import HeapStats, PoisonHeap
+from .heap import HeapStats, PoisonHeap, UseAfterFree, use_after_free
 from .inputs import ArgValue
 from .lowering import ASSERT_HOOK, LoweredProgram, LoweringError
 from .source import location_text
@@ -155,8 +155,10 @@ class _Call:
         if sig.results and not self.scalar_return:
             self.result_struct = type("Results", (ctypes.Structure,), {"_fields_": fields})
 
-    def invoke(self, engine, args: Sequence[ArgValue]) -> List[Output]:
-        """Call the function; return its results (copied out)."""
+    def invoke(self, engine, args: Sequence[ArgValue],
+               returned: Optional[List[int]] = None) -> List[Output]:
+        """Call the function; return its results (copied out). The
+        ``allocated`` pointer of each memref result goes to ``returned``."""
         sig = self.sig
         keep = []  # ctypes objects that must live through the call
         packed = []
@@ -179,8 +181,17 @@ class _Call:
             scalar_slot = sig.results[0].ctype()()
             packed.append(ctypes.pointer(scalar_slot))
 
-        engine.invoke(sig.name, *packed)
+        from memplan import _core
 
+        _core.quarantine_phase(1)  # the program runs
+        engine.invoke(sig.name, *packed)
+        _core.quarantine_phase(2)  # the results are read
+
+        if returned is not None and results is not None:
+            for i, spec in enumerate(sig.results):
+                if spec.is_memref:
+                    desc = getattr(results, f"r{i}")
+                    returned.append(ctypes.cast(desc.allocated, ctypes.c_void_p).value or 0)
         outputs: List[Output] = []
         for i, spec in enumerate(sig.results):
             name = f"result #{i} ({spec.type_str})"
@@ -214,7 +225,7 @@ class Executable:
         self.opt_level = opt_level
         self._libs = runtime_libraries()
         self._entry = _Call(program.signature)
-        self._heap = PoisonHeap(program.alignment)
+        self._heap = PoisonHeap(program.alignment, sites=program.heap_sites)
         self._asserts = _AssertRecorder()
         self._engine = None
         self._used = False
@@ -281,7 +292,11 @@ class Executable:
         With ``isolate`` the call runs in a forked child process, on
         arguments in memory shared with it: a program that faults (an
         out-of-bounds access on inputs its IR does not tie together) raises
-        :class:`ExecutionCrash` instead of killing this process.
+        :class:`ExecutionCrash` instead of killing this process. The child's
+        heap keeps freed blocks inaccessible (the quarantine of
+        :mod:`memplan.numerics.heap`): an access to one raises
+        :class:`~memplan.numerics.heap.UseAfterFree`, naming the buffer's
+        alloc and free ops.
         """
         prog = self.program
         if self._used and prog.mutable_globals and not isolate:
@@ -295,14 +310,16 @@ class Executable:
             return self._call_entry(args, poison, scratch)
         return self._call_isolated(args, poison, scratch)
 
-    def _call_entry(self, args: List[ArgValue], poison: Optional[int], scratch: Sequence[int]) -> RunOutcome:
+    def _call_entry(self, args: List[ArgValue], poison: Optional[int], scratch: Sequence[int],
+                    quarantine: bool = False) -> RunOutcome:
         prog = self.program
         heap = self._heap
-        heap.reset(poison)
+        heap.reset(poison, quarantine)
         self._asserts.counts.clear()
-        outputs = self._entry.invoke(self._engine, args)
+        returned: List[int] = []
+        outputs = self._entry.invoke(self._engine, args, returned)
         outputs += _argument_outputs(args, scratch)
-        stats = heap.finish()
+        stats = heap.finish(returned, leaks=prog.deallocates)
         messages: List[str] = []
         counts: Dict[str, int] = {}
         for ident in sorted(self._asserts.counts):
@@ -325,7 +342,11 @@ class Executable:
             faulthandler.disable()  # a crash is reported by the parent, once
             try:
                 os.close(read_end)
-                outcome = self._call_entry(args, poison, scratch)
+                from memplan import _core
+
+                # An access to a freed block: its record, then exit.
+                _core.quarantine_report_faults(write_end)
+                outcome = self._call_entry(args, poison, scratch, quarantine=True)
                 count = len(self.program.signature.results)
                 payload = pickle.dumps(("ok", outcome.outputs[:count], outcome.heap,
                                         outcome.failed_asserts, outcome.assert_counts))
@@ -338,6 +359,9 @@ class Executable:
         with os.fdopen(read_end, "rb") as pipe:
             payload = pipe.read()
         _, status = os.waitpid(pid, 0)
+        fault = use_after_free(payload, self.program.heap_sites)
+        if fault is not None:
+            raise UseAfterFree(f"@{self.program.signature.name}: {fault}")
         if os.WIFSIGNALED(status):
             raise ExecutionCrash(self.program.signature.name, os.WTERMSIG(status))
         if not payload:
