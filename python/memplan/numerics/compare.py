@@ -417,10 +417,7 @@ def _form(program: LoweredProgram, notes: Sequence[str]) -> str:
                 "pipeline gives)")
     else:
         text = "memref level, run as given"
-    text += "".join(f"; {note}" for note in notes)
-    if program.heap_sites and not program.deallocates:
-        text += "; frees nothing (not checked for leaks)"
-    return text
+    return text + "".join(f"; {note}" for note in notes)
 
 
 def compare(

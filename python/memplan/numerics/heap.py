@@ -102,6 +102,9 @@ class HeapStats:
     #: their bytes (:meth:`PoisonHeap.finish` with the returned blocks).
     leaks: int = 0
     leaked_bytes: int = 0
+    #: In a program that frees nothing (memref IR before deallocation, not
+    #: checked for leaks): the blocks neither freed nor returned.
+    unfreed: int = 0
     #: Each distinct fault (invalid free, double free, leak), naming its
     #: ops, with how often it happened, in the order first seen.
     faults: Dict[str, int] = field(default_factory=dict)
@@ -123,6 +126,9 @@ class HeapStats:
                 text += f" ({self.double_frees} double)"
         if self.leaks:
             text += f", {self.leaks} LEAKED ({self.leaked_bytes} B)"
+        if self.unfreed:
+            text += (f", {self.unfreed} never freed (the program frees nothing: not checked "
+                     "for leaks)")
         return text
 
     def fault_lines(self) -> List[str]:
@@ -227,15 +233,17 @@ class PoisonHeap:
 
     def finish(self, returned: Iterable[int] = (), leaks: bool = True) -> HeapStats:
         """Close the books of the current run and return its statistics:
-        with ``leaks``, every live block but those at the ``returned``
-        addresses (the ``allocated`` pointers of the memrefs the function
-        returned) is a leak."""
+        every live block but those at the ``returned`` addresses (the
+        ``allocated`` pointers of the memrefs the function returned) is a
+        leak, or, without ``leaks``, counted as ``unfreed``."""
         self.stats.live_at_exit = self._live_bytes
-        if not leaks:
-            return self.stats
         kept = set(returned)
         for address, (size, site) in self._live.items():
-            if address not in kept:
+            if address in kept:
+                continue
+            if not leaks:
+                self.stats.unfreed += 1
+            else:
                 self.stats.leaks += 1
                 self.stats.leaked_bytes += size
                 self._fault(f"leak: the buffer of {_site(self.sites, site)} ({size} B) is "

@@ -11,7 +11,10 @@ Random values (``numpy.random.default_rng(seed)``):
 * integer buffers whose elements a ``linalg.generic`` uses as positions
   (token ids) stay inside the dimension they index;
 * ``i1``: random booleans; other sub-byte integers (``i4``...): every value
-  of the type, zero-extended into a byte.
+  of the type, zero-extended into a byte; integers of other widths
+  (``i24``, ``i48``) as their width allows, held in the integer the LLVM
+  lowering stores them in (given values are cut to their width:
+  :meth:`~memplan.numerics.signature.ValueSpec.canonical`).
 
 Dynamic memref sizes come from ``dims`` (default :data:`DEFAULT_DIM` = 7).
 ``dims`` maps
@@ -172,7 +175,7 @@ def place_array(spec: ValueSpec, index: int, value: Any, rng: np.random.Generato
     arr = np.asarray(value)
     if spec.element == "bf16" and arr.dtype != np.uint16:
         arr = float_to_bf16_bits(arr)
-    arr = arr.astype(spec.dtype, copy=False)
+    arr = spec.canonical(arr.astype(spec.dtype, copy=False))
     if arr.ndim != spec.rank:
         raise ValueError(
             f"argument #{index} ({spec.type_str}): expected rank {spec.rank}, got "
@@ -199,7 +202,7 @@ def _given_argument(spec: ValueSpec, i: int, given: Any, rng) -> ArgValue:
         raise ValueError(f"argument #{i} ({spec.type_str}): expected a scalar, got an array")
     if spec.element == "bf16" and not isinstance(given, np.uint16):
         return ArgValue(spec, float_to_bf16_bits(given).reshape(()))
-    return ArgValue(spec, np.asarray(given).astype(spec.dtype).reshape(()))
+    return ArgValue(spec, spec.canonical(np.asarray(given).astype(spec.dtype).reshape(())))
 
 
 def _index_value(signature: Signature, i: int, dims: Optional[DimsSpec], rng) -> Optional[np.ndarray]:

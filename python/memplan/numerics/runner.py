@@ -197,9 +197,9 @@ class _Call:
             name = f"result #{i} ({spec.type_str})"
             if scalar_slot is not None:
                 data = np.frombuffer(bytes(scalar_slot), dtype=spec.dtype).reshape(())
-                outputs.append(Output(name, data.copy()))
+                outputs.append(Output(name, spec.canonical(data.copy())))
             elif spec.is_memref:
-                arr = _read_memref(getattr(results, f"r{i}"), spec)
+                arr = spec.canonical(_read_memref(getattr(results, f"r{i}"), spec))
                 outputs.append(Output(name, arr, arr.shape))
             else:
                 # Raw bytes at the field's offset: going through a Python
@@ -207,7 +207,7 @@ class _Call:
                 offset = getattr(self.result_struct, f"r{i}").offset
                 raw = ctypes.string_at(ctypes.addressof(results) + offset, spec.dtype.itemsize)
                 data = np.frombuffer(raw, dtype=spec.dtype).reshape(())
-                outputs.append(Output(name, data.copy()))
+                outputs.append(Output(name, spec.canonical(data.copy())))
         return outputs
 
 
@@ -392,6 +392,14 @@ class ExecutionCrash(RuntimeError):
 
 
 def _argument_outputs(args: Sequence[ArgValue], scratch: Sequence[int]) -> List[Output]:
-    """Every memref argument but the scratch ones, after the call."""
-    return [Output(f"arg #{i} ({arg.spec.type_str})", arg.data, arg.shape, arg.view())
-            for i, arg in enumerate(args) if arg.spec.is_memref and i not in scratch]
+    """Every memref argument but the scratch ones, after the call (integers
+    held in wider containers by their meaningful bits: ValueSpec.canonical)."""
+    outputs = []
+    for i, arg in enumerate(args):
+        if not arg.spec.is_memref or i in scratch:
+            continue
+        if arg.spec.bits:
+            arg = ArgValue(arg.spec, arg.spec.canonical(arg.data), arg.shape, arg.strides,
+                           arg.offset)
+        outputs.append(Output(f"arg #{i} ({arg.spec.type_str})", arg.data, arg.shape, arg.view()))
+    return outputs

@@ -28,7 +28,12 @@ class ValueSpec:
 
     ``dtype`` is the numpy dtype used to hold the values (``bf16`` is carried
     as ``uint16`` bit patterns, ``index`` as ``int64``, ``i1`` as ``bool``,
-    other integers narrower than a byte as zero-extended ``uint8``).
+    other integers narrower than a byte as zero-extended ``uint8``). An
+    integer of another width up to 64 bits (``i24``, ``i48``) is held in the
+    integer the LLVM lowering stores it in: its alloc size, the next power of
+    two bytes (``i24``: 4 bytes, ``i48``: 8), of which a store writes only
+    the low ``ceil(width / 8)`` bytes; ``bits`` is then its width and
+    :meth:`canonical` gives values by their meaningful bits.
     """
 
     type_str: str
@@ -39,6 +44,20 @@ class ValueSpec:
     shape: Tuple[Optional[int], ...] = ()
     strides: Tuple[Optional[int], ...] = ()
     offset: Optional[int] = 0
+    #: The width of an integer element held in a wider ``dtype`` (``i24`` in
+    #: ``int32``), else 0.
+    bits: int = 0
+
+    def canonical(self, values: np.ndarray) -> np.ndarray:
+        """``values`` with the bits above ``bits`` set from the value's
+        meaningful bits: sign-extended (signless and signed types) or zeroed
+        (unsigned), so that two runs compare by what the program computed,
+        not by bytes a store left alone. The array itself when there are no
+        such bits."""
+        if not self.bits:
+            return values
+        shift = self.dtype.itemsize * 8 - self.bits
+        return (values.astype(self.dtype, copy=False) << shift) >> shift  # arithmetic if signed
 
     @property
     def rank(self) -> int:
@@ -92,10 +111,10 @@ def _element_dtype(t: ir.Type) -> np.dtype:
             return np.dtype(np.bool_)
         if width < 8:  # one byte per element, zero-extended (see lowering)
             return np.dtype(np.uint8)
-        if width not in (8, 16, 32, 64):
-            raise NotImplementedError(f"unsupported integer width in {t}")
+        if width > 64:
+            raise NotImplementedError(f"unsupported integer width in {t} (at most 64 bits)")
         kind = "u" if t.is_unsigned else "i"
-        return np.dtype(f"{kind}{width // 8}")
+        return np.dtype(f"{kind}{_container_bytes(width)}")
     if isinstance(t, ir.F16Type):
         return np.dtype(np.float16)
     if isinstance(t, ir.BF16Type):
@@ -111,6 +130,20 @@ def _element_dtype(t: ir.Type) -> np.dtype:
         if inner == np.float64:
             return np.dtype(np.complex128)
     raise NotImplementedError(f"unsupported element type {t}")
+
+
+def _container_bytes(width: int) -> int:
+    """Bytes the LLVM lowering gives an integer of ``width`` (8 < width <= 64)
+    bits in memory: its alloc size, the store size rounded up to the ABI
+    alignment, which is that of the next power-of-two integer."""
+    return next(n for n in (1, 2, 4, 8) if 8 * n >= width)
+
+
+def _integer_bits(t: ir.Type) -> int:
+    """The width of an integer type held in a wider container (else 0)."""
+    if isinstance(t, ir.IntegerType) and t.width > 8:
+        return t.width if t.width != 8 * _container_bytes(t.width) else 0
+    return 0
 
 
 def _static(v: int) -> Optional[int]:
@@ -130,13 +163,15 @@ def value_spec(t: ir.Type) -> ValueSpec:
             shape=tuple(_static(d) for d in t.shape),
             strides=tuple(None if s == dyn else s for s in strides),
             offset=None if offset == dyn else offset,
+            bits=_integer_bits(t.element_type),
         )
     if isinstance(t, (ir.RankedTensorType, ir.UnrankedTensorType)):
         raise ValueError(f"tensor type {t} left after bufferization")
     if isinstance(t, ir.UnrankedMemRefType):
         raise NotImplementedError(f"unranked memref {t} is not supported")
     return ValueSpec(
-        type_str=str(t), is_memref=False, dtype=_element_dtype(t), element=str(t)
+        type_str=str(t), is_memref=False, dtype=_element_dtype(t), element=str(t),
+        bits=_integer_bits(t),
     )
 
 
