@@ -19,17 +19,17 @@ N is a positive decimal number of bytes. The option's type
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Mapping, Optional
+from types import MappingProxyType
+from typing import Mapping, NamedTuple, Optional
 
 
-@dataclass(frozen=True)
-class Capacity:
-    """Bytes allowed per memory space; None: no bound."""
+class Capacity(NamedTuple):
+    """Bytes allowed per memory space; None: no bound. (A named tuple, not a
+    dataclass: memplan-opt's start-up does not pay for importing those.)"""
 
     default: Optional[int] = None
     """Bytes for every memory space not in ``spaces``."""
-    spaces: Mapping[int, int] = field(default_factory=dict)
+    spaces: Mapping[int, int] = MappingProxyType({})
     """Bytes for the listed integer memory spaces."""
 
     def of(self, space: int) -> Optional[int]:
@@ -88,7 +88,7 @@ def parse_capacity(text: object) -> Capacity:
         if space in spaces:
             raise ValueError(f"gives memory space {space} twice in '{whole}'")
         spaces[space] = _bytes(value_text, whole)
-    return Capacity(default, spaces)
+    return Capacity(default, MappingProxyType(spaces))
 
 
 __all__ = ["Capacity", "NONE", "parse_capacity"]

@@ -15,6 +15,14 @@ Example::
     pm.add("one-shot-bufferize{bufferize-function-boundaries}")
     memplan.passes.test_print_graph().add_to(pm)
     pm.run(module.operation)
+
+Every pass and pipeline alias is declared once, in
+:mod:`memplan.pass_declarations` (name, summary, description, options, and
+its body as ``"module:function"``), which imports nothing heavy: importing
+memplan registers them all in MLIR's registry without importing a pass'
+module, which is imported when the pass first runs (or its Python
+description is asked for). This keeps ``memplan-opt``'s start-up near the
+bindings' own.
 """
 
 from __future__ import annotations
@@ -25,29 +33,21 @@ import os
 import sys
 import threading
 import traceback
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, NamedTuple, Optional, Sequence, Union
 
-from mlir import ir
-
+from memplan import _core
 from memplan.capacity import Capacity, parse_capacity
-from memplan.ir.parse import location_prefix
-from memplan.packing import DEFAULT_BUDGET
 
-# Modules that register passes when imported; loaded on first registry use so
-# that pass modules may import this one freely.
-_PASS_MODULES = (
-    "memplan.deallocation.dealloc_pass",
-    "memplan.deallocation.verify",
-    "memplan.debug.print_graph",
-    "memplan.inplace.bufferize",
-    "memplan.lifetimes.liveness_pass",
-    "memplan.peak.dying_inputs",
-    "memplan.peak.reorder",
-    "memplan.peak.split_destinations",
-    "memplan.reuse.reuse_pass",
-    "memplan.transients.passes",
-)
+if TYPE_CHECKING:  # mlir.ir imports numpy: only where a pass runs
+    from mlir import ir
+
+#: The module that declares every pass (imported on first registry use, so
+#: that it and the pass modules may import this one freely).
+_DECLARATIONS = "memplan.pass_declarations"
+#: Modules that declare passes with the :func:`register_pass` decorator when
+#: imported: they are imported at start-up, with all they import. Declare
+#: new passes in :mod:`memplan.pass_declarations` instead.
+_PASS_MODULES: tuple[str, ...] = ()
 
 
 class PassOptionError(ValueError):
@@ -95,11 +95,14 @@ _MLIR_TYPES = {bool: "bool", int: "int", alignment: "int", uint32: "uint32", uin
                capacity: "str"}
 
 
-@dataclass(frozen=True)
-class Option:
+# No dataclasses here: importing them costs memplan-opt a tenth of its
+# start-up (they import inspect).
+
+
+class Option(NamedTuple):
     """A typed pass option, spelled ``{name=value}`` in a pipeline.
 
-    Declared once, in the pass' registration: MLIR declares a real pass
+    Declared once, in the pass' declaration: MLIR declares a real pass
     option from it (``--help``, ``--list-passes``, printed pipelines) and
     parses its text; Python keyword arguments are checked against it."""
 
@@ -143,7 +146,7 @@ CAPACITY = Option(
 the transient-storage passes (declared once, here)."""
 
 SEARCH_BUDGET = Option(
-    "search-budget", uint64, DEFAULT_BUDGET,
+    "search-budget", uint64, _core.PACKING_DEFAULT_BUDGET,
     "steps the packer's exact search may spend on each pool, when its heuristics stop above the "
     "lower bound or outside the capacity (counted, not timed: the same plan on any machine; "
     "0: heuristics only)")
@@ -212,20 +215,21 @@ def _convert(opt: Option, value: Any) -> Any:
         raise bad() from None
 
 
-@dataclass
 class PassContext:
     """What a running pass sees: its options, and sinks for diagnostics and statistics."""
 
-    info: "PassInfo"
-    options: dict[str, Any]
-    failed: bool = False
-    statistics: dict[str, tuple[int, str]] = field(default_factory=dict)
-    #: Set by a pass that changed no op, operand, region or block (at most
-    #: discardable attributes): the pass manager then keeps every analysis
-    #: and does not verify the IR again after the pass.
-    preserves_all_analyses: bool = False
-    #: Set by MLIR's pass manager: runs a nested pipeline on the pass' op.
-    nested_pipeline: Optional[Callable[[str], bool]] = None
+    def __init__(self, info: "PassInfo", options: dict[str, Any],
+                 nested_pipeline: Optional[Callable[[str], bool]] = None):
+        self.info = info
+        self.options = options
+        self.failed = False
+        self.statistics: dict[str, tuple[int, str]] = {}
+        #: Set by a pass that changed no op, operand, region or block (at
+        #: most discardable attributes): the pass manager then keeps every
+        #: analysis and does not verify the IR again after the pass.
+        self.preserves_all_analyses = False
+        #: Set by MLIR's pass manager: runs a nested pipeline on the pass' op.
+        self.nested_pipeline = nested_pipeline
 
     def run_pipeline(self, pipeline: str) -> bool:
         """Run the textual ``builtin.module(...)`` pipeline on the pass' op
@@ -241,8 +245,6 @@ class PassContext:
         """Emit an MLIR error at an op or location, with ``notes`` (op or
         location, message) attached; the pass will fail."""
         if notes:
-            from memplan import _core
-
             _core.emit_diagnostic(_location(where), 0, message,
                                   [(_location(at), note) for at, note in notes])
         else:
@@ -271,49 +273,84 @@ class PassContext:
 EMIT_THROUGH_MLIR = False
 
 
-def _report(loc: ir.Location, severity: str, message: str,
-            notes: Sequence[tuple[ir.Location, str]] = ()) -> None:
+def _report(loc: "ir.Location", severity: str, message: str,
+            notes: Sequence[tuple["ir.Location", str]] = ()) -> None:
     if EMIT_THROUGH_MLIR:
-        from memplan import _core
-
         _core.emit_diagnostic(loc, {"warning": 1, "remark": 2}[severity], message, list(notes))
         return
+    from memplan.ir.parse import location_prefix
+
     print(f"{location_prefix(loc)}: {severity}: {message}", file=sys.stderr)
     for at, note in notes:
         print(f"{location_prefix(at)}: note: {note}", file=sys.stderr)
 
 
-def _location(where: Any) -> ir.Location:
+def _location(where: Any) -> "ir.Location":
+    from mlir import ir
+
     if isinstance(where, ir.Location):
         return where
     return where.location
 
 
-RunFn = Callable[[ir.Operation, PassContext], None]
+RunFn = Callable[["ir.Operation", PassContext], None]
 
 
-@dataclass(frozen=True)
 class PassInfo:
     """A registered pass: its pipeline argument, documentation and options."""
 
-    argument: str
-    summary: str
-    description: str
-    options: tuple[Option, ...]
-    run: Optional[RunFn] = None
-    #: For a pipeline alias: maps the options to the textual pipeline it stands for.
-    expand: Optional[Callable[[dict[str, Any]], str]] = None
-    #: ``run`` is called on the anchor module and then on every
-    #: ``builtin.module`` nested in it, each its own symbol table.
-    per_module: bool = False
-    #: typed_values' answers, by the values MLIR parsed.
-    _converted: dict[tuple[tuple[str, Any], ...], dict[str, Any]] = field(
-        default_factory=dict, init=False, compare=False, repr=False)
+    def __init__(self, argument: str, summary: str, declared_description: Optional[str],
+                 options: Sequence[Option], run: Union[RunFn, str, None] = None,
+                 expand: Optional[Callable[[dict[str, Any]], str]] = None, per_module: bool = False):
+        self.argument = argument
+        self.summary = summary
+        #: The long description; None: the docstring of the module of ``run``.
+        self.declared_description = declared_description
+        self.options = tuple(options)
+        #: The pass' body: a callable, or where it is, ``"module:function"``
+        #: (imported when the pass first runs: :meth:`runner`). None for a
+        #: pipeline alias.
+        self.run = run
+        #: For a pipeline alias: maps the options to the textual pipeline it
+        #: stands for.
+        self.expand = expand
+        #: ``run`` is called on the anchor module and then on every
+        #: ``builtin.module`` nested in it, each its own symbol table.
+        self.per_module = per_module
+        #: typed_values' answers, by the values MLIR parsed.
+        self._converted: dict[tuple[tuple[str, Any], ...], dict[str, Any]] = {}
+
+    def __repr__(self) -> str:
+        return f"<PassInfo {self.argument}>"
 
     @property
     def py_name(self) -> str:
         """The pass' name in Python spelling, without ``memplan-``."""
         return self.argument.removeprefix("memplan-").replace("-", "_")
+
+    @property
+    def is_pipeline(self) -> bool:
+        """A pipeline alias (it expands to passes; it does not run)."""
+        return self.expand is not None
+
+    def runner(self) -> RunFn:
+        """The pass' body, its module imported on first use."""
+        run = self.run
+        if isinstance(run, str):
+            module, _, name = run.partition(":")
+            run = self.run = getattr(importlib.import_module(module), name)
+        if run is None:
+            raise PassOptionError(f"'{self.argument}' is a pipeline; use run_pipeline")
+        return run
+
+    @property
+    def description(self) -> str:
+        """The long description (a pass declared without one: its module's
+        docstring, imported on first use)."""
+        if self.declared_description is not None:
+            return self.declared_description
+        module = self.run.partition(":")[0] if isinstance(self.run, str) else self.runner().__module__
+        return (importlib.import_module(module).__doc__ or "").strip()
 
     def option(self, name: str) -> Option:
         """The option named ``name`` (MLIR or Python spelling)."""
@@ -361,7 +398,7 @@ class MemplanPass:
     """A configured memplan pass; call it as ``PassManager.add`` expects."""
 
     def __init__(self, info: PassInfo, options: dict[str, Any]):
-        if info.run is None:
+        if info.is_pipeline:
             raise PassOptionError(f"'{info.argument}' is a pipeline; use run_pipeline")
         self.info = info
         self.options = info.resolve_options(options)
@@ -369,18 +406,18 @@ class MemplanPass:
         #: Statistics of the most recent run.
         self.statistics: dict[str, tuple[int, str]] = {}
 
-    def __call__(self, op: ir.Operation, pass_: Any) -> None:
+    def __call__(self, op: "ir.Operation", pass_: Any) -> None:
         ctx = execute(self.info, dict(self.options), op, self._nested_pipeline(op))
         self.statistics = ctx.statistics
         if ctx.failed:
             pass_.signal_pass_failure()
 
     @staticmethod
-    def _nested_pipeline(op: ir.Operation) -> Callable[[str], bool]:
+    def _nested_pipeline(op: "ir.Operation") -> Callable[[str], bool]:
         # The bindings' Python passes cannot reach Pass::runPipeline: a
         # pass manager of their own runs the nested pipeline.
         def run(pipeline: str) -> bool:
-            from mlir import passmanager
+            from mlir import ir, passmanager
 
             try:
                 passmanager.PassManager.parse(pipeline, op.context).run(op)
@@ -407,16 +444,17 @@ class MemplanPass:
         return f"<MemplanPass {self.pipeline_text()}>"
 
 
-def execute(info: PassInfo, values: dict[str, Any], op: ir.Operation,
+def execute(info: PassInfo, values: dict[str, Any], op: "ir.Operation",
             nested_pipeline: Optional[Callable[[str], bool]] = None) -> PassContext:
     """Run the pass ``info`` with resolved option ``values`` on ``op``; an
     exception becomes a located error (a bug must not take the process down)."""
-    ctx = PassContext(info, values, nested_pipeline=nested_pipeline)
+    ctx = PassContext(info, values, nested_pipeline)
     # Builders need a default location; the op's is the natural one.
     with op.location:
         try:
+            run = info.runner()
             for module in (modules_in(op) if info.per_module else [op]):
-                info.run(module, ctx)
+                run(module, ctx)
         except Exception as err:
             if os.environ.get("MEMPLAN_DEBUG"):
                 traceback.print_exc()
@@ -424,10 +462,10 @@ def execute(info: PassInfo, values: dict[str, Any], op: ir.Operation,
     return ctx
 
 
-def modules_in(op: ir.Operation) -> list[ir.Operation]:
+def modules_in(op: "ir.Operation") -> list["ir.Operation"]:
     """``op`` and the ``builtin.module`` ops (mlir::ModuleOp) nested in it, in
     pre-order (function bodies, FunctionOpInterface, are not searched)."""
-    from memplan import _core
+    from mlir import ir
 
     found: list[ir.Operation] = []
 
@@ -448,8 +486,6 @@ def modules_in(op: ir.Operation) -> list[ir.Operation]:
 def parse_option_text(info: PassInfo, text: Optional[str]) -> dict[str, Any]:
     """The option values ``{text}`` gives the pass ``info`` (defaults for the
     rest), parsed by MLIR as in a pipeline; raises :class:`PassOptionError`."""
-    from memplan import _core
-
     _ensure_loaded()
     try:
         return info.typed_values(_core.parse_pass_options(info.argument, text or ""))
@@ -465,17 +501,23 @@ _load_lock = threading.RLock()
 def register_pass(
     argument: str,
     summary: str,
-    description: str = "",
+    description: Optional[str] = "",
     options: Sequence[Option] = (),
     per_module: bool = False,
+    run: Optional[str] = None,
 ) -> Callable[[RunFn], RunFn]:
-    """Decorator registering ``run(module_op, ctx)`` as the pass ``argument``;
-    with ``per_module``, ``run`` also sees every nested ``builtin.module``."""
+    """Declares the pass ``argument`` whose body, ``run(module_op, ctx)``, is
+    at ``run`` (``"module:function"``, imported when the pass first runs);
+    without ``run``, a decorator registering the function it decorates.
+    With ``per_module``, the body also sees every nested ``builtin.module``.
+    A ``description`` of None is the docstring of the body's module."""
 
-    def wrap(run: RunFn) -> RunFn:
-        _add(PassInfo(argument, summary, description, tuple(options), run=run, per_module=per_module))
-        return run
+    def wrap(body: Union[RunFn, str]) -> Any:
+        _add(PassInfo(argument, summary, description, tuple(options), run=body, per_module=per_module))
+        return body
 
+    if run is not None:
+        wrap(run)
     return wrap
 
 
@@ -505,7 +547,7 @@ def _ensure_loaded() -> None:
     with _load_lock:
         if _loaded:
             return
-        for name in _PASS_MODULES:
+        for name in (_DECLARATIONS, *_PASS_MODULES):
             importlib.import_module(name)
         for info in _REGISTRY.values():
             _register_in_mlir(info)
@@ -522,10 +564,8 @@ def _register_in_mlir(info: PassInfo) -> None:
     """Put ``info`` into MLIR's pass registry, so textual pipelines parsed by
     ``PassManager.parse`` (or any MLIR tool in this process) find it. MLIR
     parses the options; the hooks get their typed values."""
-    from memplan import _core
-
-    if info.run is not None:
-        def run(op: ir.Operation, values: Sequence[tuple[str, Any]], run_pipeline: Callable[[str], bool]):
+    if not info.is_pipeline:
+        def run(op: "ir.Operation", values: Sequence[tuple[str, Any]], run_pipeline: Callable[[str], bool]):
             options = info.typed_values(values)
             ctx = execute(info, dict(options), op, run_pipeline)
             runs = _recording.get(op.context)
@@ -565,7 +605,7 @@ _recording: dict[ir.Context, list[MemplanPass]] = {}
 
 
 @contextlib.contextmanager
-def recording_runs(context: ir.Context) -> Iterator[list[MemplanPass]]:
+def recording_runs(context: "ir.Context") -> Iterator[list[MemplanPass]]:
     """Collects the memplan passes that MLIR runs on ``context`` meanwhile,
     on any thread (configured, with the statistics of their run)."""
     previous = _recording.get(context)
@@ -608,7 +648,7 @@ def __getattr__(name: str) -> Callable[..., MemplanPass]:
     _ensure_loaded()
     argument = "memplan-" + name.replace("_", "-")
     info = _REGISTRY.get(argument)
-    if info is None or info.run is None:
+    if info is None or info.is_pipeline:
         raise AttributeError(f"memplan.passes has no pass '{name}'")
 
     def make(**options: Any) -> MemplanPass:

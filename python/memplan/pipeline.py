@@ -8,11 +8,12 @@ is checked (names, options, nesting: memplan's passes run on
 
 from __future__ import annotations
 
-from typing import Union
-
-from mlir import ir, passmanager
+from typing import TYPE_CHECKING, Union
 
 from memplan import passes as registry
+
+if TYPE_CHECKING:  # mlir.ir imports numpy: imported where a pipeline runs
+    from mlir import ir, passmanager
 
 
 #: Upstream's reference bufferization (../shared/workloads/README.md):
@@ -50,6 +51,8 @@ class PipelineError(ValueError):
 def parse_pipeline(text: str, context: ir.Context | None = None) -> passmanager.PassManager:
     """MLIR's pass manager for ``text`` (``builtin.module(...)``); raises
     :class:`PipelineError` with MLIR's message."""
+    from mlir import passmanager
+
     registry.registered_passes()  # memplan's passes are in MLIR's registry
     try:
         return passmanager.PassManager.parse(text.strip(), context=context)
@@ -66,6 +69,8 @@ def run_pipeline(module: Union[ir.Module, ir.Operation], text: str) -> list[regi
     module of other MLIR Python bindings (bring it over with
     :func:`memplan.import_module`).
     """
+    from mlir import ir
+
     op = module.operation if isinstance(module, ir.Module) else module
     if not isinstance(op, (ir.Operation, ir.OpView)):
         from memplan.ir.foreign import foreign_module_message
@@ -83,6 +88,8 @@ def run_pass_manager(pm: passmanager.PassManager, op: ir.Operation) -> None:
     take the GIL in turn, where ``PassManager.run``, which holds it all
     along, makes them fail. Raises ``mlir.ir.MLIRError`` with the error
     diagnostics when the pipeline fails, as ``PassManager.run`` does."""
+    from mlir import ir
+
     from memplan import _core
 
     context = op.context

@@ -81,6 +81,46 @@ def test_pass_failure_is_a_pipeline_failure():
     assert ":2:8: op was not bufferized" in str(err.value)
 
 
+def test_import_registers_every_pass_without_importing_pass_modules():
+    # memplan-opt's start-up: importing memplan (and the driver's module)
+    # declares every pass in MLIR's registry from memplan.pass_declarations
+    # alone. No pass module, nothing of numpy, of mlir.ir's Python layer
+    # (which imports numpy) or of dataclasses is imported; a pass' module is
+    # imported when it first runs. A pass module or a heavy import reached
+    # from memplan/__init__.py fails this: declare the pass in
+    # memplan/pass_declarations.py with run="module:function".
+    script = textwrap.dedent("""
+        import sys
+        import memplan.cli.opt
+        from memplan import _core
+        from memplan.pass_declarations import ALGORITHMS
+        assert _core.is_registered_pass("memplan-memory-pipeline")
+        assert _core.is_registered_pass("memplan-buffer-reuse")
+        print(" ".join(sorted(sys.modules)))
+    """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    loaded = set(out.stdout.split())
+    light = {"memplan", "memplan._core", "memplan.capacity", "memplan.cli", "memplan.cli.opt",
+             "memplan.pass_declarations", "memplan.passes", "memplan.pipeline"}
+    assert {m for m in loaded if m.startswith("memplan")} == light
+    heavy = {"numpy", "mlir.ir", "mlir.passmanager", "dataclasses", "matplotlib"}
+    assert not heavy & loaded, heavy & loaded
+
+
+def test_every_declared_pass_body_and_description_resolves():
+    # The "module:function" of each declaration names a callable, and a
+    # description left to the module's docstring is not empty: a typo there
+    # would only show when the pass first runs.
+    for info in memplan.passes.registered_passes():
+        if info.is_pipeline:
+            assert info.run is None and callable(info.expand), info.argument
+            continue
+        assert callable(info.runner()), info.argument
+        assert info.description.strip(), info.argument
+        assert info.summary and "\n" not in info.summary, info.argument
+
+
 def test_first_use_from_two_threads():
     # Registration happens once, under a lock, when memplan is imported: two
     # threads starting pipelines at once both find every pass.

@@ -14,9 +14,7 @@ from __future__ import annotations
 import os
 import sys
 
-from mlir import ir
-
-import memplan  # noqa: F401  (registers memplan's passes in MLIR's registry)
+import memplan  # registers memplan's passes in MLIR's registry
 from memplan import _core, passes
 
 
@@ -89,6 +87,10 @@ def main() -> None:
     # diagnostic handlers (source line and caret, -verify-diagnostics).
     passes.EMIT_THROUGH_MLIR = True
     # The driver's contexts get the dialects and extensions of the bindings'.
+    # Their Context from the native module, loaded by importing memplan:
+    # mlir.ir's Python layer would import numpy, a third of the start-up.
+    from mlir._mlir_libs._mlir import ir
+
     code = _core.opt_main(["memplan-opt", *args], ir.Context(load_on_create_dialects=[]))
     # Leave without finalizing the interpreter; LLVM's streams are flushed by
     # the driver, Python's here.

@@ -17,27 +17,13 @@ from mlir import ir
 from memplan import _core
 from memplan.ir.graph import extract_graph, operation
 from memplan.deallocation.placement import plan_deallocation
-from memplan.passes import Option, PassContext, register_pass
+from memplan.passes import PassContext
 
 #: What runs for the buffers memplan leaves to upstream.
 UPSTREAM_DEALLOCATION = "builtin.module(buffer-deallocation-pipeline, func.func(optimize-allocation-liveness))"
 
 
-@register_pass(
-    "memplan-buffer-deallocation",
-    "Free each buffer memplan understands right after its last use; upstream's ownership-based "
-    "deallocation for the rest",
-    "Runs after bufferization, in place of buffer-deallocation-pipeline and "
-    "optimize-allocation-liveness. A memref.alloc whose every use the lifetime analysis "
-    "understands (no escape, no unknown user or region) gets a memref.dealloc right after the op "
-    "of its block holding its last use. When something else needs deallocating (an allocation "
-    "memplan does not understand that is not simply returned, memrefs from calls or region "
-    "branches), upstream's buffer-deallocation-pipeline and optimize-allocation-liveness run as a "
-    "nested pipeline, memplan's deallocations marked bufferization.manual_deallocation. Both "
-    "steps are linear in the number of buffers memplan frees.",
-    options=[Option("remarks", bool, False, "emit a remark for each thing left to upstream's passes")],
-)
-def _run(module: ir.Operation, ctx: PassContext) -> None:
+def run(module: ir.Operation, ctx: PassContext) -> None:
     graph = extract_graph(module)
     plan = plan_deallocation(graph)
     if ctx.options["remarks"]:

@@ -23,7 +23,7 @@ from mlir import ir
 
 from memplan import _core
 from memplan.ir.parse import location_prefix
-from memplan.passes import PassContext, register_pass
+from memplan.passes import PassContext
 
 #: Every kind of issue; all but ``unproven`` are violations (errors).
 KINDS = ("double-free", "invalid-free", "leak", "use-after-free", "async-free", "bad-return",
@@ -66,19 +66,7 @@ def verify(module: Union[ir.Module, ir.Operation, ir.OpView]) -> list[Violation]
     return out
 
 
-@register_pass(
-    "memplan-verify-deallocation",
-    "Prove that every heap buffer is freed exactly once on every path, and nothing else",
-    "Checks a deallocated memref program without changing it: every heap allocation "
-    "(memref.alloc, bufferization.clone, a call's memref result) is freed exactly once on every "
-    "path through its function or returned; no stack buffer, argument or global is freed; no "
-    "buffer is used through any view after its free, returned freed, or freed while "
-    "asynchronous work may still use it. Functions returning memrefs hand them to the caller, "
-    "which owns them (upstream's function boundary ABI). Paths follow RegionBranchOpInterface "
-    "and BranchOpInterface to a fixpoint with the i1 flags that decide them. A violation is a "
-    "located error (the pass fails); what cannot be proven is a located warning.",
-)
-def _run(module: ir.Operation, ctx: PassContext) -> None:
+def run(module: ir.Operation, ctx: PassContext) -> None:
     issues = verify(module)
     for issue in issues:
         if issue.is_error:
@@ -90,4 +78,4 @@ def _run(module: ir.Operation, ctx: PassContext) -> None:
     ctx.preserves_all_analyses = True
 
 
-__all__ = ["KINDS", "Violation", "verify"]
+__all__ = ["KINDS", "Violation", "run", "verify"]

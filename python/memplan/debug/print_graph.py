@@ -14,7 +14,7 @@ from typing import TextIO
 from mlir import ir
 
 from memplan.ir.graph import Graph, extract_graph, function_ids, function_name
-from memplan.passes import Option, PassContext, register_pass
+from memplan.passes import PassContext
 
 
 def format_function(graph: Graph, func: int) -> str:
@@ -76,14 +76,7 @@ def print_graph(module: ir.Operation, out: TextIO) -> None:
         print(format_function(graph, func), file=out)
 
 
-@register_pass(
-    "memplan-test-print-graph",
-    "Print the compact graph the IR bridge extracts, per function",
-    "Test pass: prints ops (pre-order id, parent, block, operands, results) and "
-    "values (definition, type, byte size, uses) of every func.func. IR unchanged.",
-    options=[Option("stream", str, "stdout", "where to print", choices=("stdout", "stderr"))],
-)
-def _run(module: ir.Operation, ctx: PassContext) -> None:
+def run(module: ir.Operation, ctx: PassContext) -> None:
     out = sys.stdout if ctx.options["stream"] == "stdout" else sys.stderr
     print_graph(module, out)
     out.flush()

@@ -22,7 +22,7 @@ from mlir.dialects import func
 from memplan.inplace import engine
 from memplan.inplace.min_copy_bytes import DYNAMIC_COST, Ranking, run_ranked
 from memplan.inplace.options import OPTIONS
-from memplan.passes import PassContext, register_pass
+from memplan.passes import PassContext
 
 
 def upstream_pipeline(values: dict) -> str:
@@ -133,14 +133,7 @@ def _copy_before_write_blocker(module: ir.Operation) -> Optional[tuple[ir.Operat
     return found[0] if found else None
 
 
-@register_pass(
-    "memplan-one-shot-bufferize",
-    "One-Shot Bufferize with memplan's near-linear in-place analysis",
-    "Makes upstream One-Shot Analysis' in-place decisions (identical annotations with "
-    "test-analysis-only) and drives upstream's copy insertion and bufferization with them.",
-    options=OPTIONS,
-)
-def _run(module: ir.Operation, ctx: PassContext) -> None:
+def run(module: ir.Operation, ctx: PassContext) -> None:
     values = ctx.options
     if values["analysis_heuristic"] == "fuzzer" and not values["analysis_fuzzer_seed"]:
         # Upstream aborts on it.

@@ -23,7 +23,7 @@ from memplan.lifetimes.contents import held_without_contents
 from memplan.lifetimes.fit import buffer_note, over_capacity, report_over
 from memplan.lifetimes.peaks import heap_peaks
 from memplan.lifetimes.report import format_text, report_dict
-from memplan.passes import CAPACITY, Option, PassContext, register_pass
+from memplan.passes import PassContext
 
 
 def record_statistics(ctx: PassContext, lt: FunctionLifetimes) -> None:
@@ -103,22 +103,7 @@ def emit_remarks(ctx: PassContext, lt: FunctionLifetimes) -> None:
             ctx.remark(operation(lt.graph, int(lt.op[i])), f"not poolable: {reason}")
 
 
-@register_pass(
-    "memplan-buffer-liveness",
-    "Report buffer live intervals, peak live bytes and pooling eligibility",
-    "Analysis only (the IR is unchanged). For every function: each memref.alloc and "
-    "memref.alloca, its size in bytes (or an expression of its dynamic sizes), its live "
-    "interval [start, end) over pre-order program points (uses through aliases and "
-    "regions included) and whether memplan-buffer-reuse can pool it, with the reason "
-    "if not. Also peak_live_bytes and total_alloc_bytes.",
-    options=[
-        Option("format", str, "text", "report format", choices=("text", "json", "none")),
-        Option("output", str, "-", "file to write the report to; '-' for stdout"),
-        Option("remarks", bool, False, "emit a remark for each allocation that is not poolable"),
-        CAPACITY,
-    ],
-)
-def _run(module: ir.Operation, ctx: PassContext) -> None:
+def run(module: ir.Operation, ctx: PassContext) -> None:
     graph = extract_graph(module)
     analysis = LifetimeAnalysis(graph)
     # Functions of nested modules too: each analysis is within one function.

@@ -15,12 +15,7 @@ from typing import Any, Callable
 
 from mlir import ir
 
-from memplan.passes import Option, PassContext, register_pass
-
-#: The option of the passes that ask the in-place analysis.
-FUNCTION_BOUNDARIES = Option(
-    "bufferize-function-boundaries", bool, True,
-    "analyze as One-Shot Module Bufferize (function boundaries) bufferizes, as memplan-memory-pipeline does")
+from memplan.passes import PassContext
 
 
 def report(stats: Any, ctx: PassContext) -> None:
@@ -30,18 +25,18 @@ def report(stats: Any, ctx: PassContext) -> None:
         ctx.stat(statistic, getattr(stats, attribute), description)
 
 
-def register_analyzing_pass(argument: str, summary: str, description: str,
-                            transform: Callable[[int, bool], Any], changed: str) -> None:
-    """Registers the pass ``argument`` that runs the C++ ``transform``, which
-    asks the in-place analysis, on the module: with
-    :data:`FUNCTION_BOUNDARIES`, its counters as statistics, and a remark
-    when the analysis failed and nothing changed. The pass keeps every
-    analysis when its counter ``changed`` is 0."""
+def analyzing_pass(argument: str, transform: Callable[[int, bool], Any],
+                   changed: str) -> Callable[[ir.Operation, PassContext], None]:
+    """The body of the pass ``argument`` (declared with
+    ``FUNCTION_BOUNDARIES`` in :mod:`memplan.pass_declarations`) that runs the
+    C++ ``transform``, which asks the in-place analysis, on the module: its
+    counters as statistics, and a remark when the analysis failed and nothing
+    changed. The pass keeps every analysis when its counter ``changed`` is 0."""
 
-    @register_pass(argument, summary, description, options=[FUNCTION_BOUNDARIES])
     def run(module: ir.Operation, ctx: PassContext) -> None:
         stats = transform(module._CAPIPtr, ctx.options["bufferize_function_boundaries"])
         if not stats.analyzed:
             ctx.remark(module, f"{argument}: the in-place analysis failed on this module; nothing changed")
         report(stats, ctx)
         ctx.preserves_all_analyses = getattr(stats, changed) == 0
+    return run

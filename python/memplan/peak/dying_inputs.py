@@ -22,11 +22,9 @@ change what the caller sees). C++: ``lib/transforms/ReuseDyingInputs.cpp``.
 from __future__ import annotations
 
 from memplan import _core
-from memplan.peak import register_analyzing_pass
+from memplan.peak import analyzing_pass
 
-register_analyzing_pass(
-    "memplan-reuse-dying-inputs",
-    "Write elementwise results into an input that dies there, where the in-place analysis allows it",
-    __doc__, _core.reuse_dying_inputs, changed="reused")
+#: The pass' body (declared in memplan.pass_declarations).
+run = analyzing_pass("memplan-reuse-dying-inputs", _core.reuse_dying_inputs, changed="reused")
 
-__all__: list[str] = []
+__all__ = ["run"]

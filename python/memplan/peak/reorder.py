@@ -17,11 +17,9 @@ Tensor semantics are unchanged.
 from __future__ import annotations
 
 from memplan import _core
-from memplan.peak import register_analyzing_pass
+from memplan.peak import analyzing_pass
 
-register_analyzing_pass(
-    "memplan-reorder-for-memory",
-    "Reorder the ops of each function body for a lower memory peak, keeping every dependence",
-    __doc__, _core.reorder_for_memory, changed="reordered")
+#: The pass' body (declared in memplan.pass_declarations).
+run = analyzing_pass("memplan-reorder-for-memory", _core.reorder_for_memory, changed="reordered")
 
-__all__: list[str] = []
+__all__ = ["run"]

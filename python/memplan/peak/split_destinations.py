@@ -23,16 +23,11 @@ from __future__ import annotations
 from mlir import ir
 
 from memplan import _core
-from memplan.passes import PassContext, register_pass
+from memplan.passes import PassContext
 from memplan.peak import report
 
 
-@register_pass(
-    "memplan-split-destinations",
-    "Give every use of a fresh tensor destination its own copy, right before its user",
-    __doc__,
-)
-def _run(module: ir.Operation, ctx: PassContext) -> None:
+def run(module: ir.Operation, ctx: PassContext) -> None:
     stats = _core.split_destinations(module._CAPIPtr)
     report(stats, ctx)
     ctx.preserves_all_analyses = not (stats.split or stats.sunk)

@@ -17,17 +17,15 @@ from memplan.lifetimes import reasons as R
 from memplan.lifetimes.analysis import FunctionLifetimes, LifetimeAnalysis
 from memplan.lifetimes.sizes import custom_data_layout
 from memplan.lifetimes.fit import buffer_note, report_over
-from memplan.passes import (CAPACITY, SEARCH_BUDGET, Option, PassContext, alignment, forward_options, register_pass,
-                            register_pipeline)
-from memplan.pipeline import MEMPLAN_ONE_SHOT, PEAK_PASSES
+from memplan.pass_declarations import ALGORITHMS
+from memplan.passes import PassContext
 from memplan.reuse.plan import PoolCapacityError, PoolOverflow, plan_function
 from memplan.reuse.rewrite import apply_plan
 
-ALGORITHMS = ("best", "linear-scan", "greedy-by-size", "best-fit")
-"""The ``algorithm`` choices (all from :mod:`memplan.packing`)."""
+__all__ = ["ALGORITHMS", "run"]
 
 
-def _run_reuse(module: ir.Operation, ctx: PassContext) -> None:
+def run(module: ir.Operation, ctx: PassContext) -> None:
     alignment = ctx.options["alignment"]  # a power of two (its option type)
     layout = custom_data_layout(module)
     if layout is not None:
@@ -124,67 +122,3 @@ def _report_capacity(ctx: PassContext, lt: FunctionLifetimes, err: PoolCapacityE
     notes = [(int(lt.op[err.rows[k][0]]), buffer_note(graph, int(lt.op[err.rows[k][0]]), err.sizes[k]))
              for k in err.over.live]
     report_over(ctx, graph, "memplan-buffer-reuse", err.over, err.capacity, "", notes, lt.func_op)
-
-
-# Shared by the pass and the pipeline alias that forwards them.
-_ALGORITHM = Option("algorithm", str, "best", "packing algorithm", choices=ALGORITHMS)
-_ALIGNMENT = Option("alignment", alignment, 64, "byte alignment of the pool and of every offset")
-
-register_pass(
-    "memplan-buffer-reuse",
-    "Pack non-overlapping heap allocations into one memref.view pool per scope",
-    "Each eligible memref.alloc becomes memref.view %pool[%offset][sizes] of one "
-    "memref.alloc {alignment = A} : memref<Nxi8> per function (or parallel body); its "
-    "dealloc is removed and the pool is freed after the last use of any view. Offsets "
-    "come from memplan.packing; buffers with dynamic (hoistable) sizes are placed after "
-    "the static region. Ineligible allocations are left unchanged and counted per reason.",
-    options=[
-        _ALGORITHM,
-        _ALIGNMENT,
-        Option("remarks", bool, False, "emit a remark per pool and per allocation left alone"),
-        CAPACITY,
-        SEARCH_BUDGET,
-    ],
-    per_module=True,
-)(_run_reuse)
-
-
-def _expand_memory_pipeline(options: dict) -> str:
-    chosen = (options["split_destinations"], options["reorder"], options["reuse_dying_inputs"])
-    steps = [p for p, on in zip(PEAK_PASSES, chosen) if on]
-    # Promotion before deallocation, as upstream orders them: a buffer that
-    # becomes an alloca is never freed (promoted after, its free stayed).
-    steps.append(MEMPLAN_ONE_SHOT)
-    if options["promote_to_stack"]:
-        steps.append("func.func(promote-buffers-to-stack)")
-    steps.append("memplan-buffer-deallocation")
-    # The packing options reach memplan-buffer-reuse where they are set.
-    packing = forward_options(options, (CAPACITY, SEARCH_BUDGET))
-    steps.append(
-        f"memplan-buffer-reuse{{algorithm={options['algorithm']} alignment={options['alignment']}{packing}}}"
-    )
-    return ", ".join(steps)
-
-
-register_pipeline(
-    "memplan-memory-pipeline",
-    "Tensor program in, memref program out, at the lowest peak memplan reaches",
-    _expand_memory_pipeline,
-    f"Expands to: [{PEAK_PASSES[0]},] [{PEAK_PASSES[1]},] [{PEAK_PASSES[2]},] {MEMPLAN_ONE_SHOT}, "
-    "[func.func(promote-buffers-to-stack),] memplan-buffer-deallocation, "
-    "memplan-buffer-reuse{algorithm alignment [capacity] [search-budget]}.",
-    options=[
-        _ALGORITHM,
-        _ALIGNMENT,
-        CAPACITY,
-        SEARCH_BUDGET,
-        Option("promote-to-stack", bool, False, "run promote-buffers-to-stack before pooling (small buffers become allocas)"),
-        Option("split-destinations", bool, True,
-               "give every use of a shared tensor.empty its own, right before its user (memplan-split-destinations)"),
-        Option("reorder", bool, False,
-               "reorder each function body for a lower peak where that helps (memplan-reorder-for-memory; "
-               "off by default: importers' orders gave nothing to gain on every model measured)"),
-        Option("reuse-dying-inputs", bool, True,
-               "write elementwise results into dying inputs (memplan-reuse-dying-inputs)"),
-    ],
-)

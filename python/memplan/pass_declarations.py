@@ -1,0 +1,328 @@
+"""Every memplan pass and pipeline alias, declared once.
+
+What upstream's ``Passes.td`` is to its passes: each declaration gives the
+pass' pipeline argument, summary, description and typed options, and where
+its body is (``"module:function"``, imported when the pass first runs; a
+description of None is that module's docstring). MLIR's pass registry,
+``--help``, the Python wrappers (``memplan.passes.<name>``) and the pipeline
+parser all come from here.
+
+This module imports nothing heavy (no ``mlir.ir``, which loads numpy, and no
+pass module): importing memplan registers every pass from it, so
+``memplan-opt`` starts in about the time the MLIR bindings take to load. A
+new pass is declared here, with its body in its own module.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memplan.passes import (CAPACITY, SEARCH_BUDGET, Option, alignment, forward_options, register_pass,
+                            register_pipeline, uint32, uint64)
+from memplan.pipeline import MEMPLAN_ONE_SHOT, PEAK_PASSES
+
+# ---------------------------------------------------------------------------
+# In-place analysis and bufferization
+# ---------------------------------------------------------------------------
+
+#: Analysis orders: upstream's four and memplan's min-copy-bytes.
+HEURISTICS = ("bottom-up", "top-down", "bottom-up-from-terminators", "fuzzer", "min-copy-bytes")
+
+#: The options of ``memplan-one-shot-bufferize``: upstream's
+#: ``one-shot-bufferize`` options plus ``analysis-heuristic=min-copy-bytes``
+#: (see :mod:`memplan.inplace.options`).
+ONE_SHOT_BUFFERIZE_OPTIONS = [
+    Option("bufferize-function-boundaries", bool, False, "bufferize function boundaries (module analysis)"),
+    Option("function-boundary-type-conversion", str, "infer-layout-map",
+           "layout of function boundary memrefs",
+           choices=("infer-layout-map", "identity-layout-map", "fully-dynamic-layout-map")),
+    Option("unknown-type-conversion", str, "fully-dynamic-layout-map",
+           "layout of memrefs at unknown-op boundaries",
+           choices=("identity-layout-map", "fully-dynamic-layout-map")),
+    Option("allow-return-allocs-from-loops", bool, False, "allow loops to yield new allocations"),
+    Option("allow-unknown-ops", bool, False, "treat ops that are not bufferizable as unknown ops"),
+    Option("analysis-heuristic", str, "bottom-up", "analysis order", choices=HEURISTICS),
+    Option("analysis-fuzzer-seed", uint32, 0, "seed of the fuzzer heuristic"),
+    Option("test-analysis-only", bool, False, "only annotate the IR with the analysis results"),
+    Option("print-conflicts", bool, False, "annotate RaW conflicts (with test-analysis-only)"),
+    Option("dump-alias-sets", bool, False, "annotate alias sets (with test-analysis-only)"),
+    Option("copy-before-write", bool, False, "skip the analysis, copy before every write"),
+    Option("buffer-alignment", uint64, 64, "alignment of new allocations (0: none)"),
+    Option("dialect-filter", str, "", "comma-separated dialects to bufferize; empty: all"),
+    Option("no-analysis-func-filter", str, "", "comma-separated functions to skip in the analysis"),
+    Option("check-parallel-regions", bool, True, "privatize buffers written in parallel regions"),
+    Option("must-infer-memory-space", bool, False,
+           "memory spaces of new buffers must be inferred (no default memory space)"),
+    Option("use-encoding-for-memory-space", bool, False,
+           "use a ranked tensor's encoding as its buffer's memory space"),
+]
+
+register_pass(
+    "memplan-one-shot-bufferize",
+    "One-Shot Bufferize with memplan's near-linear in-place analysis",
+    "Makes upstream One-Shot Analysis' in-place decisions (identical annotations with "
+    "test-analysis-only) and drives upstream's copy insertion and bufferization with them.",
+    options=ONE_SHOT_BUFFERIZE_OPTIONS,
+    run="memplan.inplace.bufferize:run",
+)
+
+# ---------------------------------------------------------------------------
+# Tensor-level passes that lower the peak (memplan.peak)
+# ---------------------------------------------------------------------------
+
+#: The option of the passes that ask the in-place analysis.
+FUNCTION_BOUNDARIES = Option(
+    "bufferize-function-boundaries", bool, True,
+    "analyze as One-Shot Module Bufferize (function boundaries) bufferizes, as memplan-memory-pipeline does")
+
+register_pass(
+    "memplan-split-destinations",
+    "Give every use of a fresh tensor destination its own copy, right before its user",
+    None,
+    run="memplan.peak.split_destinations:run",
+)
+
+register_pass(
+    "memplan-reuse-dying-inputs",
+    "Write elementwise results into an input that dies there, where the in-place analysis allows it",
+    None,
+    options=[FUNCTION_BOUNDARIES],
+    run="memplan.peak.dying_inputs:run",
+)
+
+register_pass(
+    "memplan-reorder-for-memory",
+    "Reorder the ops of each function body for a lower memory peak, keeping every dependence",
+    None,
+    options=[FUNCTION_BOUNDARIES],
+    run="memplan.peak.reorder:run",
+)
+
+# ---------------------------------------------------------------------------
+# Lifetimes, deallocation and pools
+# ---------------------------------------------------------------------------
+
+register_pass(
+    "memplan-buffer-liveness",
+    "Report buffer live intervals, peak live bytes and pooling eligibility",
+    "Analysis only (the IR is unchanged). For every function: each memref.alloc and "
+    "memref.alloca, its size in bytes (or an expression of its dynamic sizes), its live "
+    "interval [start, end) over pre-order program points (uses through aliases and "
+    "regions included) and whether memplan-buffer-reuse can pool it, with the reason "
+    "if not. Also peak_live_bytes and total_alloc_bytes.",
+    options=[
+        Option("format", str, "text", "report format", choices=("text", "json", "none")),
+        Option("output", str, "-", "file to write the report to; '-' for stdout"),
+        Option("remarks", bool, False, "emit a remark for each allocation that is not poolable"),
+        CAPACITY,
+    ],
+    run="memplan.lifetimes.liveness_pass:run",
+)
+
+register_pass(
+    "memplan-buffer-deallocation",
+    "Free each buffer memplan understands right after its last use; upstream's ownership-based "
+    "deallocation for the rest",
+    "Runs after bufferization, in place of buffer-deallocation-pipeline and "
+    "optimize-allocation-liveness. A memref.alloc whose every use the lifetime analysis "
+    "understands (no escape, no unknown user or region) gets a memref.dealloc right after the op "
+    "of its block holding its last use. When something else needs deallocating (an allocation "
+    "memplan does not understand that is not simply returned, memrefs from calls or region "
+    "branches), upstream's buffer-deallocation-pipeline and optimize-allocation-liveness run as a "
+    "nested pipeline, memplan's deallocations marked bufferization.manual_deallocation. Both "
+    "steps are linear in the number of buffers memplan frees.",
+    options=[Option("remarks", bool, False, "emit a remark for each thing left to upstream's passes")],
+    run="memplan.deallocation.dealloc_pass:run",
+)
+
+register_pass(
+    "memplan-verify-deallocation",
+    "Prove that every heap buffer is freed exactly once on every path, and nothing else",
+    "Checks a deallocated memref program without changing it: every heap allocation "
+    "(memref.alloc, bufferization.clone, a call's memref result) is freed exactly once on every "
+    "path through its function or returned; no stack buffer, argument or global is freed; no "
+    "buffer is used through any view after its free, returned freed, or freed while "
+    "asynchronous work may still use it. Functions returning memrefs hand them to the caller, "
+    "which owns them (upstream's function boundary ABI). Paths follow RegionBranchOpInterface "
+    "and BranchOpInterface to a fixpoint with the i1 flags that decide them. A violation is a "
+    "located error (the pass fails); what cannot be proven is a located warning.",
+    run="memplan.deallocation.verify:run",
+)
+
+#: The ``algorithm`` choices of the pool passes (all from :mod:`memplan.packing`).
+ALGORITHMS = ("best", "linear-scan", "greedy-by-size", "best-fit")
+
+# Shared by the pass and the pipeline alias that forwards them.
+_ALGORITHM = Option("algorithm", str, "best", "packing algorithm", choices=ALGORITHMS)
+_ALIGNMENT = Option("alignment", alignment, 64, "byte alignment of the pool and of every offset")
+
+register_pass(
+    "memplan-buffer-reuse",
+    "Pack non-overlapping heap allocations into one memref.view pool per scope",
+    "Each eligible memref.alloc becomes memref.view %pool[%offset][sizes] of one "
+    "memref.alloc {alignment = A} : memref<Nxi8> per function (or parallel body); its "
+    "dealloc is removed and the pool is freed after the last use of any view. Offsets "
+    "come from memplan.packing; buffers with dynamic (hoistable) sizes are placed after "
+    "the static region. Ineligible allocations are left unchanged and counted per reason.",
+    options=[
+        _ALGORITHM,
+        _ALIGNMENT,
+        Option("remarks", bool, False, "emit a remark per pool and per allocation left alone"),
+        CAPACITY,
+        SEARCH_BUDGET,
+    ],
+    per_module=True,
+    run="memplan.reuse.reuse_pass:run",
+)
+
+
+def _expand_memory_pipeline(options: dict[str, Any]) -> str:
+    chosen = (options["split_destinations"], options["reorder"], options["reuse_dying_inputs"])
+    steps = [p for p, on in zip(PEAK_PASSES, chosen) if on]
+    # Promotion before deallocation, as upstream orders them: a buffer that
+    # becomes an alloca is never freed (promoted after, its free stayed).
+    steps.append(MEMPLAN_ONE_SHOT)
+    if options["promote_to_stack"]:
+        steps.append("func.func(promote-buffers-to-stack)")
+    steps.append("memplan-buffer-deallocation")
+    # The packing options reach memplan-buffer-reuse where they are set.
+    packing = forward_options(options, (CAPACITY, SEARCH_BUDGET))
+    steps.append(
+        f"memplan-buffer-reuse{{algorithm={options['algorithm']} alignment={options['alignment']}{packing}}}"
+    )
+    return ", ".join(steps)
+
+
+register_pipeline(
+    "memplan-memory-pipeline",
+    "Tensor program in, memref program out, at the lowest peak memplan reaches",
+    _expand_memory_pipeline,
+    f"Expands to: [{PEAK_PASSES[0]},] [{PEAK_PASSES[1]},] [{PEAK_PASSES[2]},] {MEMPLAN_ONE_SHOT}, "
+    "[func.func(promote-buffers-to-stack),] memplan-buffer-deallocation, "
+    "memplan-buffer-reuse{algorithm alignment [capacity] [search-budget]}.",
+    options=[
+        _ALGORITHM,
+        _ALIGNMENT,
+        CAPACITY,
+        SEARCH_BUDGET,
+        Option("promote-to-stack", bool, False, "run promote-buffers-to-stack before pooling (small buffers become allocas)"),
+        Option("split-destinations", bool, True,
+               "give every use of a shared tensor.empty its own, right before its user (memplan-split-destinations)"),
+        Option("reorder", bool, False,
+               "reorder each function body for a lower peak where that helps (memplan-reorder-for-memory; "
+               "off by default: importers' orders gave nothing to gain on every model measured)"),
+        Option("reuse-dying-inputs", bool, True,
+               "write elementwise results into dying inputs (memplan-reuse-dying-inputs)"),
+    ],
+)
+
+# ---------------------------------------------------------------------------
+# External transient storage (memplan.transients)
+# ---------------------------------------------------------------------------
+
+#: The transient passes' offset alignment (memplan.transients.plan.DEFAULT_ALIGNMENT).
+_TRANSIENT_ALIGNMENT = Option("alignment", alignment, 64, "byte alignment of every offset in the storage")
+_ASSERT_SIZE = Option("assert-size", bool, True, "check the storage size with cf.assert")
+
+register_pass(
+    "memplan-add-transient-storage",
+    "Add a caller-provided transient storage argument to a function",
+    "Appends `%storage: memref<?xi8> {memplan.transients}` to the public function "
+    "named by `func`. Fails if it is missing, private, called in the module, or "
+    "already takes storage.",
+    options=[Option("func", str, "", "name of the function (without @)")],
+    run="memplan.transients.passes:run_add_storage",
+)
+
+register_pass(
+    "memplan-verify-transient-storage",
+    "Check that every transient allocation can be placed in caller storage",
+    "Errors (with locations) when a transient size depends on a memory load, a "
+    "call, a mutable global, or a value that cannot be recomputed at the function "
+    "entry, on recursion, and on a malformed storage argument. Remarks name the "
+    "allocations that stay on the heap and why. The IR is unchanged.",
+    options=[Option("remarks", bool, True, "emit remarks for allocations left on the heap"), CAPACITY, SEARCH_BUDGET],
+    per_module=True,
+    run="memplan.transients.passes:run_verify",
+)
+
+register_pass(
+    "memplan-annotate-transient-storage",
+    "Write the transient storage plan as attributes (test pass)",
+    "Per allocation its scope, live interval, slot, offset and size expressions "
+    "(or why it stays on the heap); per function the storage argument and size "
+    "expression; per call the callee storage passed down.",
+    options=[_TRANSIENT_ALIGNMENT, CAPACITY, SEARCH_BUDGET],
+    per_module=True,
+    run="memplan.transients.passes:run_annotate",
+)
+
+register_pass(
+    "memplan-emplace-transients",
+    "Place every transient allocation in caller-provided storage",
+    "Each transient `memref.alloc` becomes `memref.view %storage[%offset][sizes]` "
+    "and loses its dealloc; callees that need storage get a `memref<?xi8>` argument "
+    "and receive a view of the caller's storage. Offsets and the total size are "
+    "computed at the function entry; with `assert-size` a `cf.assert` checks that "
+    "the storage is large enough. Function results stay on the heap.",
+    options=[_ASSERT_SIZE, _TRANSIENT_ALIGNMENT, CAPACITY, SEARCH_BUDGET],
+    per_module=True,
+    run="memplan.transients.passes:run_emplace",
+)
+
+register_pass(
+    "memplan-materialize-transient-size-queries",
+    "Generate @<name>_transient_size functions",
+    "For each public function with caller storage, a public function with the "
+    "same arguments minus the storage returning the required bytes (`index`), "
+    "built from pure arithmetic only. The original function gets "
+    "`memplan.transient_size_fn`. Runs after memplan-emplace-transients.",
+    per_module=True,
+    run="memplan.transients.passes:run_queries",
+)
+
+register_pass(
+    "memplan-annotate-constant-transient-size",
+    "Record sizes whose query folded to a constant",
+    "After canonicalize and cse: when `@<name>_transient_size` returns a constant, "
+    "put `memplan.transient_size = N : index` on the function, so callers can "
+    "skip the query.",
+    per_module=True,
+    run="memplan.transients.passes:run_constant",
+)
+
+
+def _expand_transients(options: dict[str, Any]) -> str:
+    packing = forward_options(options, (CAPACITY, SEARCH_BUDGET))
+    return (
+        f"memplan-verify-transient-storage{{remarks=false{packing}}},"
+        f"memplan-emplace-transients{{assert-size={str(options['assert_size']).lower()} "
+        f"alignment={options['alignment']}{packing}}},"
+        "memplan-materialize-transient-size-queries,canonicalize,cse,"
+        "memplan-annotate-constant-transient-size"
+    )
+
+
+register_pipeline(
+    "memplan-transients",
+    "Verify, emplace, generate size queries, fold, and record constant sizes",
+    _expand_transients,
+    "Runs memplan-verify-transient-storage, memplan-emplace-transients (both with the capacity and "
+    "search budget), "
+    "memplan-materialize-transient-size-queries, canonicalize, cse and "
+    "memplan-annotate-constant-transient-size.",
+    options=[_ASSERT_SIZE, _TRANSIENT_ALIGNMENT, CAPACITY, SEARCH_BUDGET],
+)
+
+# ---------------------------------------------------------------------------
+# Test passes
+# ---------------------------------------------------------------------------
+
+register_pass(
+    "memplan-test-print-graph",
+    "Print the compact graph the IR bridge extracts, per function",
+    "Test pass: prints ops (pre-order id, parent, block, operands, results) and "
+    "values (definition, type, byte size, uses) of every func.func. IR unchanged.",
+    options=[Option("stream", str, "stdout", "where to print", choices=("stdout", "stderr"))],
+    run="memplan.debug.print_graph:run",
+)
