@@ -21,8 +21,16 @@ greedy-by-size, best-fit, "best" without the exact search (budget 0: the
 heuristics alone) and "best" with its default budget. Every packing is
 checked with memplan.packing.verify.
 
+MiniMalloc's challenging instances (``--minimalloc DIR``: the A-K ``.csv``
+files of its repository's ``benchmarks/challenging``, not shipped here; a
+file ``NAME.CAPACITY.csv`` holds ``id,lower,upper,size`` rows, a buffer live
+over ``[lower, upper)``): "best" given the capacity, as MiniMalloc is, with
+the default search budget (or ``--minimalloc-budget``). Prints per instance
+whether it fits, the pool / capacity, the CPU time and the search steps.
+
     python bench/bench_packing.py [--sizes 1000 10000 100000] [--seeds 5]
         [--hard-sizes 100 300 500 1000] [--hard-seeds 5] [--skip model hard]
+        [--minimalloc DIR [--minimalloc-budget STEPS]]
 """
 
 from __future__ import annotations
@@ -150,6 +158,35 @@ def bench_hard(args) -> None:
             print(f"| all, n <= 500 | | {a} | {hits}/{count} ({100 * hits / count:.0f}%) | | | |")
 
 
+def read_minimalloc(path: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """(starts, ends, sizes, capacity) of a MiniMalloc instance file."""
+    rows = np.loadtxt(path, delimiter=",", skiprows=1, dtype=np.int64, ndmin=2)
+    capacity = int(os.path.basename(path).split(".")[1])
+    return rows[:, 1], rows[:, 2], rows[:, 3], capacity
+
+
+def bench_minimalloc(args) -> None:
+    files = sorted(f for f in os.listdir(args.minimalloc) if f.endswith(".csv"))
+    budget = "default" if args.minimalloc_budget is None else f"{args.minimalloc_budget}"
+    print(f"| instance | n | capacity | fits | pool / capacity | CPU s | search steps (budget {budget}) |")
+    print("|---|---:|---:|:---:|---:|---:|---:|")
+    for name in files:
+        starts, ends, sizes, capacity = read_minimalloc(os.path.join(args.minimalloc, name))
+        t0 = time.process_time()
+        try:
+            r = packing.pack(starts, ends, sizes, alignment=args.alignment, capacity=capacity,
+                             budget=args.minimalloc_budget)
+        except packing.CapacityError as err:
+            r = err.result
+        dt = time.process_time() - t0
+        assert r is not None, name
+        assert not packing.verify(starts, ends, sizes, r.offsets, args.alignment, r.pool_size), name
+        fits = r.pool_size <= capacity
+        print(f"| {name.split('.')[0]} | {len(sizes)} | {capacity} | {'yes' if fits else 'no'} | "
+              f"{r.pool_size / capacity:.4f} | {dt:.1f} | {r.search_work} of {r.search_budget} |",
+              flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
@@ -162,7 +199,12 @@ def main() -> None:
         "--hard-families", nargs="+", default=list(HARD_FAMILIES), choices=list(HARD_FAMILIES)
     )
     ap.add_argument("--skip", nargs="*", default=[], choices=["model", "hard"])
+    ap.add_argument("--minimalloc", metavar="DIR", help="MiniMalloc's A-K .csv files (see above)")
+    ap.add_argument("--minimalloc-budget", type=int, default=None, metavar="STEPS")
     args = ap.parse_args()
+    if args.minimalloc:
+        bench_minimalloc(args)
+        return
     if "model" not in args.skip:
         bench_model(args)
     if "hard" not in args.skip:

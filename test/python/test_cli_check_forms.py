@@ -126,7 +126,10 @@ def test_expect_and_save_outputs(forms, tmp_path):
     np.testing.assert_array_equal(np.load(out / "arg0.npy"), x)
     p = check(forms["tensor"], forms["out"], "--entry", "main", "--input", f"0={tmp_path / 'x.npy'}",
               "--value", "1=0.5", "--expect", f"result0={tmp_path / 'wrong.npy'}")
-    assert p.returncode == 1 and "expect result0" in p.stdout and "MISMATCH: before: element [0]: -1.0, expected -0.5" in p.stdout
+    # The first line is the verdict; the largest errors say how far off it is.
+    assert p.returncode == 1 and p.stdout.startswith("MISMATCH: an output differs from --expect"), p.stdout
+    assert ("expect result0 = " in p.stdout and "(bit for bit): MISMATCH: before and after: 64 of 64 "
+            "elements differ; largest absolute error 0.5 at [0] (-1.0, expected -0.5)" in p.stdout), p.stdout
 
 
 def test_bad_expect_and_save_arguments(forms, tmp_path):
@@ -146,7 +149,14 @@ def test_expected_difference():
     a = np.array([1.0, 2.0, np.nan], np.float32)
     assert expected_difference(a, a.copy()) is None
     assert expected_difference(a, a.astype(np.float64)) is None
-    assert "element [1]" in expected_difference(a, np.array([1.0, 2.5, np.nan], np.float32))
+    assert "at [1] (2.0, expected 2.5)" in expected_difference(a, np.array([1.0, 2.5, np.nan], np.float32))
+    # With a tolerance: the count, and the largest absolute and relative
+    # errors with where they are (not the first element that differs).
+    got = np.array([[1.0, 100.0], [0.001, 5.0]], np.float32)
+    want = np.array([[1.1, 100.5], [0.002, 5.0]], np.float32)
+    text = expected_difference(got, want, rtol=1e-4, atol=1e-5)
+    assert text.startswith("3 of 4 elements differ; largest absolute error 0.5 at [0, 1]"), text
+    assert "largest relative error 0.5 at [1, 0] (0.001" in text, text
     assert expected_difference(a, np.array([1.0, 2.0001, np.nan]), rtol=1e-3) is None
     assert "shape" in expected_difference(a, a[:2])
 

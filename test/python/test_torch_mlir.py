@@ -50,7 +50,7 @@ def test_memplan_check_against_torch(exported):
     out, _ = exported
     p = subprocess.run([CHECK, str(out / "model.mlir"), str(out / "planned.mlir"), "--entry", "main",
                         "--input", f"arg0={out / 'x.npy'}", "--expect", str(out / "y.npy"),
-                        "--rtol", "1e-5", "--atol", "1e-6"], capture_output=True, text=True, timeout=300)
+                        "--rtol", "1e-4", "--atol", "1e-5"], capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stdout + p.stderr
     assert p.stdout.startswith("OK") and "before and after match" in p.stdout
 

@@ -147,10 +147,18 @@ def main(argv: Optional[List[str]] = None) -> int:
         return print_error(PROG, str(err))
     except MemoryError:
         return print_error(PROG, "out of memory for the inputs: give smaller sizes with --dim")
-    print(result)
     ok = result.ok
+    lines = str(result).splitlines()
     if expected and result.output_names:
-        ok = _check_expected(result, expected, args.rtol, args.atol) and ok
+        expect_ok, expect_lines = _check_expected(result, expected, args.rtol, args.atol)
+        if not expect_ok and ok:
+            # The first line is the verdict: before and after agree, the
+            # expected values do not.
+            lines[0] = (f"MISMATCH: an output differs from --expect ({lines[0]}, before and after "
+                        "alike)")
+        ok = expect_ok and ok
+        lines[1:1] = expect_lines
+    print("\n".join(lines))
     if args.save_outputs is not None and result.output_names:
         problem = _save_outputs(result, args.save_outputs)
         if problem:
@@ -163,18 +171,20 @@ def _array(output) -> np.ndarray:
     return np.array(output.logical if output.logical is not None else output.data, order="C")
 
 
-def _check_expected(result, expected, rtol: float, atol: float) -> bool:
-    """Compare outputs with ``--expect`` files; print a line per file."""
+def _check_expected(result, expected, rtol: float, atol: float) -> tuple[bool, list[str]]:
+    """Compare outputs with ``--expect`` files: whether all match, and a
+    line per file."""
     from memplan.numerics import expected_difference
 
     ok = True
+    lines = []
     unnamed = 0  # files without a name go to result0, result1, ... in order
     for name, path, array in expected:
         if name is None:
             name, unnamed = f"result{unnamed}", unnamed + 1
         if name not in result.outputs_after:
-            print(f"  expect {path}: no output {name} (outputs: "
-                  f"{', '.join(result.output_names)})")
+            lines.append(f"  expect {path}: no output {name} (outputs: "
+                         f"{', '.join(result.output_names)})")
             ok = False
             continue
         problems = []
@@ -182,13 +192,15 @@ def _check_expected(result, expected, rtol: float, atol: float) -> bool:
             problem = expected_difference(_array(outputs[name]), array, rtol, atol)
             if problem:
                 problems.append(f"{side}: {problem}")
+        if len(problems) == 2 and problems[0][len("before: "):] == problems[1][len("after: "):]:
+            problems = [f"before and after: {problems[0][len('before: '):]}"]
         tolerance = f" (rtol {rtol}, atol {atol})" if rtol or atol else " (bit for bit)"
         if problems:
             ok = False
-            print(f"  expect {name} = {path}{tolerance}: MISMATCH: {'; '.join(problems)}")
+            lines.append(f"  expect {name} = {path}{tolerance}: MISMATCH: {'; '.join(problems)}")
         else:
-            print(f"  expect {name} = {path}{tolerance}: before and after match")
-    return ok
+            lines.append(f"  expect {name} = {path}{tolerance}: before and after match")
+    return ok, lines
 
 
 def _save_outputs(result, folder: str) -> str:

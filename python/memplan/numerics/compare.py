@@ -201,10 +201,32 @@ def expected_difference(actual: np.ndarray, expected: np.ndarray, rtol: float = 
         differs = differs.reshape(-1)
     if not differs.any():
         return None
-    flat = int(np.argmax(differs))
-    index = tuple(int(i) for i in np.unravel_index(flat, actual.shape)) if actual.shape else ()
-    return (f"element {list(index)}: {actual.reshape(-1)[flat]}, expected "
-            f"{expected.reshape(-1)[flat]} ({int(differs.sum())} of {actual.size} elements differ)")
+    count = f"{int(differs.sum())} of {actual.size} elements differ"
+    try:
+        a64, e64 = actual.astype(np.complex128).reshape(-1), expected.astype(np.complex128).reshape(-1)
+    except (TypeError, ValueError):
+        a64 = e64 = None
+    if a64 is None or not np.isfinite(np.abs(a64 - e64)[differs]).all():
+        flat = int(np.argmax(differs))
+        return (f"element {_where(flat, actual.shape)}: {actual.reshape(-1)[flat]}, expected "
+                f"{expected.reshape(-1)[flat]} ({count})")
+    # The largest errors, to choose a tolerance from.
+    error = np.where(differs, np.abs(a64 - e64), 0.0)
+    magnitude = np.abs(e64)
+    relative = np.where(differs, error / np.where(magnitude > 0, magnitude, np.inf), 0.0)
+    worst, worst_rel = int(np.argmax(error)), int(np.argmax(relative))
+
+    def element(flat: int) -> str:
+        return (f"at {_where(flat, actual.shape)} ({actual.reshape(-1)[flat]}, expected "
+                f"{expected.reshape(-1)[flat]})")
+
+    return (f"{count}; largest absolute error {error[worst]:.3g} {element(worst)}; largest relative "
+            f"error {relative[worst_rel]:.3g} {element(worst_rel)}")
+
+
+def _where(flat: int, shape: tuple) -> str:
+    """A flat element index as the multi-dimensional index of ``shape``."""
+    return str([int(i) for i in np.unravel_index(flat, shape)] if shape else [])
 
 
 def _bits(value: np.ndarray) -> str:
