@@ -13,7 +13,7 @@
 The command line front end is ``memplan-check`` (:mod:`memplan.cli.check`).
 """
 
-from .compare import CompareResult, Mismatch, compare, expected_difference
+from .compare import CompareResult, Mismatch, compare, compare_paths, expected_difference
 from .heap import HeapStats
 from .inputs import DEFAULT_DIM
 from .lowering import LoweringError
@@ -22,6 +22,7 @@ from .runner import ExecutionCrash, Output, RunOutcome
 
 __all__ = [
     "compare",
+    "compare_paths",
     "expected_difference",
     "execute",
     "RunOutcome",

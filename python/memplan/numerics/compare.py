@@ -17,7 +17,7 @@ uses the ``0xFF`` runs.  Stack memory (``memref.alloca``) is not poisoned.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -29,7 +29,8 @@ from .runner import DEFAULT_OPT_LEVEL, Executable, ExecutionCrash, Output, RunOu
 from .signature import Signature, ValueSpec
 from .source import ModuleSource
 
-__all__ = ["Mismatch", "CompareResult", "compare", "first_difference", "expected_difference"]
+__all__ = ["Mismatch", "CompareResult", "compare", "compare_paths", "first_difference",
+           "expected_difference"]
 
 
 @dataclass
@@ -495,6 +496,32 @@ def compare(
     ``LoweringError`` / ``mlir.ir.MLIRError`` when one cannot be lowered or
     compiled and ``ValueError`` for inputs that do not fit the signature.
     """
+    return compare_paths(before, after, entry, [values], inputs=inputs, seed=seed, poison=poison,
+                         dims=dims, opt_level=opt_level, scratch=scratch,
+                         keep_outputs=keep_outputs, isolate=isolate)[0]
+
+
+def compare_paths(
+    before: ModuleSource,
+    after: ModuleSource,
+    entry: str,
+    value_sets: Sequence[Optional[Mapping[int, Any]]],
+    inputs: Optional[Sequence[Any]] = None,
+    seed: int = 0,
+    poison: bool = True,
+    dims: Optional[DimsSpec] = None,
+    opt_level: int = DEFAULT_OPT_LEVEL,
+    scratch: Sequence[int] = (),
+    keep_outputs: bool = False,
+    isolate: bool = False,
+    raise_errors: bool = True,
+) -> List[Union[CompareResult, Exception]]:
+    """:func:`compare` once per entry of ``value_sets`` (each a ``values``
+    mapping: the scalars that select a path, say), lowering and compiling
+    each module once: one :class:`CompareResult` per entry. Without
+    ``raise_errors``, what a run raises (:class:`ExecutionCrash`,
+    :class:`~memplan.numerics.heap.UseAfterFree`, ...) takes its entry's
+    place instead."""
     from memplan.transients.queries import QUERY_SUFFIX
 
     also = (entry + QUERY_SUFFIX,)
@@ -506,11 +533,33 @@ def compare(
         mismatch = Mismatch(
             "signature", -1, f"@{entry}", None, str(sig_b), str(sig_a), detail=difference,
         )
-        return CompareResult(False, mismatch, HeapStats(), HeapStats(),
-                             signature=str(sig_b), poison=poison, seed=seed,
-                             form_before=_form(prog_b, ()), form_after=_form(prog_a, ()))
+        return [CompareResult(False, mismatch, HeapStats(), HeapStats(),
+                              signature=str(sig_b), poison=poison, seed=seed,
+                              form_before=_form(prog_b, ()), form_after=_form(prog_a, ()))
+                for _ in value_sets]
 
     exe_b, exe_a = Executable(prog_b, opt_level), Executable(prog_a, opt_level)
+    results: List[Union[CompareResult, Exception]] = []
+    for k, values in enumerate(value_sets):
+        try:
+            results.append(_compare_once(prog_b, prog_a, exe_b, exe_a, pairing, inputs, seed,
+                                         poison, dims, scratch, values, keep_outputs, isolate,
+                                         last=k == len(value_sets) - 1))
+        except (RuntimeError, ValueError) as err:
+            if raise_errors:
+                raise
+            results.append(err)
+    return results
+
+
+def _compare_once(prog_b: LoweredProgram, prog_a: LoweredProgram, exe_b: Executable,
+                  exe_a: Executable, pairing: Pairing, inputs, seed: int, poison: bool, dims,
+                  scratch: Sequence[int], values, keep_outputs: bool,
+                  isolate: bool, last: bool = True) -> CompareResult:
+    """One comparison on compiled programs (see :func:`compare`); the
+    ``last`` one drops each engine once it has run (two large models' code
+    is never held at once)."""
+    sig_b, sig_a = prog_b.signature, prog_a.signature
     storage_b, storage_a = pairing.storage("before"), pairing.storage("after")
     scratch_b = sorted(set(scratch) | ({storage_b} if storage_b is not None else set()))
     scratch_a = sorted(set(scratch) | ({storage_a} if storage_a is not None else set()))
@@ -539,10 +588,12 @@ def compare(
 
     run_b, problem_b = _runs(exe_b, args_b, poison, scratch_b, _run_elements(sig_b, scratch_b),
                              "before", pairing.out_params("before"), isolate)
-    del exe_b
+    if last:
+        exe_b.close()
     run_a, problem_a = _runs(exe_a, args_a, poison, scratch_a, _run_elements(sig_a, scratch_a),
                              "after", pairing.out_params("after"), isolate)
-    del exe_a
+    if last:
+        exe_a.close()
     uninitialized = [p for p in (problem_b, problem_a) if p is not None]
     left, right, elements, names = _aligned_outputs(
         _program_outputs(run_b.outputs, sig_b, pairing.args_before, pairing.results_before, scratch_b),

@@ -266,6 +266,10 @@ class Executable:
         self._engine = engine
         self._used = False
 
+    def close(self) -> None:
+        """Drop the compiled code (a later run compiles again)."""
+        self._engine = None
+
     def call(self, sig: Signature, args: Sequence[ArgValue]) -> List[Output]:
         """Call another function of the module that has a C interface (see
         :func:`~memplan.numerics.lowering.lower`'s ``also``) on ``args``
