@@ -85,6 +85,7 @@ void registerPackingBindings(nb::module_ &m) {
 
   m.attr("PACKING_ALGORITHMS") = packingAlgorithms();
   m.attr("PACKING_DEFAULT_BUDGET") = kDefaultSearchBudget;
+  m.attr("PACKING_DEFAULT_CAPACITY_BUDGET") = kDefaultCapacityBudget;
 
   m.def(
       "pack",

@@ -740,7 +740,8 @@ bool exactSearchFits(const Problem &pb) {
 ExactOutcome searchExact(const Problem &pb, int64_t lowerBound,
                          int64_t incumbentPool,
                          const std::vector<int64_t> &incumbentOffsets,
-                         int64_t budget, int64_t capacity) {
+                         int64_t budget, int64_t capacity,
+                         int64_t capacityBudget) {
   ExactOutcome out;
   out.pool = incumbentPool;
   out.offsets = incumbentOffsets;
@@ -781,9 +782,12 @@ ExactOutcome searchExact(const Problem &pb, int64_t lowerBound,
   // everywhere): the pair-order search costs the search by offset at most a
   // quarter more steps, and the search by offset costs it at most 4 times
   // as many. A run of the search by offset is not cut at a slice's end.
-  auto tryCapacity = [&](int64_t target, int64_t share) {
+  // `extra` steps past the share go on with the two complete searches (the
+  // turns are those of the share: the extra steps only let them run on).
+  auto tryCapacity = [&](int64_t target, int64_t share, int64_t extra) {
     const int64_t start = used();
     auto left = [&] { return start + share - used(); };
+    auto leftAll = [&] { return left() + extra; };
     switch (searchTight(pb, target, share / 2, offsets, tightWork)) {
     case TightVerdict::Found:
       return Verdict::Found;
@@ -804,10 +808,10 @@ ExactOutcome searchExact(const Problem &pb, int64_t lowerBound,
       pairs = std::make_unique<PairOrderSearch>(pb, target);
     for (int64_t slice = std::max<int64_t>(1, left() / kFirstSlices);;
          slice *= 2) {
-      if (pairs && left() > 0) {
+      if (pairs && leftAll() > 0) {
         const int64_t before = pairs->work();
         const PairOrderSearch::Status status =
-            pairs->resume(std::min(slice / kPairOrderPart, left()));
+            pairs->resume(std::min(slice / kPairOrderPart, leftAll()));
         pairWork += pairs->work() - before;
         if (status == PairOrderSearch::Status::Found) {
           offsets = pairs->offsets();
@@ -816,10 +820,10 @@ ExactOutcome searchExact(const Problem &pb, int64_t lowerBound,
         if (status == PairOrderSearch::Status::Infeasible)
           return Verdict::Infeasible;
       }
-      if (left() <= 0)
+      if (leftAll() <= 0)
         return Verdict::OutOfBudget;
-      const Verdict v =
-          search.attempt(target, std::min(slice, left()), left(), offsets);
+      const Verdict v = search.attempt(target, std::min(slice, leftAll()),
+                                       leftAll(), offsets);
       if (v != Verdict::OutOfBudget)
         return v;
     }
@@ -828,12 +832,14 @@ ExactOutcome searchExact(const Problem &pb, int64_t lowerBound,
     const int64_t left = budget - used();
     if (left <= 0)
       break;
-    int64_t target, share;
+    int64_t target, share, extra = 0;
     if (!capacityTried) {
-      // What the caller must fit in comes first, with all the budget.
+      // What the caller must fit in comes first, with all the budget, and
+      // the more steps given to fitting it.
       capacityTried = true;
       target = capacity;
       share = left;
+      extra = std::max<int64_t>(0, capacityBudget - budget);
     } else if (gaveUp < 0) {
       // The bound itself, with most of the budget: where a proof of
       // optimality or of a higher bound comes from.
@@ -846,7 +852,7 @@ ExactOutcome searchExact(const Problem &pb, int64_t lowerBound,
         break;
       share = left / 2;
     }
-    switch (tryCapacity(target, share)) {
+    switch (tryCapacity(target, share, extra)) {
     case Verdict::Found:
       out.offsets = offsets;
       out.improved = true;

@@ -34,7 +34,9 @@ struct ExactOutcome {
 /// Searches packings of `pb` between `lowerBound` (a proven bound, e.g. the
 /// aligned live-bytes peak) and the incumbent packing (`incumbentPool` with
 /// `incumbentOffsets`), spending at most about `budget` steps. With `capacity`
-/// >= 0, a packing that fits in `capacity` bytes is looked for first.
+/// >= 0, a packing that fits in `capacity` bytes is looked for first, for up
+/// to `capacityBudget` steps (at least `budget`); what follows a fit stops at
+/// `budget` steps in all.
 ///
 /// The search tries one capacity at a time, from the lower bound up: it either
 /// finds a packing within it, proves that none exists (then the bound rises),
@@ -43,7 +45,8 @@ struct ExactOutcome {
 ExactOutcome searchExact(const Problem &pb, int64_t lowerBound,
                          int64_t incumbentPool,
                          const std::vector<int64_t> &incumbentOffsets,
-                         int64_t budget, int64_t capacity);
+                         int64_t budget, int64_t capacity,
+                         int64_t capacityBudget);
 
 /// Whether searchExact can run on `pb`: the search keeps every pair of
 /// buffers whose lifetimes overlap, which must fit in memory.

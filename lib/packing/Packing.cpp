@@ -271,12 +271,15 @@ Packing pack(const BufferSet &b, const std::string &algorithm,
   if (best)
     budget = bestBudget(budget, result.poolSize, result.lowerBound.aligned,
                         overCapacity);
+  // A stated capacity is searched for longer with the default budget.
+  const int64_t capacityBudget =
+      options.budget < 0 && overCapacity ? kDefaultCapacityBudget : budget;
   if (exact || (best && overBound && budget > 0 &&
                 (pb.count() <= kBestSearchMax || overCapacity))) {
-    result.searchBudget = budget;
+    result.searchBudget = std::max(budget, capacityBudget);
     ExactOutcome found =
-        searchExact(pb, result.lowerBound.aligned, result.poolSize, off,
-                    result.searchBudget, options.capacity);
+        searchExact(pb, result.lowerBound.aligned, result.poolSize, off, budget,
+                    options.capacity, capacityBudget);
     result.searchWork = found.work;
     result.bound = found.bound;
     result.perAlgorithm.emplace_back("exact", found.pool);

@@ -65,7 +65,15 @@ ALGORITHMS: tuple[str, ...] = tuple(_core.PACKING_ALGORITHMS)
 """Accepted ``algorithm`` names; ``"best"`` is last."""
 
 DEFAULT_BUDGET: int = _core.PACKING_DEFAULT_BUDGET
-"""The exact search's work budget (steps) when ``pack`` is given none."""
+"""The exact search's work budget (steps) when ``pack`` is given none: about
+5 s of one core of the reference machine (a 2-core x86 with no other job)."""
+
+DEFAULT_CAPACITY_BUDGET: int = _core.PACKING_DEFAULT_CAPACITY_BUDGET
+"""With a capacity and no budget given, the steps the search for a packing
+within the capacity may take before ``pack`` gives up (7x
+:data:`DEFAULT_BUDGET`, about 30 s of one core of the reference machine);
+the search for a smaller pool after a fit still stops at
+:data:`DEFAULT_BUDGET`."""
 
 _INT64_MAX = (1 << 63) - 1
 
@@ -207,7 +215,8 @@ def pack(
     ``exact`` search for such a packing first, and :class:`CapacityError` is
     raised when none is found (at once when the live bytes at some point
     already need more). ``budget`` is the exact search's work budget in steps
-    (default :data:`DEFAULT_BUDGET`; 0 turns the search off in ``best``).
+    (default :data:`DEFAULT_BUDGET`, and up to :data:`DEFAULT_CAPACITY_BUDGET`
+    for a packing within ``capacity``; 0 turns the search off in ``best``).
 
     Raises ValueError on unequal lengths, start > end, negative sizes, an
     alignment that is not a power of two, an unknown algorithm, or a negative
@@ -290,6 +299,7 @@ def verify(
 __all__ = [
     "ALGORITHMS",
     "DEFAULT_BUDGET",
+    "DEFAULT_CAPACITY_BUDGET",
     "SIZE_LIMIT",
     "CapacityError",
     "PackResult",

@@ -320,6 +320,27 @@ def test_best_fits_programs_with_holes_everywhere(n, seed):
     assert np.array_equal(again.offsets, r.offsets) and again.search_work == r.search_work
 
 
+def test_a_stated_capacity_gets_the_longer_default_search():
+    # With a capacity and no budget given, the search for a fit may take
+    # DEFAULT_CAPACITY_BUDGET steps (where the smallest pool gets
+    # DEFAULT_BUDGET); a fit found early stops it. A budget given is the
+    # limit, capacity or not.
+    ins = family("cut-narrow", 60, 1)
+    assert packing.DEFAULT_CAPACITY_BUDGET == 7 * packing.DEFAULT_BUDGET
+    r = packing.pack(ins.starts, ins.ends, ins.sizes, capacity=ins.optimum)
+    assert r.pool_size == ins.optimum and r.search_budget == packing.DEFAULT_CAPACITY_BUDGET
+    assert 0 < r.search_work < packing.DEFAULT_BUDGET
+    free = packing.pack(ins.starts, ins.ends, ins.sizes)
+    assert free.search_budget == packing.DEFAULT_BUDGET
+    given = packing.pack(ins.starts, ins.ends, ins.sizes, capacity=ins.optimum, budget=200_000_000)
+    assert given.search_budget == 200_000_000
+    # The passes hand the packer its default where search-budget has its own.
+    from memplan.passes import SEARCH_BUDGET, search_budget
+    assert SEARCH_BUDGET.default == packing.DEFAULT_BUDGET
+    assert search_budget({"search_budget": packing.DEFAULT_BUDGET}) is None
+    assert search_budget({"search_budget": 5}) == 5
+
+
 def test_capacity_not_found_within_the_budget():
     ins = family("cut-holes", 300, 2)
     with pytest.raises(packing.CapacityError) as err:

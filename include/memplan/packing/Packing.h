@@ -49,16 +49,27 @@ struct PackOptions {
   /// packing within it first; pack() does not fail when it finds none (the
   /// caller compares poolSize).
   int64_t capacity = -1;
-  /// Steps the exact search may take, or -1 for kDefaultSearchBudget. The
-  /// same budget gives the same packing on any machine. "best" gives it all
-  /// where its heuristics stop 1% or more above the bound (or above the
-  /// capacity), less with the square of the gap below that.
+  /// Steps the exact search may take, or -1 for the default:
+  /// kDefaultSearchBudget, and with a capacity up to kDefaultCapacityBudget
+  /// for finding a packing within it. The same budget gives the same
+  /// packing on any machine. "best" gives it all where its heuristics stop
+  /// 1% or more above the bound (or above the capacity), less with the
+  /// square of the gap below that.
   int64_t budget = -1;
 };
 
-/// The exact search's default budget, in steps: about 8 s of one core of
-/// the 2-core machine memplan is measured on.
+/// The exact search's default budget, in steps: about 5 s of one core of
+/// the reference machine (a 2-core x86 with no other job; MiniMalloc's
+/// instance E took 4.4 s), 8 s on the hardest instances.
 constexpr int64_t kDefaultSearchBudget = 2'500'000'000;
+
+/// With a capacity and the default budget, the steps the search for a
+/// packing within the capacity may take before the packer gives up: seven
+/// times kDefaultSearchBudget, about 30 s of one core of the reference
+/// machine (MiniMalloc's eleven challenging instances all fit, the last, E,
+/// after 4.0-4.6 * 10^9 steps). A search for a smaller pool after a fit
+/// still stops at kDefaultSearchBudget steps in all.
+constexpr int64_t kDefaultCapacityBudget = 7 * kDefaultSearchBudget;
 
 struct Packing {
   std::vector<int64_t> offsets;

@@ -18,7 +18,7 @@ from memplan.lifetimes.analysis import FunctionLifetimes, LifetimeAnalysis
 from memplan.lifetimes.sizes import custom_data_layout
 from memplan.lifetimes.fit import buffer_note, report_over
 from memplan.pass_declarations import ALGORITHMS
-from memplan.passes import PassContext
+from memplan.passes import PassContext, search_budget
 from memplan.reuse.plan import PoolCapacityError, PoolOverflow, plan_function
 from memplan.reuse.rewrite import apply_plan
 
@@ -46,7 +46,7 @@ def run(module: ir.Operation, ctx: PassContext) -> None:
             ctx.error(operation(graph, int(lt.op[i])), f"memplan-buffer-reuse: {lt.reason_detail(int(i))}")
         try:
             fplan = plan_function(lt, ctx.options["algorithm"], alignment, capacity=capacity,
-                                  budget=ctx.options["search_budget"])
+                                  budget=search_budget(ctx.options))
         except PoolOverflow as err:
             ctx.error(operation(graph, err.op), f"memplan-buffer-reuse: {err}")
             continue

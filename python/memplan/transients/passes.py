@@ -11,7 +11,7 @@ from mlir import ir
 from memplan.ir.graph import extract_graph, operation
 from memplan.lifetimes import roles as K
 from memplan.lifetimes.sizes import custom_data_layout
-from memplan.passes import CAPACITY, PassContext
+from memplan.passes import CAPACITY, PassContext, search_budget
 from memplan.transients.annotate import annotate
 from memplan.transients.contract import add_storage_argument, find_storage, functions_by_name, is_public
 from memplan.transients.emplace import emplace_module
@@ -41,7 +41,7 @@ def _plan(module: ir.Operation, ctx: PassContext) -> Optional[ModulePlan]:
     # The storage is a default-space buffer: that space's capacity bounds it.
     capacity = ctx.options.get("capacity", CAPACITY.default).bounds.of(0)
     return plan_module(extract_graph(module), alignment=ctx.options.get("alignment", DEFAULT_ALIGNMENT),
-                       capacity=capacity, budget=ctx.options["search_budget"])
+                       capacity=capacity, budget=search_budget(ctx.options))
 
 
 def _valid_plan(module: ir.Operation, ctx: PassContext) -> Optional[ModulePlan]:
