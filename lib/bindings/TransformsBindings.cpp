@@ -93,6 +93,33 @@ void registerTransformsBindings(nb::module_ &m) {
                  })
         .def_ro("analyzed", &S::analyzed);
   }
+  {
+    using S = SubsetCopyStats;
+    bindStats<S>(m, "SubsetCopyStats",
+                 "What memplan-eliminate-subset-copies did.",
+                 {
+#define MEMPLAN_SUBSET_COPY_COUNTER MEMPLAN_COUNTER
+#include "memplan/transforms/Counters.def"
+                 })
+        .def_ro("analyzed", &S::analyzed)
+        .def_prop_ro(
+            "remarks",
+            [](const S &stats) {
+              nb::object create = nb::module_::import_("mlir.ir")
+                                      .attr("Location")
+                                      .attr("_CAPICreate");
+              nb::list out;
+              for (const RewriteRemark &r : stats.remarks) {
+                nb::object capsule = nb::steal(
+                    PyCapsule_New(const_cast<void *>(r.loc.ptr),
+                                  "mlir.ir.Location._CAPIPtr", nullptr));
+                out.append(nb::make_tuple(create(capsule), r.message));
+              }
+              return out;
+            },
+            "One (mlir.ir.Location, message) per candidate value: written in "
+            "place, or why it stays a copy.");
+  }
 #undef MEMPLAN_COUNTER
   m.def(
       "split_destinations",
@@ -123,6 +150,11 @@ void registerTransformsBindings(nb::module_ &m) {
   bindAnalyzingRewrite(
       m, "reorder_for_memory", reorderForMemory,
       "Reorder single-block function bodies for a lower modeled peak.");
+  bindAnalyzingRewrite(
+      m, "eliminate_subset_copies", eliminateSubsetCopies,
+      "Let the producers of values copied into a subset of a larger tensor "
+      "(pad, concat, insert_slice) write straight into it where the in-place "
+      "analysis and the peak model allow it.");
   bindAnalyzingRewrite(m, "reuse_dying_inputs", reuseDyingInputs,
                        "Let elementwise ops write into an input that dies "
                        "there where the in-place analysis allows it.");

@@ -98,6 +98,16 @@ register_pass(
     run="memplan.peak.reorder:run",
 )
 
+register_pass(
+    "memplan-eliminate-subset-copies",
+    "Compute values copied into a pad, concat or insert_slice straight into that subset",
+    None,
+    options=[FUNCTION_BOUNDARIES,
+             Option("remarks", bool, False,
+                    "emit a remark per candidate value: written in place, or why it stays a copy")],
+    run="memplan.peak.subset_copies:run",
+)
+
 # ---------------------------------------------------------------------------
 # Lifetimes, deallocation and pools
 # ---------------------------------------------------------------------------
@@ -177,7 +187,8 @@ register_pass(
 
 
 def _expand_memory_pipeline(options: dict[str, Any]) -> str:
-    chosen = (options["split_destinations"], options["reorder"], options["reuse_dying_inputs"])
+    chosen = (options["split_destinations"], options["reorder"], options["reuse_dying_inputs"],
+              options["eliminate_subset_copies"])
     steps = [p for p, on in zip(PEAK_PASSES, chosen) if on]
     # Promotion before deallocation, as upstream orders them: a buffer that
     # becomes an alloca is never freed (promoted after, its free stayed).
@@ -197,7 +208,8 @@ register_pipeline(
     "memplan-memory-pipeline",
     "Tensor program in, memref program out, at the lowest peak memplan reaches",
     _expand_memory_pipeline,
-    f"Expands to: [{PEAK_PASSES[0]},] [{PEAK_PASSES[1]},] [{PEAK_PASSES[2]},] {MEMPLAN_ONE_SHOT}, "
+    f"Expands to: [{PEAK_PASSES[0]},] [{PEAK_PASSES[1]},] [{PEAK_PASSES[2]},] [{PEAK_PASSES[3]},] "
+    f"{MEMPLAN_ONE_SHOT}, "
     "[func.func(promote-buffers-to-stack),] memplan-buffer-deallocation, "
     "memplan-buffer-reuse{algorithm alignment [capacity] [search-budget]}.",
     options=[
@@ -213,6 +225,9 @@ register_pipeline(
                "off by default: importers' orders gave nothing to gain on every model measured)"),
         Option("reuse-dying-inputs", bool, True,
                "write elementwise results into dying inputs (memplan-reuse-dying-inputs)"),
+        Option("eliminate-subset-copies", bool, True,
+               "compute values copied into a pad, concat or insert_slice straight into that subset "
+               "(memplan-eliminate-subset-copies)"),
     ],
 )
 

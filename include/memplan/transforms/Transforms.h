@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace memplan {
@@ -79,6 +80,39 @@ struct ReorderStats {
 /// peak goes down, and put back when the analysis of the new order leaves
 /// an operand out of place that was in place.
 ReorderStats reorderForMemory(MlirOperation root, bool functionBoundaries);
+
+/// A remark of a rewrite: where, and what it decided.
+struct RewriteRemark {
+  MlirLocation loc;
+  std::string message;
+};
+
+/// What `eliminateSubsetCopies` did (memplan/transforms/Counters.def).
+struct SubsetCopyStats {
+#define MEMPLAN_SUBSET_COPY_COUNTER(Field, Py, Statistic, Doc)                 \
+  int64_t Field = 0;
+#include "memplan/transforms/Counters.def"
+  bool analyzed = true; ///< False: the analysis failed; nothing changed.
+  /// One per candidate value: written in place, or why it stays a copy.
+  std::vector<RewriteRemark> remarks;
+};
+
+/// Lets the producers of a value copied into a subset of a larger tensor
+/// (the source of a `tensor.pad`, an operand of a `tensor.concat`, the
+/// source of a SubsetInsertionOpInterface op such as `tensor.insert_slice`)
+/// write straight into that subset: when the value is made in a
+/// single-block function body by a chain of destination-style ops (each
+/// result used only by the next op's init) that starts at a fresh
+/// destination, or at a fill-like op of one (cloned if shared), that
+/// destination becomes a `tensor.extract_slice` of the larger tensor, made
+/// (and filled with the padding value) right before the chain, and the copy
+/// an `insert_slice` of the value into it. Static shapes only. A rewrite
+/// stays only where memplan's engine, on a clone with every rewrite applied,
+/// bufferizes its operands in place, no operand in place before loses that,
+/// and the modeled peak of its function (alias sets rooted at allocations,
+/// each live from its first to its last op) does not go up.
+SubsetCopyStats eliminateSubsetCopies(MlirOperation root,
+                                      bool functionBoundaries);
 
 struct Graph;
 

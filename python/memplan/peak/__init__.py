@@ -7,6 +7,9 @@
 * ``memplan-reuse-dying-inputs`` (:mod:`.dying_inputs`): elementwise results
   written into an input that dies there.
 * ``memplan-reorder-for-memory`` (:mod:`.reorder`): a memory-aware op order.
+* ``memplan-eliminate-subset-copies`` (:mod:`.subset_copies`): the producers
+  of a value copied into a pad, a concat or an insert_slice write straight
+  into that subset of the larger tensor.
 """
 
 from __future__ import annotations
