@@ -126,3 +126,43 @@ def test_damaged_bytecode_of_this_mlir(tmp_path):
     with pytest.raises(ParseError, match="written by this MLIR .*damaged or truncated"):
         with ir.Context():
             load_source(str(path))
+
+
+#: ``relu(x) * 2`` exported by torch-mlir at the ``torch`` level (text).
+TORCH_TEXT = Path(__file__).parent / "inputs" / "foreign" / "relu_torch.mlir"
+
+
+def test_import_module_names_the_torch_dialect_of_text():
+    with pytest.raises(memplan.ForeignModuleError) as err:
+        memplan.import_module(TORCH_TEXT.read_text())
+    message = str(err.value)
+    assert message.startswith("the module uses dialect 'torch' (e.g. torch.constant.int) that MLIR "
+                              "22.1.8")
+    assert "output_type='linalg-on-tensors'" in message
+    assert "<import>:3:33: error:" in message  # MLIR's located diagnostic follows
+    # Generic-form ops and attributes of an unknown dialect are named too.
+    generic = 'func.func @f() {\n  %0 = "torch.constant.int"() : () -> i64\n  return\n}\n'
+    named = r"dialect 'torch' \(e\.g\. torch\.constant\.int\)"
+    with pytest.raises(memplan.ForeignModuleError, match=named):
+        memplan.import_module(generic)
+    with pytest.raises(memplan.ForeignModuleError, match=r"^the module uses dialect 'iree'"):
+        memplan.import_module("func.func @f() attributes {x = #iree.layout<1>} {\n  return\n}\n")
+
+
+@pytest.mark.parametrize("tool", [["memplan-opt"], ["memplan-check", "--entry", "main", "{0}"],
+                                  ["memplan", "explain"],
+                                  ["memplan", "transients", "--func", "main"]])
+@pytest.mark.parametrize("source", [TORCH_TEXT, LLVM24_BYTECODE])
+def test_every_tool_explains_foreign_input(tool, source):
+    # memplan-opt is MLIR's driver: its notes come after the driver's errors.
+    head, rest = (tool[:2], tool[2:]) if tool[0] == "memplan" else (tool[:1], tool[1:])
+    cmd = [os.path.join(BIN, head[0]), *head[1:], str(source), *[a.format(source) for a in rest]]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 1 and "Traceback" not in p.stderr, p.stderr
+    if source == TORCH_TEXT:
+        # explain and report allow unregistered dialects: the error is then the first op's.
+        assert f"{source}:3:33: error:" in p.stderr or f"{source}:4:13: error:" in p.stderr
+        assert f"{source}: note: the module uses dialect 'torch', which MLIR 22.1.8" in p.stderr
+    else:
+        assert "unknown attribute code: 23" in p.stderr
+        assert f"{source}: note: this bytecode was written by 'MLIR24.0.0git'" in p.stderr

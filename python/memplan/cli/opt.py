@@ -61,6 +61,45 @@ def _plugin_error(args: list[str]) -> str | None:
     return None
 
 
+def _input_path(args: list[str]) -> str:
+    """The input file of an mlir-opt command line: its first positional
+    argument (``-``, standard input, when there is none)."""
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            return args[i + 1] if i + 1 < len(args) else "-"
+        if arg in ("-o", "--o"):  # the one value mlir-opt's users give apart from its flag
+            i += 2
+            continue
+        if not arg.startswith("-") or arg == "-":
+            return arg
+        i += 1
+    return "-"
+
+
+def _failure_notes(args: list[str]) -> list[str]:
+    """memplan's notes on an input file the driver failed on, when it does
+    not parse (bytecode of another MLIR, dialects MLIR does not have): the
+    file is parsed again here, only after a failure."""
+    path = _input_path(args)
+    if path == "-" or not os.path.isfile(path):
+        return []
+    from mlir import ir
+
+    from memplan.ir.parse import ParseError, failure_notes, parse_module
+
+    data = open(path, "rb").read()
+    try:
+        with ir.Context() as ctx:
+            ctx.allow_unregistered_dialects = any(a.lstrip("-") == "allow-unregistered-dialect"
+                                                  for a in args)
+            parse_module(data, path, ctx)
+    except ParseError as err:
+        return failure_notes(data, str(err), path)
+    return []
+
+
 def _flush_standard_streams() -> None:
     for stream in (sys.stdout, sys.stderr):
         try:
@@ -92,6 +131,9 @@ def main() -> None:
     from mlir._mlir_libs._mlir import ir
 
     code = _core.opt_main(["memplan-opt", *args], ir.Context(load_on_create_dialects=[]))
+    if code != 0:
+        for note in _failure_notes(args):
+            print(note, file=sys.stderr)
     # Leave without finalizing the interpreter; LLVM's streams are flushed by
     # the driver, Python's here.
     _flush_standard_streams()

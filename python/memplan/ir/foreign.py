@@ -19,7 +19,8 @@ from typing import Any, Optional
 from mlir import ir
 
 from memplan.ir.interfaces import is_module
-from memplan.ir.parse import ParseError, mlir_version, parse_module
+from memplan.ir.parse import (DIALECT_ADVICE, ParseError, mlir_version, parse_module,
+                              unregistered_dialects)
 
 __all__ = ["ForeignModuleError", "import_module", "is_foreign", "foreign_module_message"]
 
@@ -87,6 +88,23 @@ def _unknown_dialects(text: str, context: ir.Context) -> list[str]:
     return [f"'{d}' (e.g. {op})" for d, op in sorted(unknown.items())]
 
 
+def _dialects_message(source: str, unknown: list[str]) -> str:
+    """Why a module using the ``unknown`` dialects (``'torch' (e.g. torch.aten.mm)``) is refused."""
+    plural = "s" if len(unknown) > 1 else ""
+    return (f"the module{source} uses dialect{plural} {', '.join(unknown)} that MLIR "
+            f"{mlir_version()} (the bindings memplan runs on) does not have: {DIALECT_ADVICE}")
+
+
+def _named_in_text(text: str, dialects: list[str]) -> list[str]:
+    """``dialects`` as ``'torch' (e.g. torch.aten.relu)``, with the first op of
+    each in MLIR text (custom or generic form; types and attributes do not count)."""
+    named = []
+    for dialect in dialects:
+        op = re.search(rf'(?<![!#\w$.]){re.escape(dialect)}\.[\w$.]*[\w$]', text)
+        named.append(f"'{dialect}'" + (f" (e.g. {op.group(0)})" if op else ""))
+    return named
+
+
 def import_module(obj: Any, context: Optional[ir.Context] = None) -> ir.Module:
     """An ``mlir.ir.Module`` memplan's passes and tools take, from
 
@@ -110,7 +128,12 @@ def import_module(obj: Any, context: Optional[ir.Context] = None) -> ir.Module:
         try:
             return parse_module(bytes(obj) if not isinstance(obj, str) else obj, "<import>", context)
         except ParseError as err:
-            raise ForeignModuleError(str(err)) from None
+            dialects = unregistered_dialects(str(err))
+            if not dialects:
+                raise ForeignModuleError(str(err)) from None
+            text = obj if isinstance(obj, str) else bytes(obj).decode("latin-1")
+            raise ForeignModuleError(_dialects_message("", _named_in_text(text, dialects)) + "\n"
+                                     + str(err)) from None
     if _ours(obj):
         op = obj.operation
         if not is_module(op):
@@ -130,11 +153,7 @@ def import_module(obj: Any, context: Optional[ir.Context] = None) -> ir.Module:
         if generic:
             unknown = _unknown_dialects(text, context)
             if unknown:
-                raise ForeignModuleError(
-                    f"the module from {source} uses dialect{'s' if len(unknown) > 1 else ''} "
-                    f"{', '.join(unknown)} that MLIR {mlir_version()} (the bindings memplan runs on) "
-                    "does not have: lower it to upstream dialects first (torch-mlir: "
-                    "output_type='linalg-on-tensors'; IREE: before its own dialects)")
+                raise ForeignModuleError(_dialects_message(f" from {source}", unknown))
         try:
             return parse_module(text, f"<{source}>", context)
         except ParseError as err:

@@ -4,6 +4,7 @@ kept relative to the whole file."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from mlir import ir
@@ -88,10 +89,57 @@ def parse_module(
     module, diagnostics = _core.parse_module(context, data, source_name)
     if module is None:
         message = diagnostics.decode(errors="replace").rstrip("\n")
-        if is_bytecode(data):
-            message += "\n" + bytecode_note(data, source_name)
-        raise ParseError(message)
+        notes = failure_notes(data, message, source_name)
+        raise ParseError("\n".join([message, *notes]))
     return module
+
+
+def failure_notes(data: bytes, diagnostics: str, source_name: str) -> list[str]:
+    """memplan's notes on an input that did not parse, from its bytes and
+    MLIR's diagnostics: which MLIR wrote a bytecode file, and which dialects
+    it uses that this MLIR does not have (torch-mlir's ``torch``), with what
+    to do. Empty when there is nothing to add."""
+    notes = []
+    dialects = unregistered_dialects(diagnostics)
+    if dialects:
+        notes.append(dialect_note(dialects, source_name))
+    if is_bytecode(data):
+        notes.append(bytecode_note(data, source_name))
+    return notes
+
+
+#: MLIR's parse errors on a dialect it does not have, with the dialect's name.
+_UNREGISTERED = (
+    re.compile(r"Dialect `([\w$]+)' not found for custom op"),
+    re.compile(r"[!#]\"([\w$]+)\"<.*?(?:type|attribute) created with unregistered dialect"),
+    re.compile(r"\"([\w$]+)\.[\w$.]+\" op created with unregistered dialect"),
+)
+#: The generic form of an op, ``"dialect.op"(``, on the source line MLIR
+#: quotes after "operation being parsed with an unregistered dialect".
+_GENERIC_OP_LINE = re.compile(
+    r"operation being parsed with an unregistered dialect.*\n.*?\"([\w$]+)\.[\w$.]+\"\(")
+
+
+def unregistered_dialects(diagnostics: str) -> list[str]:
+    """The dialects MLIR's parse ``diagnostics`` say it does not have, in the
+    order they are first named."""
+    named = sorted((match.start(), match.group(1)) for pattern in (*_UNREGISTERED, _GENERIC_OP_LINE)
+                   for match in pattern.finditer(diagnostics))
+    return list(dict.fromkeys(name for _, name in named))
+
+
+def dialect_note(dialects: list[str], source_name: str) -> str:
+    """A note for an input using ``dialects`` that the MLIR memplan runs on
+    does not have, and what to do (torch-mlir: export to linalg-on-tensors)."""
+    names = ", ".join(f"'{d}'" for d in dialects)
+    plural = "s" if len(dialects) > 1 else ""
+    return (f"{source_name}: note: the module uses dialect{plural} {names}, which MLIR "
+            f"{mlir_version()} (the MLIR memplan runs on) does not have: {DIALECT_ADVICE}")
+
+
+#: What to do with a module of dialects the MLIR memplan runs on does not have.
+DIALECT_ADVICE = ("lower it to upstream dialects first (torch-mlir: export with "
+                  "output_type='linalg-on-tensors'; IREE: before its own dialects)")
 
 
 def parse_source(
