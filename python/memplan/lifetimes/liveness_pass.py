@@ -38,8 +38,8 @@ def record_statistics(ctx: PassContext, lt: FunctionLifetimes) -> None:
     for reason, n in lt.reason_counts().items():
         ctx.stat(f"skipped-{reason}", n, f"Allocations not poolable: {reason}")
     peaks = heap_peaks(lt)
-    ctx.stat("heap-peak-upstream", peaks["upstream"],
-             "Peak heap bytes of the input, every buffer counted, 64-byte blocks (summed over functions)")
+    ctx.stat("heap-peak-input", peaks["input"],
+             "Peak heap bytes of the pass's input, every buffer counted, 64-byte blocks (summed over functions)")
     if peaks["reuse"] is not None:
         ctx.stat("heap-peak-reuse", peaks["reuse"],
                  "Peak heap bytes after memplan-buffer-reuse (summed over functions)")

@@ -259,7 +259,7 @@ def lower_bound_peak(lt: FunctionLifetimes) -> int:
 
 
 def heap_peaks(lt: FunctionLifetimes) -> dict[str, Optional[int]]:
-    """The function's heap peak as it is (``upstream``), with
+    """The function's heap peak as it is (``input``), with
     memplan-buffer-reuse's plan (``reuse``; None when its pools would not fit
     in an ``index``), the bound of the given lifetimes (``lower_bound``) and
     the ``dataflow_bound``."""
@@ -269,9 +269,9 @@ def heap_peaks(lt: FunctionLifetimes) -> dict[str, Optional[int]]:
     try:
         plan = plan_function(lt)
     except PoolOverflow:  # memplan-buffer-reuse reports it as an error
-        return {"upstream": input_peak(lt), "reuse": None, "lower_bound": lower_bound_peak(lt),
+        return {"input": input_peak(lt), "reuse": None, "lower_bound": lower_bound_peak(lt),
                 "dataflow_bound": bound}
-    return {"upstream": plan.input_peak, "reuse": plan.peak, "lower_bound": plan.lower_bound,
+    return {"input": plan.input_peak, "reuse": plan.peak, "lower_bound": plan.lower_bound,
             "dataflow_bound": bound}
 
 

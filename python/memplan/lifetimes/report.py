@@ -6,7 +6,7 @@ The JSON document (``memplan-buffer-liveness{format=json output=FILE}``) is::
       {"name": "mlp", "num_points": 25, "peak_live_bytes": 16384,
        "total_alloc_bytes": 18432, "eligible_peak_bytes": 16384,
        "pool": {"algorithm": "best-fit", "size": 16384, "lower_bound": 16384},
-       "heap_peak": {"upstream": 18432, "reuse": 18432, "lower_bound": 18432,
+       "heap_peak": {"input": 18432, "reuse": 18432, "lower_bound": 18432,
                      "dataflow_bound": 18432},
        "peak_site": {"bytes": 18432, "point": 12, "op": "linalg.matmul",
                      "location": "mlp.mlir:9:10", "live": ["%alloc", "%alloc_1"]},
@@ -23,8 +23,8 @@ The JSON document (``memplan-buffer-liveness{format=json output=FILE}``) is::
           "reasons": [], "group": null, "offset": 0}, ...]}]}
 
 Program points are op ids relative to the function op (the function is 0).
-``heap_peak`` holds the heap peak of the IR as it is (``upstream``: after
-upstream's pipeline that is upstream's peak), with memplan-buffer-reuse's
+``heap_peak`` holds the heap peak of the IR as it is (``input``: the peak of
+whatever pipeline produced it, upstream's or memplan's), with memplan-buffer-reuse's
 plan (``reuse``), the bound of the given lifetimes (``lower_bound``: poolable
 buffers from allocation to last use) and the ``dataflow_bound`` (every
 buffer held only while its contents are needed; see
@@ -228,7 +228,7 @@ def format_function(doc: dict[str, Any]) -> str:
     heap = doc.get("heap_peak")
     if heap:
         lines.append(
-            f"  heap peak (64-byte blocks, every buffer) = {heap['upstream']} as is,"
+            f"  heap peak (64-byte blocks, every buffer) = {heap['input']} as is,"
             f" {'n/a' if heap['reuse'] is None else heap['reuse']} after memplan-buffer-reuse"
         )
         lines.append(

@@ -55,8 +55,8 @@ def run(module: ir.Operation, ctx: PassContext) -> None:
             continue
         plans = fplan.pools
         work.append((lt, plans))
-        ctx.stat("peak-upstream", fplan.input_peak,
-                 "Peak heap bytes of the input, every buffer counted (summed over functions)")
+        ctx.stat("peak-input", fplan.input_peak,
+                 "Peak heap bytes of the pass's input, every buffer counted (summed over functions)")
         ctx.stat("peak-planned", fplan.peak, "Peak heap bytes with the pools (summed over functions)")
         ctx.stat("peak-lower-bound", fplan.lower_bound,
                  "Lower bound of that peak (summed over functions)")

@@ -34,7 +34,7 @@ func.func @reused_across_overwrite(%x: memref<1024xf32>, %out: memref<1024xf32>)
 }
 
 // STATS: MemplanBufferLivenessPass
-// STATS-DAG: (S) 8192 heap-peak-upstream
+// STATS-DAG: (S) 8192 heap-peak-input
 // STATS-DAG: (S) 4096 heap-peak-dataflow-bound
 // STATS-DAG: (S) 1 held-without-contents
 

@@ -37,7 +37,7 @@
 // STATS-DAG: (S) 1 branch-groups
 // STATS-DAG: (S) 1 skipped-escapes-return
 // STATS-DAG: (S) 256 bytes-after
-// STATS-DAG: (S) 512 peak-upstream
+// STATS-DAG: (S) 512 peak-input
 // STATS-DAG: (S) 512 peak-planned
 // STATS-DAG: (S) 3 heap-allocations-left
 func.func @loop_and_branches(%x: tensor<64xf32>, %n: index, %c: i1) -> tensor<64xf32> {

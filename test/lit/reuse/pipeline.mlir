@@ -31,11 +31,11 @@
 // STATS: MemplanBufferReusePass
 // STATS-DAG: (S) 1 skipped-escapes-return
 // STATS-DAG: (S) 1 skipped-alone
-// STATS-DAG: (S) 10240 peak-upstream
+// STATS-DAG: (S) 10240 peak-input
 // STATS-DAG: (S) 10240 peak-planned
 // STATS-DAG: (S) 2 heap-allocations-left
 
-// UPSTREAM: (S) 16384 heap-peak-upstream
+// UPSTREAM: (S) 16384 heap-peak-input
 #map = affine_map<(d0, d1) -> (d0, d1)>
 #bias = affine_map<(d0, d1) -> (d1)>
 func.func @mlp(%x: tensor<16x64xf32>, %w1: tensor<64x128xf32>, %b1: tensor<128xf32>,
