@@ -63,12 +63,12 @@ def test_dominance_needs_leaves_that_are_never_negative():
     dimensions and size operands are; an arbitrary index value is not (then
     only a multiple compares)."""
     x, y = symbolic._leaf("%x"), symbolic._leaf("%y")
-    small = symbolic._add(symbolic._mul(symbolic.const(4), x), symbolic._mul(symbolic.const(4), y))
-    big = symbolic._add(symbolic._mul(symbolic.const(8), x), symbolic._mul(symbolic.const(4), y))
+    small = symbolic.add(symbolic.mul(symbolic.const(4), x), symbolic.mul(symbolic.const(4), y))
+    big = symbolic.add(symbolic.mul(symbolic.const(8), x), symbolic.mul(symbolic.const(4), y))
     assert not symbolic.dominates(big, small)
     assert symbolic.dominates(big, small, frozenset({"%x", "%y"}))
-    assert symbolic.dominates(symbolic._mul(symbolic.const(2), small), small)
-    assert not symbolic.dominates(small, symbolic._mul(symbolic.const(2), small))
+    assert symbolic.dominates(symbolic.mul(symbolic.const(2), small), small)
+    assert not symbolic.dominates(small, symbolic.mul(symbolic.const(2), small))
 
 
 CAST_CASE = """

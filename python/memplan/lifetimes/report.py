@@ -99,9 +99,21 @@ def _dynamic_sizes(
     merged: dict[int, symbolic.Poly] = {}
     for row, k in enumerate(item):  # a branch group is sized by its largest member: keep one
         merged.setdefault(int(k), polys[row])
-    candidates = symbolic.peak(start, end, [merged[k] for k in range(len(start))], frozenset(sym.nonneg))
+    nonneg = frozenset(sym.nonneg)
+    candidates = symbolic.peak(start, end, [merged[k] for k in range(len(start))], nonneg)
+    total: symbolic.Poly = {}
+    for p in polys:
+        total = symbolic.add(total, p)
+    eligible = np.nonzero(lt.eligible)[0]
+    e_start, e_end, _, e_item = lt.items(eligible)
+    e_merged: dict[int, symbolic.Poly] = {}
+    for row, k in zip(eligible.tolist(), e_item.tolist()):
+        e_merged.setdefault(int(k), polys[row])
+    e_candidates = symbolic.peak(e_start, e_end, [e_merged[k] for k in range(len(e_start))], nonneg)
     extra: dict[str, Any] = {
         "peak_live": symbolic.max_text(candidates),
+        "total_alloc": symbolic.to_text(total),
+        "eligible_peak": symbolic.max_text(e_candidates),
         "size_leaves": sorted(set().union(*(symbolic.leaves(p) for p in polys))),
     }
     texts = {row: symbolic.to_text(p) for row, p in enumerate(polys) if lt.bytes[row] < 0}
@@ -197,16 +209,15 @@ def to_json(functions: Iterable[FunctionLifetimes], **kwargs: Any) -> str:
     return json.dumps(report_dict(functions, **kwargs), indent=1)
 
 
-def _peak_line(doc: dict[str, Any]) -> str:
-    """``peak_live_bytes = N``; with dynamic sizes, the peak over them and,
-    for given sizes, its value."""
-    if "peak_live" not in doc:
-        return f"  peak_live_bytes = {doc['peak_live_bytes']}"
+def _bytes_line(doc: dict[str, Any], key: str, expression: str) -> str:
+    """``key = N``; with dynamic sizes, the figure as an expression over them
+    (``doc[expression]``) and, for given sizes, its value."""
+    if expression not in doc:
+        return f"  {key} = {doc[key]}"
     if "sizes" in doc:
         given = ", ".join(f"{k} = {v}" for k, v in doc["sizes"].items())
-        return f"  peak_live_bytes = {doc['peak_live_bytes']} for {given} ({doc['peak_live']})"
-    return (f"  peak_live_bytes = {doc['peak_live']} (static buffers alone: {doc['peak_live_bytes']}; "
-            "--dim/--value give a number)")
+        return f"  {key} = {doc[key]} for {given} ({doc[expression]})"
+    return f"  {key} = {doc[expression]} (static buffers alone: {doc[key]}; --dim/--value give a number)"
 
 
 def format_function(doc: dict[str, Any]) -> str:
@@ -215,9 +226,9 @@ def format_function(doc: dict[str, Any]) -> str:
     lines = [
         f"liveness @{doc['name']}: {doc['num_allocations']} allocations, "
         f"{doc['num_eligible']} eligible, {doc['num_points']} program points",
-        _peak_line(doc),
-        f"  total_alloc_bytes = {doc['total_alloc_bytes']}",
-        f"  eligible_peak_bytes = {doc['eligible_peak_bytes']}",
+        _bytes_line(doc, "peak_live_bytes", "peak_live"),
+        _bytes_line(doc, "total_alloc_bytes", "total_alloc"),
+        _bytes_line(doc, "eligible_peak_bytes", "eligible_peak"),
     ]
     pool = doc.get("pool")
     if pool and pool.get("size"):
@@ -227,9 +238,12 @@ def format_function(doc: dict[str, Any]) -> str:
         )
     heap = doc.get("heap_peak")
     if heap:
+        # Without values for the dynamic sizes the heap figures count the
+        # statically sized buffers only: say so rather than print a bare 0.
+        static_only = " (static buffers alone)" if "peak_live" in doc and "sizes" not in doc else ""
         lines.append(
             f"  heap peak (64-byte blocks, every buffer) = {heap['input']} as is,"
-            f" {'n/a' if heap['reuse'] is None else heap['reuse']} after memplan-buffer-reuse"
+            f" {'n/a' if heap['reuse'] is None else heap['reuse']} after memplan-buffer-reuse{static_only}"
         )
         lines.append(
             f"  bounds: {heap['lower_bound']} for the given lifetimes (poolable buffers from"

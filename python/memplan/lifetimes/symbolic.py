@@ -36,7 +36,7 @@ Poly = dict[tuple[str, ...], int]
 _CAST = int(_core.OpInterface.CAST)
 
 
-def _mul(a: Poly, b: Poly) -> Poly:
+def mul(a: Poly, b: Poly) -> Poly:
     out: Poly = {}
     for ma, ca in a.items():
         for mb, cb in b.items():
@@ -45,7 +45,7 @@ def _mul(a: Poly, b: Poly) -> Poly:
     return {m: c for m, c in out.items() if c}
 
 
-def _add(a: Poly, b: Poly) -> Poly:
+def add(a: Poly, b: Poly) -> Poly:
     out = dict(a)
     for m, c in b.items():
         out[m] = out.get(m, 0) + c
@@ -126,9 +126,9 @@ class SymbolicSizes:
                 if arg is not None and dim is not None:
                     result = _leaf(f"arg{arg}.dim{dim}")
             elif name in ("arith.muli", "index.mul") and len(operands) == 2:
-                result = _mul(self.value(operands[0]), self.value(operands[1]))
+                result = mul(self.value(operands[0]), self.value(operands[1]))
             elif name in ("arith.addi", "index.add") and len(operands) == 2:
-                result = _add(self.value(operands[0]), self.value(operands[1]))
+                result = add(self.value(operands[0]), self.value(operands[1]))
         if result is None:
             result = _leaf(self.value_name(v))
         self._memo[v] = result
@@ -152,7 +152,7 @@ class SymbolicSizes:
                 (mono,) = operand
                 if len(mono) == 1:
                     self.nonneg.add(mono[0])
-            size = _mul(size, operand)
+            size = mul(size, operand)
         return size
 
 
@@ -196,7 +196,7 @@ def peak(start: np.ndarray, end: np.ndarray, sizes: list[Poly], nonneg: frozense
         live = [i for i in range(len(sizes)) if start[i] <= t < max(int(end[i]), int(start[i]) + 1)]
         total: Poly = {}
         for i in live:
-            total = _add(total, sizes[i])
+            total = add(total, sizes[i])
         sums.append(total)
     kept: list[Poly] = []
     for i, s in enumerate(sums):
@@ -276,4 +276,4 @@ class ArgumentSizes(Mapping[str, int]):
         return 0
 
 
-__all__ = ["Poly", "SymbolicSizes", "ArgumentSizes", "const", "dominates", "to_text", "evaluate", "leaves", "peak", "max_text"]
+__all__ = ["Poly", "SymbolicSizes", "ArgumentSizes", "add", "const", "mul", "dominates", "to_text", "evaluate", "leaves", "peak", "max_text"]
