@@ -359,6 +359,18 @@ Graph::upperBound(int32_t v, const std::function<bool(int32_t)> &stop) const {
   return *bound;
 }
 
+bool Graph::equalIndex(int32_t a, int32_t b) const {
+  if (a == b)
+    return true;
+  Value x = value(a), y = value(b);
+  if (!x.getType().isIndex() || !y.getType().isIndex())
+    return false;
+  FailureOr<bool> equal =
+      ValueBoundsConstraintSet::areEqual(ValueBoundsConstraintSet::Variable(x),
+                                         ValueBoundsConstraintSet::Variable(y));
+  return succeeded(equal) && *equal;
+}
+
 int32_t interfacesOf(MlirOperation op) { return opInterfaces(unwrap(op)); }
 
 std::string printOperation(MlirOperation op, bool assumeVerified) {

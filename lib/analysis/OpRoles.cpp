@@ -232,6 +232,17 @@ Operation *completionPoint(Operation *op, ArrayRef<Value> completions) {
 }
 
 /// Every region only returns to the op: one of them runs per execution.
+/// One of the op's regions is entered on every execution: its entry
+/// successors, whatever its operands, are regions only.
+bool oneRegionRuns(RegionBranchOpInterface op) {
+  SmallVector<RegionSuccessor> entries;
+  op.getEntrySuccessorRegions(SmallVector<Attribute>(op->getNumOperands()),
+                              entries);
+  return !entries.empty() &&
+         llvm::none_of(entries,
+                       [](const RegionSuccessor &s) { return s.isParent(); });
+}
+
 bool exclusiveRegions(RegionBranchOpInterface op) {
   for (Region &region : op->getRegions()) {
     SmallVector<RegionSuccessor> successors;
@@ -303,7 +314,8 @@ int32_t classify(Operation *op) {
   if (auto branch = dyn_cast<RegionBranchOpInterface>(op))
     return kRoleBranch | kFlagCaptureOk | kFlagSequential |
            (exclusiveRegions(branch) ? kFlagExclusive : 0) |
-           (alwaysRuns(branch) ? kFlagAlwaysRuns : 0);
+           (alwaysRuns(branch) ? kFlagAlwaysRuns : 0) |
+           (oneRegionRuns(branch) ? kFlagOneRuns : 0);
   // An op that declares its own effects (linalg structured ops, atomic
   // read-modify-write) runs its regions as part of itself: outer buffers may
   // be used there, but an allocation inside is not hoisted.

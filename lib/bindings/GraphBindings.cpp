@@ -287,6 +287,29 @@ void registerGraphBindings(nb::module_ &m) {
           "A closed constant upper bound of an index value from upstream's "
           "ValueBoundsOpInterface, following its backward slice until "
           "`stop(value id)` is true; None when the interfaces state none.")
+      .def(
+          "equal_index",
+          [](const Graph &g, int32_t a, int32_t b) {
+            if (a < 0 || a >= g.numValues() || b < 0 || b >= g.numValues())
+              throw nb::index_error("value id out of range");
+            return g.equalIndex(a, b);
+          },
+          nb::arg("a"), nb::arg("b"),
+          "Whether index values `a` and `b` are equal for every input, as "
+          "upstream's ValueBoundsOpInterface states (areEqual); False when "
+          "unknown.")
+      .def(
+          "simplified_index",
+          [](const Graph &g, int32_t v) {
+            if (v < 0 || v >= g.numValues())
+              throw nb::index_error("value id out of range");
+            return g.simplifiedIndex(v);
+          },
+          nb::arg("value"),
+          "The value an integer value equals once upstream's "
+          "arith-int-range-optimizations, canonicalize and cse simplify its "
+          "pure backward slice on a scratch copy (the equality proven the "
+          "same way); the value itself when there is none.")
       .def("non_call_symbol_uses", &Graph::nonCallSymbolUses,
            "[(user op, symbol)] for every reference to a symbol of the root "
            "that is not a call's callee (SymbolTable uses, CallOpInterface).")

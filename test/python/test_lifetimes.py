@@ -257,7 +257,7 @@ def test_roles_from_interfaces():
             "memref.dim": "access",
             "tensor.extract": "access",
             "memref.store": "access",
-            "scf.if": "branch+capture+sequential+exclusive",
+            "scf.if": "branch+capture+sequential+exclusive+one-runs",  # it has an else
             "scf.yield": "terminator",
             "scf.forall": "parallel+capture",
             "scf.forall.in_parallel": "other+capture",  # no region-branch terminator

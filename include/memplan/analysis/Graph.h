@@ -223,6 +223,17 @@ struct Graph {
   /// it asserts when a value has more than one, as affine.min's may.)
   std::optional<int64_t>
   upperBound(int32_t v, const std::function<bool(int32_t)> &stop) const;
+  /// Whether index values `a` and `b` are equal whatever the program's
+  /// inputs, as upstream's ValueBoundsOpInterface states
+  /// (ValueBoundsConstraintSet::areEqual): a dimension of an allocation
+  /// equals its size operand, for example. False when unknown.
+  bool equalIndex(int32_t a, int32_t b) const;
+  /// The value of the program that integer value `v` equals once upstream's
+  /// `arith-int-range-optimizations`, `canonicalize` and `cse` have
+  /// simplified its pure backward slice on a scratch copy (the program is
+  /// not changed), with the equality folded the same way to be sure; `v`
+  /// when there is no other (lib/analysis/SizeValues.cpp).
+  int32_t simplifiedIndex(int32_t v) const;
   /// The id of `value`, or -1 when the graph does not number it.
   int32_t valueId(mlir::Value value) const;
   /// The id of op `o`, or -1 when the graph does not number it.

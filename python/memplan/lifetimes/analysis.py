@@ -34,6 +34,7 @@ from memplan.lifetimes import roles as K
 from memplan.lifetimes.branches import BranchGroup, find_branch_groups
 from memplan.lifetimes.sizes import (
     INDEX_MAX,
+    canonical_size_value,
     dynamic_size_values,
     element_bytes,
     element_reason,
@@ -113,6 +114,10 @@ class FunctionLifetimes:
     """True for rows allocated in the automatic allocation scope (``memref.alloca``)."""
     dynamic_slices: dict[int, list[int]] = field(default_factory=dict)
     """For eligible dynamic allocations: the ops to hoist before the pool."""
+    size_values: dict[int, list[int]] = field(default_factory=dict)
+    """For eligible dynamic allocations: the value of each dynamic size, as
+    the pool computes it (:func:`~memplan.lifetimes.sizes.canonical_size_value`
+    of the allocation's operand)."""
     groups: list[BranchGroup] = field(default_factory=list)
     """Branch groups: allocations of exclusive branches pooled as one buffer."""
     seg_begin: np.ndarray = field(default_factory=lambda: np.zeros(1, np.int32))
@@ -326,12 +331,17 @@ class LifetimeAnalysis:
         reasons[bad_elem] |= R.bit("unsupported-element-type")
         reasons[self.types.overflow[value_types]] |= R.bit("size-overflow")
         slices: dict[int, list[int]] = {}
+        size_values: dict[int, list[int]] = {}
         for i in np.nonzero((size < 0) & (reasons == 0))[0]:
-            sl = hoistable_slice(g, int(t["scope"][i]), dynamic_size_values(g, int(ops[i])))
+            # A size read as a dimension of another allocation is that
+            # allocation's size operand (hoistable where the dimension is not).
+            values = [canonical_size_value(g, v) for v in dynamic_size_values(g, int(ops[i]))]
+            sl = hoistable_slice(g, int(t["scope"][i]), values)
             if sl is None:
                 reasons[i] |= R.bit("dynamic-size-not-hoistable")
             else:
                 slices[int(i)] = sl
+                size_values[int(i)] = values
         start, end, last_use = t["start"], t["end"], t["last_use"]
         late = (reasons >= R.bit("unsupported-element-type")) & (t["dealloc"] >= 0)
         if late.any():  # rejected here: live until freed, as the kernel does
@@ -347,7 +357,8 @@ class LifetimeAnalysis:
             last_use[rows] = grp.end - 1
         return FunctionLifetimes(
             graph=g, func_op=func_op, name=qualified_function_name(g, func_op), op=ops, value=roots,
-            reasons=reasons, bytes=size, is_alloca=is_alloca, dynamic_slices=slices, groups=groups,
+            reasons=reasons, bytes=size, is_alloca=is_alloca, dynamic_slices=slices,
+            size_values=size_values, groups=groups,
             **{column: t[column] for column in _KERNEL_COLUMNS},
         )
 

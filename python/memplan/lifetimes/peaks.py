@@ -45,9 +45,8 @@ class Pool(RowSpan):
     """A pool as the peak sees it: its rows, its live points and its bytes."""
 
     bytes: int
-    dynamic: Optional[tuple[int, ...]] = None
-    """The dynamic rows whose bytes it holds over its life (the largest of
-    those that share bytes); None: every dynamic row of ``rows``."""
+    """Its bytes (with dynamic members: when every dynamic size is 0; the
+    per-path checks of :mod:`memplan.lifetimes.paths` see them all)."""
 
 
 def _heap_items(lt: FunctionLifetimes, skip: set[int]) -> tuple[list[int], list[int], list[int]]:
@@ -168,75 +167,6 @@ def plan_excess(lt: FunctionLifetimes, pools: Iterable[Pool], limit: int) -> tup
     return int(max(level.max(), size.max())), int((over * np.maximum(width, 1)).sum())
 
 
-def _profile(starts: list[int], ends: list[int], sizes: list[int],
-             dyn: list[frozenset]) -> list[tuple[int, frozenset]]:
-    """(static bytes, dynamic buffers) live at each program point where
-    something starts; static blocks rounded to :data:`ROUNDING`."""
-    events: dict[int, list[int]] = {}
-    for k, (s, e) in enumerate(zip(starts, ends)):
-        events.setdefault(s, []).append(k)
-        events.setdefault(e, []).append(~k)
-    live_static = 0
-    live_dyn: dict[int, int] = {}
-    out: list[tuple[int, frozenset]] = []
-    for point in sorted(events):
-        starting = False
-        for k in sorted(events[point]):  # ends (negative) before starts
-            j = ~k if k < 0 else k
-            sign = -1 if k < 0 else 1
-            if sizes[j] > 0:
-                live_static += sign * (-(-sizes[j] // ROUNDING) * ROUNDING)
-            for d in dyn[j]:
-                live_dyn[d] = live_dyn.get(d, 0) + sign
-            starting |= k >= 0
-        if starting:
-            out.append((live_static, frozenset(d for d, n in live_dyn.items() if n > 0)))
-    return out
-
-
-def dynamic_dominated(lt: FunctionLifetimes, pools: Iterable[Pool]) -> bool:
-    """Whether the plan's heap never exceeds the input's, dynamic sizes
-    included, whatever their values: every point of the plan is matched by a
-    point of the input with at least its static bytes and at least its
-    dynamic buffers (a pool holds its dynamic members over its whole life;
-    a pool held next to a dynamic buffer on the heap must be matched by a
-    point where that buffer is live too). Sufficient, not necessary."""
-    pools = list(pools)
-    dynamic_rows = [i for i in range(len(lt)) if lt.bytes[i] < 0 and not lt.is_alloca[i]]
-    if not dynamic_rows:
-        return True
-    func_end = int(lt.graph.op_end[lt.func_op]) + 1
-
-    def row_interval(i: int) -> tuple[int, int]:
-        d = int(lt.dealloc[i])
-        return int(lt.op[i]), (max(d + 1, int(lt.end[i])) if d >= 0 else func_end)
-
-    s0, e0, b0 = _heap_items(lt, set(dynamic_rows))
-    d0 = [frozenset()] * len(b0)
-    for i in dynamic_rows:
-        s, e = row_interval(i)
-        s0.append(s), e0.append(e), b0.append(-1), d0.append(frozenset([i]))
-    pooled = {r for p in pools for r in p.rows}
-    s1, e1, b1 = _heap_items(lt, pooled | set(dynamic_rows))
-    d1 = [frozenset()] * len(b1)
-    for i in dynamic_rows:
-        if i not in pooled:
-            s, e = row_interval(i)
-            s1.append(s), e1.append(e), b1.append(-1), d1.append(frozenset([i]))
-    for p in pools:
-        s1.append(p.start), e1.append(p.end), b1.append(p.bytes)
-        d1.append(frozenset(r for r in (p.rows if p.dynamic is None else p.dynamic) if lt.bytes[r] < 0))
-    before = _profile(s0, e0, b0, d0)
-    static_peak = max((b for b, _ in before), default=0)
-    for bytes_, dyn in _profile(s1, e1, b1, d1):
-        if not dyn:
-            if bytes_ > static_peak:
-                return False
-        elif not any(b >= bytes_ and dyn <= d for b, d in before):
-            return False
-    return True
-
-
 def lower_bound_peak(lt: FunctionLifetimes) -> int:
     """Peak heap bytes with every poolable static buffer live from its
     allocation to its last use only, and the others as in the input."""
@@ -275,5 +205,5 @@ def heap_peaks(lt: FunctionLifetimes) -> dict[str, Optional[int]]:
             "dataflow_bound": bound}
 
 
-__all__ = ["heap_peaks", "ROUNDING", "Pool", "dataflow_bound", "dynamic_dominated", "plan_excess", "input_peak",
+__all__ = ["heap_peaks", "ROUNDING", "Pool", "dataflow_bound", "plan_excess", "input_peak",
            "plan_peak", "planned_items", "lower_bound_peak"]

@@ -94,6 +94,42 @@ def dynamic_size_values(graph: Graph, alloc_op: int) -> list[int]:
     return [int(v) for v in graph.operands[begin : begin + count]]
 
 
+def canonical_size_value(graph: Graph, value: int) -> int:
+    """The simplest value a dynamic size equals, followed as far as it goes:
+    a dimension (ShapedDimOpInterface) of the result of an op that one of
+    the op's own index operands equals, as upstream's ValueBoundsOpInterface
+    states (``memref.dim %alloc, 1`` of ``memref.alloc(%n)`` is ``%n``: the
+    dimension cannot be hoisted above its allocation, the operand can), or
+    arithmetic that upstream's range-based folders reduce to another value
+    (``Graph.simplified_index``: torch-mlir's reshapes compute a dimension
+    through casts, sign tests and selects); ``value`` itself otherwise."""
+    for _ in range(64):
+        op = int(graph.value_op[value])
+        if op < 0 or graph.constant_int(op) is not None:
+            return value
+        found = graph.shaped_dim(op)
+        if found is None:
+            # Arithmetic that upstream's folders reduce to a simpler value.
+            simpler = graph.simplified_index(value)
+            if simpler == value:
+                return value
+            value = simpler
+            continue
+        source = int(graph.operands[int(graph.operand_begin[op]) + found[0]])
+        owner = int(graph.value_op[source])
+        if owner < 0:
+            return value
+        begin, end = int(graph.operand_begin[owner]), int(graph.operand_begin[owner + 1])
+        for o in graph.operands[begin:end].tolist():
+            is_index = graph.types[graph.value_type[o]].kind == TypeKind.INDEX
+            if is_index and graph.equal_index(value, int(o)):
+                value = int(o)
+                break
+        else:
+            return value
+    return value
+
+
 def hoistable_slice(graph: Graph, scope_block: int, values: list[int]) -> Optional[list[int]]:
     """Ops (ascending ids) computing ``values`` to place before a pool in ``scope_block``.
 
@@ -137,6 +173,7 @@ __all__ = [
     "size_expression",
     "dynamic_size_values",
     "hoistable_slice",
+    "canonical_size_value",
 ]
 
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from memplan import _core
 from memplan.ir.graph import Graph, entry_block
-from memplan.lifetimes.sizes import element_bytes
+from memplan.lifetimes.sizes import canonical_size_value, element_bytes
 
 #: A polynomial: monomial (sorted leaf names, () for the constant) -> coefficient.
 Poly = dict[tuple[str, ...], int]
@@ -125,12 +125,14 @@ class SymbolicSizes:
                 arg = self._argument(operands[source])
                 if arg is not None and dim is not None:
                     result = _leaf(f"arg{arg}.dim{dim}")
+
             elif name in ("arith.muli", "index.mul") and len(operands) == 2:
                 result = mul(self.value(operands[0]), self.value(operands[1]))
             elif name in ("arith.addi", "index.add") and len(operands) == 2:
                 result = add(self.value(operands[0]), self.value(operands[1]))
         if result is None:
-            result = _leaf(self.value_name(v))
+            same = canonical_size_value(g, v) if op >= 0 else v
+            result = self.value(same) if same != v else _leaf(self.value_name(v))
         self._memo[v] = result
         return result
 

@@ -265,9 +265,13 @@ class _Recorder:
 
 
 def run(module_text: str, entry: str, inputs: Optional[Sequence[Any]] = None, seed: int = 0,
-        scratch: Sequence[int] = ()) -> OracleRun:
-    """Instrument ``module_text``, run ``@entry`` once (inputs as in
-    :func:`memplan.numerics.execute`) and report the overlaps seen."""
+        scratch: Sequence[int] = (), dims: Optional[Any] = None,
+        values: Optional[Any] = None, isolate: bool = False) -> OracleRun:
+    """Instrument ``module_text``, run ``@entry`` once (inputs, dynamic
+    sizes ``dims`` and fixed argument ``values`` as in
+    :func:`memplan.numerics.execute`) and report the overlaps seen. With
+    ``isolate`` the run is in a forked child: a crash raises
+    :class:`~memplan.numerics.runner.ExecutionCrash`."""
     from memplan.numerics import execute
     from memplan.numerics.heap import PoisonHeap
 
@@ -279,7 +283,8 @@ def run(module_text: str, entry: str, inputs: Optional[Sequence[Any]] = None, se
     view_cb, touch_cb, touch_ptr_cb = recorder.callbacks
     extra = {VIEW_HOOK: view_cb, TOUCH_HOOK: touch_cb, TOUCH_PTR_HOOK: touch_ptr_cb}
     with PoisonHeap.extra_runtime(extra):
-        outcome = execute(text, entry, inputs=inputs, seed=seed, scratch=scratch)
+        outcome = execute(text, entry, inputs=inputs, seed=seed, scratch=scratch, dims=dims,
+                          values=values, isolate=isolate)
     return OracleRun(len(recorder.instances), recorder.touches, recorder.overlaps(where), outcome)
 
 

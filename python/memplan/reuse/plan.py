@@ -8,37 +8,106 @@ points put every buffer that can be live at the same time in an overlapping
 interval, so packing by interval is safe across iterations and branches.
 Inside a parallel op each body instance gets its own pool.
 
-Static buffers are packed by :func:`memplan.packing.pack`. Buffers with
-dynamic (hoistable) sizes follow the static region in slots, laid out one
-after the other with ``index`` arithmetic at the pool: buffers whose lives
-do not overlap share a slot when their sizes compare whatever the dynamic
-values (``4 * %n`` and ``8 * %n``: one is never smaller; see
-:mod:`memplan.lifetimes.symbolic`), which then costs the larger, max(A, B),
-not A + B.
+Static buffers are packed by :func:`memplan.packing.pack`. A pool with
+dynamically sized members (sizes hoistable to the pool) is a
+:class:`Layout`: an order of its members, below or above each other where
+their lives overlap, taken from a packing of their sizes at a sample value
+of the dynamic sizes; each member's offset is the largest end of the members
+directly below it, computed at run time (``index`` arithmetic over the
+sizes), so no two members live at once share a byte whatever the sizes are.
+The plan's heap is then checked on every path for every size
+(:mod:`memplan.lifetimes.paths`, :mod:`memplan.lifetimes.bounds`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Callable, Optional
 
 import numpy as np
 
 from memplan import _core, packing
 from memplan.ir.graph import Graph
+from memplan.lifetimes import bounds as B
+from memplan.lifetimes import symbolic
 from memplan.lifetimes.analysis import FunctionLifetimes, peak_live
 from memplan.lifetimes.fit import Over, over_capacity
-from memplan.lifetimes.symbolic import Poly, SymbolicSizes, dominates
+from memplan.lifetimes.paths import HeapCheck, HeapItem, PathTree
 from memplan.lifetimes.peaks import (
     ROUNDING,
     Pool,
-    dynamic_dominated,
     input_peak,
     lower_bound_peak,
     plan_excess,
     plan_peak,
     planned_items,
 )
+
+class Layout:
+    """Where the members of a pool with dynamically sized members lie.
+
+    Items (a row, or the rows of a branch group) in order: every item lies
+    above the items listed in ``below`` (those it overlaps in time,
+    directly: the others are below those), so its offset is the largest of
+    their offsets plus their slots, 0 without any; its slot is its bytes
+    rounded up to the pool's alignment. No two items live at once share a
+    byte, whatever the sizes."""
+
+    def __init__(self, items: list[tuple[int, ...]], below: list[list[int]], slots: list[B.Bound]):
+        self.items = items
+        """Rows of each item, in an order where every item comes after those below it."""
+        self.below = below
+        """Items (indices into ``items``) directly below each item."""
+        self.slots = slots
+        """Bytes of each item, rounded up to the pool's alignment."""
+        self._bounds: Optional[tuple[list[B.Bound], list[B.Bound], B.Bound]] = None
+
+    def _compute(self) -> tuple[list[B.Bound], list[B.Bound], B.Bound]:
+        if self._bounds is None:
+            offsets: list[B.Bound] = []
+            for direct in self.below:
+                offsets.append(B.maximum(*(B.add(offsets[i], self.slots[i]) for i in direct))
+                               if direct else B.ZERO)
+            ends = [B.add(o, z) for o, z in zip(offsets, self.slots)]
+            size = B.maximum(*(ends[j] for j in self.sinks)) if ends else B.ZERO
+            self._bounds = (offsets, ends, size)
+        return self._bounds
+
+    @property
+    def sinks(self) -> list[int]:
+        """Items with none above them: the pool ends at the largest of their ends."""
+        above = {i for b in self.below for i in b}
+        return [j for j in range(len(self.items)) if j not in above]
+
+    @property
+    def offsets(self) -> list[B.Bound]:
+        """Offset of each item (a bound of it: exact, or above it where the
+        expression was too large to keep, see :func:`memplan.lifetimes.bounds.is_exact`)."""
+        return self._compute()[0]
+
+    @property
+    def ends(self) -> list[B.Bound]:
+        """Offset plus slot of each item, the same way."""
+        return self._compute()[1]
+
+    @property
+    def size(self) -> B.Bound:
+        """Bytes of the pool (a bound of them, as ``offsets``)."""
+        return self._compute()[2]
+
+    def bytes_at(self, values: B.Values) -> np.ndarray:
+        """The pool's exact bytes at each value of the one dynamic size."""
+        ends: list[np.ndarray] = []
+        for k, direct in enumerate(self.below):
+            off = values.full(0)
+            for i in direct:
+                off = np.maximum(off, ends[i])
+            ends.append(off + values.bound(self.slots[k]))
+        out = values.full(0)
+        for j in self.sinks:
+            out = np.maximum(out, ends[j])
+        return out
+
 
 @dataclass
 class PoolPlan:
@@ -49,9 +118,10 @@ class PoolPlan:
     static_members: np.ndarray
     """Rows (of the FunctionLifetimes arrays) of statically sized members."""
     offsets: np.ndarray
-    """Byte offset of each static member (int64)."""
+    """Byte offset of each static member (int64) when there is no ``layout``."""
     static_size: int
-    """Bytes of the static region (the packed pool size)."""
+    """Bytes of the static region (the packed pool size); with a
+    ``layout``, the pool's bytes when every dynamic size is 0."""
     lower_bound: int
     """Peak live bytes of the static members: no pool can be smaller."""
     lower_bound_aligned: int
@@ -61,10 +131,13 @@ class PoolPlan:
     """Deallocs of merged branch results (see memplan.lifetimes.branches) to erase."""
     dynamic_members: list[int] = field(default_factory=list)
     """Rows of members with dynamic sizes."""
-    dynamic_slots: list[list[int]] = field(default_factory=list)
-    """The dynamic members by slot, in layout order after the static region;
-    a slot's first member is its largest (the slot's size), the others live
-    at other times and are never larger."""
+    layouts: list[Layout] = field(default_factory=list)
+    """With dynamic members: every member's place (static ones included),
+    one layout or several, of which the run takes the one with the smallest
+    pool; the last one bounds the pool for the sizes past the checks'
+    values (see :meth:`memplan.lifetimes.paths.HeapCheck.choose`)."""
+    leaf: Optional[str] = None
+    """With several layouts: the one dynamic size the choice depends on."""
     hoist: list[int] = field(default_factory=list)
     """Op ids (ascending) of the pure ops computing the dynamic sizes."""
     insert_before: int = -1
@@ -76,6 +149,22 @@ class PoolPlan:
     def members(self) -> list[int]:
         """The pool's members: static ones, then dynamic ones."""
         return [int(i) for i in self.static_members] + list(self.dynamic_members)
+
+    @property
+    def size(self) -> B.Bound:
+        """A bound of the pool's bytes, for every value of the dynamic sizes
+        (with several layouts: for the values past the checks')."""
+        return self.layouts[-1].size if self.layouts else B.constant(self.static_size)
+
+    def bytes_at(self, values: B.Values) -> np.ndarray:
+        """The pool's exact bytes at each value of its one dynamic size: its
+        smallest layout's."""
+        if not self.layouts:
+            return values.full(self.static_size)
+        out = self.layouts[0].bytes_at(values)
+        for layout in self.layouts[1:]:
+            out = np.minimum(out, layout.bytes_at(values))
+        return out
 
 
 class PoolCapacityError(ValueError):
@@ -142,102 +231,346 @@ def _check_fits(lt: FunctionLifetimes, group: np.ndarray, alignment: int, capaci
         raise _capacity_error(lt, static, capacity, start, end, size_items, item, align)
 
 
-def _pool_plan(
-    lt: FunctionLifetimes, group: np.ndarray, algorithm: str, alignment: int,
-    capacity: Optional[int] = None, budget: Optional[int] = None,
-) -> Optional[PoolPlan]:
-    """The pool of rows ``group`` (all in one scope), or None when it has no
-    place to be freed in its block. With ``capacity``, its static region fits
-    in that many bytes, or :class:`PoolCapacityError` is raised."""
+def _placement(lt: FunctionLifetimes, group: np.ndarray) -> Optional[tuple[int, int]]:
+    """(op the pool is allocated before, op it is freed after) in the scope
+    block of rows ``group``; None when it has no place to be freed there."""
     g = lt.graph
     scope = int(lt.scope[group[0]])
-    align = _pool_alignment(lt, group, alignment)
-    static = group[lt.bytes[group] >= 0]
-    dynamic = [int(i) for i in group[lt.bytes[group] < 0]]
-    merged_deallocs: list[int] = []
-    if static.size:
-        start, end, size_items, item = lt.items(static)
-        # The packer works in int64: its worst case (every item stacked)
-        # must stay below its limit, checked here with Python integers.
-        worst = sum(-(-int(b) // align) * align for b in size_items)
-        if worst >= packing.SIZE_LIMIT:
-            raise PoolOverflow(int(lt.op[static[0]]), worst)
-        if capacity is not None and over_capacity(start, end, size_items, capacity, align):
-            raise _capacity_error(lt, static, capacity, start, end, size_items, item, align)
-        try:
-            res = packing.pack(start, end, size_items, algorithm=algorithm, alignment=align,
-                               capacity=capacity, budget=budget)
-        except packing.CapacityError as err:
-            raise _capacity_error(lt, static, capacity, start, end, size_items, item, align, err) from None
-        offsets = np.asarray(res.offsets, dtype=np.int64)[item]
-        size, alg = int(res.pool_size), res.algorithm
-        bound_aligned = int(res.lower_bound_aligned)
-        bound = peak_live(start, end, size_items)
-        if lt.groups:
-            in_plan = set(static.tolist())
-            merged_deallocs = [g_.dealloc for g_ in lt.groups if g_.rows[0] in in_plan]
-    else:
-        offsets, size, alg, bound, bound_aligned = np.zeros(0, np.int64), 0, algorithm, 0, 0
-    hoist: set[int] = set()
-    for i in dynamic:
-        hoist.update(lt.dynamic_slices.get(i, ()))
-    slots = _dynamic_slots(lt, dynamic)
     first = min(g.ancestor_in_block(scope, int(lt.op[i])) for i in group)
     last = max(g.ancestor_in_block(scope, int(lt.last_use[i])) for i in group)
     after = int(g.op_end[last]) + 1
     if first < 0 or after >= g.num_ops or g.op_block[after] != scope:
+        return None
+    return int(first), int(last)
+
+
+def _pool_plan(
+    lt: FunctionLifetimes, group: np.ndarray, algorithm: str, alignment: int,
+    capacity: Optional[int] = None, budget: Optional[int] = None,
+) -> Optional[PoolPlan]:
+    """The pool of the statically sized rows ``group`` (all in one scope),
+    or None when it has no place to be freed in its block. With
+    ``capacity``, it fits in that many bytes, or
+    :class:`PoolCapacityError` is raised."""
+    g = lt.graph
+    scope = int(lt.scope[group[0]])
+    align = _pool_alignment(lt, group, alignment)
+    static = group[lt.bytes[group] >= 0]
+    assert static.size == group.size, "dynamic members are laid out by _dynamic_plans"
+    start, end, size_items, item = lt.items(static)
+    # The packer works in int64: its worst case (every item stacked)
+    # must stay below its limit, checked here with Python integers.
+    worst = sum(-(-int(b) // align) * align for b in size_items)
+    if worst >= packing.SIZE_LIMIT:
+        raise PoolOverflow(int(lt.op[static[0]]), worst)
+    if capacity is not None and over_capacity(start, end, size_items, capacity, align):
+        raise _capacity_error(lt, static, capacity, start, end, size_items, item, align)
+    try:
+        res = packing.pack(start, end, size_items, algorithm=algorithm, alignment=align,
+                           capacity=capacity, budget=budget)
+    except packing.CapacityError as err:
+        raise _capacity_error(lt, static, capacity, start, end, size_items, item, align,
+                              err) from None
+    offsets = np.asarray(res.offsets, dtype=np.int64)[item]
+    merged_deallocs: list[int] = []
+    if lt.groups:
+        in_plan = set(static.tolist())
+        merged_deallocs = [g_.dealloc for g_ in lt.groups if g_.rows[0] in in_plan]
+    where = _placement(lt, group)
+    if where is None:
         return None  # no place to free the pool in its block: leave the IR alone
     return PoolPlan(
         scope_block=scope,
         alignment=align,
         static_members=static,
         offsets=offsets,
-        static_size=size,
-        lower_bound=bound,
-        lower_bound_aligned=bound_aligned,
-        algorithm=alg,
+        static_size=int(res.pool_size),
+        lower_bound=peak_live(start, end, size_items),
+        lower_bound_aligned=int(res.lower_bound_aligned),
+        algorithm=res.algorithm,
         merged_deallocs=merged_deallocs,
-        dynamic_members=dynamic,
-        dynamic_slots=slots,
-        hoist=sorted(hoist),
-        insert_before=int(first),
-        dealloc_after=int(last),
+        insert_before=where[0],
+        dealloc_after=where[1],
     )
 
 
-def _dynamic_slots(lt: FunctionLifetimes, rows: list[int]) -> list[list[int]]:
-    """Slots for dynamic rows: a linear scan over their intervals; a row
-    takes a slot whose members are dead when it starts and whose size
-    compares with its own (one of the two is never smaller), else a new one.
-    The largest member of each slot comes first."""
-    if len(rows) < 2:
-        return [[r] for r in rows]
-    sizes = SymbolicSizes(lt.graph, lt.func_op, lambda v: f"%v{v}")
-    by_row = {r: sizes.alloc_bytes(int(lt.op[r])) for r in rows}
-    nonneg = frozenset(sizes.nonneg)
-    slots: list[tuple[list[int], Poly, int]] = []  # (rows, size, free from)
-    for r in sorted(rows, key=lambda x: (int(lt.start[x]), x)):
-        size = by_row[r]
-        for k, (members, biggest, free) in enumerate(slots):
-            if free > int(lt.start[r]):
+class _Sizes:
+    """Byte sizes of one function's rows as polynomials over the dynamic
+    sizes (:class:`memplan.lifetimes.symbolic.SymbolicSizes`), and the
+    function's heap as :class:`~memplan.lifetimes.paths.HeapItem` s."""
+
+    def __init__(self, lt: FunctionLifetimes):
+        self.lt = lt
+        g = lt.graph
+        self.dynamic = bool(((lt.bytes < 0) & ~lt.is_alloca).any())
+        sym = symbolic.SymbolicSizes(g, lt.func_op, lambda v: f"%v{v}") if self.dynamic else None
+        self.polys: list[symbolic.Poly] = [
+            symbolic.const(int(b)) if b >= 0 or sym is None else sym.alloc_bytes(int(op))
+            for b, op in zip(lt.bytes.tolist(), lt.op.tolist())]
+        self.tree = PathTree(g, lt.func_op)
+        self.input = self.heap_items(set())
+        self.check = HeapCheck(self.tree, self.input)
+        self.leaves = sorted(set().union(*(symbolic.leaves(p) for p in self.polys)))
+
+    def block(self, rows) -> B.Bound:
+        """Heap bytes of the largest of ``rows`` (one buffer), 64-byte blocks."""
+        polys = [self.polys[r] for r in rows]
+        if all(len(p) <= 1 and () in p or not p for p in polys):
+            return B.aligned(symbolic.const(max(p.get((), 0) for p in polys)), ROUNDING)
+        return B.maximum(*(B.aligned(p, ROUNDING) for p in polys))
+
+    def heap_items(self, skip: set[int]) -> list[HeapItem]:
+        """The heap of the function as it is, but the rows in ``skip``: each
+        buffer from its allocation to its dealloc (to the end without one),
+        a branch group as one buffer from its region op."""
+        lt, tree = self.lt, self.tree
+        func_end = int(lt.graph.op_end[lt.func_op]) + 1
+        group = lt.group_of()
+        items = []
+        for grp in lt.groups:
+            rows = [r for r in grp.rows if r not in skip]
+            if rows:
+                items.append(HeapItem(min(int(lt.op[r]) for r in rows),
+                                      grp.dealloc + 1 if grp.dealloc >= 0 else func_end,
+                                      self.block(rows), tree.node_of(grp.region_op)))
+        for r in range(len(lt)):
+            if r in skip or lt.is_alloca[r] or group[r] >= 0:
                 continue
-            if dominates(biggest, size, nonneg):
-                slots[k] = (members + [r], biggest, int(lt.end[r]))
+            d = int(lt.dealloc[r])
+            end = max(d + 1, int(lt.end[r])) if d >= 0 else func_end
+            items.append(HeapItem(int(lt.op[r]), end, self.block([r]), tree.node_of(int(lt.op[r]))))
+        return items
+
+    def plan_items(self, pools: list[PoolPlan]) -> list[HeapItem]:
+        """The heap with ``pools`` in place of their members."""
+        items = self.heap_items({r for p in pools for r in p.members})
+        items += [self.pool_item(p) for p in pools]
+        return items
+
+    def pool_item(self, p: PoolPlan) -> HeapItem:
+        """The heap block of pool ``p``."""
+        size = p.size
+        pad = ROUNDING - 1 if p.alignment % ROUNDING else 0  # a heap block holds it rounded up
+        values = None
+        if len(p.layouts) > 1:
+            def values(x: np.ndarray, p: PoolPlan = p) -> np.ndarray:
+                return p.bytes_at(B.Values(p.leaf, int(x[-1]), exact=x.dtype == object)) + pad
+        if pad:
+            size = B.add(size, B.constant(pad))
+        return HeapItem(p.insert_before, int(self.lt.graph.op_end[p.dealloc_after]) + 1, size,
+                        self.tree.node_of(p.insert_before), values)
+
+    def ok(self, pools: list[PoolPlan]) -> bool:
+        """Whether ``pools`` never raise the heap on any path, for any size."""
+        return self.check.ok(self.plan_items(pools))
+
+
+def _layout(lt: FunctionLifetimes, sizes: _Sizes, units: list["_Unit"], align: int,
+            order_key: Callable[[int], tuple]) -> Layout:
+    """The layout of ``units`` with each item above the items it overlaps
+    in time that come before it in ``order_key`` order."""
+    n = len(units)
+    order = sorted(range(n), key=order_key)
+    units = [units[i] for i in order]
+    start = np.array([u.start for u in units], dtype=np.int64)
+    end = np.array([u.end for u in units], dtype=np.int64)
+    overlap = (start[:, None] < end[None, :]) & (start[None, :] < end[:, None])
+    slots = [B.maximum(*(B.aligned(sizes.polys[r], align) for r in u.rows)) for u in units]
+    reach: list[int] = []  # bit i: item i lies below, directly or not
+    below: list[list[int]] = []
+    for j in range(n):
+        preds = np.nonzero(overlap[j, :j])[0].tolist()
+        reached = 0
+        for i in preds:
+            reached |= reach[i]
+        below.append([i for i in preds if not (reached >> i) & 1])
+        for i in preds:
+            reached |= 1 << i
+        reach.append(reached)
+    return Layout([u.rows for u in units], below, slots)
+
+
+SAMPLES = tuple(1 << k for k in range(0, 17, 2))
+"""Values given to every dynamic size when packing a pool with dynamic
+members: each gives an order of the members (a layout)."""
+
+
+def _dynamic_plans(lt: FunctionLifetimes, sizes: _Sizes, group: np.ndarray, units: list["_Unit"],
+                   alignment: int, pools: list[PoolPlan]) -> list[PoolPlan]:
+    """Candidate pools of the rows ``group`` (one scope, some dynamically
+    sized) next to the accepted ``pools``, best first; none when the pool
+    has no place in its block.
+
+    Each sample value of the dynamic sizes (:data:`SAMPLES`) gives two
+    layouts, the order of a packing at that value, and the same with the
+    static members below the dynamic ones. With a single dynamic size the
+    run chooses: the pool keeps the fewest layouts whose smallest is within
+    the heap's bounds at every size (:meth:`HeapCheck.choose`), the one of
+    the largest sample always. Otherwise each layout is a candidate, the
+    smallest at the samples first."""
+    where = _placement(lt, group)
+    if where is None:
+        return []
+    align = _pool_alignment(lt, group, alignment)
+    leaves = sorted(set().union(*(symbolic.leaves(sizes.polys[r]) for r in group.tolist())))
+    start = np.array([u.start for u in units], dtype=np.int64)
+    end = np.array([u.end for u in units], dtype=np.int64)
+    is_static = [not u.dynamic for u in units]
+
+    def at(value: int) -> np.ndarray:
+        env = {leaf: value for leaf in leaves}
+        return np.array([max(symbolic.evaluate(sizes.polys[r], env) for r in u.rows)
+                         for u in units], dtype=np.int64)
+
+    layouts: dict[tuple, tuple[bool, int, Layout]] = {}  # order -> (static first, sample, layout)
+    for value in SAMPLES:
+        size = at(value)
+        if sum(-(-int(b) // align) * align for b in size.tolist()) >= packing.SIZE_LIMIT:
+            continue
+        offsets = np.asarray(packing.pack(start, end, size, algorithm="best", alignment=align,
+                                          budget=0).offsets)
+        for first in (True, False):
+            def key(i: int, o: np.ndarray = offsets, first: bool = first) -> tuple:
+                return ((not is_static[i]) if first else False, int(o[i]), i)
+            order = tuple(sorted(range(len(units)), key=key))
+            if order in layouts:  # the same order again: kept with the largest sample
+                layouts[order] = (first, value, layouts[order][2])
+            else:
+                layouts[order] = (first, value, _layout(lt, sizes, units, align, key))
+
+    static = group[lt.bytes[group] >= 0]
+    dynamic = [int(i) for i in group[lt.bytes[group] < 0]]
+    hoist: set[int] = set()
+    for i in dynamic:
+        hoist.update(lt.dynamic_slices.get(i, ()))
+    merged = []
+    if lt.groups:
+        in_plan = set(static.tolist())
+        merged = [g_.dealloc for g_ in lt.groups if g_.rows[0] in in_plan]
+    s_start, s_end, s_size, _ = lt.items(static)
+    bound = peak_live(s_start, s_end, s_size) if static.size else 0
+
+    def plan_of(chosen: list[Layout]) -> PoolPlan:
+        return PoolPlan(
+            scope_block=int(lt.scope[group[0]]),
+            alignment=align,
+            static_members=static,
+            offsets=np.zeros(len(static), np.int64),
+            static_size=int(B.evaluate(chosen[-1].size, {leaf: 0 for leaf in leaves})),
+            lower_bound=bound,
+            lower_bound_aligned=bound,
+            algorithm=f"ordered by {len(chosen)} packing(s) at sample sizes",
+            merged_deallocs=merged,
+            dynamic_members=dynamic,
+            layouts=chosen,
+            leaf=leaves[0] if len(leaves) == 1 else None,
+            hoist=sorted(hoist),
+            insert_before=where[0],
+            dealloc_after=where[1],
+        )
+
+    # Largest sample last; at one sample, the static members first after the others.
+    entries = sorted(layouts.values(), key=lambda e: (e[1], e[0]))
+    if len(leaves) == 1 and sizes.leaves == leaves:  # one dynamic size in the whole function
+        candidates = [layout for _, _, layout in entries]
+        for last in (len(candidates) - 1, len(candidates) - 2):
+            # The layout bounding the pool past the checked values: the
+            # largest sample's, its static members first where that is proven.
+            if last < 0 or entries[last][1] != entries[-1][1]:
                 break
-            if dominates(size, biggest, nonneg):
-                slots[k] = ([r] + members, size, int(lt.end[r]))
-                break
-        else:
-            slots.append(([r], size, int(lt.end[r])))
-    return [members for members, _, _ in slots]
+            order = [c for k, c in enumerate(candidates) if k != last] + [candidates[last]]
+            found = _chosen_layouts(sizes, pools, order, leaves[0], plan_of,
+                                    lambda value: _layout(lt, sizes, units, align, _packed_order(
+                                        start, end, at(value), align)))
+            if found:
+                return found
+        return []
+
+    def cost(entry: tuple[bool, int, Layout]) -> tuple:
+        first, _, layout = entry
+        at_samples = tuple(B.evaluate(layout.size, {leaf: v for leaf in leaves}) for v in SAMPLES)
+        return at_samples + (not first,)
+
+    return [plan_of([layout]) for _, _, layout in sorted(entries, key=cost)]
+
+
+def _packed_order(start: np.ndarray, end: np.ndarray, size: np.ndarray,
+                  align: int) -> Callable[[int], tuple]:
+    """The order of a packing of the items (heuristics only): by offset."""
+    offsets = np.asarray(packing.pack(start, end, size, algorithm="best", alignment=align,
+                                      budget=0).offsets)
+    return lambda i: (int(offsets[i]), i)
+
+
+MAX_LAYOUTS = 4
+"""The most layouts a pool keeps for the run to choose from."""
+
+
+def _chosen_layouts(sizes: _Sizes, pools: list[PoolPlan], candidates: list[Layout], leaf: str,
+                    plan_of: Callable[[list[Layout]], PoolPlan],
+                    layout_at: Callable[[int], Layout], rounds: int = 12) -> list[PoolPlan]:
+    """The pool with one dynamic size ``leaf`` whose run picks the smallest
+    of the fewest layouts that keep the heap within bounds at every value
+    (:meth:`HeapCheck.room`), the last candidate (of the largest sample,
+    bounding the pool past the checked values) always among them; where no
+    candidate fits at some value, a packing at that value adds one. An empty
+    list when no choice fits."""
+    probe = plan_of([candidates[-1]])
+    after = sizes.plan_items(pools + [probe])
+    room = sizes.check.room(after, after[-1], leaf)
+    if room is None:
+        return []
+    values = B.Values(leaf, len(room) - 1, exact=room.dtype == object)
+    fits = [layout.bytes_at(values) <= room for layout in candidates]
+    for _ in range(rounds):
+        missing = ~np.logical_or.reduce(fits)
+        if not missing.any():
+            break
+        extra = layout_at(int(np.nonzero(missing)[0][0]))
+        fit = extra.bytes_at(values) <= room
+        if not (fit & missing).any():
+            return []
+        candidates = candidates[:-1] + [extra, candidates[-1]]
+        fits = fits[:-1] + [fit, fits[-1]]
+    kept = [len(candidates) - 1]
+    covered = fits[-1].copy()
+    while not covered.all():
+        gains = [int((f & ~covered).sum()) for f in fits]
+        best = int(np.argmax(gains))
+        if gains[best] == 0 or len(kept) == MAX_LAYOUTS:
+            return []
+        kept.append(best)
+        covered |= fits[best]
+    return [plan_of([candidates[k] for k in sorted(kept)])]
+
+
+WINDOW_DEPTH = 2
+"""How many times a pool with dynamic members that does not fit is cut in
+two in time (at most 2^WINDOW_DEPTH pools)."""
+
+
+def _cuts(units: list["_Unit"], sizes: _Sizes) -> list[tuple[list["_Unit"], list["_Unit"]]]:
+    """Splits of ``units`` (ordered by start) into those before and after a
+    point, where the fewest bytes (at a sample size) of the ones before
+    still live, closest to the middle first."""
+    n = len(units)
+    if n < 2:
+        return []
+    env = {leaf: SAMPLES[len(SAMPLES) // 2] for leaf in sizes.leaves}
+    weight = [max(symbolic.evaluate(sizes.polys[r], env) or 0 for r in u.rows) for u in units]
+    scored = []
+    for k in range(1, n):
+        at = units[k].start
+        crossing = sum(w for u, w in zip(units[:k], weight) if u.end > at)
+        scored.append((crossing, abs(2 * k - n), k))
+    return [(units[:k], units[k:]) for _, _, k in sorted(scored)]
 
 
 def as_pool(lt: FunctionLifetimes, plan: PoolPlan) -> Pool:
-    """What the heap peak sees of a pool plan: its dynamic bytes are its
-    slots' largest members."""
+    """What the static heap peak sees of a pool plan: its bytes when every
+    dynamic size is 0."""
     end = int(lt.graph.op_end[plan.dealloc_after]) + 1
-    held = tuple(slot[0] for slot in plan.dynamic_slots) if plan.dynamic_slots else None
-    return Pool(tuple(plan.members), plan.insert_before, end, plan.static_size, held)
+    return Pool(tuple(plan.members), plan.insert_before, end, plan.static_size)
 
 
 @dataclass
@@ -337,18 +670,23 @@ def plan_function(
     fewest allocator calls.
 
     Per scope (function body, parallel body), in two steps, each checked
-    against the heap of the whole function:
+    against the heap of the whole function on every path
+    (:mod:`memplan.lifetimes.paths`: a branch that is not taken, a loop
+    that runs zero times), for every value of the dynamic sizes:
 
-    1. one pool of every eligible buffer of the scope, packed by
-       :mod:`memplan.packing` and held from its first member to its last use,
-       kept when the peak, then the bytes above the lower bound summed over
-       the program points, do not go up;
-    2. otherwise, pools of buffers that follow one another (chains, see
-       :func:`_chain_pools`), formed only where the heap stays at or below
-       the peak the function has without them.
+    1. one pool of every eligible buffer of the scope, held from its first
+       member to its last use: packed by :mod:`memplan.packing`, or laid
+       out over the dynamic sizes (:class:`Layout`, one candidate per
+       sample value; else the static members alone); kept when the peak,
+       then the bytes above the lower bound summed over the program points,
+       do not go up;
+    2. otherwise, pools of statically sized buffers that follow one another
+       (chains, see :func:`_chain_pools`), formed only where the heap stays
+       at or below the peak the function has without them.
 
     Leaving everything alone remains the fallback, so the peak never goes
-    up. Both steps cost O(n log n) in the buffers of the function.
+    up. Without dynamic sizes both steps cost O(n log n) in the buffers of
+    the function.
 
     With ``capacity`` (bytes), the plan is for a memory of that size instead:
     per scope, one pool of every eligible statically sized buffer, packed in
@@ -366,6 +704,7 @@ def plan_function(
         pools = _plan_within(lt, np.array(static, dtype=np.int64), algorithm, alignment, min_members,
                              capacity, budget)
     elif rows.size:
+        sizes = _Sizes(lt)
         scopes = lt.scope[rows]
         order = np.argsort(scopes, kind="stable")
         rows, scopes = rows[order], scopes[order]
@@ -378,26 +717,61 @@ def plan_function(
             return _pool_plan(lt, group, algorithm, alignment)
 
         def score(candidate: list[PoolPlan]) -> Optional[tuple[int, int]]:
-            as_pools = [as_pool(lt, p) for p in candidate]
-            if not dynamic_dominated(lt, as_pools):
+            if not sizes.ok(candidate):
                 return None
-            return plan_excess(lt, as_pools, bound)
+            return plan_excess(lt, [as_pool(lt, p) for p in candidate], bound)
 
         current = score([])
-        assert current is not None
+        assert current is not None, "the input's own heap is its own bound"
+
+        def accept(one: Optional[PoolPlan]) -> bool:
+            nonlocal current
+            if one is None or len(one.members) < min_members:
+                return False
+            trial = score(pools + [one])
+            # With dynamic members the static figures are those of sizes 0:
+            # the paths' check decides, the peak at 0 only agrees.
+            if trial is None or not (trial <= current
+                                     or bool(one.layouts) and trial[0] <= current[0]):
+                return False
+            pools.append(one)
+            current = trial
+            return True
+
+        def place(units: list[_Unit], depth: int) -> list[_Unit]:
+            """Pools of ``units`` (some dynamically sized): one pool, else
+            two of the units before and after a cut in time, each placed the
+            same way (``depth`` times at most). Returns the units left out."""
+            if sum(len(u.rows) for u in units) < min_members:
+                return units
+            group = np.array(sorted(r for u in units for r in u.rows), dtype=np.int64)
+            plans = _dynamic_plans(lt, sizes, group, units, alignment, pools)
+            if any(accept(one) for one in plans):
+                return []
+            if depth > 0:
+                for left, right in _cuts(units, sizes)[:2]:
+                    placed = len(pools)
+                    rest = place(left, depth - 1) + place(right, depth - 1)
+                    if len(pools) > placed:
+                        return rest
+            return units
+
         unpooled: list[tuple[int, list[_Unit]]] = []
         for group in np.split(rows, bounds):
             scope = int(lt.scope[group[0]])
             if len(group) < min_members:
                 continue
             units = _units(lt, group)
-            one = pool_of(units)
-            trial = score(pools + [one]) if one is not None else None
-            if trial is not None and trial <= current:
-                pools.append(one)
-                current = trial
-            else:
-                unpooled.append((scope, units))
+            if not any(u.dynamic for u in units):
+                if not accept(pool_of(units)):
+                    unpooled.append((scope, units))
+                continue
+            rest = place(units, WINDOW_DEPTH)
+            if rest:
+                # The statically sized ones alone, else in chains.
+                static = [u for u in rest if not u.dynamic]
+                if not accept(pool_of(static)):
+                    unpooled.append((scope, static))
         chained: list[PoolPlan] = []
         for scope, units in unpooled:
             chained += _chain_pools(lt, scope, units, pools + chained, current[0], pool_of)

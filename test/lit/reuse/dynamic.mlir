@@ -168,13 +168,23 @@ func.func @disjoint_dynamic(%x: memref<?xf32>, %out: memref<?xf32>) {
 
 // -----
 
-// Sizes that do not compare (n and m): one pool would hold n + m where the
-// input never holds more than the larger, so both stay as they are.
+// Sizes that do not compare (n and m) of buffers that never live together:
+// both at offset 0 of a pool of max(align(4 * n), align(4 * m)) bytes,
+// computed at run time, which the input reaches too (a bump layout would
+// hold n + m, above the input: such buffers were left alone).
 // CHECK-LABEL: func @incomparable_dynamic
-//   CHECK-NOT:   memref.view
-//       CHECK:   memref.alloc(%{{.*}}) : memref<?xf32>
-//       CHECK:   memref.alloc(%{{.*}}) : memref<?xf32>
-//   CHECK-NOT:   memref.view
+//       CHECK:   %[[N:.*]] = memref.dim %arg0
+//       CHECK:   %[[M:.*]] = memref.dim %arg1
+//       CHECK:   %[[C0:.*]] = arith.constant 0 : index
+//       CHECK:   %[[AN:.*]] = arith.muli %[[N]], %[[C4:.*]] : index
+//       CHECK:   %[[SN:.*]] = arith.muli %{{.*}}, %[[C64:.*]] : index
+//       CHECK:   %[[AM:.*]] = arith.muli %[[M]], %[[C4]] : index
+//       CHECK:   %[[SM:.*]] = arith.muli %{{.*}}, %[[C64]] : index
+//       CHECK:   %[[SIZE:.*]] = arith.maxui %[[SN]], %[[SM]] : index
+//       CHECK:   %[[POOL:.*]] = memref.alloc(%[[SIZE]]) {alignment = 64 : i64} : memref<?xi8>
+//       CHECK:   memref.view %[[POOL]][%[[C0]]][%[[N]]] : memref<?xi8> to memref<?xf32>
+//       CHECK:   memref.view %[[POOL]][%[[C0]]][%[[M]]] : memref<?xi8> to memref<?xf32>
+//   CHECK-NOT:   memref.alloc
 func.func @incomparable_dynamic(%x: memref<?xf32>, %y: memref<?xf32>, %out: memref<?xf32>, %out2: memref<?xf32>) {
   %c0 = arith.constant 0 : index
   %n = memref.dim %x, %c0 : memref<?xf32>
@@ -187,5 +197,32 @@ func.func @incomparable_dynamic(%x: memref<?xf32>, %y: memref<?xf32>, %out: memr
   memref.copy %y, %b : memref<?xf32> to memref<?xf32>
   memref.copy %b, %out2 : memref<?xf32> to memref<?xf32>
   memref.dealloc %b : memref<?xf32>
+  return
+}
+
+// -----
+
+// A 100-byte static buffer (25 x f32, not a multiple of the alignment)
+// beside a dynamically sized one, both live: the dynamic one starts at 128,
+// the static size rounded up to the alignment, never below 100 (rounded
+// down, 64, the fill of %d would overwrite the end of %s before it is read).
+// CHECK-LABEL: func @unaligned_static_beside_dynamic
+//  CHECK-SAME:   (%[[N:.*]]: index,
+//       CHECK:   %[[C128:.*]] = arith.constant 128 : index
+//       CHECK:   %[[SIZE:.*]] = arith.addi %[[C128]], %{{.*}} : index
+//       CHECK:   %[[POOL:.*]] = memref.alloc(%[[SIZE]]) {alignment = 64 : i64} : memref<?xi8>
+//       CHECK:   %[[C0:.*]] = arith.constant 0 : index
+//       CHECK:   memref.view %[[POOL]][%[[C0]]][] : memref<?xi8> to memref<25xf32>
+//       CHECK:   memref.view %[[POOL]][%[[C128]]][%[[N]]] : memref<?xi8> to memref<?xf32>
+func.func @unaligned_static_beside_dynamic(%n: index, %x: memref<25xf32>, %out: memref<?xf32>) {
+  %s = memref.alloc() : memref<25xf32>
+  linalg.exp ins(%x : memref<25xf32>) outs(%s : memref<25xf32>)
+  %d = memref.alloc(%n) : memref<?xf32>
+  %one = arith.constant 1.0 : f32
+  linalg.fill ins(%one : f32) outs(%d : memref<?xf32>)
+  memref.copy %d, %out : memref<?xf32> to memref<?xf32>
+  memref.dealloc %d : memref<?xf32>
+  memref.copy %s, %x : memref<25xf32> to memref<25xf32>
+  memref.dealloc %s : memref<25xf32>
   return
 }
