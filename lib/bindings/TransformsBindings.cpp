@@ -150,11 +150,18 @@ void registerTransformsBindings(nb::module_ &m) {
   bindAnalyzingRewrite(
       m, "reorder_for_memory", reorderForMemory,
       "Reorder single-block function bodies for a lower modeled peak.");
-  bindAnalyzingRewrite(
-      m, "eliminate_subset_copies", eliminateSubsetCopies,
+  m.def(
+      "eliminate_subset_copies",
+      [](nb::handle capsule, bool functionBoundaries, bool dryRun) {
+        return eliminateSubsetCopies(operationOf(capsule), functionBoundaries,
+                                     !dryRun);
+      },
+      nb::arg("module_capsule"), nb::arg("function_boundaries") = true,
+      nb::arg("dry_run") = false,
       "Let the producers of values copied into a subset of a larger tensor "
       "(pad, concat, insert_slice) write straight into it where the in-place "
-      "analysis and the peak model allow it.");
+      "analysis and the peak model allow it; with dry_run, only say what it "
+      "would do (the module unchanged).");
   bindAnalyzingRewrite(m, "reuse_dying_inputs", reuseDyingInputs,
                        "Let elementwise ops write into an input that dies "
                        "there where the in-place analysis allows it.");

@@ -472,7 +472,7 @@ opsToHoist(ArrayRef<Value> needed, Operation *at,
 /// Rewrites group `g` (its pieces without a reason are written in place),
 /// recording what it made; a piece that cannot be done gets its reason and
 /// the group reports failure (the caller starts over on a fresh clone).
-LogicalResult apply(Group &g, Applied &out) {
+LogicalResult rewriteGroup(Group &g, Applied &out) {
   OpBuilder builder(g.op->getContext());
   out.group = &g;
   out.body = functionBodyOf(g.op);
@@ -706,9 +706,13 @@ std::optional<Analysis> analyze(Operation *root, bool functionBoundaries,
   return a;
 }
 
+/// The heap's block: buffers are counted in multiples of it, as the heap
+/// peaks of memplan.lifetimes.peaks count them.
+constexpr int64_t kHeapBlock = 64;
+
 /// Live bytes at each op of `block` (ops nested in one count at it): each
 /// buffer of `a` lives from the first op that defines or uses a member to
-/// the last, at the size of its largest member.
+/// the last, at the size of its largest member (in heap blocks).
 std::vector<int64_t> liveBytes(Block &block, const Analysis &a) {
   llvm::DenseMap<Operation *, int32_t> position;
   int32_t n = 0;
@@ -737,6 +741,7 @@ std::vector<int64_t> liveBytes(Block &block, const Analysis &a) {
     }
     if (bytes == 0 || hi < lo)
       continue;
+    bytes = (bytes + kHeapBlock - 1) / kHeapBlock * kHeapBlock;
     LLVM_DEBUG({
       llvm::dbgs() << "buffer " << bytes << " [" << lo << ", " << hi << "]: ";
       buffer.front().print(llvm::dbgs(), OpPrintingFlags().skipRegions());
@@ -778,7 +783,7 @@ bool singleBlockRegions(Operation *op) {
 } // namespace
 
 SubsetCopyStats eliminateSubsetCopies(MlirOperation rootHandle,
-                                      bool functionBoundaries) {
+                                      bool functionBoundaries, bool apply) {
   Operation *root = unwrap(rootHandle);
   SubsetCopyStats stats;
   if (!singleBlockRegions(root))
@@ -808,23 +813,25 @@ SubsetCopyStats eliminateSubsetCopies(MlirOperation rootHandle,
         case Reason::None:
           ++stats.written;
           stats.bytesSaved += staticBytes(p.source.getType());
-          message = what + " is now computed in the " +
-                    (g.kind == Kind::Pad      ? "padded"
-                     : g.kind == Kind::Concat ? "concatenated"
-                                              : "destination") +
-                    " tensor: no copy, " +
-                    std::to_string(staticBytes(p.source.getType())) +
-                    " bytes saved";
+          message =
+              what + (apply ? " is now" : " would be") + " computed in the " +
+              (g.kind == Kind::Pad      ? "padded"
+               : g.kind == Kind::Concat ? "concatenated"
+                                        : "destination") +
+              " tensor: no copy, " +
+              std::to_string(staticBytes(p.source.getType())) + " bytes saved";
           break;
 #define MEMPLAN_SUBSET_COPY_REASON(R, Field)                                   \
   case Reason::R:                                                              \
     ++stats.Field;                                                             \
-    message = what +                                                           \
-              (g.rewritten && g.inner                                          \
-                   ? " is copied straight into the padded tensor (no concat "  \
-                     "buffer) but not computed there: "                        \
-                   : " stays a copy: ") +                                      \
-              reasonText(r);                                                   \
+    message =                                                                  \
+        what +                                                                 \
+        (g.rewritten && g.inner                                                \
+             ? std::string(apply ? " is" : " would be") +                      \
+                   " copied straight into the padded tensor (no "              \
+                   "concat buffer) but not computed there: "                   \
+             : std::string(apply ? " stays" : " would stay") + " a copy: ") +  \
+        reasonText(r);                                                         \
     break;
           MEMPLAN_SUBSET_COPY_REASON(Dynamic, rejectedDynamic)
           MEMPLAN_SUBSET_COPY_REASON(NotProducer, rejectedNotProducer)
@@ -921,7 +928,7 @@ SubsetCopyStats eliminateSubsetCopies(MlirOperation rootHandle,
       if (!peakBefore.count(body))
         peakBefore[body] = peakOf(liveBytes(*body, beforeOnClone));
       Applied a;
-      LogicalResult done = apply(g, a);
+      LogicalResult done = rewriteGroup(g, a);
       for (Piece &p : g.pieces)
         if (p.reason == Reason::Order ||
             (failed(done) && p.reason != Reason::None &&
@@ -1089,7 +1096,8 @@ SubsetCopyStats eliminateSubsetCopies(MlirOperation rootHandle,
       continue;
     stats.peakBefore = was;
     stats.peakAfter = now;
-    replaceBody(root, clone.get());
+    if (apply)
+      replaceBody(root, clone.get());
     report(groups);
     return stats;
   }

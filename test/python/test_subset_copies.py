@@ -10,6 +10,7 @@ and the static peak of the pipeline never goes up.
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -17,9 +18,11 @@ from mlir import ir
 
 import memplan
 from memplan import numerics
+from memplan.cli.main import run as memplan_main
 from memplan.ir import parse_source
 from memplan.lifetimes.analysis import analyze_module
 from memplan.lifetimes.peaks import input_peak
+from memplan.peak.subset_copies import copy_decisions
 from memplan.pipeline import UPSTREAM_BUFFERIZATION
 from progs.litcases import lit_cases, rewrite
 
@@ -271,3 +274,80 @@ def test_random_programs_keep_the_numerics():
         assert numerics.compare(src, after, "main").ok, src
         check_pipeline(src, "main", run_without=False)
     assert written >= 10
+
+
+# A padded convolution's output (as torch-mlir imports ResNet's stem) and a
+# pad whose source is read afterwards (a residual connection): the report on
+# the bufferized program names the first copy at the peak, not the second.
+REPORT_PROGRAM = """
+func.func @forward(%x: tensor<1x4x10x10xf32>, %w: tensor<8x4x3x3xf32>) -> tensor<1x8x10x10xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x8x8x8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+      ins(%x, %w : tensor<1x4x10x10xf32>, tensor<8x4x3x3xf32>) outs(%f : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  %p = tensor.pad %c low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x8x8x8xf32> to tensor<1x8x10x10xf32>
+  return %p : tensor<1x8x10x10xf32>
+}
+
+func.func @residual(%x: tensor<1x4x8x8xf32>) -> (tensor<1x4x10x10xf32>, tensor<1x4x8x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x4x8x8xf32>
+  %a = linalg.exp ins(%x : tensor<1x4x8x8xf32>) outs(%e : tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %p = tensor.pad %a low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x4x8x8xf32> to tensor<1x4x10x10xf32>
+  %e2 = tensor.empty() : tensor<1x4x8x8xf32>
+  %s = linalg.add ins(%a, %x : tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) outs(%e2 : tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  return %p, %s : tensor<1x4x10x10xf32>, tensor<1x4x8x8xf32>
+}
+"""
+
+
+def test_report_names_pad_copies_at_the_peak(tmp_path, capsys):
+    src = tmp_path / "pads.mlir"
+    src.write_text(REPORT_PROGRAM)
+    assert memplan_main(["report", str(src), "--bufferize", "--json"]) == 0
+    functions = {f["name"]: f for f in json.loads(capsys.readouterr().out)["functions"]}
+    site = functions["forward"]["peak_site"]
+    # The convolution's output (8x8x8 f32) and its padded copy are live at
+    # the peak; computing the first in place frees its 2048 bytes there.
+    (copy,) = site["subset_copies"]
+    assert copy["bytes"] == 2048 and copy["location"] == f"{src}:8:8"
+    assert {copy["source"], copy["target"]} <= set(site["live"])
+    assert copy["decision"] == ("the padded value would be computed in the padded tensor: "
+                                "no copy, 2048 bytes saved")
+    # The source is read after the copy (by the add): nothing is named, and
+    # the pass leaves that pad alone.
+    assert functions["residual"]["peak_site"]["subset_copies"] == []
+    assert memplan_main(["report", str(src), "--bufferize"]) == 0
+    text = capsys.readouterr().out
+    assert text.count("is copied into a subset of") == 1
+    assert (f"is copied into a subset of {copy['target']} at {src}:8:8 and dies there: "
+            "computing it in place frees 2048 B at the peak (memplan-eliminate-subset-copies: "
+            "the padded value would be computed in the padded tensor") in text
+    # The dry run left the tensor program as it was: the pass still rewrites.
+    with ir.Context():
+        module = parse_source(REPORT_PROGRAM)
+        before = str(module)
+        decisions = copy_decisions(module.operation)
+        assert str(module) == before
+        assert any("would stay a copy" in d for d in decisions.values())
+
+
+def test_report_of_memrefs_names_copies_without_decisions(tmp_path, capsys):
+    src = tmp_path / "pads.mlir"
+    src.write_text(rewrite(REPORT_PROGRAM, UPSTREAM))
+    assert memplan_main(["report", str(src), "--json"]) == 0
+    functions = {f["name"]: f for f in json.loads(capsys.readouterr().out)["functions"]}
+    (copy,) = functions["forward"]["peak_site"]["subset_copies"]
+    assert copy["bytes"] == 2048 and copy["decision"] is None
+    # After memplan's pipeline the copy is gone: nothing left to name.
+    src.write_text(rewrite(REPORT_PROGRAM, MEMORY))
+    assert memplan_main(["report", str(src), "--json"]) == 0
+    functions = {f["name"]: f for f in json.loads(capsys.readouterr().out)["functions"]}
+    assert functions["forward"]["peak_site"]["subset_copies"] == []

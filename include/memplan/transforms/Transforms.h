@@ -110,9 +110,12 @@ struct SubsetCopyStats {
 /// stays only where memplan's engine, on a clone with every rewrite applied,
 /// bufferizes its operands in place, no operand in place before loses that,
 /// and the modeled peak of its function (alias sets rooted at allocations,
-/// each live from its first to its last op) does not go up.
+/// each live from its first to its last op) does not go up. Without
+/// `apply`, the module stays as it is and the stats (remarks included) say
+/// what the rewrite would do.
 SubsetCopyStats eliminateSubsetCopies(MlirOperation root,
-                                      bool functionBoundaries);
+                                      bool functionBoundaries,
+                                      bool apply = true);
 
 struct Graph;
 

@@ -82,7 +82,14 @@ def _load(args: argparse.Namespace) -> dict:
     with ir.Context() as ctx:
         ctx.allow_unregistered_dialects = True
         module = parse_source(data, args.file, ctx)
+        decisions = None
         if args.bufferize:
+            if _has_tensors(module.operation):
+                # What memplan-eliminate-subset-copies does with the copies
+                # the report finds at the peak.
+                from memplan.peak.subset_copies import copy_decisions
+
+                decisions = copy_decisions(module.operation)
             run_pipeline(module, PREPARE)
         elif _has_tensors(module.operation):
             raise ValueError(f"{args.file} holds tensor IR: the report needs memrefs "
@@ -93,7 +100,7 @@ def _load(args: argparse.Namespace) -> dict:
 
             sizes = ArgumentSizes(dict(args.dims), dict(args.values))
         return report_dict(analyze_module(module), algorithm=args.algorithm,
-                           alignment=args.alignment, sizes=sizes)
+                           alignment=args.alignment, sizes=sizes, copy_decisions=decisions)
 
 
 def _has_tensors(module) -> bool:

@@ -9,7 +9,10 @@ The JSON document (``memplan-buffer-liveness{format=json output=FILE}``) is::
        "heap_peak": {"input": 18432, "reuse": 18432, "lower_bound": 18432,
                      "dataflow_bound": 18432},
        "peak_site": {"bytes": 18432, "point": 12, "op": "linalg.matmul",
-                     "location": "mlp.mlir:9:10", "live": ["%alloc", "%alloc_1"]},
+                     "location": "mlp.mlir:9:10", "live": ["%alloc", "%alloc_1"],
+                     "subset_copies": [{"source": "%alloc", "target": "%alloc_1",
+                                        "bytes": 8192, "location": "mlp.mlir:11:10",
+                                        "decision": null}]},
        "held_without_contents": [
          {"name": "%alloc_0", "bytes": 8192, "kind": "between-contents",
           "from": {"point": 7, "op": "linalg.generic", "location": "mlp.mlir:7:10"},
@@ -29,7 +32,12 @@ plan (``reuse``), the bound of the given lifetimes (``lower_bound``: poolable
 buffers from allocation to last use) and the ``dataflow_bound`` (every
 buffer held only while its contents are needed; see
 :mod:`memplan.lifetimes.peaks`). ``peak_site`` is where the heap first
-reaches its peak and what is live there (largest first);
+reaches its peak and what is live there (largest first), with the buffers
+live there that are copied into a subset of another one (a pad, concat or
+insert_slice as upstream bufferizes it: :mod:`memplan.lifetimes.subset_copies`)
+and the bytes computing them in place frees there; ``decision`` is what
+``memplan-eliminate-subset-copies`` does with that copy on the tensor
+program (``memplan report --bufferize``), else null;
 ``held_without_contents`` lists every buffer held while its contents are
 not needed (:mod:`memplan.lifetimes.contents`).
 ``offset`` is where a single pool over the function's eligible static
@@ -51,6 +59,7 @@ from memplan import packing
 from memplan.lifetimes.analysis import FunctionLifetimes, peak_live
 from memplan.lifetimes.contents import Site, held_without_contents, peak_site
 from memplan.lifetimes.peaks import heap_peaks
+from memplan.lifetimes.subset_copies import subset_copies_at
 from memplan.lifetimes import symbolic
 
 JSON_VERSION = 1
@@ -131,11 +140,13 @@ def _dynamic_sizes(
 
 def function_dict(
     lt: FunctionLifetimes, names: bool = True, algorithm: str = "best", alignment: int = 64,
-    sizes: Optional[Mapping[str, int]] = None,
+    sizes: Optional[Mapping[str, int]] = None, copy_decisions: Optional[Mapping[str, str]] = None,
 ) -> dict[str, Any]:
     """The JSON object of one function. ``sizes`` gives values to the leaves
     of dynamic sizes (``arg0.dim0``, ``arg2``): the report is then that
-    instance's, every size a number."""
+    instance's, every size a number. ``copy_decisions`` maps the location of
+    a pad, concat or insert_slice of the tensor program to what
+    ``memplan-eliminate-subset-copies`` does with it."""
     lt, extra, size_texts = _dynamic_sizes(lt, names, sizes)
     offsets, pool = pool_layout(lt, algorithm, alignment)
     records = lt.allocations(names=names)
@@ -169,7 +180,7 @@ def function_dict(
         "num_dynamic": lt.num_dynamic,
         "pool": pool,
         "heap_peak": heap_peaks(lt),
-        "peak_site": _peak_site_dict(lt, records),
+        "peak_site": _peak_site_dict(lt, records, copy_decisions or {}),
         "held_without_contents": [
             {
                 "name": records[h.row].name,
@@ -191,11 +202,17 @@ def _site_dict(site: Site) -> dict[str, Any]:
     return {"point": site.point, "op": site.op, "location": site.location}
 
 
-def _peak_site_dict(lt: FunctionLifetimes, records: list) -> Optional[dict[str, Any]]:
+def _peak_site_dict(lt: FunctionLifetimes, records: list,
+                    copy_decisions: Mapping[str, str]) -> Optional[dict[str, Any]]:
     site = peak_site(lt)
     if site is None:
         return None
-    return dict(_site_dict(site.at), bytes=site.bytes, live=[records[r].name for r in site.live])
+    copies = [{"source": records[c.source].name, "target": records[c.target].name,
+               "bytes": c.bytes, "location": c.location,
+               "decision": copy_decisions.get(c.location)}
+              for c in subset_copies_at(lt, site.at.point + lt.func_op, site.live)]
+    return dict(_site_dict(site.at), bytes=site.bytes, live=[records[r].name for r in site.live],
+                subset_copies=copies)
 
 
 def report_dict(functions: Iterable[FunctionLifetimes], **kwargs: Any) -> dict[str, Any]:
@@ -256,6 +273,13 @@ def format_function(doc: dict[str, Any]) -> str:
         live = ", ".join(f"{n} {by_name[n]['size']}" for n in site["live"][:8])
         more = f", ... ({len(site['live'])} in all)" if len(site["live"]) > 8 else ""
         lines.append(f"  peak at point {site['point']}, {site['op']} ({site['location']}): {live}{more}")
+        for c in site.get("subset_copies") or []:
+            decision = c.get("decision")
+            said = f" (memplan-eliminate-subset-copies: {decision})" if decision else ""
+            lines.append(
+                f"    {c['source']} is copied into a subset of {c['target']} at {c['location']}"
+                f" and dies there: computing it in place frees {c['bytes']} B at the peak{said}"
+            )
     held = doc.get("held_without_contents") or []
     if held:
         lines.append(f"  held without contents: {len(held)} stretches")

@@ -68,4 +68,20 @@ def run(module: ir.Operation, ctx: PassContext) -> None:
     ctx.preserves_all_analyses = stats.written == 0
 
 
-__all__ = ["run"]
+def copy_decisions(module: ir.Operation, function_boundaries: bool = True) -> dict[str, str]:
+    """What ``memplan-eliminate-subset-copies`` would do with the copies of
+    the tensor program ``module`` (left unchanged): per ``file:line:col`` of
+    a pad, concat or insert_slice, its remarks (one per value copied)
+    joined by ``"; "``. Empty when the in-place analysis fails on
+    ``module``."""
+    from memplan.ir.parse import location_prefix
+
+    stats = _core.eliminate_subset_copies(module._CAPIPtr, function_boundaries, dry_run=True)
+    out: dict[str, str] = {}
+    for location, message in stats.remarks:
+        key = location_prefix(location)
+        out[key] = f"{out[key]}; {message}" if key in out else message
+    return out
+
+
+__all__ = ["copy_decisions", "run"]
