@@ -79,8 +79,9 @@ def test_forms_compare(forms, before, after):
     lines = p.stdout.splitlines()
 
     def form(name: str, other: str) -> str:
-        if name == "tensor":
-            return "tensor level, bufferized here by upstream one-shot-bufferize"
+        if name == "tensor":  # memplan-check's default reference bufferization
+            return ("tensor level, bufferized here by memplan's upstream-identical "
+                    "memplan-one-shot-bufferize")
         # The out-params are a difference only against the tensor form.
         text = "memref level, run as given" + ("; results as out-params %arg2" if other == "tensor" else "")
         if name == "transients":
@@ -183,3 +184,40 @@ def test_a_crashing_program_is_an_error_not_a_signal(tmp_path):
     assert float(execute(GATHER, "main", inputs=[x, 2], isolate=True).outputs[0].data) == 2.0
     with pytest.raises(ExecutionCrash, match="SIGSEGV"):
         execute(GATHER, "main", inputs=[x, 10**11], isolate=True)
+
+
+def test_reference_bufferization_is_stated_and_upstream_can_be_forced(forms):
+    # The default reference is memplan's upstream-identical bufferization;
+    # --reference upstream runs upstream's pass. Both say which ran, and the
+    # same decisions give the same heap traffic and the same verdict.
+    runs = {}
+    for reference in ("memplan", "upstream"):
+        p = check(forms["tensor"], forms["out"], "--entry", "main", "--reference", reference)
+        assert p.returncode == 0 and p.stdout.startswith("OK: 3 outputs identical"), p.stdout
+        runs[reference] = p.stdout.splitlines()
+    assert runs["memplan"][1].startswith(
+        "  before: tensor level, bufferized here by memplan's upstream-identical "
+        "memplan-one-shot-bufferize{bufferize-function-boundaries")
+    assert runs["upstream"][1].startswith(
+        "  before: tensor level, bufferized here by upstream one-shot-bufferize{")
+    heaps = {ref: [line for line in lines if line.startswith("  heap before")]
+             for ref, lines in runs.items()}
+    assert heaps["memplan"] == heaps["upstream"] and heaps["memplan"]
+    p = check(forms["tensor"], forms["out"], "--entry", "main", "--reference", "mine")
+    assert p.returncode == 1 and "invalid choice: 'mine'" in p.stderr  # usage errors: 1
+
+
+def test_verbose_prints_phase_times_after_the_verdict(forms):
+    p = check(forms["tensor"], forms["transients"], "--entry", "main", "-v")
+    assert p.returncode == 0 and p.stdout.startswith("OK: 3 outputs identical"), p.stdout
+    lines = p.stdout.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("  times (s, wall clock;"))
+    phases = [line.strip().split(":")[0] for line in lines[start + 1:]]
+    for name in ("before parsing", "before bufferization (memplan)", "before lowering to loops",
+                 "before lowering to LLVM", "after lowering to LLVM", "before JIT compilation",
+                 "before runs", "after runs", "comparison"):
+        assert name in phases, (name, phases)
+    # A memref-level AFTER is not bufferized; poison mode runs each side twice.
+    assert "after bufferization (memplan)" not in phases
+    assert not any(line.startswith("  times") for line in check(
+        forms["tensor"], forms["out"], "--entry", "main").stdout.splitlines())

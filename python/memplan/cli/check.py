@@ -5,6 +5,7 @@ Usage::
     memplan-check BEFORE.mlir AFTER.mlir --entry NAME [--seed N] [--no-poison]
                   [--dim ARG:DIM=SIZE ...] [--value ARG=N ...]
                   [--input ARG=FILE.npy ...] [--opt-level 0-3]
+                  [--reference memplan|upstream] [-v]
 
 Prints ``OK`` or the first mismatch, the ``cf.assert`` failures of both
 programs (by message and count), then the heap figures of both programs.
@@ -19,6 +20,7 @@ own numbers: ``N``, ``argN`` or ``%argN``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from typing import Dict, List, Optional
@@ -72,6 +74,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--save-outputs", metavar="DIR",
                         help="write every output of AFTER as DIR/OUTPUT.npy (resultN.npy, argN.npy; "
                              "BEFORE's too, as DIR/before.OUTPUT.npy, where they differ)")
+    parser.add_argument("--reference", choices=("memplan", "upstream"), default="memplan",
+                        help="bufferization of a tensor-level program: memplan's "
+                             "memplan-one-shot-bufferize (default: upstream One-Shot Analysis' "
+                             "decisions, near-linear time) or upstream's one-shot-bufferize "
+                             "(about cubic on long programs); the output names the one run")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="print the seconds of each phase (parsing, bufferization, "
+                             "lowering, JIT compilation, runs, comparison) after the verdict")
     parser.add_argument("--opt-level", type=int, choices=range(4), default=None,
                         metavar="0-3",
                         help="LLVM optimization level of the JIT (default: "
@@ -87,11 +97,14 @@ def main(argv: Optional[List[str]] = None) -> int:
     from mlir import ir
 
     from memplan.numerics import LoweringError, compare
+    from memplan.numerics.timing import PhaseTimes
 
+    times = PhaseTimes() if args.verbose else None
     context = ir.Context()
     modules = []
-    for path in (args.before, args.after):
-        module = load_input(PROG, path, context)
+    for path, label in ((args.before, "before"), (args.after, "after")):
+        with times.measure(f"{label} parsing") if times else contextlib.nullcontext():
+            module = load_input(PROG, path, context)
         if module is None:
             return 1
         modules.append(module)
@@ -134,7 +147,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         result = compare(modules[0], modules[1], entry, seed=args.seed,
                          poison=args.poison, dims=dims or None, values=values or None,
                          opt_level=opt_level, keep_outputs=bool(expected or args.save_outputs),
-                         isolate=True)
+                         isolate=True, reference=args.reference, times=times)
     except KeyError as err:
         print(f"memplan-check: error: {err.args[0]}", file=sys.stderr)
         return 1
@@ -158,6 +171,9 @@ def main(argv: Optional[List[str]] = None) -> int:
                         "alike)")
         ok = expect_ok and ok
         lines[1:1] = expect_lines
+    if times is not None:
+        lines.append(f"  times (s, wall clock; {sum(times.seconds.values()):.2f} s in all):")
+        lines.extend(f"    {line}" for line in times.lines())
     print("\n".join(lines))
     if args.save_outputs is not None and result.output_names:
         problem = _save_outputs(result, args.save_outputs)

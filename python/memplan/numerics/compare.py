@@ -28,6 +28,7 @@ from .lowering import LoweredProgram, lower
 from .runner import DEFAULT_OPT_LEVEL, Executable, ExecutionCrash, Output, RunOutcome
 from .signature import Signature, ValueSpec
 from .source import ModuleSource
+from .timing import PhaseTimes, phase
 
 __all__ = ["Mismatch", "CompareResult", "compare", "compare_paths", "first_difference",
            "expected_difference"]
@@ -435,7 +436,9 @@ def _form(program: LoweredProgram, notes: Sequence[str]) -> str:
     """How a side was run: its level (and the pipeline that bufferized it
     here) and its signature's form."""
     if program.tensor_level:
-        text = (f"tensor level, bufferized here by upstream {program.bufferization} (not "
+        whose = {"upstream": "upstream", "memplan": "memplan's upstream-identical"}.get(
+            program.reference, program.reference)
+        text = (f"tensor level, bufferized here by {whose} {program.bufferization} (not "
                 "optimize-allocation-liveness: its heap is not what upstream's full memory "
                 "pipeline gives)")
     else:
@@ -456,6 +459,8 @@ def compare(
     values: Optional[Mapping[int, Any]] = None,
     keep_outputs: bool = False,
     isolate: bool = False,
+    reference: str = "upstream",
+    times: Optional[PhaseTimes] = None,
 ) -> CompareResult:
     """Run ``before`` and ``after`` on identical inputs and compare bit for bit.
 
@@ -490,6 +495,10 @@ def compare(
     runs each call in a forked child (:meth:`Executable.run`): a program
     that crashes raises :class:`~memplan.numerics.runner.ExecutionCrash`
     (memplan-check does this) instead of killing the process.
+    ``reference`` bufferizes a tensor-level module with upstream's
+    one-shot-bufferize (``"upstream"``) or memplan's (``"memplan"``: the same
+    decisions, near-linear where upstream's analysis is about cubic), and
+    ``times`` gets the seconds of each phase.
 
     Raises ``KeyError`` when a module has no ``func.func @entry``,
     :class:`~memplan.ir.parse.ParseError` when text does not parse,
@@ -498,7 +507,8 @@ def compare(
     """
     return compare_paths(before, after, entry, [values], inputs=inputs, seed=seed, poison=poison,
                          dims=dims, opt_level=opt_level, scratch=scratch,
-                         keep_outputs=keep_outputs, isolate=isolate)[0]
+                         keep_outputs=keep_outputs, isolate=isolate, reference=reference,
+                         times=times)[0]
 
 
 def compare_paths(
@@ -515,6 +525,8 @@ def compare_paths(
     keep_outputs: bool = False,
     isolate: bool = False,
     raise_errors: bool = True,
+    reference: str = "upstream",
+    times: Optional[PhaseTimes] = None,
 ) -> List[Union[CompareResult, Exception]]:
     """:func:`compare` once per entry of ``value_sets`` (each a ``values``
     mapping: the scalars that select a path, say), lowering and compiling
@@ -525,8 +537,8 @@ def compare_paths(
     from memplan.transients.queries import QUERY_SUFFIX
 
     also = (entry + QUERY_SUFFIX,)
-    prog_b = lower(before, entry, "<before>", also)
-    prog_a = lower(after, entry, "<after>", also)
+    prog_b = lower(before, entry, "<before>", also, reference, times, "before")
+    prog_a = lower(after, entry, "<after>", also, reference, times, "after")
     sig_b, sig_a = prog_b.signature, prog_a.signature
     pairing, difference = pair_forms(sig_b, sig_a)
     if pairing is None:
@@ -544,7 +556,7 @@ def compare_paths(
         try:
             results.append(_compare_once(prog_b, prog_a, exe_b, exe_a, pairing, inputs, seed,
                                          poison, dims, scratch, values, keep_outputs, isolate,
-                                         last=k == len(value_sets) - 1))
+                                         last=k == len(value_sets) - 1, times=times))
         except (RuntimeError, ValueError) as err:
             if raise_errors:
                 raise
@@ -555,7 +567,8 @@ def compare_paths(
 def _compare_once(prog_b: LoweredProgram, prog_a: LoweredProgram, exe_b: Executable,
                   exe_a: Executable, pairing: Pairing, inputs, seed: int, poison: bool, dims,
                   scratch: Sequence[int], values, keep_outputs: bool,
-                  isolate: bool, last: bool = True) -> CompareResult:
+                  isolate: bool, last: bool = True,
+                  times: Optional[PhaseTimes] = None) -> CompareResult:
     """One comparison on compiled programs (see :func:`compare`); the
     ``last`` one drops each engine once it has run (two large models' code
     is never held at once)."""
@@ -586,20 +599,29 @@ def _compare_once(prog_b: LoweredProgram, prog_a: LoweredProgram, exe_b: Executa
         _place_storage(args_a, sig_a, storage_a, size)
         notes_a[-1] += f" ({args_a[storage_a].data.nbytes} bytes, {source})"
 
-    run_b, problem_b = _runs(exe_b, args_b, poison, scratch_b, _run_elements(sig_b, scratch_b),
-                             "before", pairing.out_params("before"), isolate)
+    with phase(times, "before JIT compilation"):
+        exe_b.compile()
+    with phase(times, "before runs"):
+        run_b, problem_b = _runs(exe_b, args_b, poison, scratch_b, _run_elements(sig_b, scratch_b),
+                                 "before", pairing.out_params("before"), isolate)
     if last:
         exe_b.close()
-    run_a, problem_a = _runs(exe_a, args_a, poison, scratch_a, _run_elements(sig_a, scratch_a),
-                             "after", pairing.out_params("after"), isolate)
+    with phase(times, "after JIT compilation"):
+        exe_a.compile()
+    with phase(times, "after runs"):
+        run_a, problem_a = _runs(exe_a, args_a, poison, scratch_a, _run_elements(sig_a, scratch_a),
+                                 "after", pairing.out_params("after"), isolate)
     if last:
         exe_a.close()
     uninitialized = [p for p in (problem_b, problem_a) if p is not None]
-    left, right, elements, names = _aligned_outputs(
-        _program_outputs(run_b.outputs, sig_b, pairing.args_before, pairing.results_before, scratch_b),
-        _program_outputs(run_a.outputs, sig_a, pairing.args_after, pairing.results_after, scratch_a),
-        pairing, sig_b)
-    mismatch = first_difference(left, right, "value", elements)
+    with phase(times, "comparison"):
+        left, right, elements, names = _aligned_outputs(
+            _program_outputs(run_b.outputs, sig_b, pairing.args_before, pairing.results_before,
+                             scratch_b),
+            _program_outputs(run_a.outputs, sig_a, pairing.args_after, pairing.results_after,
+                             scratch_a),
+            pairing, sig_b)
+        mismatch = first_difference(left, right, "value", elements)
     counts_b = run_b.assert_counts
     counts_a = run_a.assert_counts
     ok = (mismatch is None and not uninitialized and counts_b == counts_a

@@ -9,6 +9,10 @@ context of its own):
                           function-boundary-type-conversion=identity-layout-map}
        buffer-deallocation-pipeline
 
+   ``reference="memplan"`` runs ``memplan-one-shot-bufferize`` with the same
+   options instead (upstream's decisions, near-linear; :data:`REFERENCES`),
+   falling back to upstream's where it fails.
+
    Memref-level input skips this stage.  One-shot-bufferize alone would be a
    no-op on it (checked), but ``buffer-deallocation-pipeline`` rejects IR that
    already holds ``memref.dealloc`` ("memory free side-effect on MemRef value
@@ -73,6 +77,7 @@ from .loop_order import hoist_reductions
 from .outline import mark_no_inline, outline_generics
 from .signature import Signature, entry_signature, find_func
 from .source import ModuleSource, location_text, private_copy
+from .timing import PhaseTimes, phase
 
 __all__ = [
     "LoweredProgram",
@@ -80,6 +85,7 @@ __all__ = [
     "lower",
     "is_tensor_level",
     "BUFFERIZE_PIPELINE",
+    "REFERENCES",
     "DEALLOCATION_PIPELINE",
     "LOOPS_PIPELINE",
     "LLVM_PIPELINE",
@@ -93,6 +99,13 @@ BUFFERIZE_PIPELINE = (
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map}"
 )
+#: ... by upstream's pass, or by memplan's, whose in-place decisions are
+#: upstream One-Shot Analysis' own (proven identical, test_inplace*.py) at
+#: near-linear cost where upstream's is about cubic on long programs.
+REFERENCES = {
+    "upstream": BUFFERIZE_PIPELINE,
+    "memplan": "memplan-" + BUFFERIZE_PIPELINE,
+}
 #: ... then deallocation, unless the module already frees buffers itself.
 DEALLOCATION_PIPELINE = "buffer-deallocation-pipeline"
 #: Stage 2.
@@ -126,8 +139,11 @@ class LoweredProgram:
     signature: Signature
     #: True when the input held tensors and went through bufferization.
     tensor_level: bool
-    #: The upstream pipeline that bufferized it here ("" for memref input).
+    #: The pipeline that bufferized it here ("" for memref input).
     bufferization: str = ""
+    #: Whose bufferization that was (a key of :data:`REFERENCES`), and why
+    #: when it is not the one asked for.
+    reference: str = "upstream"
     #: Alignment every heap block must have (max of dropped ``alignment``s).
     alignment: int = MIN_ALIGNMENT
     #: ``(location, message)`` of each ``cf.assert``, by hook id.
@@ -152,7 +168,9 @@ class LoweringError(RuntimeError):
 
 def _run(module: ir.Module, pipeline: str, what: str) -> None:
     """Run ``pipeline``; any error diagnostic, even from a pass that then
-    succeeds, is a :class:`LoweringError` with its location."""
+    succeeds, is a :class:`LoweringError` with its location. memplan's
+    passes run through :func:`memplan.pipeline.run_pass_manager` (the GIL
+    released while MLIR runs, as they need)."""
     context = module.context
     errors: List[str] = []
 
@@ -166,8 +184,14 @@ def _run(module: ir.Module, pipeline: str, what: str) -> None:
     context.emit_error_diagnostics = True
     handler = context.attach_diagnostic_handler(collect)
     try:
-        pm = passmanager.PassManager.parse(f"builtin.module({pipeline})", context)
-        pm.run(module.operation)
+        if "memplan-" in pipeline:
+            from memplan.pipeline import parse_pipeline, run_pass_manager
+
+            pm = parse_pipeline(f"builtin.module({pipeline})", context)
+            run_pass_manager(pm, module.operation)
+        else:
+            pm = passmanager.PassManager.parse(f"builtin.module({pipeline})", context)
+            pm.run(module.operation)
     except ir.MLIRError as err:
         errors = errors or [str(err)]
     finally:
@@ -362,56 +386,101 @@ def _check_lowered(module: ir.Module) -> None:
         )
 
 
+def _prepared_copy(source: ModuleSource, source_name: str, entry: str,
+                   also: Sequence[str]) -> Tuple[ir.Module, List[str]]:
+    """A private copy of ``source`` whose entry function, and those of
+    ``also`` that exist, have a C interface; returns it and the names of
+    ``also`` found. Raises ``KeyError`` without ``func.func @entry``."""
+    module = private_copy(source, source_name)
+    with module.context:
+        funcs = [find_func(module, entry)]
+        found = []
+        for name in also:
+            try:
+                funcs.append(find_func(module, name))
+                found.append(name)
+            except KeyError:
+                pass
+        for op in funcs:
+            op.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
+            if "sym_visibility" in op.attributes:  # a private function has no
+                del op.attributes["sym_visibility"]  # externally visible wrapper
+    return module, found
+
+
+def _bufferize(module: ir.Module, copy, reference: str, times: PhaseTimes | None,
+               prefix: str) -> Tuple[ir.Module, str, str]:
+    """Bufferize tensor-level ``module`` in place with the ``reference``
+    pipeline; returns the module, the pipeline run and whose it was. Where
+    memplan's bufferization fails, upstream's runs on a fresh ``copy()``, and
+    the reference says why."""
+    pipeline = REFERENCES[reference]
+    if not _has_op(module, "memref.dealloc"):
+        pipeline += "," + DEALLOCATION_PIPELINE
+    try:
+        with phase(times, f"{prefix}bufferization ({reference})"):
+            _run(module, pipeline, "bufferization")
+        return module, pipeline, reference
+    except LoweringError as err:
+        if reference == "upstream":
+            raise
+        failure = str(err)
+    module = copy()
+    fallback = pipeline.replace(REFERENCES[reference], REFERENCES["upstream"], 1)
+    with phase(times, f"{prefix}bufferization (upstream)"):
+        _run(module, fallback, "bufferization")
+    return module, fallback, f"upstream, as {reference}'s failed ({failure})"
+
+
 def lower(
-    source: ModuleSource, entry: str, source_name: str = "<input>", also: Sequence[str] = ()
+    source: ModuleSource, entry: str, source_name: str = "<input>", also: Sequence[str] = (),
+    reference: str = "upstream", times: PhaseTimes | None = None, label: str = "",
 ) -> LoweredProgram:
     """Lower ``source`` (module or MLIR text) for execution; see module doc.
 
     The functions named in ``also`` that exist in the module get a C
     interface as well (their signatures land in ``LoweredProgram.others``).
+    ``reference`` picks the bufferization of a tensor-level module (a key of
+    :data:`REFERENCES`: ``"upstream"``'s one-shot-bufferize or ``"memplan"``'s,
+    which makes the same decisions faster). ``times`` gets the seconds of
+    each stage, named after ``label`` (``"before"``).
     The caller's module is never modified.  Raises ``KeyError`` if there is no
     ``func.func @entry``, :class:`LoweringError` if a pass fails and
     :class:`memplan.ir.parse.ParseError` if text or bytecode does not parse.
     """
-    module = private_copy(source, source_name)
+    if reference not in REFERENCES:
+        raise ValueError(f"reference bufferization '{reference}': expected one of "
+                         f"{', '.join(REFERENCES)}")
+    prefix = f"{label} " if label else ""
+    def copy() -> ir.Module:
+        with phase(times, f"{prefix}copy"):
+            return _prepared_copy(source, source_name, entry, also)[0]
+
+    with phase(times, f"{prefix}copy"):
+        module, found = _prepared_copy(source, source_name, entry, also)
+    tensor_level = is_tensor_level(module)
+    pipeline = ""
+    if tensor_level:
+        module, pipeline, reference = _bufferize(module, copy, reference, times, prefix)
     with module.context:
-        func = find_func(module, entry)
-        others = []
-        for name in also:
-            try:
-                others.append(find_func(module, name))
-            except KeyError:
-                pass
-        for op in [func] + others:
-            op.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
-            if "sym_visibility" in op.attributes:  # a private function has no
-                del op.attributes["sym_visibility"]  # externally visible wrapper
-        tensor_level = is_tensor_level(module)
-        pipeline = ""
-        if tensor_level:
-            pipeline = BUFFERIZE_PIPELINE
-            if not _has_op(module, "memref.dealloc"):
-                pipeline += "," + DEALLOCATION_PIPELINE
-            _run(module, pipeline, "bufferization")
         signature = entry_signature(module, entry)
-        other_sigs = {
-            name: entry_signature(module, name)
-            for name in also
-            if any(ir.StringAttr(op.attributes["sym_name"]).value == name for op in others)
-        }
-        _run(module, GENERALIZE_PIPELINE, "lowering to loops")
-        hoist_reductions(module)
-        outline_generics(module)
-        _run(module, LOOPS_PIPELINE, "lowering to loops")
-        alignment, messages, mutable_globals, heap_sites = _instrument(module)
-        _run(module, LLVM_PIPELINE, "conversion to the LLVM dialect")
-        _check_lowered(module)
-        mark_no_inline(module)
+        other_sigs = {name: entry_signature(module, name) for name in found}
+        with phase(times, f"{prefix}lowering to loops"):
+            _run(module, GENERALIZE_PIPELINE, "lowering to loops")
+            hoist_reductions(module)
+            outline_generics(module)
+            _run(module, LOOPS_PIPELINE, "lowering to loops")
+            alignment, messages, mutable_globals, heap_sites = _instrument(module)
+        with phase(times, f"{prefix}lowering to LLVM"):
+            _run(module, LLVM_PIPELINE, "conversion to the LLVM dialect")
+            _check_lowered(module)
+            mark_no_inline(module)
     return LoweredProgram(
         module=module,
         signature=signature,
         tensor_level=tensor_level,
         bufferization=pipeline,
+        reference=reference,
         alignment=alignment,
         assert_messages=messages,
         mutable_globals=mutable_globals,
