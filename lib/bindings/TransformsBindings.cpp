@@ -48,6 +48,19 @@ nb::class_<S> bindStats(nb::module_ &m, const char *name, const char *doc,
   return cls;
 }
 
+/// Remarks as a list of (mlir.ir.Location, message).
+nb::list remarkList(const std::vector<RewriteRemark> &remarks) {
+  nb::object create =
+      nb::module_::import_("mlir.ir").attr("Location").attr("_CAPICreate");
+  nb::list out;
+  for (const RewriteRemark &r : remarks) {
+    nb::object capsule = nb::steal(PyCapsule_New(
+        const_cast<void *>(r.loc.ptr), "mlir.ir.Location._CAPIPtr", nullptr));
+    out.append(nb::make_tuple(create(capsule), r.message));
+  }
+  return out;
+}
+
 /// Binds `_core.<name>(module_capsule, function_boundaries)`: a rewrite that
 /// asks the in-place analysis.
 template <typename S>
@@ -103,22 +116,21 @@ void registerTransformsBindings(nb::module_ &m) {
                  })
         .def_ro("analyzed", &S::analyzed)
         .def_prop_ro(
-            "remarks",
-            [](const S &stats) {
-              nb::object create = nb::module_::import_("mlir.ir")
-                                      .attr("Location")
-                                      .attr("_CAPICreate");
-              nb::list out;
-              for (const RewriteRemark &r : stats.remarks) {
-                nb::object capsule = nb::steal(
-                    PyCapsule_New(const_cast<void *>(r.loc.ptr),
-                                  "mlir.ir.Location._CAPIPtr", nullptr));
-                out.append(nb::make_tuple(create(capsule), r.message));
-              }
-              return out;
-            },
+            "remarks", [](const S &stats) { return remarkList(stats.remarks); },
             "One (mlir.ir.Location, message) per candidate value: written in "
             "place, or why it stays a copy.");
+  }
+  {
+    using S = RecomputeStats;
+    bindStats<S>(m, "RecomputeStats",
+                 "What memplan-recompute-cheap-values did.",
+                 {
+#define MEMPLAN_RECOMPUTE_COUNTER MEMPLAN_COUNTER
+#include "memplan/transforms/Counters.def"
+                 })
+        .def_prop_ro(
+            "remarks", [](const S &stats) { return remarkList(stats.remarks); },
+            "The decisions as (mlir.ir.Location, message) pairs.");
   }
 #undef MEMPLAN_COUNTER
   m.def(
@@ -147,6 +159,18 @@ void registerTransformsBindings(nb::module_ &m) {
       "given op (graph op "
       "ids); manual marks both with bufferization.manual_deallocation. The "
       "graph is stale after.");
+  m.def(
+      "recompute_cheap_values",
+      [](nb::handle capsule, bool remarks, int64_t maxAddedWorkPercent) {
+        RecomputeOptions options;
+        options.remarks = remarks;
+        options.maxAddedWorkPercent = maxAddedWorkPercent;
+        return recomputeCheapValues(operationOf(capsule), options);
+      },
+      nb::arg("module_capsule"), nb::arg("remarks") = false,
+      nb::arg("max_added_work_percent") = 2,
+      "Recompute cheap values at their users where holding them costs bytes "
+      "at the modeled peak.");
   bindAnalyzingRewrite(
       m, "reorder_for_memory", reorderForMemory,
       "Reorder single-block function bodies for a lower modeled peak.");

@@ -49,14 +49,11 @@ SplitDestinationsStats splitDestinations(MlirOperation rootHandle) {
       }
       continue;
     }
-    // Only where no use reads the destination: reading a tensor.empty is
-    // undefined, but bufferization would hand such a read what another use
-    // wrote into the shared buffer, and a program relying on that keeps it.
-    if (llvm::any_of(result.getUses(), [&](OpOperand &use) {
-          auto owner =
-              dyn_cast<bufferization::BufferizableOpInterface>(use.getOwner());
-          return !owner || owner.bufferizesToMemoryRead(use, query.get());
-        })) {
+    // Only where no use reads the destination, directly or through a view
+    // (a cast, a reshape): reading a tensor.empty is undefined, but
+    // bufferization would hand such a read what another use wrote into the
+    // shared buffer, and a program relying on that keeps it.
+    if (contentsRead(result, query.get())) {
       ++stats.keptRead;
       continue;
     }

@@ -7,6 +7,7 @@
 #include "UseAnchors.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 using namespace mlir;
 
@@ -32,6 +33,27 @@ SmallVector<UseAnchor> useAnchors(Value value, Block *block,
     return a.op->isBeforeInBlock(b.op);
   });
   return anchors;
+}
+
+bool contentsRead(Value value, const bufferization::AnalysisState &state) {
+  SmallVector<Value> work{value};
+  llvm::SmallDenseSet<Value, 8> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    for (OpOperand &use : v.getUses()) {
+      if (!state.getOptions().dynCastBufferizableOp(use.getOwner()) ||
+          state.bufferizesToMemoryRead(use))
+        return true;
+      if (state.bufferizesToMemoryWrite(use))
+        continue;
+      for (const bufferization::AliasingValue &alias :
+           state.getAliasingValues(use))
+        work.push_back(alias.value);
+    }
+  }
+  return false;
 }
 
 void redirectUses(const UseAnchor &anchor, Value replacement) {

@@ -13,6 +13,7 @@
 #ifndef MEMPLAN_TRANSFORMS_USEANCHORS_H
 #define MEMPLAN_TRANSFORMS_USEANCHORS_H
 
+#include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
 #include "mlir/IR/Block.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
@@ -34,6 +35,12 @@ struct UseAnchor {
 llvm::SmallVector<UseAnchor>
 useAnchors(mlir::Value value, mlir::Block *block,
            llvm::SmallVectorImpl<mlir::OpOperand *> &unanchored);
+
+/// Whether some use reads the contents of `value`, directly or through
+/// values that alias it without writing it (a cast, a reshape, a slice):
+/// BufferizableOpInterface, an op that does not implement it reading.
+bool contentsRead(mlir::Value value,
+                  const mlir::bufferization::AnalysisState &state);
 
 /// Points every use of `anchor` at `replacement`.
 void redirectUses(const UseAnchor &anchor, mlir::Value replacement);

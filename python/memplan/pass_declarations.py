@@ -83,6 +83,19 @@ register_pass(
 )
 
 register_pass(
+    "memplan-recompute-cheap-values",
+    "Recompute cheap values (fills, broadcasts of constants) at their users where holding them "
+    "costs bytes at the peak",
+    None,
+    options=[
+        Option("remarks", bool, False, "emit a remark per decision (recomputed, or held and why)"),
+        Option("max-added-work-percent", int, 2,
+               "work recomputation may add to a function, in percent of its linalg work (negative: no limit)"),
+    ],
+    run="memplan.peak.recompute:run",
+)
+
+register_pass(
     "memplan-reuse-dying-inputs",
     "Write elementwise results into an input that dies there, where the in-place analysis allows it",
     None,
@@ -187,8 +200,8 @@ register_pass(
 
 
 def _expand_memory_pipeline(options: dict[str, Any]) -> str:
-    chosen = (options["split_destinations"], options["reorder"], options["reuse_dying_inputs"],
-              options["eliminate_subset_copies"])
+    chosen = (options["split_destinations"], options["recompute"], options["reorder"],
+              options["reuse_dying_inputs"], options["eliminate_subset_copies"])
     steps = [p for p, on in zip(PEAK_PASSES, chosen) if on]
     # Promotion before deallocation, as upstream orders them: a buffer that
     # becomes an alloca is never freed (promoted after, its free stayed).
@@ -208,8 +221,7 @@ register_pipeline(
     "memplan-memory-pipeline",
     "Tensor program in, memref program out, at the lowest peak memplan reaches",
     _expand_memory_pipeline,
-    f"Expands to: [{PEAK_PASSES[0]},] [{PEAK_PASSES[1]},] [{PEAK_PASSES[2]},] [{PEAK_PASSES[3]},] "
-    f"{MEMPLAN_ONE_SHOT}, "
+    "Expands to: " + "".join(f"[{p},] " for p in PEAK_PASSES) + f"{MEMPLAN_ONE_SHOT}, "
     "[func.func(promote-buffers-to-stack),] memplan-buffer-deallocation, "
     "memplan-buffer-reuse{algorithm alignment [capacity] [search-budget]}.",
     options=[
@@ -220,6 +232,9 @@ register_pipeline(
         Option("promote-to-stack", bool, False, "run promote-buffers-to-stack before pooling (small buffers become allocas)"),
         Option("split-destinations", bool, True,
                "give every use of a shared tensor.empty its own, right before its user (memplan-split-destinations)"),
+        Option("recompute", bool, True,
+               "recompute cheap values (fills, broadcasts of constants) at their users where holding them "
+               "costs bytes at the peak (memplan-recompute-cheap-values)"),
         Option("reorder", bool, False,
                "reorder each function body for a lower peak where that helps (memplan-reorder-for-memory; "
                "off by default: importers' orders gave nothing to gain on every model measured)"),

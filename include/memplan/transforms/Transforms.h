@@ -81,6 +81,15 @@ struct ReorderStats {
 /// an operand out of place that was in place.
 ReorderStats reorderForMemory(MlirOperation root, bool functionBoundaries);
 
+/// What `recomputeCheapValues` is asked to do.
+struct RecomputeOptions {
+  /// Record one remark per decision in RecomputeStats::remarks.
+  bool remarks = false;
+  /// Work one function may gain, in percent of its modeled work (loop
+  /// iterations times payload ops of its linalg ops); negative: no limit.
+  int64_t maxAddedWorkPercent = 2;
+};
+
 /// A remark of a rewrite: where, and what it decided.
 struct RewriteRemark {
   MlirLocation loc;
@@ -116,6 +125,28 @@ struct SubsetCopyStats {
 SubsetCopyStats eliminateSubsetCopies(MlirOperation root,
                                       bool functionBoundaries,
                                       bool apply = true);
+
+/// What `recomputeCheapValues` did (memplan/transforms/Counters.def).
+struct RecomputeStats {
+#define MEMPLAN_RECOMPUTE_COUNTER(Field, Py, Statistic, Doc) int64_t Field = 0;
+#include "memplan/transforms/Counters.def"
+  std::vector<RewriteRemark> remarks;
+};
+
+/// Recomputes values that are cheap to compute (the ops computing them are
+/// side-effect free and read only constants, scalars and other such values:
+/// MemoryEffectOpInterface, ConstantLike, LinalgOp payloads) right before
+/// each op of the function body that holds uses of them (one computation
+/// per op, shared by its uses), instead of holding them from their
+/// definition to their last use: torch-mlir's one zero fill serving a
+/// matmul in every layer. Decided per function body by a model of the bytes
+/// its tensors hold at every op (the dataflow bound in tensor terms): a
+/// value is recomputed only where holding it costs bytes at the modeled
+/// peak, which never rises, and the work added stays within the option's
+/// share. Values computed inside a region of an op (a loop body, a branch)
+/// are left alone.
+RecomputeStats recomputeCheapValues(MlirOperation root,
+                                    const RecomputeOptions &options);
 
 struct Graph;
 

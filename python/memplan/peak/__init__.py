@@ -4,6 +4,10 @@
   destination per use, placed right before the op that writes it, so that a
   destination an importer CSE'd across layers no longer keeps one buffer live
   from the first layer to the last.
+* ``memplan-recompute-cheap-values`` (:mod:`.recompute`): values whose
+  computation reads only constants and scalars (fills, broadcasts of
+  constants) computed again at their users where holding them costs bytes
+  at the peak.
 * ``memplan-reuse-dying-inputs`` (:mod:`.dying_inputs`): elementwise results
   written into an input that dies there.
 * ``memplan-reorder-for-memory`` (:mod:`.reorder`): a memory-aware op order.
