@@ -1,0 +1,300 @@
+"""The mutants of ``bench/bench_mutation.py``: one planted bug each.
+
+A mutant replaces one exact piece of text (found exactly once) in one file.
+``lit`` names the lit directories and ``pytest`` the test files run against
+it (the ones that exercise the code, so that a run stays in minutes; no
+``lit`` means the whole lit suite); ``equivalent``,
+when set, says why no program can behave differently (such a mutant is not
+counted).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Tuple
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One planted bug."""
+
+    name: str
+    what: str
+    file: str
+    find: str
+    replace: str
+    pytest: Tuple[str, ...] = ()
+    lit: Tuple[str, ...] = ()
+    equivalent: str = ""
+
+
+INPLACE = "lib/analysis/InplaceAnalysis.cpp"
+DYING = "lib/transforms/ReuseDyingInputs.cpp"
+LIFETIMES = "lib/analysis/Lifetimes.cpp"
+PACKING = "lib/packing/PackingEngine.h"
+_INPLACE_TESTS = ("test_inplace.py", "test_interface_engine.py")
+_REUSE_TESTS = ("test_reuse.py", "test_packing.py", "test_oracle.py")
+_INPLACE_LIT = ("inplace",)
+_REUSE_LIT = ("reuse", "lifetimes")
+_PEAK_LIT = ("peak",)
+
+MUTANTS: Tuple[Mutant, ...] = (
+    # ---------------------------------------------------------------- conflict rules
+    Mutant(
+        "inplace-read-before-write",
+        "a read that happens before the write is a conflict too",
+        INPLACE,
+        "    if (happensBefore(readOp, writeOp))\n      return -1;\n",
+        "",
+        _INPLACE_TESTS,
+        _INPLACE_LIT,
+    ),
+    Mutant(
+        "inplace-exclusive-regions",
+        "a read and a write in mutually exclusive branches conflict",
+        INPLACE,
+        "    if (readOp->getParentRegion() != writeOp->getParentRegion() &&\n"
+        "        state.insideMutuallyExclusiveRegions(readOp, writeOp))\n      return -1;\n",
+        "",
+        _INPLACE_TESTS,
+        _INPLACE_LIT,
+    ),
+    Mutant(
+        "inplace-elementwise",
+        "an op reading and writing one buffer element by element conflicts",
+        INPLACE,
+        "        if (readInterface.bufferizesToElementwiseAccess(state,\n",
+        "        if (false && readInterface.bufferizesToElementwiseAccess(state,\n",
+        _INPLACE_TESTS,
+        _INPLACE_LIT,
+    ),
+    Mutant(
+        "inplace-own-definition",
+        "a write's own result counts as a definition it clobbers",
+        INPLACE,
+        "    if (aliases.size() == 1 && aliases[0] == d)\n      continue;\n",
+        "",
+        _INPLACE_TESTS,
+        _INPLACE_LIT,
+    ),
+    Mutant(
+        "inplace-later-definition",
+        "a definition after the write counts as clobbered",
+        INPLACE,
+        "      if (happensBefore(writeOp, defOp))\n        continue;\n",
+        "",
+        _INPLACE_TESTS,
+        _INPLACE_LIT,
+    ),
+    Mutant(
+        "inplace-subsets",
+        "matching extract/insert subsets conflict",
+        INPLACE,
+        "  if (nonConflictingSubsets(r, w))\n    return -1;\n",
+        "",
+        _INPLACE_TESTS,
+        _INPLACE_LIT,
+    ),
+    Mutant(
+        "inplace-not-writable",
+        "writes to non-writable buffers (constants, read-only arguments) are allowed",
+        INPLACE,
+        "  bool foundWrite = (!consistencyOnly && writes(o)) || hasInplaceWrites(values);",
+        "  bool foundWrite = false;",
+        _INPLACE_TESTS,
+        _INPLACE_LIT,
+    ),
+    # ---------------------------------------------------------------- lifetime ends
+    Mutant(
+        "lifetime-end",
+        "a buffer's interval ends at its last use instead of after it",
+        LIFETIMES,
+        "    t.end[i] = hi + 1;\n",
+        "    t.end[i] = hi;\n",
+        ("test_lifetimes.py",) + _REUSE_TESTS,
+        _REUSE_LIT,
+    ),
+    Mutant(
+        "lifetime-held-until-free",
+        "a buffer memplan cannot pool stops holding memory at its last use, not its free",
+        LIFETIMES,
+        "      if (deallocHi >= 0)\n        hi = std::max(hi, deallocHi);\n",
+        "",
+        ("test_lifetimes.py", "test_peak.py"),
+        _REUSE_LIT + _PEAK_LIT,
+    ),
+    # ---------------------------------------------------------------- overlap tests
+    Mutant(
+        "packing-short-overlap",
+        "a short placed buffer ending one point into a new one's interval is not seen",
+        PACKING,
+        "          if (b >= lo || e[k].hi > lo)\n",
+        "          if (b >= lo || e[k].hi > lo + 1)\n",
+        _REUSE_TESTS,
+        _REUSE_LIT,
+    ),
+    Mutant(
+        "packing-long-overlap",
+        "a long placed buffer ending one point into a new one's interval is not seen",
+        PACKING,
+        "                                 if (l.lo < hi && l.hi > lo)\n",
+        "                                 if (l.lo < hi && l.hi > lo + 1)\n",
+        _REUSE_TESTS,
+        _REUSE_LIT,
+    ),
+    Mutant(
+        "packing-alignment",
+        "a gap's offset is not rounded up to the alignment",
+        PACKING,
+        "      int64_t cand = alignUp(top, a);\n",
+        "      int64_t cand = top;\n",
+        _REUSE_TESTS,
+        _REUSE_LIT,
+    ),
+    Mutant(
+        "packing-gap-size",
+        "a gap one byte too small is taken",
+        PACKING,
+        "      if (gap >= need && gap < atGap) {\n",
+        "      if (gap + 1 >= need && gap < atGap) {\n",
+        _REUSE_TESTS,
+        _REUSE_LIT,
+    ),
+    # ---------------------------------------------------------------- pool offsets
+    Mutant(
+        "pool-slot-rounding",
+        "a pool member's slot is its bytes, not rounded up to the pool's alignment",
+        "python/memplan/reuse/plan.py",
+        "slots = [B.maximum(*(B.aligned(sizes.polys[r], align) for r in u.rows)) for u in units]",
+        "slots = [B.maximum(*(sizes.polys[r] for r in u.rows)) for u in units]",
+        _REUSE_TESTS + ("test_reuse_dynamic.py",),
+        _REUSE_LIT,
+    ),
+    Mutant(
+        "pool-view-offset",
+        "every member of a pool is viewed at the first member's offset",
+        "lib/transforms/AllocsToViews.cpp",
+        "unwrap(views.offsets[views.offsetIndex[i]])",
+        "unwrap(views.offsets[views.offsetIndex[0]])",
+        _REUSE_TESTS,
+        _REUSE_LIT,
+    ),
+    # ---------------------------------------------------------------- dying inputs
+    Mutant(
+        "dying-later-uses",
+        "an input read again later may take the op's result",
+        DYING,
+        "    if (!lastUseIs(v, op) || !ownsBuffer(v, state))\n",
+        "    if (!ownsBuffer(v, state))\n",
+        ("test_peak.py",),
+        _PEAK_LIT,
+    ),
+    Mutant(
+        "dying-owned",
+        "an input whose buffer is an argument's or a loop's may take the result",
+        DYING,
+        "    if (!lastUseIs(v, op) || !ownsBuffer(v, state))\n",
+        "    if (!lastUseIs(v, op))\n",
+        ("test_peak.py",),
+        _PEAK_LIT,
+    ),
+    Mutant(
+        "dying-undo-in-place",
+        "a rewrite the analysis puts out of place is kept",
+        DYING,
+        "      if (undoAll || !inPlace ||\n",
+        "      if (undoAll ||\n",
+        ("test_peak.py",),
+        _PEAK_LIT,
+    ),
+    Mutant(
+        "dying-same-map",
+        "an input read through another indexing map than the result's may take it",
+        DYING,
+        "        op.getMatchingIndexingMap(input) != initMap)\n",
+        "        false)\n",
+        ("test_peak.py",),
+        _PEAK_LIT,
+    ),
+    Mutant(
+        "dying-payload-reads",
+        "a payload op that reads unnamed memory counts as elementwise",
+        DYING,
+        "    return isa<MemoryEffects::Write>(e.getEffect()) && !e.getValue() &&\n",
+        "    return !e.getValue() &&\n",
+        ("test_peak.py",),
+        _PEAK_LIT,
+    ),
+    Mutant(
+        "dying-buffer-type",
+        "an input with another buffer layout than the destination's may take it",
+        DYING,
+        "    if (!want || bufferTypeOf(v, options) != want)\n",
+        "    if (!want)\n",
+        ("test_peak.py",),
+        _PEAK_LIT,
+    ),
+    # ---------------------------------------------------------------- split destinations
+    Mutant(
+        "split-read-destination",
+        "a destination some use reads is split too",
+        "lib/transforms/SplitDestinations.cpp",
+        "    if (contentsRead(result, query.get())) {\n",
+        "    if (false) {\n",
+        ("test_peak.py",),
+        _PEAK_LIT,
+    ),
+    # ---------------------------------------------------------------- recompute, subset copies
+    Mutant(
+        "recompute-effects",
+        "a computation with memory effects counts as cheap to recompute",
+        "lib/transforms/RecomputeCheapValues.cpp",
+        "    if (!isMemoryEffectFree(op))\n      return false;\n    bool ok = true;\n",
+        "    bool ok = true;\n",
+        ("test_recompute.py",),
+        _PEAK_LIT,
+    ),
+    Mutant(
+        "recompute-undefined-read",
+        "a value with undefined contents that a user reads is recomputed per use",
+        "lib/transforms/RecomputeCheapValues.cpp",
+        "    if (undefinedContents(c.slice, c.value) && contentsRead(c.value, state)) {\n",
+        "    if (false) {\n",
+        ("test_recompute.py",),
+        _PEAK_LIT,
+    ),
+    Mutant(
+        "subset-copies-peak",
+        "a subset-copy rewrite that raises the modeled peak is kept",
+        "lib/transforms/EliminateSubsetCopies.cpp",
+        "        if (live[i] > peak) {\n",
+        "        if (false) {\n",
+        ("test_subset_copies.py",),
+        _PEAK_LIT,
+    ),
+    # ---------------------------------------------------------------- numerics
+    Mutant(
+        "numerics-low-byte",
+        "a difference in an element's lowest byte goes unseen",
+        "python/memplan/numerics/compare.py",
+        "        if count == 0 or _same_bytes(a.data, b.data):\n            continue\n"
+        "        ab = np.ascontiguousarray(a.data).reshape(-1).view(np.uint8).reshape(count, item)\n"
+        "        bb = np.ascontiguousarray(b.data).reshape(-1).view(np.uint8).reshape(count, item)\n"
+        "        differs = np.any(ab != bb, axis=1)\n",
+        "        if count == 0 or _same_bytes(a.data, b.data):\n            continue\n"
+        "        ab = np.ascontiguousarray(a.data).reshape(-1).view(np.uint8).reshape(count, item)\n"
+        "        bb = np.ascontiguousarray(b.data).reshape(-1).view(np.uint8).reshape(count, item)\n"
+        "        differs = np.any(ab[:, 1:] != bb[:, 1:], axis=1)\n",
+        ("test_numerics.py", "test_numerics_programs.py"),
+        ("cli",),
+    ),
+    Mutant(
+        "numerics-no-poison",
+        "fresh heap blocks are not filled with the poison byte",
+        "python/memplan/numerics/heap.py",
+        "            if self.poison is not None and size:\n",
+        "            if False:\n",
+        ("test_numerics.py", "test_numerics_programs.py", "test_heap_faults.py"),
+        ("cli",),
+    ),
+)
