@@ -1,6 +1,7 @@
 """Heap peaks: upstream's pipeline against memplan-memory-pipeline, and the dataflow bound.
 
-    python bench/bench_peaks.py [--skip-gpt2] [--no-run] [--only NAME ...] [--models DIR ...] [--fused]
+    python bench/bench_peaks.py [--skip-gpt2] [--no-run] [--time N] [--only NAME ...]
+                                [--models DIR ...] [--fused]
 
 For every workload of ``../shared/workloads`` (tensor level, entry
 ``@forward``) and the generated transformer- and CNN-shaped programs of
@@ -28,8 +29,13 @@ ExecutionEngine with memplan-check's heap hooks (``memplan.numerics.execute(...)
 random inputs that respect the IR, 64-byte blocks): the peak heap bytes and
 the allocator calls, upstream -> memplan.
 
+With ``--time N``, the ExecutionEngine run time of each output (the fastest
+of N calls on the C library's heap, compiled once, not timed:
+``bench/run_time.py``), upstream -> memplan, and their ratio: memplan's
+rewrites (recomputation included) may not make a model more than 5% slower.
+
 The last column says whether memplan is above upstream, statically or at run
-time (it must never be).
+time (it must never be), or more than 5% slower.
 
 With ``--fused``, each workload also gets a row ``NAME (fused)``: the
 tensor program after upstream's ``linalg-fuse-elementwise-ops,canonicalize,cse``
@@ -119,6 +125,8 @@ def main() -> None:
     ap.add_argument("--skip-gpt2", action="store_true", help="leave out the 48-layer GPT-2 (slowest)")
     ap.add_argument("--no-run", action="store_true", help="skip the ExecutionEngine runs")
     ap.add_argument("--only", nargs="*", default=[], help="workloads whose label contains one of these")
+    ap.add_argument("--time", type=int, default=0, metavar="N",
+                    help="time N calls of each output (the fastest is reported)")
     ap.add_argument("--models", nargs="*", default=[], metavar="DIR",
                     help="also every .mlir of these directories (entry @forward), e.g. the output of "
                          "bench/export_models.py")
@@ -128,8 +136,10 @@ def main() -> None:
     print("| workload | upstream peak B | memplan peak B | dataflow bound B | memplan / bound "
           "| memplan / upstream | run-time peak B upstream -> memplan | heap allocation sites "
           "upstream -> memplan | allocator calls upstream -> memplan | pipeline s upstream / memplan "
-          "| above upstream |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---:|")
+          + ("| run ms upstream -> memplan | run time memplan / upstream " if args.time else "")
+          + "| above upstream |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|" + ("---:|---:|" if args.time else "")
+          + ":---:|")
     above = over_bound = 0
     for label, text, entry in with_fused(cases(args.skip_gpt2, args.only, args.models), args.fused):
         try:
@@ -151,11 +161,21 @@ def main() -> None:
             run_cell = f"{up_heap.peak_blocks_bytes} -> {mp_heap.peak_blocks_bytes}"
             calls_cell = f"{up_heap.allocations} -> {mp_heap.allocations}"
             worse |= mp_heap.peak_blocks_bytes > up_heap.peak_blocks_bytes
+        time_cells = ""
+        if args.time:
+            from run_time import run_seconds, summary
+
+            up_s, mp_s = (summary(run_seconds(t, entry, args.time)) for t in (up_text, mp_text))
+            slower = mp_s > 1.05 * up_s
+            worse |= slower
+            flag = " **slower**" if slower else ""
+            time_cells = f"| {up_s * 1e3:.1f} -> {mp_s * 1e3:.1f} | {mp_s / up_s:.3f}{flag} "
         above += worse
         over_bound += mp_peak > bound
         print(f"| {label} | {up_peak} | {mp_peak} | {bound} | {mp_peak / bound if bound else 1:.3f} "
               f"| {mp_peak / up_peak if up_peak else 1:.3f} | {run_cell} | {up_sites} -> {mp_sites} "
-              f"| {calls_cell} | {t_up:.2f} / {t_mp:.2f} | {'**YES**' if worse else 'no'} |", flush=True)
+              f"| {calls_cell} | {t_up:.2f} / {t_mp:.2f} {time_cells}| {'**YES**' if worse else 'no'} |",
+              flush=True)
     print(f"\nWorkloads above upstream: {above}. Workloads above their dataflow bound: {over_bound}.")
 
 

@@ -13,11 +13,19 @@ The JSON document (``memplan-buffer-liveness{format=json output=FILE}``) is::
                      "subset_copies": [{"source": "%alloc", "target": "%alloc_1",
                                         "bytes": 8192, "location": "mlp.mlir:11:10",
                                         "decision": null}]},
+       "floor": {"bytes": 16384, "touched_bytes": 16384, "crossing_bytes": 0,
+                 "point": 12, "op": "linalg.matmul", "location": "mlp.mlir:9:10",
+                 "touched": ["%alloc", "%alloc_1"], "crossing": [],
+                 "highest": {"bytes": 16384, "point": 12, ...}},
        "held_without_contents": [
          {"name": "%alloc_0", "bytes": 8192, "kind": "between-contents",
           "from": {"point": 7, "op": "linalg.generic", "location": "mlp.mlir:7:10"},
           "to": {"point": 15, "op": "linalg.fill", "location": "mlp.mlir:11:10"},
           "points": 8}, ...],
+       "stored_at_peak": [
+         {"name": "%alloc_2", "kind": "cheap to recompute", "saves": 4096,
+          "why": "written whole by linalg.fill (...) from constants and scalars, ...",
+          "source": {"point": 3, "op": "linalg.fill", "location": "mlp.mlir:5:10"}}, ...],
        "reasons": {"escapes-return": 1},
        "allocations": [
          {"name": "%alloc", "location": "mlp.mlir:6:14", "kind": "alloc",
@@ -37,9 +45,14 @@ live there that are copied into a subset of another one (a pad, concat or
 insert_slice as upstream bufferizes it: :mod:`memplan.lifetimes.subset_copies`)
 and the bytes computing them in place frees there; ``decision`` is what
 ``memplan-eliminate-subset-copies`` does with that copy on the tensor
-program (``memplan report --bufferize``), else null;
-``held_without_contents`` lists every buffer held while its contents are
-not needed (:mod:`memplan.lifetimes.contents`).
+program (``memplan report --bufferize``), else null; ``floor`` is the
+floor of the heap in any op order at the op there (the first to access a
+buffer: the buffers it touches, plus those whose contents must cross it) and,
+in ``highest``, at the op of its block where that floor is highest (no
+order goes below it); ``stored_at_peak`` lists the buffers live there that a rewrite could leave out, with the bytes each would save
+(:mod:`memplan.lifetimes.stored`); ``held_without_contents`` lists every
+buffer held while its contents are not needed
+(:mod:`memplan.lifetimes.contents`).
 ``offset`` is where a single pool over the function's eligible static
 buffers would place the buffer (``memplan.packing``, default algorithm), so
 ``memplan report`` can draw the plan without the IR. ``group`` numbers the
@@ -60,6 +73,7 @@ from memplan.lifetimes.analysis import FunctionLifetimes, peak_live
 from memplan.lifetimes.contents import Site, held_without_contents, peak_site
 from memplan.lifetimes.peaks import heap_peaks
 from memplan.lifetimes.subset_copies import subset_copies_at
+from memplan.lifetimes.stored import BlockFloors, BufferAccesses, Floor, op_at_peak, stored_at_peak
 from memplan.lifetimes import symbolic
 
 JSON_VERSION = 1
@@ -181,6 +195,7 @@ def function_dict(
         "pool": pool,
         "heap_peak": heap_peaks(lt),
         "peak_site": _peak_site_dict(lt, records, copy_decisions or {}),
+        **_stored_dicts(lt, records),
         "held_without_contents": [
             {
                 "name": records[h.row].name,
@@ -213,6 +228,32 @@ def _peak_site_dict(lt: FunctionLifetimes, records: list,
               for c in subset_copies_at(lt, site.at.point + lt.func_op, site.live)]
     return dict(_site_dict(site.at), bytes=site.bytes, live=[records[r].name for r in site.live],
                 subset_copies=copies)
+
+
+def _floor_dict(floor: Floor, records: list) -> dict[str, Any]:
+    return dict(_site_dict(floor.at), bytes=floor.bytes, touched_bytes=floor.touched_bytes,
+                crossing_bytes=floor.crossing_bytes, touched=[records[r].name for r in floor.touched],
+                crossing=[records[r].name for r in floor.crossing])
+
+
+def _stored_dicts(lt: FunctionLifetimes, records: list) -> dict[str, Any]:
+    """``floor`` (at the peak's op and the highest of its block; None
+    without a heap peak) and ``stored_at_peak``."""
+    site = peak_site(lt)
+    if site is None:
+        return {"floor": None, "stored_at_peak": []}
+    accesses = BufferAccesses(lt)
+    op = op_at_peak(lt, site.at.point + lt.func_op, accesses)
+    floors = BlockFloors(lt, int(lt.graph.op_block[op]), accesses)
+    return {
+        "floor": dict(_floor_dict(floors.at(floors.ops.index(op)), records),
+                      highest=_floor_dict(floors.highest(), records)),
+        "stored_at_peak": [
+            {"name": records[s.row].name, "kind": s.kind, "saves": s.saves, "why": s.why,
+             "source": _site_dict(s.source)}
+            for s in stored_at_peak(lt, accesses)
+        ],
+    }
 
 
 def report_dict(functions: Iterable[FunctionLifetimes], **kwargs: Any) -> dict[str, Any]:
@@ -262,10 +303,20 @@ def format_function(doc: dict[str, Any]) -> str:
             f"  heap peak (64-byte blocks, every buffer) = {heap['input']} as is,"
             f" {'n/a' if heap['reuse'] is None else heap['reuse']} after memplan-buffer-reuse{static_only}"
         )
+        floor = doc.get("floor")
+        floor_text = ""
+        if floor:
+            top = floor["highest"]
+            floor_text = (
+                f"; floor in any order {top['bytes']} at {top['op']} ({top['location']}:"
+                f" {top['touched_bytes']} touched, {top['crossing_bytes']} in"
+                f" {len(top['crossing'])} buffers whose contents must cross it), at the peak's op"
+                f" {floor['op']} ({floor['location']}) {floor['bytes']}"
+            )
         lines.append(
             f"  bounds: {heap['lower_bound']} for the given lifetimes (poolable buffers from"
             f" allocation to last use), dataflow bound {heap['dataflow_bound']} (each buffer only"
-            f" while its contents are needed)"
+            f" while its contents are needed){floor_text}"
         )
     site = doc.get("peak_site")
     if site:
@@ -280,6 +331,13 @@ def format_function(doc: dict[str, Any]) -> str:
                 f"    {c['source']} is copied into a subset of {c['target']} at {c['location']}"
                 f" and dies there: computing it in place frees {c['bytes']} B at the peak{said}"
             )
+    stored = doc.get("stored_at_peak") or []
+    if stored:
+        total = sum(s["saves"] for s in stored)
+        lines.append(f"  stored at the peak that a rewrite could leave out: {len(stored)} buffers,"
+                     f" {total} B")
+        for s in stored[:10]:
+            lines.append(f"    {s['name']} ({s['kind']}, saves {s['saves']} B): {s['why']}")
     held = doc.get("held_without_contents") or []
     if held:
         lines.append(f"  held without contents: {len(held)} stretches")
