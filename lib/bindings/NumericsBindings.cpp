@@ -1,12 +1,15 @@
 //===- NumericsBindings.cpp - What the numerics harness asks C++ ----------===//
 //
 // `index_argument_ranges(func_capsule, size_limit)` returns
-// [(argument, lo, hi)] (python/memplan/numerics/signature.py wraps it).
+// [(argument, lo, hi)] (python/memplan/numerics/signature.py wraps it);
+// `pack_strided_reads(module_capsule, tile, max_bytes)` is a step of the
+// harness' lowering (python/memplan/numerics/lowering.py).
 //
 //===----------------------------------------------------------------------===//
 
 #include "memplan/analysis/IndexRanges.h"
 #include "memplan/bindings/Bindings.h"
+#include "memplan/transforms/StridedReads.h"
 
 namespace nb = nanobind;
 
@@ -25,6 +28,17 @@ void registerNumericsBindings(nb::module_ &m) {
       "[(argument number, lo, hi)]: inclusive values of the function's "
       "integer arguments that keep their uses as positions and sizes in "
       "bounds, from MLIR's interfaces (memplan/analysis/IndexRanges.h).");
+  m.def(
+      "pack_strided_reads",
+      [](nb::handle capsule, int64_t tile, int64_t maxBytes) {
+        if (tile <= 0 || maxBytes <= 0)
+          throw nb::value_error("tile and max_bytes must be positive");
+        return packStridedReads(operationOf(capsule), tile, maxBytes);
+      },
+      nb::arg("module_capsule"), nb::arg("tile"), nb::arg("max_bytes"),
+      "Pack, tile by tile, the inputs that linalg.generic ops on buffers "
+      "read with a stride in their innermost loop "
+      "(memplan/transforms/StridedReads.h); returns the ops rewritten.");
 }
 
 } // namespace memplan

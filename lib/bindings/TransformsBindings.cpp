@@ -132,7 +132,26 @@ void registerTransformsBindings(nb::module_ &m) {
             "remarks", [](const S &stats) { return remarkList(stats.remarks); },
             "The decisions as (mlir.ir.Location, message) pairs.");
   }
+  {
+    using S = FoldTransposesStats;
+    bindStats<S>(m, "FoldTransposesStats", "What memplan-fold-transposes did.",
+                 {
+#define MEMPLAN_FOLD_TRANSPOSES_COUNTER MEMPLAN_COUNTER
+#include "memplan/transforms/Counters.def"
+                 });
+  }
 #undef MEMPLAN_COUNTER
+  m.def(
+      "fold_transposes",
+      [](nb::handle capsule, bool generalize) {
+        std::vector<RewriteRemark> remarks;
+        FoldTransposesStats stats =
+            foldTransposes(operationOf(capsule), generalize, remarks);
+        return nb::make_tuple(stats, remarkList(remarks));
+      },
+      nb::arg("module_capsule"), nb::arg("generalize") = true,
+      "Fold transposes and broadcasts into the ops that read them; returns "
+      "(FoldTransposesStats, [(mlir.ir.Location, remark)]).");
   m.def(
       "split_destinations",
       [](nb::handle capsule) {

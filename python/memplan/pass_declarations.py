@@ -76,6 +76,19 @@ FUNCTION_BOUNDARIES = Option(
     "analyze as One-Shot Module Bufferize (function boundaries) bufferizes, as memplan-memory-pipeline does")
 
 register_pass(
+    "memplan-fold-transposes",
+    "Fold transposes and broadcasts into the indexing maps of the ops that read them",
+    None,
+    options=[
+        Option("generalize", bool, True,
+               "make a named op whose maps are fixed the linalg.generic with the same loops and "
+               "payload, so that it reads the source where it lies"),
+        Option("remarks", bool, False, "emit a remark per decision (folded, kept and why)"),
+    ],
+    run="memplan.peak.fold_transposes:run",
+)
+
+register_pass(
     "memplan-split-destinations",
     "Give every use of a fresh tensor destination its own copy, right before its user",
     None,
@@ -200,8 +213,8 @@ register_pass(
 
 
 def _expand_memory_pipeline(options: dict[str, Any]) -> str:
-    chosen = (options["split_destinations"], options["recompute"], options["reorder"],
-              options["reuse_dying_inputs"], options["eliminate_subset_copies"])
+    chosen = (options["fold_transposes"], options["split_destinations"], options["recompute"],
+              options["reorder"], options["reuse_dying_inputs"], options["eliminate_subset_copies"])
     steps = [p for p, on in zip(PEAK_PASSES, chosen) if on]
     # Promotion before deallocation, as upstream orders them: a buffer that
     # becomes an alloca is never freed (promoted after, its free stayed).
@@ -230,6 +243,8 @@ register_pipeline(
         CAPACITY,
         SEARCH_BUDGET,
         Option("promote-to-stack", bool, False, "run promote-buffers-to-stack before pooling (small buffers become allocas)"),
+        Option("fold-transposes", bool, True,
+               "fold transposes and broadcasts into the ops that read them (memplan-fold-transposes)"),
         Option("split-destinations", bool, True,
                "give every use of a shared tensor.empty its own, right before its user (memplan-split-destinations)"),
         Option("recompute", bool, True,

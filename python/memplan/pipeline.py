@@ -41,8 +41,8 @@ MEMPLAN_BUFFERIZATION = f"{MEMPLAN_ONE_SHOT},memplan-buffer-deallocation"
 
 #: memplan's tensor-level passes that lower the peak bufferization reaches
 #: (:mod:`memplan.peak`), in the order ``memplan-memory-pipeline`` runs them.
-PEAK_PASSES = ("memplan-split-destinations", "memplan-recompute-cheap-values", "memplan-reorder-for-memory",
-               "memplan-reuse-dying-inputs", "memplan-eliminate-subset-copies")
+PEAK_PASSES = ("memplan-fold-transposes", "memplan-split-destinations", "memplan-recompute-cheap-values",
+               "memplan-reorder-for-memory", "memplan-reuse-dying-inputs", "memplan-eliminate-subset-copies")
 
 
 class PipelineError(ValueError):

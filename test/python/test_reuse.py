@@ -168,8 +168,8 @@ def test_memory_pipeline_alias_expands():
     # memplan's tensor passes, its bufferization, promotion to the stack
     # before deallocation (upstream's order: a promoted buffer is never
     # freed), then pools.
-    order = ["memplan-split-destinations", "memplan-recompute-cheap-values", "memplan-reorder-for-memory",
-             "memplan-reuse-dying-inputs", "memplan-eliminate-subset-copies",
+    order = ["memplan-fold-transposes", "memplan-split-destinations", "memplan-recompute-cheap-values",
+             "memplan-reorder-for-memory", "memplan-reuse-dying-inputs", "memplan-eliminate-subset-copies",
              "memplan-one-shot-bufferize", "promote-buffers-to-stack", "memplan-buffer-deallocation",
              "memplan-buffer-reuse"]
     positions = [text.index(p) for p in order]
@@ -185,8 +185,8 @@ def test_memory_pipeline_alias_expands():
     assert expansion.endswith("memplan-buffer-reuse{algorithm=best-fit alignment=64}")
     assert "memplan-reorder-for-memory" not in expansion  # off unless asked for
     off = info.expand(memplan.passes.parse_option_text(
-        info, "split-destinations=false recompute=false reorder=false reuse-dying-inputs=false "
-        "eliminate-subset-copies=false"))
+        info, "fold-transposes=false split-destinations=false recompute=false reorder=false "
+        "reuse-dying-inputs=false eliminate-subset-copies=false"))
     assert off.startswith("memplan-one-shot-bufferize{")
 
 

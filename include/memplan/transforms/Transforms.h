@@ -148,6 +148,28 @@ struct RecomputeStats {
 RecomputeStats recomputeCheapValues(MlirOperation root,
                                     const RecomputeOptions &options);
 
+/// What `foldTransposes` did (memplan/transforms/Counters.def).
+struct FoldTransposesStats {
+#define MEMPLAN_FOLD_TRANSPOSES_COUNTER(Field, Py, Statistic, Doc)             \
+  int64_t Field = 0;
+#include "memplan/transforms/Counters.def"
+};
+
+/// Folds layout copies (a LinalgOp on tensors whose payload forwards its
+/// one input to its one init through a permutation or a broadcast:
+/// linalg.transpose, linalg.broadcast, linalg.copy, such generics) into
+/// their readers:
+/// a LinalgOp input reads the copy's source through the composed indexing
+/// map (the op with new maps where it takes them, else, when `generalize`,
+/// the linalg.generic with the same loops and payload), `tensor.extract`
+/// at the mapped indices, through reshapes that only insert or drop unit
+/// dimensions. A copy is folded when every use reads through it; when one
+/// cannot (it writes into the copy, returns it, ...), the other reads are
+/// folded only if every kept use comes first and the source lives anyway
+/// (a function argument, a constant). One remark per decision in `remarks`.
+FoldTransposesStats foldTransposes(MlirOperation root, bool generalize,
+                                   std::vector<RewriteRemark> &remarks);
+
 struct Graph;
 
 /// Allocations to turn into views of one byte buffer: op ids of a Graph

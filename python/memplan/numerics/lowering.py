@@ -25,8 +25,21 @@ context of its own):
 
        convert-bufferization-to-memref, linalg-generalize-named-ops,
        (reduction loops hoisted: memplan.numerics.loop_order)
+       (kernels outlined: memplan.numerics.outline)
+       (strided reads packed: see below)
        convert-linalg-to-loops, expand-realloc, expand-strided-metadata,
        lower-affine, convert-vector-to-scf
+
+   An input that the innermost loop reads with a stride and that other
+   loops read again (a matmul reading its weight through a transposed map,
+   ``C[i, j] += A[i, k] * W[j, k]``) is packed tile by tile, as a code
+   generator would: for each tile of up to :data:`PACK_TILE` iterations of
+   the innermost loop, the input's tile is copied into a stack buffer (at most
+   :data:`PACK_MAX_BYTES`) with that loop's dimension last, and the op runs
+   on the tile reading the copy (C++: ``lib/transforms/PackStridedReads.cpp``).
+   Only the innermost loop is split: every output element sees the same
+   operations in the same order, so the values are the same bit for bit,
+   and the heap is not touched.
 
 3. Two rewrites done here in Python (see :func:`_instrument`):
 
@@ -73,6 +86,8 @@ from typing import Dict, List, Sequence, Tuple
 
 from mlir import ir, passmanager
 
+from memplan import _core
+
 from .loop_order import hoist_reductions
 from .outline import mark_no_inline, outline_generics
 from .signature import Signature, entry_signature, find_func
@@ -114,6 +129,11 @@ LOOPS_PIPELINE = (
     "convert-linalg-to-loops,expand-realloc,expand-strided-metadata,"
     "lower-affine,convert-vector-to-scf"
 )
+#: Most iterations of the innermost loop per packed tile of a strided input
+#: (fewer where the tile would not fit in :data:`PACK_MAX_BYTES`).
+PACK_TILE = 256
+#: Largest stack buffer a packed tile may take.
+PACK_MAX_BYTES = 1 << 20
 #: Stage 4.
 LLVM_PIPELINE = (
     "convert-math-to-funcs{min-width-of-fpowi-exponent=33},memref-expand,arith-expand,convert-scf-to-cf,convert-vector-to-llvm,"
@@ -469,6 +489,7 @@ def lower(
             _run(module, GENERALIZE_PIPELINE, "lowering to loops")
             hoist_reductions(module)
             outline_generics(module)
+            _core.pack_strided_reads(module.operation._CAPIPtr, PACK_TILE, PACK_MAX_BYTES)
             _run(module, LOOPS_PIPELINE, "lowering to loops")
             alignment, messages, mutable_globals, heap_sites = _instrument(module)
         with phase(times, f"{prefix}lowering to LLVM"):
