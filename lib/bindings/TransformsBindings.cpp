@@ -190,9 +190,24 @@ void registerTransformsBindings(nb::module_ &m) {
       nb::arg("max_added_work_percent") = 2,
       "Recompute cheap values at their users where holding them costs bytes "
       "at the modeled peak.");
-  bindAnalyzingRewrite(
-      m, "reorder_for_memory", reorderForMemory,
-      "Reorder single-block function bodies for a lower modeled peak.");
+  m.def(
+      "reorder_for_memory",
+      [](nb::handle capsule, bool functionBoundaries, int64_t width,
+         int64_t lookahead, int64_t branching, bool dyingInputs) {
+        if (width < 1 || lookahead < 1 || branching < 1)
+          throw nb::value_error("width, lookahead and branching must be >= 1");
+        return reorderForMemory(
+            operationOf(capsule), functionBoundaries,
+            ReorderOptions{width, lookahead, branching, dyingInputs});
+      },
+      nb::arg("module_capsule"), nb::arg("function_boundaries") = true,
+      nb::arg("width") = ReorderOptions().width,
+      nb::arg("lookahead") = ReorderOptions().lookahead,
+      nb::arg("branching") = ReorderOptions().branching,
+      nb::arg("dying_inputs") = ReorderOptions().dyingInputs,
+      "Reorder single-block function bodies for a lower modeled peak (a "
+      "beam search of `width` schedules, `lookahead` ops ahead, trying "
+      "`branching` ops where each allocates).");
   m.def(
       "eliminate_subset_copies",
       [](nb::handle capsule, bool functionBoundaries, bool dryRun) {

@@ -13,20 +13,15 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../analysis/AnalysisSteps.h"
 #include "TensorQueries.h"
 #include "memplan/analysis/InterfaceEngine.h"
 #include "memplan/transforms/Transforms.h"
 
 #include "mlir/CAPI/IR.h"
-#include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Operation.h"
-#include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -47,43 +42,12 @@ struct Rewrite {
   Operation *op;
   unsigned initOperand;
   Value destination;
+  /// The inputs that may take the result and die at the op, in operand
+  /// order: each is tried in turn until the analysis keeps one.
+  SmallVector<Value, 2> inputs;
   Value input;
-  bool kept = true;
+  bool kept = false;
 };
-
-/// Whether every buffer `v` may alias is one the program allocates in
-/// straight-line code: its reverse use-def chain through aliasing operands
-/// ends at allocations only (not at block arguments, not at values of ops
-/// that are not bufferizable, such as constants), without passing through a
-/// region-branch op.
-bool ownsBuffer(Value v, bufferization::AnalysisState &state) {
-  SmallVector<Value> work{v};
-  llvm::DenseSet<Value> seen;
-  while (!work.empty()) {
-    Value cur = work.pop_back_val();
-    if (!seen.insert(cur).second)
-      continue;
-    auto result = dyn_cast<OpResult>(cur);
-    // Block arguments are the caller's or a loop's buffers; results of
-    // region-branch ops (scf.if, scf.for) take the layout that fits every
-    // branch, which bufferization makes dynamic.
-    if (!result || isa<RegionBranchOpInterface>(result.getOwner()))
-      return false;
-    auto bufferizable =
-        dyn_cast<bufferization::BufferizableOpInterface>(result.getOwner());
-    if (!bufferizable)
-      return false;
-    if (bufferizable.bufferizesToAllocation(result))
-      continue;
-    bufferization::AliasingOpOperandList aliasing =
-        bufferizable.getAliasingOpOperands(result, state);
-    if (aliasing.getNumAliases() == 0)
-      return false;
-    for (const bufferization::AliasingOpOperand &a : aliasing)
-      work.push_back(a.opOperand->get());
-  }
-  return true;
-}
 
 /// The last use of `v` in `op`'s block is `op` (uses nested in later ops
 /// count at their ancestor there); a cheap filter before the analysis.
@@ -97,90 +61,20 @@ bool lastUseIs(Value v, Operation *op) {
   return true;
 }
 
-/// The buffer type bufferization gives `v` (One-Shot's prediction, IR
-/// untouched), or null.
-Type bufferTypeOf(Value v, const bufferization::BufferizationOptions &options) {
-  bufferization::BufferizationState state;
-  FailureOr<bufferization::BufferLikeType> type =
-      bufferization::getBufferType(v, options, state);
-  return succeeded(type) ? Type(*type) : Type();
-}
-
-/// Whether `nested`, an op of a payload, can touch no buffer: it has scalar
-/// operands and results and no regions, and either no memory effect or only
-/// writes that name no value or symbol (`cf.assert`, which torch-mlir puts
-/// in the payloads it fuses: a write to the program's state, its abort).
-/// Without a buffer operand it cannot name the buffer the op writes, so
-/// which buffer that is does not change what it does; a read of memory it
-/// does not name could see the input being overwritten, and is not allowed.
-bool touchesNoBuffer(Operation *nested) {
-  auto scalar = [](Type t) { return t.isIntOrIndexOrFloat(); };
-  if (nested->getNumRegions() != 0 ||
-      !llvm::all_of(nested->getOperandTypes(), scalar) ||
-      !llvm::all_of(nested->getResultTypes(), scalar))
-    return false;
-  if (isMemoryEffectFree(nested))
-    return true;
-  auto effects = dyn_cast<MemoryEffectOpInterface>(nested);
-  if (!effects)
-    return false;
-  SmallVector<MemoryEffects::EffectInstance> instances;
-  effects.getEffects(instances);
-  return llvm::all_of(instances, [](MemoryEffects::EffectInstance &e) {
-    return isa<MemoryEffects::Write>(e.getEffect()) && !e.getValue() &&
-           !e.getSymbolRef();
-  });
-}
-
-/// Upstream's `linalg::isElementwise` (all loops parallel, projected
-/// permutation maps, permutations for the results, a payload of scalar
-/// elementwise ops), or the same shape with a payload whose ops touch no
-/// buffer (touchesNoBuffer): fused payloads that keep the importer's
-/// checks are elementwise too.
-bool isElementwiseWithChecks(linalg::LinalgOp op) {
-  if (linalg::isElementwise(op))
-    return true;
-  if (op.getNumLoops() != op.getNumParallelLoops() ||
-      !linalg::allIndexingsAreProjectedPermutation(op) ||
-      op->getNumRegions() != 1 || !op->getRegion(0).hasOneBlock())
-    return false;
-  for (OpOperand &init : op.getDpsInitsMutable())
-    if (!op.getMatchingIndexingMap(&init).isPermutation())
-      return false;
-  return llvm::all_of(
-      op->getRegion(0).front().without_terminator(),
-      [](Operation &nested) { return touchesNoBuffer(&nested); });
-}
-
-/// The rewrite for `op`, if it has a candidate. The input must bufferize to
-/// the buffer type the destination would have had: otherwise the result's
-/// buffer changes layout, and its users (a function return with identity
-/// layouts, say) would copy.
-std::optional<Rewrite>
-candidateFor(linalg::LinalgOp op,
-             const bufferization::BufferizationOptions &options,
-             bufferization::AnalysisState &state) {
-  if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
-      !isElementwiseWithChecks(op))
+/// The rewrite for `op`, if it has a candidate: the inputs that may take
+/// the result (DyingInputQueries) and die at the op.
+std::optional<Rewrite> candidateFor(linalg::LinalgOp op,
+                                    DyingInputQueries &queries) {
+  std::optional<DyingInputCandidate> c = queries.candidate(op);
+  if (!c)
     return std::nullopt;
-  OpOperand *init = op.getDpsInitOperand(0);
-  if (op.payloadUsesValueFromOperand(init) ||
-      !isFreshDestination(init->get().getDefiningOp()))
+  Rewrite r{op, c->init->getOperandNumber(), c->init->get(), {}, Value()};
+  for (OpOperand *input : c->inputs)
+    if (lastUseIs(input->get(), op))
+      r.inputs.push_back(input->get());
+  if (r.inputs.empty())
     return std::nullopt;
-  AffineMap initMap = op.getMatchingIndexingMap(init);
-  for (OpOperand *input : op.getDpsInputOperands()) {
-    Value v = input->get();
-    if (v.getType() != init->get().getType() ||
-        op.getMatchingIndexingMap(input) != initMap)
-      continue;
-    if (!lastUseIs(v, op) || !ownsBuffer(v, state))
-      continue;
-    Type want = bufferTypeOf(init->get(), options);
-    if (!want || bufferTypeOf(v, options) != want)
-      continue;
-    return Rewrite{op, init->getOperandNumber(), init->get(), v};
-  }
-  return std::nullopt;
+  return r;
 }
 
 /// In-place decisions of the module, keyed by (pre-order op id, operand).
@@ -206,15 +100,9 @@ DyingInputStats reuseDyingInputs(MlirOperation rootHandle,
   Operation *root = unwrap(rootHandle);
   DyingInputStats stats;
   SmallVector<Rewrite> rewrites;
-  std::vector<std::string> funcFilter;
-  bufferization::OneShotBufferizationOptions options = makeBufferizeOptions(
-      {{"bufferize-function-boundaries", functionBoundaries},
-       {"function-boundary-type-conversion",
-        std::string("identity-layout-map")}},
-      funcFilter);
-  QueryState query(root);
+  DyingInputQueries queries(root, functionBoundaries);
   root->walk([&](linalg::LinalgOp op) {
-    if (std::optional<Rewrite> r = candidateFor(op, options, query.get()))
+    if (std::optional<Rewrite> r = candidateFor(op, queries))
       rewrites.push_back(*r);
   });
   stats.candidates = static_cast<int64_t>(rewrites.size());
@@ -233,28 +121,44 @@ DyingInputStats reuseDyingInputs(MlirOperation rootHandle,
       if (r.kept)
         r.op->setOperand(r.initOperand, rewritten ? r.input : r.destination);
   };
-  setAll(true);
-  // The rewritten operands are decided after every other operand: a rewrite
-  // is then in place only where that costs no other operand its in-place
-  // decision, so one that would (writing a slice whose sibling is read
-  // later, say) is dropped alone and the others stay. Until decided, a
-  // rewritten operand is out of place (its own buffer, not read), as the
-  // fresh destination was, so the others get the decisions of the module as
-  // it was; the rounds below confirm that on the module as bufferization
-  // will analyze it.
-  std::vector<std::pair<int32_t, int32_t>> deferred;
-  for (Rewrite &r : rewrites)
-    deferred.push_back({opId[r.op], static_cast<int32_t>(r.initOperand)});
-  if (std::optional<Decisions> last =
-          analyze(root, functionBoundaries, std::move(deferred))) {
+  // Round k tries the k-th input of each rewrite not kept yet, its operand
+  // decided after every other operand: a rewrite is then in place only
+  // where that costs no other operand its in-place decision, so one that
+  // would (writing a slice whose sibling is read later, say) is dropped
+  // alone and the others stay. Until decided, a tried operand is out of
+  // place (its own buffer, not read), as the fresh destination was, so the
+  // others get the decisions of the module as it was, the rewrites kept in
+  // earlier rounds included; the rounds below confirm that on the module
+  // as bufferization will analyze it.
+  for (size_t k = 0;; ++k) {
+    SmallVector<Rewrite *> trying;
+    std::vector<std::pair<int32_t, int32_t>> deferred;
     for (Rewrite &r : rewrites) {
-      auto it = last->find({opId[r.op], static_cast<int32_t>(r.initOperand)});
-      if (it != last->end() && it->second)
+      if (r.kept || k >= r.inputs.size())
         continue;
-      LLVM_DEBUG(llvm::dbgs() << "dropped: " << *r.op << "\n");
-      r.op->setOperand(r.initOperand, r.destination);
-      r.kept = false;
+      r.input = r.inputs[k];
+      r.op->setOperand(r.initOperand, r.input);
+      trying.push_back(&r);
+      deferred.push_back({opId[r.op], static_cast<int32_t>(r.initOperand)});
     }
+    if (trying.empty())
+      break;
+    std::optional<Decisions> last =
+        analyze(root, functionBoundaries, std::move(deferred));
+    for (Rewrite *r : trying) {
+      auto it =
+          last ? last->find({opId[r->op], static_cast<int32_t>(r->initOperand)})
+               : Decisions::iterator();
+      if (last && it != last->end() && it->second) {
+        r->kept = true;
+        continue;
+      }
+      LLVM_DEBUG(llvm::dbgs()
+                 << "input " << k << " dropped: " << *r->op << "\n");
+      r->op->setOperand(r->initOperand, r->destination);
+    }
+    if (!last)
+      break;
   }
   // The decisions of the module as it was are needed only when the
   // rewritten one has an operand out of place that no rewrite touched (rare

@@ -14,7 +14,12 @@
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/IR/Operation.h"
 
+#include "llvm/ADT/SmallVector.h"
+
 #include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace memplan {
 
@@ -46,6 +51,39 @@ public:
 private:
   mlir::bufferization::OneShotBufferizationOptions options;
   std::unique_ptr<mlir::bufferization::OneShotAnalysisState> state;
+};
+
+/// What may let an elementwise op write its result into an input instead
+/// of its fresh destination, whatever the order of the ops: the input has
+/// the destination's type, indexing map and buffer type, and its buffer is
+/// the program's own (an allocation, not a function argument, a constant or
+/// the result of a region branch).
+struct DyingInputCandidate {
+  mlir::OpOperand *init;
+  /// The inputs that may take the result, in operand order; one of them
+  /// must still die at the op, which depends on the order.
+  llvm::SmallVector<mlir::OpOperand *, 2> inputs;
+};
+
+/// The questions of dying-input reuse on the IR under a root, with
+/// bufferization's options (function boundaries, identity layouts) and an
+/// analysis state for interface queries. memplan-reuse-dying-inputs
+/// rewrites the candidates; memplan-reorder-for-memory models them.
+class DyingInputQueries {
+public:
+  DyingInputQueries(mlir::Operation *root, bool functionBoundaries);
+  /// `op`'s candidate: an op whose loops are all parallel, with projected
+  /// permutation maps, one init it does not read, a fresh destination, and
+  /// a payload of scalar elementwise ops or ops that touch no buffer (a
+  /// fused `cf.assert`), with at least one input that may take the result.
+  std::optional<DyingInputCandidate> candidate(mlir::Operation *op);
+  /// The analysis state it asks interfaces with (QueryState's).
+  mlir::bufferization::AnalysisState &state() { return query.get(); }
+
+private:
+  std::vector<std::string> funcFilter;
+  mlir::bufferization::OneShotBufferizationOptions options;
+  QueryState query;
 };
 
 } // namespace memplan

@@ -120,7 +120,15 @@ register_pass(
     "memplan-reorder-for-memory",
     "Reorder the ops of each function body for a lower memory peak, keeping every dependence",
     None,
-    options=[FUNCTION_BOUNDARIES],
+    options=[
+        FUNCTION_BOUNDARIES,
+        Option("beam-width", int, 8, "partial schedules kept at each step of the search (>= 1)"),
+        Option("lookahead", int, 16,
+               "ops each partial schedule extends the committed prefix by (>= 1)"),
+        Option("branching", int, 4, "ready ops tried where each would allocate (>= 1)"),
+        Option("dying-inputs", bool, True,
+               "model the writes of memplan-reuse-dying-inputs (false when it does not run next)"),
+    ],
     run="memplan.peak.reorder:run",
 )
 
@@ -216,6 +224,9 @@ def _expand_memory_pipeline(options: dict[str, Any]) -> str:
     chosen = (options["fold_transposes"], options["split_destinations"], options["recompute"],
               options["reorder"], options["reuse_dying_inputs"], options["eliminate_subset_copies"])
     steps = [p for p, on in zip(PEAK_PASSES, chosen) if on]
+    if options["reorder"] and not options["reuse_dying_inputs"]:
+        # The order's model must not count writes that will not happen.
+        steps[steps.index("memplan-reorder-for-memory")] += "{dying-inputs=false}"
     # Promotion before deallocation, as upstream orders them: a buffer that
     # becomes an alloca is never freed (promoted after, its free stayed).
     steps.append(MEMPLAN_ONE_SHOT)
@@ -250,9 +261,9 @@ register_pipeline(
         Option("recompute", bool, True,
                "recompute cheap values (fills, broadcasts of constants) at their users where holding them "
                "costs bytes at the peak (memplan-recompute-cheap-values)"),
-        Option("reorder", bool, False,
-               "reorder each function body for a lower peak where that helps (memplan-reorder-for-memory; "
-               "off by default: importers' orders gave nothing to gain on every model measured)"),
+        Option("reorder", bool, True,
+               "reorder each function body where its modeled peak goes down (memplan-reorder-for-memory; "
+               "the importer's order stays elsewhere)"),
         Option("reuse-dying-inputs", bool, True,
                "write elementwise results into dying inputs (memplan-reuse-dying-inputs)"),
         Option("eliminate-subset-copies", bool, True,

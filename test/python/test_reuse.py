@@ -183,7 +183,12 @@ def test_memory_pipeline_alias_expands():
     info = memplan.passes.lookup("memplan-memory-pipeline")
     expansion = info.expand(memplan.passes.parse_option_text(info, "algorithm=best-fit promote-to-stack"))
     assert expansion.endswith("memplan-buffer-reuse{algorithm=best-fit alignment=64}")
-    assert "memplan-reorder-for-memory" not in expansion  # off unless asked for
+    # The memory-aware order is on by default (it keeps the importer's order
+    # where its modeled peak does not go down), and models the dying-input
+    # writes only where that pass runs.
+    assert "memplan-reorder-for-memory, memplan-reuse-dying-inputs" in expansion
+    no_reuse = info.expand(memplan.passes.parse_option_text(info, "reuse-dying-inputs=false"))
+    assert "memplan-reorder-for-memory{dying-inputs=false}" in no_reuse
     off = info.expand(memplan.passes.parse_option_text(
         info, "fold-transposes=false split-destinations=false recompute=false reorder=false "
         "reuse-dying-inputs=false eliminate-subset-copies=false"))

@@ -69,17 +69,32 @@ struct ReorderStats {
   bool analyzed = true; ///< False: the analysis failed; nothing changed.
 };
 
+/// reorderForMemory's model and the bounds of its search (the pass' options).
+struct ReorderOptions {
+  int64_t width = 8;      ///< Partial schedules kept at each step.
+  int64_t lookahead = 16; ///< Ops each extends the committed prefix by.
+  int64_t branching = 4;  ///< Ready ops tried where each would allocate.
+  /// Model the writes of memplan-reuse-dying-inputs (which then runs).
+  bool dyingInputs = true;
+};
+
 /// Reorders the ops of each single-block function body for a lower memory
-/// peak (greedy list scheduling: among the ops whose operands are ready,
-/// the one that frees the most and allocates the least first), keeping
-/// every use-def dependence, the relative order of every op with memory
-/// effects, and, for each tensor an op writes in place (memplan's in-place
-/// analysis), every read of what it held before that write. Buffers are the
-/// analysis' alias sets rooted at a fresh destination (tensor.empty), which
-/// stays right before its user. A body is reordered only when its modeled
-/// peak goes down, and put back when the analysis of the new order leaves
-/// an operand out of place that was in place.
-ReorderStats reorderForMemory(MlirOperation root, bool functionBoundaries);
+/// peak, keeping every use-def dependence, the relative order of every op
+/// with memory effects, and, for each tensor an op writes in place (memplan's
+/// in-place analysis), every read of what it held before that write. The
+/// model: buffers are the analysis' alias sets with a member that bufferizes
+/// to a new allocation (a fresh destination, or the copy of an operand left
+/// out of place), live from the first op of the body that touches a member
+/// to the last; a fresh destination with one user stays right before it;
+/// and an elementwise op that memplan-reuse-dying-inputs may let write into
+/// an input (DyingInputQueries) takes that input's buffer where it is the
+/// buffer's last toucher. The order is a beam search over list schedules
+/// within `options` (O(ops * width * (lookahead + branching)) steps, each over
+/// an op's buffers; deterministic). A body is reordered only when its
+/// modeled peak goes down, and put back when the analysis of the new order
+/// leaves an operand out of place that was in place.
+ReorderStats reorderForMemory(MlirOperation root, bool functionBoundaries,
+                              const ReorderOptions &options);
 
 /// What `recomputeCheapValues` is asked to do.
 struct RecomputeOptions {

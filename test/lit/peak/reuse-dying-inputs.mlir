@@ -221,3 +221,30 @@ func.func @load_in_payload(%x: tensor<64xf32>) -> tensor<64xf32> {
   } -> tensor<64xf32>
   return %s : tensor<64xf32>
 }
+
+// -----
+
+// Each input that dies at the op is tried in turn. %q, the first, is a
+// slice of %qkv whose sibling %k is read afterwards: writing into it would
+// cost the slice its in-place decision, so it is dropped; %a, the second,
+// dies there too and takes the result.
+
+// CHECK-LABEL: func @second_input_taken
+//       CHECK:   %[[Q:.*]] = tensor.extract_slice %{{.*}}[0, 0] [4, 8] [1, 1]
+//       CHECK:   %[[A:.*]] = linalg.exp
+//  CHECK-NEXT:   %[[S:.*]] = linalg.add ins(%[[Q]], %[[A]] : tensor<4x8xf32>, tensor<4x8xf32>) outs(%[[A]] : tensor<4x8xf32>)
+func.func @second_input_taken(%x: tensor<4x16xf32>, %w: tensor<16x24xf32>, %y: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x24xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<4x24xf32>) -> tensor<4x24xf32>
+  %qkv = linalg.matmul ins(%x, %w : tensor<4x16xf32>, tensor<16x24xf32>) outs(%f : tensor<4x24xf32>) -> tensor<4x24xf32>
+  %q = tensor.extract_slice %qkv[0, 0] [4, 8] [1, 1] : tensor<4x24xf32> to tensor<4x8xf32>
+  %k = tensor.extract_slice %qkv[0, 8] [4, 8] [1, 1] : tensor<4x24xf32> to tensor<4x8xf32>
+  %e1 = tensor.empty() : tensor<4x8xf32>
+  %a = linalg.exp ins(%y : tensor<4x8xf32>) outs(%e1 : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %e2 = tensor.empty() : tensor<4x8xf32>
+  %s = linalg.add ins(%q, %a : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e2 : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %e3 = tensor.empty() : tensor<4x8xf32>
+  %n = linalg.negf ins(%k : tensor<4x8xf32>) outs(%e3 : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %s, %n : tensor<4x8xf32>, tensor<4x8xf32>
+}
