@@ -599,20 +599,18 @@ def _compare_once(prog_b: LoweredProgram, prog_a: LoweredProgram, exe_b: Executa
         _place_storage(args_a, sig_a, storage_a, size)
         notes_a[-1] += f" ({args_a[storage_a].data.nbytes} bytes, {source})"
 
-    with phase(times, "before JIT compilation"):
-        exe_b.compile()
-    with phase(times, "before runs"):
-        run_b, problem_b = _runs(exe_b, args_b, poison, scratch_b, _run_elements(sig_b, scratch_b),
-                                 "before", pairing.out_params("before"), isolate)
-    if last:
-        exe_b.close()
-    with phase(times, "after JIT compilation"):
-        exe_a.compile()
-    with phase(times, "after runs"):
-        run_a, problem_a = _runs(exe_a, args_a, poison, scratch_a, _run_elements(sig_a, scratch_a),
-                                 "after", pairing.out_params("after"), isolate)
-    if last:
-        exe_a.close()
+    def compile_and_run(side, exe, args, sig, scratch):
+        with phase(times, f"{side} JIT compilation"):
+            exe.compile()
+        with phase(times, f"{side} runs"):
+            ran = _runs(exe, args, poison, scratch, _run_elements(sig, scratch), side,
+                        pairing.out_params(side), isolate)
+        if last:
+            exe.close()
+        return ran
+
+    run_b, problem_b = compile_and_run("before", exe_b, args_b, sig_b, scratch_b)
+    run_a, problem_a = compile_and_run("after", exe_a, args_a, sig_a, scratch_a)
     uninitialized = [p for p in (problem_b, problem_a) if p is not None]
     with phase(times, "comparison"):
         left, right, elements, names = _aligned_outputs(
