@@ -30,6 +30,7 @@ class Mutant:
 
 INPLACE = "lib/analysis/InplaceAnalysis.cpp"
 DYING = "lib/transforms/ReuseDyingInputs.cpp"
+QUERIES = "lib/transforms/TensorQueries.cpp"
 LIFETIMES = "lib/analysis/Lifetimes.cpp"
 PACKING = "lib/packing/PackingEngine.h"
 _INPLACE_TESTS = ("test_inplace.py", "test_interface_engine.py")
@@ -184,17 +185,17 @@ MUTANTS: Tuple[Mutant, ...] = (
         "dying-later-uses",
         "an input read again later may take the op's result",
         DYING,
-        "    if (!lastUseIs(v, op) || !ownsBuffer(v, state))\n",
-        "    if (!ownsBuffer(v, state))\n",
+        "    if (lastUseIs(input->get(), op))\n",
+        "    if (true)\n",
         ("test_peak.py",),
         _PEAK_LIT,
     ),
     Mutant(
         "dying-owned",
         "an input whose buffer is an argument's or a loop's may take the result",
-        DYING,
-        "    if (!lastUseIs(v, op) || !ownsBuffer(v, state))\n",
-        "    if (!lastUseIs(v, op))\n",
+        QUERIES,
+        "        !ownsBuffer(v, query.get()) || bufferTypeOf(v, options) != want)\n",
+        "        bufferTypeOf(v, options) != want)\n",
         ("test_peak.py",),
         _PEAK_LIT,
     ),
@@ -210,16 +211,16 @@ MUTANTS: Tuple[Mutant, ...] = (
     Mutant(
         "dying-same-map",
         "an input read through another indexing map than the result's may take it",
-        DYING,
-        "        op.getMatchingIndexingMap(input) != initMap)\n",
-        "        false)\n",
+        QUERIES,
+        "        op.getMatchingIndexingMap(input) != initMap ||\n",
+        "        false ||\n",
         ("test_peak.py",),
         _PEAK_LIT,
     ),
     Mutant(
         "dying-payload-reads",
         "a payload op that reads unnamed memory counts as elementwise",
-        DYING,
+        QUERIES,
         "    return isa<MemoryEffects::Write>(e.getEffect()) && !e.getValue() &&\n",
         "    return !e.getValue() &&\n",
         ("test_peak.py",),
@@ -228,9 +229,9 @@ MUTANTS: Tuple[Mutant, ...] = (
     Mutant(
         "dying-buffer-type",
         "an input with another buffer layout than the destination's may take it",
-        DYING,
-        "    if (!want || bufferTypeOf(v, options) != want)\n",
-        "    if (!want)\n",
+        QUERIES,
+        "        !ownsBuffer(v, query.get()) || bufferTypeOf(v, options) != want)\n",
+        "        !ownsBuffer(v, query.get()))\n",
         ("test_peak.py",),
         _PEAK_LIT,
     ),
@@ -270,6 +271,52 @@ MUTANTS: Tuple[Mutant, ...] = (
         "        if (live[i] > peak) {\n",
         "        if (false) {\n",
         ("test_subset_copies.py",),
+        _PEAK_LIT,
+    ),
+    Mutant(
+        "fold-copy-payload",
+        "a copy whose payload computes something (not its input element) is folded as a copy",
+        "lib/transforms/FoldTransposes.cpp",
+        "  if (yield->getNumOperands() != 1 ||\n"
+        "      yield->getOperand(0) != body->getArgument(0))\n",
+        "  if (yield->getNumOperands() != 1)\n",
+        ("test_fold_transposes.py",),
+        _PEAK_LIT,
+    ),
+    Mutant(
+        "fold-consumer-map",
+        "a consumer reads the source through the copy's map alone, not composed with its own",
+        "lib/transforms/FoldTransposes.cpp",
+        "            r.toSource.compose(linalgOp.getMatchingIndexingMap(r.use)));",
+        "            r.toSource);",
+        ("test_fold_transposes.py",),
+        _PEAK_LIT,
+    ),
+    Mutant(
+        "fold-partial-order",
+        "reads are folded while a kept use of the copy comes after them",
+        "lib/transforms/FoldTransposes.cpp",
+        "        if (!keptAt || !readAt || !keptAt->isBeforeInBlock(readAt))\n",
+        "        if (!keptAt || !readAt)\n",
+        ("test_fold_transposes.py",),
+        _PEAK_LIT,
+    ),
+    Mutant(
+        "reorder-effects",
+        "ops with memory effects may trade places",
+        "lib/transforms/ReorderForMemory.cpp",
+        "        edge(lastEffect, static_cast<int32_t>(u));\n",
+        "",
+        ("test_reorder.py",),
+        _PEAK_LIT,
+    ),
+    Mutant(
+        "reorder-in-place-reads",
+        "a read of what an in-place write overwrites may move after the write",
+        "lib/transforms/ReorderForMemory.cpp",
+        "          edge(unitOf(user), writer);\n",
+        "",
+        ("test_reorder.py",),
         _PEAK_LIT,
     ),
     # ---------------------------------------------------------------- numerics
