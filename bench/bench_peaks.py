@@ -1,7 +1,7 @@
 """Heap peaks: upstream's pipeline against memplan-memory-pipeline, and the dataflow bound.
 
     python bench/bench_peaks.py [--skip-gpt2] [--no-run] [--time N] [--only NAME ...]
-                                [--models DIR ...] [--fused]
+                                [--models DIR ...] [--fused] [--ablate]
 
 For every workload of ``../shared/workloads`` (tensor level, entry
 ``@forward``) and the generated transformer- and CNN-shaped programs of
@@ -42,6 +42,13 @@ tensor program after upstream's ``linalg-fuse-elementwise-ops,canonicalize,cse``
 (a common step before bufferization), both pipelines run on that same fused
 input and its dataflow bound taken on upstream's output of it. A fused
 input that upstream's pipeline does not bufferize gets a row saying so.
+
+With ``--ablate``, a second table: for each workload, the static peak of
+``memplan-memory-pipeline`` with one of its tensor-level passes turned off
+(its option set to false), and the bytes that pass removes (the peak
+without it minus the peak with every pass on; negative where turning it off
+alone is lower, which the pipeline's own checks do not see because each pass
+decides on the program the passes before it left).
 """
 
 from __future__ import annotations
@@ -68,6 +75,10 @@ WORKLOAD_DIR = os.path.join(HERE, "..", "..", "shared", "workloads")
 MEMPLAN = "memplan-memory-pipeline"
 #: Upstream's elementwise fusion, as a compiler runs it before bufferization.
 FUSION = "linalg-fuse-elementwise-ops,canonicalize,cse"
+#: The tensor-level passes of the memory pipeline, by the option that turns
+#: each off, in pipeline order.
+ABLATED = ("fold-transposes", "split-destinations", "recompute", "reorder",
+           "reuse-dying-inputs", "eliminate-subset-copies")
 
 
 def cases(skip_gpt2: bool, only: list[str], models: list[str] = ()) -> list[tuple[str, str, str]]:
@@ -132,6 +143,8 @@ def main() -> None:
                          "bench/export_models.py")
     ap.add_argument("--fused", action="store_true",
                     help=f"also each workload after upstream's {FUSION} (rows 'NAME (fused)')")
+    ap.add_argument("--ablate", action="store_true",
+                    help="also the bytes each tensor-level pass removes (the peak with it turned off)")
     args = ap.parse_args()
     print("| workload | upstream peak B | memplan peak B | dataflow bound B | memplan / bound "
           "| memplan / upstream | run-time peak B upstream -> memplan | heap allocation sites "
@@ -141,6 +154,7 @@ def main() -> None:
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|" + ("---:|---:|" if args.time else "")
           + ":---:|")
     above = over_bound = 0
+    ablation: list[str] = []
     for label, text, entry in with_fused(cases(args.skip_gpt2, args.only, args.models), args.fused):
         try:
             up_text, t_up = pipeline_output(text, UPSTREAM_BUFFERIZATION)
@@ -176,7 +190,23 @@ def main() -> None:
               f"| {mp_peak / up_peak if up_peak else 1:.3f} | {run_cell} | {up_sites} -> {mp_sites} "
               f"| {calls_cell} | {t_up:.2f} / {t_mp:.2f} {time_cells}| {'**YES**' if worse else 'no'} |",
               flush=True)
+        if args.ablate:
+            ablation.append(ablation_row(label, text, mp_peak))
     print(f"\nWorkloads above upstream: {above}. Workloads above their dataflow bound: {over_bound}.")
+    if ablation:
+        print("\nBytes each pass removes (static peak with the pass off minus with every pass on):\n")
+        print("| workload | memplan peak B | " + " | ".join(f"{o}=false" for o in ABLATED) + " |")
+        print("|---|---:|" + "---:|" * len(ABLATED))
+        print("\n".join(ablation))
+
+
+def ablation_row(label: str, text: str, peak: int) -> str:
+    """One row of the ``--ablate`` table: per pass, the bytes it removes."""
+    cells = []
+    for option in ABLATED:
+        off_text, _ = pipeline_output(text, f"{MEMPLAN}{{{option}=false}}")
+        cells.append(f"{static_figures(off_text)[0] - peak:+d}")
+    return f"| {label} | {peak} | " + " | ".join(cells) + " |"
 
 
 if __name__ == "__main__":
