@@ -1,7 +1,7 @@
 """Heap peaks: upstream's pipeline against memplan-memory-pipeline, and the dataflow bound.
 
     python bench/bench_peaks.py [--skip-gpt2] [--no-run] [--time N] [--only NAME ...]
-                                [--models DIR ...] [--fused] [--ablate]
+                                [--models DIR ...] [--fused] [--ablate] [--dim N]
 
 For every workload of ``../shared/workloads`` (tensor level, entry
 ``@forward``) and the generated transformer- and CNN-shaped programs of
@@ -26,8 +26,8 @@ included, 64-byte blocks; dynamic sizes are not in the figures):
 
 Run-time columns (``--no-run`` skips them): one run of the entry through the
 ExecutionEngine with memplan-check's heap hooks (``memplan.numerics.execute(...).heap``,
-random inputs that respect the IR, 64-byte blocks): the peak heap bytes and
-the allocator calls, upstream -> memplan.
+random inputs that respect the IR, every dynamic size ``--dim``, 7 by default,
+64-byte blocks): the peak heap bytes and the allocator calls, upstream -> memplan.
 
 With ``--time N``, the ExecutionEngine run time of each output (the fastest
 of N calls on the C library's heap, compiled once, not timed:
@@ -143,6 +143,8 @@ def main() -> None:
                          "bench/export_models.py")
     ap.add_argument("--fused", action="store_true",
                     help=f"also each workload after upstream's {FUSION} (rows 'NAME (fused)')")
+    ap.add_argument("--dim", type=int, default=7, metavar="N",
+                    help="every dynamic size in the runs (e.g. 64 for mlp5_dynbatch at batch 64)")
     ap.add_argument("--ablate", action="store_true",
                     help="also the bytes each tensor-level pass removes (the peak with it turned off)")
     args = ap.parse_args()
@@ -171,7 +173,8 @@ def main() -> None:
         if not args.no_run:
             from memplan.numerics import execute
 
-            up_heap, mp_heap = (execute(t, entry).heap for t in (up_text, mp_text))
+            dims = {"*": args.dim}
+            up_heap, mp_heap = (execute(t, entry, dims=dims).heap for t in (up_text, mp_text))
             run_cell = f"{up_heap.peak_blocks_bytes} -> {mp_heap.peak_blocks_bytes}"
             calls_cell = f"{up_heap.allocations} -> {mp_heap.allocations}"
             worse |= mp_heap.peak_blocks_bytes > up_heap.peak_blocks_bytes
@@ -179,7 +182,8 @@ def main() -> None:
         if args.time:
             from run_time import run_seconds, summary
 
-            up_s, mp_s = (summary(run_seconds(t, entry, args.time)) for t in (up_text, mp_text))
+            up_s, mp_s = (summary(run_seconds(t, entry, args.time, dims={"*": args.dim}))
+                          for t in (up_text, mp_text))
             slower = mp_s > 1.05 * up_s
             worse |= slower
             flag = " **slower**" if slower else ""

@@ -45,13 +45,15 @@ class _TimedExecutable(Executable):
         self._heap = _NativeHeap()
 
 
-def run_seconds(text: str, entry: str, repeat: int = 3, seed: int = 0) -> list[float]:
+def run_seconds(text: str, entry: str, repeat: int = 3, seed: int = 0,
+                dims: dict | None = None) -> list[float]:
     """Seconds of each of ``repeat`` calls of ``@entry`` in ``text`` (memref
-    level, or tensor level bufferized by upstream as ``execute`` does)."""
+    level, or tensor level bufferized by upstream as ``execute`` does), its
+    dynamic sizes from ``dims`` as in ``memplan.numerics.execute``."""
     program = lower(text, entry)
     executable = _TimedExecutable(program)
     executable.compile()
-    args = make_arguments(program.signature, None, seed)
+    args = make_arguments(program.signature, None, seed, dims)
     call = _Call(program.signature)
     times = []
     for _ in range(repeat):
