@@ -240,11 +240,14 @@ bool readsThrough(Operation *op, ArrayRef<AffineMap> maps) {
 }
 
 /// A LinalgOp that reads `source` through `map` where `consumer` read the
-/// copy, for each (operand number, source, map) of `replaced`; built right
+/// copy, for each (operand number, source, map) of `replaced`; inserted right
 /// before `consumer`, which is left alone. It is `consumer` with new maps
 /// where the op takes them, else (when `generalize`) the `linalg.generic`
 /// with `consumer`'s loops and payload. Returns null when neither reads as
-/// asked.
+/// asked. Each candidate is built and verified outside the function: a
+/// verifier that rejects it prints it into its diagnostic, and an op in a
+/// block is printed with every name of the whole module (quadratic over the
+/// readers of a large model).
 Operation *
 buildReader(OpBuilder &b, linalg::LinalgOp consumer,
             ArrayRef<std::tuple<unsigned, Value, AffineMap>> replaced,
@@ -259,7 +262,7 @@ buildReader(OpBuilder &b, linalg::LinalgOp consumer,
     operands[number] = source;
   }
   b.setInsertionPoint(op);
-  Operation *clone = b.clone(*op);
+  Operation *clone = op->clone();
   clone->setOperands(operands);
   // The op's own maps, where it has them (the check below tells an
   // attribute the op ignores).
@@ -267,7 +270,7 @@ buildReader(OpBuilder &b, linalg::LinalgOp consumer,
     clone->setAttr("indexing_maps", b.getAffineMapArrayAttr(maps));
   if (readsThrough(clone, maps)) {
     generalized = false;
-    return clone;
+    return b.insert(clone);
   }
   clone->erase();
   if (!generalize || isa<linalg::GenericOp>(op))
@@ -277,14 +280,15 @@ buildReader(OpBuilder &b, linalg::LinalgOp consumer,
     inputs.push_back(operands[in->getOperandNumber()]);
   for (OpOperand &init : consumer.getDpsInitsMutable())
     inits.push_back(operands[init.getOperandNumber()]);
-  auto generic =
-      linalg::GenericOp::create(b, op->getLoc(), op->getResultTypes(), inputs,
-                                inits, maps, consumer.getIteratorTypesArray());
+  OpBuilder detached(op->getContext());
+  auto generic = linalg::GenericOp::create(
+      detached, op->getLoc(), op->getResultTypes(), inputs, inits, maps,
+      consumer.getIteratorTypesArray());
   Region &body = generic.getRegion();
-  b.cloneRegionBefore(op->getRegion(0), body, body.end());
+  detached.cloneRegionBefore(op->getRegion(0), body, body.end());
   if (readsThrough(generic, maps)) {
     generalized = true;
-    return generic;
+    return b.insert(generic);
   }
   generic->erase();
   return nullptr;
