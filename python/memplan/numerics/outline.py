@@ -13,11 +13,16 @@ Constants the body uses from outside are cloned into the function (so that
 they stay constants); other values from outside become arguments.
 
 A memref with a strided layout is passed as its aligned pointer (an
-``index``) plus only the dynamic parts of its offset, sizes and strides; the
-function rebuilds the descriptor from them and the static parts of its type.
-The LLVM lowering would otherwise spread every descriptor over ``5 + 2 *
+``index``), its offset, and only the dynamic parts of its sizes and strides;
+the function rebuilds the descriptor from them and the static parts of its
+type. The LLVM lowering would otherwise spread every descriptor over ``5 + 2 *
 rank`` scalar arguments, and the calling function of a big model (thousands
 of calls) grows so large that LLVM spends most of the check compiling it.
+The offset is always an argument (the kernel sees the memref with a dynamic
+offset): the same op on views at different static offsets, as a pool or an
+unrolled loop's slices give (a GRU over 128 steps: 404 kernels, one per step
+and op, otherwise), is one kernel. Sizes and strides stay static where they
+are: they are the loops' trip counts and what lets LLVM vectorize.
 """
 
 from __future__ import annotations
@@ -99,6 +104,8 @@ def _pack(value: ir.Value) -> List[ir.Value]:
     if layout is None:
         return [value]
     offset, sizes, strides = layout
+    from mlir.dialects import arith
+
     packed = [memref.ExtractAlignedPointerAsIndexOp(value).result]
     if offset is None or None in sizes or None in strides:
         meta = memref.ExtractStridedMetadataOp(value)
@@ -107,6 +114,9 @@ def _pack(value: ir.Value) -> List[ir.Value]:
         for k, entry in enumerate(dynamic):
             if entry is None:
                 packed.append(results[1 + k])
+    if offset is not None:  # a static offset is passed all the same
+        index = ir.IndexType.get()
+        packed.insert(1, arith.ConstantOp(index, ir.IntegerAttr.get(index, offset)).result)
     return packed
 
 
@@ -115,15 +125,27 @@ def _packed_types(value: ir.Value) -> List[ir.Type]:
     if layout is None:
         return [value.type]
     offset, sizes, strides = layout
-    count = 1 + sum(1 for e in [offset] + sizes + strides if e is None)
+    count = 2 + sum(1 for e in sizes + strides if e is None)  # pointer, offset, the rest
     return [ir.IndexType.get()] * count
 
 
+def _kernel_type(value_type: ir.Type) -> ir.Type:
+    """The type a kernel sees a strided memref as: the same with a dynamic
+    offset."""
+    mtype = ir.MemRefType(value_type)
+    _, sizes, strides = _strided(value_type)
+    dyn = ir.ShapedType.get_dynamic_stride_or_offset()
+    layout = ir.StridedLayoutAttr.get(dyn, [dyn if x is None else x for x in strides])
+    return ir.MemRefType.get(mtype.shape, mtype.element_type, layout, mtype.memory_space)
+
+
 def _unpack(value_type: ir.Type, args: List[ir.Value]) -> ir.Value:
-    """Kernel side: rebuild a memref of ``value_type`` from its packed args."""
+    """Kernel side: rebuild a memref of ``value_type``, with a dynamic
+    offset (:func:`_kernel_type`), from its packed args."""
     from mlir.dialects import arith, builtin, llvm
 
-    offset, sizes, strides = _strided(value_type)
+    _, sizes, strides = _strided(value_type)
+    offset = None  # always passed
     rank = len(sizes)
     arrays = f", array<{rank} x i64>, array<{rank} x i64>" if rank else ""
     struct = ir.Type.parse(f"!llvm.struct<(ptr, ptr, i64{arrays})>")
@@ -146,7 +168,7 @@ def _unpack(value_type: ir.Type, args: List[ir.Value]) -> ir.Value:
         desc = llvm.InsertValueOp(desc, field(size), [3, d]).result
     for d, stride in enumerate(strides):
         desc = llvm.InsertValueOp(desc, field(stride), [4, d]).result
-    return builtin.UnrealizedConversionCastOp([value_type], [desc]).result
+    return builtin.UnrealizedConversionCastOp([_kernel_type(value_type)], [desc]).result
 
 
 def outline_generics(module: ir.Module) -> int:
