@@ -178,3 +178,64 @@ func.func @read_through_a_view_stays_shared(%x: tensor<8xf32>) -> (tensor<8xf32>
 }
 
 // STATS: (S) 1 kept-read-destinations
+
+// -----
+
+// A reshape of a shared tensor.empty (as elementwise fusion's reshape
+// propagation leaves it) is the destination of two transposes: the view
+// becomes a tensor.empty of its own type, which is then split like any other.
+
+// CHECK-LABEL: func @view_of_a_shared_empty
+//   CHECK-NOT:   tensor.expand_shape %{{.*}} : tensor<256x64xf32>
+//       CHECK:   %[[E1:.*]] = tensor.empty() : tensor<256x4x16xf32>
+//  CHECK-NEXT:   %[[T1:.*]] = linalg.transpose ins(%{{.*}} : tensor<4x256x16xf32>) outs(%[[E1]] : tensor<256x4x16xf32>)
+//  CHECK-NEXT:   %[[E2:.*]] = tensor.empty() : tensor<256x4x16xf32>
+//  CHECK-NEXT:   %[[T2:.*]] = linalg.transpose ins(%{{.*}} : tensor<4x256x16xf32>) outs(%[[E2]] : tensor<256x4x16xf32>)
+//       CHECK:   return %[[T1]], %[[T2]]
+func.func @view_of_a_shared_empty(%x: tensor<4x256x16xf32>, %y: tensor<4x256x16xf32>) -> (tensor<256x4x16xf32>, tensor<256x4x16xf32>) {
+  %e = tensor.empty() : tensor<256x64xf32>
+  %v = tensor.expand_shape %e [[0], [1, 2]] output_shape [256, 4, 16] : tensor<256x64xf32> into tensor<256x4x16xf32>
+  %t1 = linalg.transpose ins(%x : tensor<4x256x16xf32>) outs(%v : tensor<256x4x16xf32>) permutation = [1, 0, 2]
+  %t2 = linalg.transpose ins(%y : tensor<4x256x16xf32>) outs(%v : tensor<256x4x16xf32>) permutation = [1, 0, 2]
+  return %t1, %t2 : tensor<256x4x16xf32>, tensor<256x4x16xf32>
+}
+
+// STATS: (S) 2 split-destinations
+// STATS: (S) 1 views-as-destinations
+
+// -----
+
+// A view of a dynamically sized tensor.empty becomes a tensor.empty sized as
+// the view reifies its result (here the expand_shape's output_shape).
+
+// CHECK-LABEL: func @views_of_a_dynamic_empty
+//  CHECK-SAME:   (%[[X:.*]]: tensor<?x4xf32>, %[[N:.*]]: index)
+//   CHECK-NOT:   tensor.expand_shape
+//   CHECK-NOT:   tensor.collapse_shape
+//       CHECK:   %[[E:.*]] = tensor.empty(%[[N]]) : tensor<?x4xf32>
+//  CHECK-NEXT:   linalg.exp ins(%[[X]] : tensor<?x4xf32>) outs(%[[E]] : tensor<?x4xf32>)
+func.func @views_of_a_dynamic_empty(%x: tensor<?x4xf32>, %n: index) -> tensor<?x4xf32> {
+  %c4 = arith.constant 4 : index
+  %m = arith.muli %n, %c4 : index
+  %e = tensor.empty(%m) : tensor<?xf32>
+  %v = tensor.expand_shape %e [[0, 1]] output_shape [%n, 4] : tensor<?xf32> into tensor<?x4xf32>
+  %r = linalg.exp ins(%x : tensor<?x4xf32>) outs(%v : tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %r : tensor<?x4xf32>
+}
+
+// STATS: (S) 1 views-as-destinations
+
+// -----
+
+// A view of a function argument is no destination: it stays.
+
+// CHECK-LABEL: func @view_of_an_argument
+//       CHECK:   %[[V:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [2, 4]
+//       CHECK:   linalg.exp ins(%{{.*}} : tensor<2x4xf32>) outs(%[[V]] : tensor<2x4xf32>)
+func.func @view_of_an_argument(%x: tensor<2x4xf32>, %y: tensor<8xf32>) -> tensor<2x4xf32> {
+  %v = tensor.expand_shape %y [[0, 1]] output_shape [2, 4] : tensor<8xf32> into tensor<2x4xf32>
+  %r = linalg.exp ins(%x : tensor<2x4xf32>) outs(%v : tensor<2x4xf32>) -> tensor<2x4xf32>
+  return %r : tensor<2x4xf32>
+}
+
+// STATS: (S) 0 views-as-destinations
