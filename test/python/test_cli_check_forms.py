@@ -171,6 +171,20 @@ func.func @main(%x: memref<4xf32>, %i: index) -> f32 {
 """
 
 
+def test_a_crash_of_after_in_its_own_process_is_reported_as_one(tmp_path):
+    # AFTER reads 10^11 elements further on: it crashes in the second process
+    # (--jobs 2), and the error says which side, as with --jobs 1.
+    before, after = tmp_path / "before.mlir", tmp_path / "after.mlir"
+    before.write_text(GATHER)
+    after.write_text(GATHER.replace("%v = memref.load %x[%i]", "%far = arith.constant 100000000000 "
+                                    ": index\n  %j = arith.addi %i, %far : index\n"
+                                    "  %v = memref.load %x[%j]"))
+    for jobs in ("2", "1"):
+        p = check(before, after, "--entry", "main", "--value", "1=2", "--jobs", jobs)
+        assert p.returncode == 1 and "Traceback" not in p.stderr, p.stderr
+        assert "memplan-check: error: after: @main crashed (signal 11, SIGSEGV)" in p.stderr, p.stderr
+
+
 def test_a_crashing_program_is_an_error_not_a_signal(tmp_path):
     from memplan.numerics import ExecutionCrash, execute
 
@@ -213,10 +227,19 @@ def test_verbose_prints_phase_times_after_the_verdict(forms):
     lines = p.stdout.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("  times (s, wall clock;"))
     phases = [line.strip().split(":")[0] for line in lines[start + 1:]]
+    # AFTER is compiled and run in a second process (--jobs 2, the default)
+    # while BEFORE is, or after it with --jobs 1: the phases say which.
     for name in ("before parsing", "before bufferization (memplan)", "before lowering to loops",
                  "before lowering to LLVM", "after lowering to LLVM", "before JIT compilation",
-                 "before runs", "after runs", "comparison"):
+                 "before runs", "after JIT compilation (in parallel)", "after runs (in parallel)",
+                 "comparison"):
         assert name in phases, (name, phases)
+    serial = check(forms["tensor"], forms["transients"], "--entry", "main", "-v", "--jobs", "1")
+    lines_1 = serial.stdout.splitlines()
+    start_1 = next(i for i, line in enumerate(lines_1) if line.startswith("  times (s, wall clock;"))
+    assert lines_1[:start_1] == lines[:start]  # the same verdict, forms and heaps
+    phases_1 = [line.strip().split(":")[0] for line in lines_1[start_1 + 1:]]
+    assert "after runs" in phases_1 and "after runs (in parallel)" not in phases_1
     # A memref-level AFTER is not bufferized; poison mode runs each side twice.
     assert "after bufferization (memplan)" not in phases
     assert not any(line.startswith("  times") for line in check(

@@ -28,6 +28,8 @@ from .lowering import LoweredProgram, lower
 from .runner import DEFAULT_OPT_LEVEL, Executable, ExecutionCrash, Output, RunOutcome
 from .signature import Signature, ValueSpec
 from .source import ModuleSource
+from .parallel import cores
+from .parallel import start as parallel_start
 from .timing import PhaseTimes, phase
 
 __all__ = ["Mismatch", "CompareResult", "compare", "compare_paths", "first_difference",
@@ -461,6 +463,7 @@ def compare(
     isolate: bool = False,
     reference: str = "upstream",
     times: Optional[PhaseTimes] = None,
+    parallel: bool = False,
 ) -> CompareResult:
     """Run ``before`` and ``after`` on identical inputs and compare bit for bit.
 
@@ -498,7 +501,10 @@ def compare(
     ``reference`` bufferizes a tensor-level module with upstream's
     one-shot-bufferize (``"upstream"``) or memplan's (``"memplan"``: the same
     decisions, near-linear where upstream's analysis is about cubic), and
-    ``times`` gets the seconds of each phase.
+    ``times`` gets the seconds of each phase. With ``parallel`` and
+    ``isolate`` on a machine with two cores or more, AFTER is JIT-compiled
+    and run in a forked child while BEFORE is in this process (the same
+    code, the same bits; memplan-check does this).
 
     Raises ``KeyError`` when a module has no ``func.func @entry``,
     :class:`~memplan.ir.parse.ParseError` when text does not parse,
@@ -508,7 +514,7 @@ def compare(
     return compare_paths(before, after, entry, [values], inputs=inputs, seed=seed, poison=poison,
                          dims=dims, opt_level=opt_level, scratch=scratch,
                          keep_outputs=keep_outputs, isolate=isolate, reference=reference,
-                         times=times)[0]
+                         times=times, parallel=parallel)[0]
 
 
 def compare_paths(
@@ -527,13 +533,14 @@ def compare_paths(
     raise_errors: bool = True,
     reference: str = "upstream",
     times: Optional[PhaseTimes] = None,
+    parallel: bool = False,
 ) -> List[Union[CompareResult, Exception]]:
     """:func:`compare` once per entry of ``value_sets`` (each a ``values``
     mapping: the scalars that select a path, say), lowering and compiling
     each module once: one :class:`CompareResult` per entry. Without
     ``raise_errors``, what a run raises (:class:`ExecutionCrash`,
     :class:`~memplan.numerics.heap.UseAfterFree`, ...) takes its entry's
-    place instead."""
+    place instead. ``parallel`` is :func:`compare`'s, for a single entry."""
     from memplan.transients.queries import QUERY_SUFFIX
 
     also = (entry + QUERY_SUFFIX,)
@@ -556,7 +563,9 @@ def compare_paths(
         try:
             results.append(_compare_once(prog_b, prog_a, exe_b, exe_a, pairing, inputs, seed,
                                          poison, dims, scratch, values, keep_outputs, isolate,
-                                         last=k == len(value_sets) - 1, times=times))
+                                         last=k == len(value_sets) - 1, times=times,
+                                         parallel=parallel and len(value_sets) == 1
+                                         and cores() > 1))
         except (RuntimeError, ValueError) as err:
             if raise_errors:
                 raise
@@ -564,14 +573,39 @@ def compare_paths(
     return results
 
 
+def _detached(run: RunOutcome) -> RunOutcome:
+    """``run`` with each output's ``logical`` view of its ``data`` replaced
+    by where it lies in it, so that pickling it (from a child) sends the
+    elements once; :func:`_attach` makes the views again."""
+    for out in run.outputs:
+        logical = out.logical
+        if logical is None or not np.shares_memory(logical, out.data) or not out.data.size:
+            continue
+        start = logical.__array_interface__["data"][0] - out.data.__array_interface__["data"][0]
+        out.logical = ("view", start, logical.shape, logical.strides)
+    return run
+
+
+def _attach(run: RunOutcome) -> None:
+    """Undo :func:`_detached`."""
+    for out in run.outputs:
+        if isinstance(out.logical, tuple):
+            _, start, shape, strides = out.logical
+            flat = out.data.reshape(-1)
+            out.logical = np.lib.stride_tricks.as_strided(
+                flat[start // flat.itemsize:], shape=shape, strides=strides)
+
+
 def _compare_once(prog_b: LoweredProgram, prog_a: LoweredProgram, exe_b: Executable,
                   exe_a: Executable, pairing: Pairing, inputs, seed: int, poison: bool, dims,
                   scratch: Sequence[int], values, keep_outputs: bool,
                   isolate: bool, last: bool = True,
-                  times: Optional[PhaseTimes] = None) -> CompareResult:
+                  times: Optional[PhaseTimes] = None, parallel: bool = False) -> CompareResult:
     """One comparison on compiled programs (see :func:`compare`); the
     ``last`` one drops each engine once it has run (two large models' code
-    is never held at once)."""
+    is never held at once). With ``parallel`` (and ``isolate``, ``last``)
+    AFTER is compiled and run in a forked child meanwhile
+    (:mod:`memplan.numerics.parallel`)."""
     sig_b, sig_a = prog_b.signature, prog_a.signature
     storage_b, storage_a = pairing.storage("before"), pairing.storage("after")
     scratch_b = sorted(set(scratch) | ({storage_b} if storage_b is not None else set()))
@@ -599,18 +633,37 @@ def _compare_once(prog_b: LoweredProgram, prog_a: LoweredProgram, exe_b: Executa
         _place_storage(args_a, sig_a, storage_a, size)
         notes_a[-1] += f" ({args_a[storage_a].data.nbytes} bytes, {source})"
 
-    def compile_and_run(side, exe, args, sig, scratch):
-        with phase(times, f"{side} JIT compilation"):
+    def compile_and_run(side, exe, args, sig, scratch, times=times, how=""):
+        with phase(times, f"{side} JIT compilation{how}"):
             exe.compile()
-        with phase(times, f"{side} runs"):
+        with phase(times, f"{side} runs{how}"):
             ran = _runs(exe, args, poison, scratch, _run_elements(sig, scratch), side,
                         pairing.out_params(side), isolate)
         if last:
             exe.close()
         return ran
 
-    run_b, problem_b = compile_and_run("before", exe_b, args_b, sig_b, scratch_b)
-    run_a, problem_a = compile_and_run("after", exe_a, args_a, sig_a, scratch_a)
+    if parallel and isolate and last:
+        # AFTER is compiled and run in a forked child while BEFORE is here.
+        def after_side():
+            side_times = PhaseTimes() if times is not None else None
+            run, problem = compile_and_run("after", exe_a, args_a, sig_a, scratch_a, side_times,
+                                           " (in parallel)")
+            return _detached(run), problem, side_times
+
+        child = parallel_start(after_side, "AFTER's JIT compilation and runs")
+        try:
+            run_b, problem_b = compile_and_run("before", exe_b, args_b, sig_b, scratch_b)
+        except BaseException:
+            child.cancel()
+            raise
+        run_a, problem_a, side_times = child.result()
+        _attach(run_a)
+        if times is not None:
+            times.merge(side_times)
+    else:
+        run_b, problem_b = compile_and_run("before", exe_b, args_b, sig_b, scratch_b)
+        run_a, problem_a = compile_and_run("after", exe_a, args_a, sig_a, scratch_a)
     uninitialized = [p for p in (problem_b, problem_a) if p is not None]
     with phase(times, "comparison"):
         left, right, elements, names = _aligned_outputs(

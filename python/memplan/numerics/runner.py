@@ -394,6 +394,18 @@ class ExecutionCrash(RuntimeError):
             "another that must match it)")
         self.signal = signal_number
 
+    def __reduce__(self):
+        # Pickled (from a child: memplan.numerics.parallel) with its message
+        # as it is now, which may have been prefixed.
+        return _crash, (self.args, self.signal)
+
+
+def _crash(args: tuple, signal_number: int) -> ExecutionCrash:
+    crash = ExecutionCrash.__new__(ExecutionCrash)
+    crash.args = args
+    crash.signal = signal_number
+    return crash
+
 
 def _argument_outputs(args: Sequence[ArgValue], scratch: Sequence[int]) -> List[Output]:
     """Every memref argument but the scratch ones, after the call (integers

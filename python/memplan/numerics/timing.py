@@ -36,6 +36,12 @@ class PhaseTimes:
         finally:
             self.add(name, time.perf_counter() - start)
 
+    def merge(self, other: "PhaseTimes") -> None:
+        """Add ``other``'s phases (measured in another process)."""
+        for name, seconds in other.seconds.items():
+            self.seconds[name] = self.seconds.get(name, 0.0) + seconds
+            self.counts[name] = self.counts.get(name, 0) + other.counts[name]
+
     def lines(self) -> List[str]:
         """One ``name: 1.23 s`` line per phase (``(2 runs)`` where it ran more
         than once)."""
