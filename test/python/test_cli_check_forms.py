@@ -171,6 +171,16 @@ func.func @main(%x: memref<4xf32>, %i: index) -> f32 {
 """
 
 
+def test_verdict_into_a_closed_pipe(forms):
+    # `memplan-check ... | head` whose reader left before the verdict: exit 1
+    # without a word (no BrokenPipeError traceback, no signal).
+    p = subprocess.Popen([CHECK, str(forms["tensor"]), str(forms["out"]), "--entry", "main", "-v"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p.stdout.close()  # the reader goes away
+    err = p.stderr.read().decode()
+    assert p.wait() == 1 and err == "", err
+
+
 def test_a_crash_of_after_in_its_own_process_is_reported_as_one(tmp_path):
     # AFTER reads 10^11 elements further on: it crashes in the second process
     # (--jobs 2), and the error says which side, as with --jobs 1.

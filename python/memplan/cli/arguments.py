@@ -18,8 +18,9 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-from typing import TYPE_CHECKING, Dict, List, NoReturn, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Callable, Dict, List, NoReturn, Optional, Sequence, Tuple, Union
 
 if TYPE_CHECKING:  # mlir is imported where it is used (start-up time)
     from mlir import ir
@@ -50,6 +51,19 @@ class ArgumentParser(argparse.ArgumentParser):
         """Print the usage and ``PROG: error: MESSAGE``; exit 1."""
         self.print_usage(sys.stderr)
         self.exit(1, f"{self.prog}: error: {message}\n")
+
+
+def quiet_on_broken_pipe(run: Callable[[], int]) -> int:
+    """``run()``'s exit code, with standard output flushed; 1 without a word
+    when the reader of standard output went away (``... | head``), and
+    Python kept from complaining again when it flushes at exit."""
+    try:
+        code = run()
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 def print_error(prog: str, message: str) -> int:

@@ -37,6 +37,7 @@ from memplan.cli.arguments import (
     load_input,
     parse_expect,
     print_error,
+    quiet_on_broken_pipe,
 )
 from memplan.numerics.runner import DEFAULT_OPT_LEVEL
 
@@ -95,7 +96,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    """Entry point; returns the exit status."""
+    """Entry point; returns the exit status (1, quietly, when the reader of
+    standard output goes away: ``memplan-check ... | head``)."""
+    return quiet_on_broken_pipe(lambda: _check(argv))
+
+
+def _check(argv: Optional[List[str]]) -> int:
     args = build_parser().parse_args(argv)
     entry = args.entry[1:] if args.entry.startswith("@") else args.entry
 

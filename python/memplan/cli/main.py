@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
 import sys
 from typing import Optional, Sequence
 
-from memplan.cli.arguments import ArgumentParser
+from memplan.cli.arguments import ArgumentParser, quiet_on_broken_pipe
 
 #: Modules providing ``add_parser(subparsers)``, in help order.
 SUBCOMMANDS: tuple[str, ...] = (
@@ -56,15 +55,8 @@ def run(argv: Optional[Sequence[str]] = None) -> int:
 
 def main() -> None:
     """Console-script entry point."""
-    try:
-        code = run()
-        sys.stdout.flush()
-    except BrokenPipeError:
-        # The reader went away (`memplan report ... | head`): stop quietly,
-        # and keep Python from complaining again when it flushes at exit.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        code = 1
-    sys.exit(code)
+    # The reader may go away (`memplan report ... | head`): stop quietly.
+    sys.exit(quiet_on_broken_pipe(run))
 
 
 if __name__ == "__main__":
