@@ -342,3 +342,37 @@ def test_cli_usage_error():
     # A bad command line exits 1 like mlir-opt's (argparse would give 2).
     proc = check(str(INPUTS / "uninit.mlir"), "--entry", "main")
     assert proc.returncode == 1 and "the following arguments are required" in proc.stderr
+
+
+# -- the reference bufferization ----------------------------------------------
+
+
+def test_reference_falls_back_to_upstream_where_memplans_fails(monkeypatch):
+    # memplan's reference bufferization made to fail (its fuzzer order needs
+    # a seed: memplan-one-shot-bufferize's own error): upstream's
+    # one-shot-bufferize runs on a fresh copy instead, the program says so
+    # and why, and it runs as upstream's reference does.
+    from memplan.numerics import lowering
+    from memplan.numerics.timing import PhaseTimes
+
+    text = src("tensor_chain.mlir")
+    failing = lowering.REFERENCES["memplan"].replace(
+        "{", "{analysis-heuristic=fuzzer ", 1)
+    monkeypatch.setitem(lowering.REFERENCES, "memplan", failing)
+    times = PhaseTimes()
+    program = lowering.lower(text, "main", reference="memplan", times=times, label="before")
+    assert program.reference.startswith("upstream, as memplan's failed (bufferization failed: ")
+    assert "analysis-fuzzer-seed" in program.reference, program.reference
+    assert program.bufferization.startswith(lowering.REFERENCES["upstream"] + ",")
+    assert list(times.seconds)[:3] == ["before copy", "before bufferization (memplan)",
+                                       "before bufferization (upstream)"]
+    assert times.counts["before copy"] == 2  # the fresh copy upstream's runs on
+    fallback = compare(text, text, "main", reference="memplan")
+    upstream = compare(text, text, "main", reference="upstream")
+    assert fallback.ok and upstream.ok, str(fallback)
+    assert "bufferized here by upstream, as memplan's failed" in fallback.form_before
+    assert fallback.heap_before.total_bytes == upstream.heap_before.total_bytes
+    # Upstream's own failure is not hidden behind a fallback.
+    monkeypatch.setitem(lowering.REFERENCES, "upstream", failing)
+    with pytest.raises(lowering.LoweringError, match="analysis-fuzzer-seed"):
+        lowering.lower(text, "main", reference="upstream")
