@@ -87,17 +87,24 @@ class PathTree:
             node_of_block[block] = n
             return n
 
-        uniq = np.unique(blocks)
+        # (return_inverse: without it np.unique imports numpy.ma.)
+        uniq, block_index = np.unique(blocks, return_inverse=True)
         mapping = np.array([node(int(b)) for b in uniq], dtype=np.int64)
         self.point_node = np.zeros(self.end - func_op, dtype=np.int64)
         if ops.size:
-            self.point_node[1:] = mapping[np.searchsorted(uniq, blocks)]
+            self.point_node[1:] = mapping[block_index]
         # Each node's points form the range of its block's ops (nested ones
-        # included): from its first op to the end of its last.
+        # included): from its first op to the end of its last. One pass over
+        # the points for all nodes (not one per node: quadratic).
+        points = np.arange(self.point_node.size, dtype=np.int64)
+        first = np.full(len(self.parent), self.point_node.size, dtype=np.int64)
+        last = np.full(len(self.parent), -1, dtype=np.int64)
+        np.minimum.at(first, self.point_node, points)
+        np.maximum.at(last, self.point_node, points)
         for n in range(1, len(self.parent)):
-            where = np.nonzero(self.point_node == n)[0]
-            self.lo[n] = int(where.min()) + func_op if where.size else self.end
-            self.hi[n] = int(g.op_end[int(where.max()) + func_op]) if where.size else self.end
+            found = last[n] >= 0
+            self.lo[n] = int(first[n]) + func_op if found else self.end
+            self.hi[n] = int(g.op_end[int(last[n]) + func_op]) if found else self.end
         self._ancestors = [self._chain(n) for n in range(len(self.parent))]
         # Region ops that run exactly one of their regions on every execution
         # (exclusive regions, one always entered: scf.if with an else): a
