@@ -120,7 +120,7 @@ MUTANTS: Tuple[Mutant, ...] = (
         "a buffer memplan cannot pool stops holding memory at its last use, not its free",
         LIFETIMES,
         "      if (deallocHi >= 0)\n        hi = std::max(hi, deallocHi);\n",
-        "",
+        "      if (deallocHi >= 0)\n        (void)deallocHi;\n",
         ("test_lifetimes.py", "test_peak.py"),
         _REUSE_LIT + _PEAK_LIT,
     ),

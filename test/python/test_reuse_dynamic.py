@@ -335,3 +335,37 @@ def test_simplified_index_follows_sign_tests():
         dim = next(v for v in range(g.num_values) if names[v] == "memref.dim")
         assert g.simplified_index(back) == dim
         assert g.simplified_index(dim) == dim
+
+
+# A buffer sized by `memref.dim` of a view (a collapse_shape) of another
+# allocation, as bufferization sizes the copy of an out-of-place operand
+# after elementwise fusion: the size is the allocation's operand
+# (ValueBoundsOpInterface through the view), one dynamic size for all three
+# buffers, so they share one pool instead of each keeping its own malloc.
+THROUGH_A_VIEW = """
+func.func @main(%x: memref<?xf32>, %out: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %x, %c0 : memref<?xf32>
+  %a = memref.alloc(%n) : memref<1x?xf32>
+  %ac = memref.collapse_shape %a [[0, 1]] : memref<1x?xf32> into memref<?xf32>
+  linalg.exp ins(%x : memref<?xf32>) outs(%ac : memref<?xf32>)
+  %m = memref.dim %ac, %c0 : memref<?xf32>
+  %b = memref.alloc(%m) : memref<?xf32>
+  linalg.negf ins(%ac : memref<?xf32>) outs(%b : memref<?xf32>)
+  memref.dealloc %a : memref<1x?xf32>
+  %c = memref.alloc(%n) : memref<?xf32>
+  linalg.exp ins(%b : memref<?xf32>) outs(%c : memref<?xf32>)
+  memref.dealloc %b : memref<?xf32>
+  memref.copy %c, %out : memref<?xf32> to memref<?xf32>
+  memref.dealloc %c : memref<?xf32>
+  return
+}
+"""
+
+
+def test_size_read_through_a_view():
+    after, stats, check = run_reuse(THROUGH_A_VIEW)
+    assert stats["pools"] == 1 and stats["pooled-dynamic"] == 3, stats
+    assert check.ok and not check.unchecked and not check.unproven_pairs, check
+    assert after.count("memref.alloc(") == 1, after
+    _runs_alike(THROUGH_A_VIEW, after, "main")

@@ -116,18 +116,30 @@ def canonical_size_value(graph: Graph, value: int) -> int:
             value = simpler
             continue
         source = int(graph.operands[int(graph.operand_begin[op]) + found[0]])
+        equal = _equal_size_operand(graph, value, source)
+        if equal is None:
+            return value
+        value = equal
+    return value
+
+
+def _equal_size_operand(graph: Graph, value: int, source: int) -> Optional[int]:
+    """An index operand of the op defining ``source``, or of the ops it is
+    a view of (ViewLikeOpInterface: ``memref.dim`` of a collapse_shape of
+    an allocation), that ``value`` equals (ValueBoundsOpInterface), or None."""
+    for _ in range(64):
         owner = int(graph.value_op[source])
         if owner < 0:
-            return value
+            return None
         begin, end = int(graph.operand_begin[owner]), int(graph.operand_begin[owner + 1])
         for o in graph.operands[begin:end].tolist():
             is_index = graph.types[graph.value_type[o]].kind == TypeKind.INDEX
             if is_index and graph.equal_index(value, int(o)):
-                value = int(o)
-                break
-        else:
-            return value
-    return value
+                return int(o)
+        if int(graph.view_source[owner]) < 0:
+            return None
+        source = int(graph.operands[begin + int(graph.view_source[owner])])
+    return None
 
 
 def hoistable_slice(graph: Graph, scope_block: int, values: list[int]) -> Optional[list[int]]:
