@@ -19,6 +19,9 @@ seconds (user + system of the process: the figure that holds on a loaded
 machine) and the verdict; a check over ``--budget`` seconds (default 30) is
 marked.  Upstream has no such checker, so there is no upstream column.
 
+``--jobs 1`` has memplan-check compile and run the two sides one after
+the other instead of at once (its default, ``--jobs 2``).
+
 ``--exports DIR ...`` adds models exported by ``examples/torch_mlir.py
 --weights arguments`` (GPT-2 124M and the unrolled GRU of
 ``bench/torch_models.py``): ``model.mlir`` against ``planned.mlir`` on the
@@ -27,7 +30,7 @@ exported inputs (``x.npy``, ``argN.npy``), checked against torch's
 ``-v`` each check's slowest phases (memplan-check ``-v``) are printed.
 
     python bench/bench_numerics.py [--workloads DIR] [--only NAME ...] [--opt-level N]
-                                   [--exports DIR ...] [--reference upstream] [-v]
+                                   [--exports DIR ...] [--reference upstream] [--jobs 1|2] [-v]
 """
 
 from __future__ import annotations
@@ -60,11 +63,12 @@ def run_pipeline(text: str, path: str, pipeline: str) -> str:
 
 def check(before: Path, after: Path, opt_level: int | None, timeout: float,
           entry: str = "forward", extra: tuple[str, ...] = (),
-          cwd: Path | None = None) -> tuple[float, float, str, list[str]]:
+          cwd: Path | None = None, jobs: int = 2) -> tuple[float, float, str, list[str]]:
     """One memplan-check process: wall seconds, CPU seconds (its children's
-    included: the isolated runs), the verdict line and the phase lines."""
+    included: AFTER's process and the isolated runs), the verdict line and
+    the phase lines."""
     cmd = [sys.executable, "-m", "memplan.cli.check", str(before), str(after), "--entry", entry,
-           "-v", *extra]
+           "-v", "--jobs", str(jobs), *extra]
     if opt_level is not None:
         cmd += ["--opt-level", str(opt_level)]
     start = time.perf_counter()
@@ -103,7 +107,7 @@ def check_export(folder: Path, args: argparse.Namespace) -> None:
     extra = (*inputs, "--expect", "y.npy", "--rtol", "1e-4", "--atol", "1e-5",
              "--reference", args.reference)
     wall, cpu, verdict, phases = check(Path("model.mlir"), Path("planned.mlir"), args.opt_level,
-                                       args.timeout, "main", extra, cwd=folder)
+                                       args.timeout, "main", extra, cwd=folder, jobs=args.jobs)
     over = " **over budget**" if wall > args.export_budget else ""
     print(f"| {folder.name} | {wall:.1f}{over} | {cpu:.1f} | {verdict} |", flush=True)
     if args.verbose:
@@ -121,6 +125,8 @@ def main() -> None:
                     help="folders written by examples/torch_mlir.py --weights arguments")
     ap.add_argument("--export-budget", type=float, default=60.0)
     ap.add_argument("--reference", choices=("memplan", "upstream"), default="memplan")
+    ap.add_argument("--jobs", type=int, choices=(1, 2), default=2,
+                    help="memplan-check --jobs: 2 compiles and runs the two sides at once")
     ap.add_argument("-v", "--verbose", action="store_true", help="print the slowest phases")
     args = ap.parse_args()
     if args.exports:
@@ -158,7 +164,8 @@ def main() -> None:
                     before.write_text(before_text)
                 after.write_text(after_text)
                 seconds, cpu, verdict, phases = check(before, after, args.opt_level, args.timeout,
-                                                      extra=("--reference", args.reference))
+                                                      extra=("--reference", args.reference),
+                                                      jobs=args.jobs)
                 over = " **over budget**" if seconds > args.budget else ""
                 cells.append(f"{seconds:.1f} ({cpu:.1f}){over}")
                 verdicts.append(f"{case}: {verdict}" + (
