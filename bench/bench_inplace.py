@@ -57,6 +57,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from generators import elementwise_chain  # noqa: E402
+from shared_workloads import workload_dir  # noqa: E402
 from tools import MEMPLAN_OPT, MLIR_OPT  # noqa: E402
 
 
@@ -231,7 +232,7 @@ def ratio_text(ours: float, theirs: float, timeout: float) -> str:
 
 #: Options of the real-model reference pipeline (../shared/workloads/README.md).
 WORKLOAD_OPTIONS = "bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map"
-WORKLOADS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "workloads")
+WORKLOADS = workload_dir()
 
 
 def section_workloads(r: Runner, directory: str) -> None:

@@ -24,8 +24,9 @@ from memplan.ir.parse import parse_source
 
 sys.path.insert(0, os.path.dirname(__file__))
 from generators import elementwise_chain  # noqa: E402
+from shared_workloads import workload_dir  # noqa: E402
 
-GPT2 = "/work/shared/workloads/gpt2_l48_h512_s128.mlir"
+GPT2 = os.path.join(workload_dir(), "gpt2_l48_h512_s128.mlir")
 GPT2_OPTIONS = "bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map"
 
 

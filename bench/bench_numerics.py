@@ -50,8 +50,11 @@ import memplan
 from memplan.ir import parse_source
 from memplan.pipeline import UPSTREAM_BUFFERIZATION as REFERENCE
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from shared_workloads import workload_dir  # noqa: E402
+
 FULL = REFERENCE.replace("one-shot-bufferize{", "memplan-one-shot-bufferize{", 1)
-DEFAULT_WORKLOADS = Path(__file__).resolve().parents[1] / ".." / "shared" / "workloads"
+DEFAULT_WORKLOADS = Path(workload_dir())
 
 
 def run_pipeline(text: str, path: str, pipeline: str) -> str:

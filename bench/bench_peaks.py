@@ -69,9 +69,10 @@ from memplan.ir import parse_source  # noqa: E402
 from memplan.lifetimes.analysis import analyze_module  # noqa: E402
 from memplan.lifetimes.peaks import dataflow_bound, input_peak  # noqa: E402
 from memplan.pipeline import UPSTREAM_BUFFERIZATION  # noqa: E402
+from shared_workloads import workload_dir  # noqa: E402
 from workloads import WORKLOADS  # noqa: E402
 
-WORKLOAD_DIR = os.path.join(HERE, "..", "..", "shared", "workloads")
+WORKLOAD_DIR = workload_dir()
 MEMPLAN = "memplan-memory-pipeline"
 #: Upstream's elementwise fusion, as a compiler runs it before bufferization.
 FUSION = "linalg-fuse-elementwise-ops,canonicalize,cse"

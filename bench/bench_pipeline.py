@@ -38,6 +38,7 @@ sys.path.insert(0, HERE)
 
 from bench_inplace import tiled_loop_nest  # noqa: E402
 from generators import elementwise_chain  # noqa: E402
+from shared_workloads import workload_dir  # noqa: E402
 from tools import MEMPLAN_OPT, MLIR_OPT, Measured, measure  # noqa: E402
 from workloads import transformer  # noqa: E402
 
@@ -45,7 +46,7 @@ UPSTREAM = ("builtin.module(one-shot-bufferize{bufferize-function-boundaries "
             "function-boundary-type-conversion=identity-layout-map}, buffer-deallocation-pipeline, "
             "func.func(optimize-allocation-liveness))")
 MEMPLAN = "builtin.module(memplan-memory-pipeline)"
-WORKLOADS = os.path.join(HERE, "..", "..", "shared", "workloads")
+WORKLOADS = workload_dir()
 
 
 
