@@ -208,6 +208,19 @@ Key canonicalize(State &s) {
       buffers.push_back(s.buffers[b]);
     }
   }
+  // Buffers no value refers to any more whose address is still known.
+  SmallVector<std::pair<uintptr_t, int32_t>> addressed;
+  for (auto &[v, k] : s.known)
+    if (k.form == Known::Address && renumber[k.buffer] < 0)
+      addressed.push_back(
+          {reinterpret_cast<uintptr_t>(v.getAsOpaquePointer()), k.buffer});
+  llvm::sort(addressed);
+  for (auto &[ptr, b] : addressed) {
+    if (renumber[b] < 0) {
+      renumber[b] = static_cast<int32_t>(buffers.size());
+      buffers.push_back(s.buffers[b]);
+    }
+  }
   for (auto &[v, b] : s.bufferOf)
     b = renumber[b];
   SmallVector<std::pair<uintptr_t, Known>> knowns;
@@ -868,7 +881,7 @@ void FunctionChecker::integerResults(Operation *op, State &s) {
       bool same = a->buffer == b->buffer;
       // Two distinct buffers have distinct addresses unless one was
       // allocated after the other was freed.
-      if (same || (!x.outlived && !y.outlived && !x.collected && !y.collected))
+      if (same || (!x.outlived && !y.outlived))
         s.known[cmp.getResult()] = Known::boolean(same == eq);
       return;
     }
