@@ -34,6 +34,14 @@ AsyncStep asyncStep(mlir::Operation *next,
                     llvm::function_ref<bool(mlir::Value)> isPending,
                     llvm::SmallVectorImpl<mlir::Value> &chained);
 
+/// The first op after `op` in its block that waits until the work `op`
+/// started (whose completion values are `completions`) is done, or null (the
+/// rules of asyncStep). An op nested in a later op of the block may not run:
+/// it does not count, and nor does any other use (passed to a call,
+/// returned, yielded, stored).
+mlir::Operation *completionPoint(mlir::Operation *op,
+                                 llvm::ArrayRef<mlir::Value> completions);
+
 } // namespace memplan
 
 #endif // MEMPLAN_ANALYSIS_ASYNCWORK_H

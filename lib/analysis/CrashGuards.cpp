@@ -137,4 +137,29 @@ LogicalResult checkNonBranchSuccessors(Operation *root) {
   return failure(walk.wasInterrupted());
 }
 
+LogicalResult checkOwnershipDeallocationInput(Operation *func) {
+  bool crashes = false;
+  func->walk([&](RegionBranchOpInterface op) {
+    if (!op->getNumRegions() || op->getNumResults() == 0)
+      return;
+    Block *block = op->getBlock();
+    for (Value r : op->getResults()) {
+      for (Operation *user : r.getUsers()) {
+        if (block->findAncestorOpInBlock(*user))
+          continue;
+        op->emitError()
+            << "upstream's ownership-based deallocation, which memplan leaves "
+               "this function to, reads an erased result here: it replaces '"
+            << op->getName()
+            << "' and its liveness of the branch that ends the block still "
+               "holds the old result, used in another block (MLIR 22: SIGSEGV "
+               "in getMemrefsToRetain); memplan does not run it";
+        crashes = true;
+        return;
+      }
+    }
+  });
+  return failure(crashes);
+}
+
 } // namespace memplan

@@ -33,6 +33,14 @@ mlir::LogicalResult checkCallBoundaries(
 /// function boundaries asserts).
 mlir::LogicalResult checkNonBranchSuccessors(mlir::Operation *root);
 
+/// A function upstream's ownership-based deallocation crashes on (MLIR 22,
+/// SIGSEGV in DeallocationState::getMemrefsToRetain): a result of a
+/// RegionBranchOpInterface op used in another block than the op's (the pass
+/// replaces the op to append ownership results, and its liveness of the
+/// branch that ends the block still holds the erased result). A located
+/// error per such op.
+mlir::LogicalResult checkOwnershipDeallocationInput(mlir::Operation *func);
+
 } // namespace memplan
 
 #endif // MEMPLAN_ANALYSIS_CRASHGUARDS_H

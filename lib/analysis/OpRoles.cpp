@@ -214,23 +214,6 @@ bool alwaysRuns(RegionBranchOpInterface op) {
          });
 }
 
-/// The first op after `op` in its block that waits until the work `op`
-/// started is done, or null (the rules of asyncStep). An op nested in a
-/// later op of the block may not run: it does not count, and nor does any
-/// other use (passed to a call, returned, yielded, stored).
-Operation *completionPoint(Operation *op, ArrayRef<Value> completions) {
-  llvm::SmallPtrSet<Value, 8> pending(completions.begin(), completions.end());
-  auto isPending = [&](Value v) { return pending.contains(v); };
-  SmallVector<Value> chained;
-  for (Operation *next = op->getNextNode(); next; next = next->getNextNode()) {
-    chained.clear();
-    if (asyncStep(next, isPending, chained) == AsyncStep::Waits)
-      return next;
-    pending.insert(chained.begin(), chained.end());
-  }
-  return nullptr;
-}
-
 /// Every region only returns to the op: one of them runs per execution.
 /// One of the op's regions is entered on every execution: its entry
 /// successors, whatever its operands, are regions only.
@@ -325,6 +308,19 @@ int32_t classify(Operation *op) {
 }
 
 } // namespace
+
+Operation *completionPoint(Operation *op, ArrayRef<Value> completions) {
+  llvm::SmallPtrSet<Value, 8> pending(completions.begin(), completions.end());
+  auto isPending = [&](Value v) { return pending.contains(v); };
+  SmallVector<Value> chained;
+  for (Operation *next = op->getNextNode(); next; next = next->getNextNode()) {
+    chained.clear();
+    if (asyncStep(next, isPending, chained) == AsyncStep::Waits)
+      return next;
+    pending.insert(chained.begin(), chained.end());
+  }
+  return nullptr;
+}
 
 SmallVector<Value> asyncCompletions(Operation *op) {
   if (auto gpuOp = dyn_cast<gpu::AsyncOpInterface>(op)) {

@@ -15,6 +15,7 @@
 #include <nanobind/ndarray.h>
 
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
 #include <initializer_list>
 
@@ -48,16 +49,23 @@ nb::class_<S> bindStats(nb::module_ &m, const char *name, const char *doc,
   return cls;
 }
 
+nb::object opCapsule(MlirOperation op) {
+  return nb::steal(
+      PyCapsule_New(op.ptr, "mlir.ir.Operation._CAPIPtr", nullptr));
+}
+
+nb::object locationCapsule(MlirLocation loc) {
+  return nb::steal(PyCapsule_New(const_cast<void *>(loc.ptr),
+                                 "mlir.ir.Location._CAPIPtr", nullptr));
+}
+
 /// Remarks as a list of (mlir.ir.Location, message).
 nb::list remarkList(const std::vector<RewriteRemark> &remarks) {
   nb::object create =
       nb::module_::import_("mlir.ir").attr("Location").attr("_CAPICreate");
   nb::list out;
-  for (const RewriteRemark &r : remarks) {
-    nb::object capsule = nb::steal(PyCapsule_New(
-        const_cast<void *>(r.loc.ptr), "mlir.ir.Location._CAPIPtr", nullptr));
-    out.append(nb::make_tuple(create(capsule), r.message));
-  }
+  for (const RewriteRemark &r : remarks)
+    out.append(nb::make_tuple(create(locationCapsule(r.loc)), r.message));
   return out;
 }
 
@@ -140,6 +148,15 @@ void registerTransformsBindings(nb::module_ &m) {
 #include "memplan/transforms/Counters.def"
                  });
   }
+  {
+    using S = DeallocationStats;
+    bindStats<S>(m, "DeallocationStats",
+                 "What memplan-buffer-deallocation did.",
+                 {
+#define MEMPLAN_DEALLOCATION_COUNTER MEMPLAN_COUNTER
+#include "memplan/transforms/Counters.def"
+                 });
+  }
 #undef MEMPLAN_COUNTER
   m.def(
       "fold_transposes",
@@ -161,23 +178,47 @@ void registerTransformsBindings(nb::module_ &m) {
       "Give every use of a fresh destination (tensor.empty) its own copy right "
       "before its user.");
   m.def(
-      "insert_deallocs",
-      [](const Graph &g, const Int32In &allocs, const Int32In &after,
-         bool manual) {
-        size_t n = allocs.shape(0);
-        if (after.shape(0) != n)
-          throw nb::value_error("allocs and after differ in length");
-        for (size_t i = 0; i < n; ++i)
-          for (int32_t op : {allocs.data()[i], after.data()[i]})
-            if (op < 0 || op >= g.numOps())
-              throw nb::index_error("op id out of range");
-        insertDeallocs(g, allocs.data(), after.data(), n, manual);
+      "deallocate_buffers",
+      [](nb::handle capsule) {
+        DeallocationResult result = deallocateBuffers(operationOf(capsule));
+        nb::list left, unawaited;
+        for (const LeftFunction &f : result.left)
+          left.append(nb::make_tuple(opCapsule(f.func), opCapsule(f.at),
+                                     f.reason, f.allocations));
+        for (const UnawaitedBuffer &b : result.unawaited)
+          unawaited.append(nb::make_tuple(locationCapsule(b.buffer),
+                                          locationCapsule(b.work)));
+        return nb::make_tuple(result.stats, left, unawaited);
       },
-      nb::arg("graph"), nb::arg("allocs"), nb::arg("after"), nb::arg("manual"),
-      "Insert memref.dealloc of each allocation op's result right after the "
-      "given op (graph op "
-      "ids); manual marks both with bufferization.manual_deallocation. The "
-      "graph is stale after.");
+      nb::arg("module_capsule"),
+      "Free the buffers of every function under the module that memplan's "
+      "ownership analysis reasons about: (DeallocationStats, [(function "
+      "capsule, op capsule, reason, heap allocations)] left to upstream, "
+      "[(buffer location capsule, async work location capsule)] not freed).");
+  m.def(
+      "check_upstream_deallocation",
+      [](nb::handle capsule) {
+        return checkUpstreamDeallocation(operationOf(capsule));
+      },
+      nb::arg("func_capsule"),
+      "False (after a located error) when upstream's ownership-based "
+      "deallocation crashes on the function.");
+  nb::class_<HiddenFunctionBodies>(
+      m, "HiddenFunctionBodies",
+      "While it lives (until restore()), every function under the module "
+      "but the kept ones has no body (a private declaration).")
+      .def(
+          "__init__",
+          [](HiddenFunctionBodies *self, nb::handle capsule,
+             const std::vector<nb::handle> &keep) {
+            std::vector<MlirOperation> ops;
+            for (nb::handle k : keep)
+              ops.push_back(operationOf(k));
+            new (self) HiddenFunctionBodies(operationOf(capsule), ops);
+          },
+          nb::arg("module_capsule"), nb::arg("keep"))
+      .def("restore", &HiddenFunctionBodies::restore,
+           "Put every hidden body back.");
   m.def(
       "recompute_cheap_values",
       [](nb::handle capsule, bool remarks, int64_t maxAddedWorkPercent) {

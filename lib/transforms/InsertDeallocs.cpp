@@ -1,43 +1,370 @@
-//===- InsertDeallocs.cpp - Free buffers right after their last use -------===//
+//===- InsertDeallocs.cpp - Apply memplan's ownership plan ----------------===//
 //
-// See include/memplan/transforms/Transforms.h. The placement (which buffers,
-// after which op) is memplan-buffer-deallocation's, from the lifetime analysis;
-// this only builds the ops, on MLIR's C++ API.
+// See include/memplan/transforms/Transforms.h. Which buffer is freed where,
+// which merges carry a run-time flag and which returns copy come from the
+// ownership analysis (memplan/analysis/Ownership.h); this builds the ops:
+// flags appended to block arguments, region-op results and region
+// arguments, terminator and branch operands (upstream's convention: after
+// the values they follow), copies at returns, frees (under an scf.if on the
+// flag where ownership is dynamic), and split edges for frees on one edge
+// of a branch.
 //
 //===----------------------------------------------------------------------===//
 
-#include "memplan/analysis/Graph.h"
+#include "memplan/analysis/Ownership.h"
 #include "memplan/transforms/Transforms.h"
 
+#include "../analysis/CrashGuards.h"
+
+#include "mlir/CAPI/IR.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+#include "llvm/Support/Debug.h"
+
+#include <map>
+
+#define DEBUG_TYPE "memplan-insert-deallocs"
 
 using namespace mlir;
 
 namespace memplan {
+namespace {
 
-void insertDeallocs(const Graph &g, const int32_t *allocs, const int32_t *after,
-                    size_t n, bool manual) {
-  if (n == 0)
-    return;
-  MLIRContext *ctx = g.op(allocs[0])->getContext();
-  ctx->getOrLoadDialect<memref::MemRefDialect>();
-  ctx->getOrLoadDialect<bufferization::BufferizationDialect>();
-  OpBuilder builder(ctx);
-  StringAttr manualName = StringAttr::get(
-      ctx, bufferization::BufferizationDialect::kManualDeallocation);
-  for (size_t i = 0; i < n; ++i) {
-    Operation *alloc = g.op(allocs[i]);
-    Operation *last = g.op(after[i]);
-    builder.setInsertionPointAfter(last);
-    auto dealloc = memref::DeallocOp::create(builder, alloc->getLoc(),
-                                             alloc->getResult(0));
-    if (manual) {
-      alloc->setAttr(manualName, UnitAttr::get(ctx));
-      dealloc->setAttr(manualName, UnitAttr::get(ctx));
-    }
+class PlanRewriter {
+public:
+  PlanRewriter(FunctionPlan &plan, DeallocationStats &stats)
+      : plan(plan), stats(stats), builder(plan.func->getContext()) {}
+
+  void run();
+
+private:
+  Value constant(Block *block, bool value);
+  Value resolve(Value v) const {
+    auto it = replaced.find(v);
+    return it == replaced.end() ? v : it->second;
   }
+  Operation *resolve(Operation *op) const {
+    auto it = replacedOps.find(op);
+    return it == replacedOps.end() ? op : it->second;
+  }
+  Value flagOf(int32_t handle) const {
+    return flags.lookup(resolve(plan.handles[handle]));
+  }
+  /// The flag values of `list` for an operand list in `block`.
+  SmallVector<Value> flagValues(const FunctionPlan::FlagList &list,
+                                Block *block);
+  void appendBlockFlags();
+  void appendRegionOpFlags();
+  void appendBranchFlags();
+  void copyReturns();
+  void insertFrees();
+  Operation *free(OpBuilder &b, Location loc, int32_t handle);
+
+  FunctionPlan &plan;
+  DeallocationStats &stats;
+  OpBuilder builder;
+  DenseMap<Block *, std::pair<Value, Value>> constants;
+  DenseMap<Value, Value> flags;
+  DenseMap<Value, Value> replaced;
+  DenseMap<Operation *, Operation *> replacedOps;
+  /// The flag lists by the op whose operands they extend.
+  DenseMap<Operation *, SmallVector<const FunctionPlan::FlagList *, 1>> lists;
+};
+
+Value PlanRewriter::constant(Block *block, bool value) {
+  auto &[f, t] = constants[block];
+  Value &slot = value ? t : f;
+  if (!slot) {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(block);
+    slot = arith::ConstantOp::create(builder, plan.func->getLoc(),
+                                     builder.getBoolAttr(value));
+  }
+  return slot;
+}
+
+SmallVector<Value> PlanRewriter::flagValues(const FunctionPlan::FlagList &list,
+                                            Block *block) {
+  SmallVector<Value> values;
+  for (const FunctionPlan::Incoming &in : list.flags) {
+    if (in.handle < 0 || in.ownership == Ownership::No)
+      values.push_back(constant(block, false));
+    else if (in.ownership == Ownership::Yes)
+      values.push_back(constant(block, true));
+    else
+      values.push_back(flagOf(in.handle));
+  }
+  return values;
+}
+
+void PlanRewriter::appendBlockFlags() {
+  // Block arguments in argument order, one i1 each.
+  std::map<std::pair<Block *, unsigned>, BlockArgument> args;
+  for (Value v : plan.flagged)
+    if (auto arg = dyn_cast<BlockArgument>(v))
+      args[{arg.getOwner(), arg.getArgNumber()}] = arg;
+  for (auto &[key, arg] : args) {
+    Block *block = key.first;
+    flags[arg] = block->addArgument(builder.getI1Type(), arg.getLoc());
+    ++stats.flags;
+  }
+}
+
+void PlanRewriter::appendRegionOpFlags() {
+  SmallVector<Operation *> regionOps;
+  plan.func->walk<WalkOrder::PostOrder>([&](RegionBranchOpInterface op) {
+    if (op->getNumRegions() && op.getOperation() != plan.func)
+      regionOps.push_back(op);
+  });
+  for (Operation *op : regionOps) {
+    // The terminators of its regions.
+    for (Region &region : op->getRegions()) {
+      for (Block &block : region) {
+        Operation *term = block.getTerminator();
+        auto terminator =
+            dyn_cast_or_null<RegionBranchTerminatorOpInterface>(term);
+        if (!terminator)
+          continue;
+        for (const FunctionPlan::FlagList *list : lists.lookup(term)) {
+          SmallVector<RegionSuccessor> succs;
+          SmallVector<Attribute> none(term->getNumOperands());
+          terminator.getSuccessorRegions(none, succs);
+          if (succs.empty())
+            continue;
+          SmallVector<Value> values = flagValues(*list, &block);
+          terminator.getMutableSuccessorOperands(succs.front()).append(values);
+        }
+      }
+    }
+    // Its entry operands: regions never take ownership from the parent.
+    for (const FunctionPlan::FlagList *list : lists.lookup(op))
+      if (list->entry)
+        op->insertOperands(op->getNumOperands(),
+                           flagValues(*list, op->getBlock()));
+    // Its results.
+    SmallVector<OpResult> flaggedResults;
+    for (OpResult r : op->getResults())
+      if (plan.flagged.contains(r))
+        flaggedResults.push_back(r);
+    if (flaggedResults.empty())
+      continue;
+    SmallVector<Type> types(op->getResultTypes());
+    types.append(flaggedResults.size(), builder.getI1Type());
+    Operation *fresh =
+        Operation::create(op->getLoc(), op->getName(), types, op->getOperands(),
+                          op->getAttrDictionary(), op->getPropertiesStorage(),
+                          op->getSuccessors(), op->getNumRegions());
+    for (auto [from, to] : llvm::zip(op->getRegions(), fresh->getRegions()))
+      to.takeBody(from);
+    builder.setInsertionPoint(op);
+    builder.insert(fresh);
+    for (auto [k, r] : llvm::enumerate(op->getResults())) {
+      replaced[r] = fresh->getResult(k);
+    }
+    for (auto [k, r] : llvm::enumerate(flaggedResults)) {
+      Value flag = fresh->getResult(op->getNumResults() + k);
+      flags[fresh->getResult(r.getResultNumber())] = flag;
+      ++stats.flags;
+    }
+    op->replaceAllUsesWith(fresh->getResults().take_front(op->getNumResults()));
+    replacedOps[op] = fresh;
+    // The plan's lists keyed on the old op.
+    if (auto it = lists.find(op); it != lists.end()) {
+      auto moved = it->second;
+      lists.erase(it);
+      lists[fresh] = moved;
+    }
+    op->erase();
+  }
+}
+
+void PlanRewriter::appendBranchFlags() {
+  for (FunctionPlan::FlagList &list : plan.flagLists) {
+    if (list.successor < 0)
+      continue;
+    auto br = cast<BranchOpInterface>(list.op);
+    SmallVector<Value> values = flagValues(list, list.op->getBlock());
+    br.getSuccessorOperands(list.successor).append(values);
+  }
+}
+
+void PlanRewriter::copyReturns() {
+  for (const FunctionPlan::ReturnCopy &copy : plan.returnCopies) {
+    Operation *ret = copy.ret;
+    Value v = ret->getOperand(copy.operand);
+    builder.setInsertionPoint(ret);
+    Location loc = v.getLoc();
+    Value result;
+    if (copy.conditional) {
+      Value flag = flagOf(copy.handle);
+      auto ifOp = scf::IfOp::create(builder, loc, TypeRange{v.getType()}, flag,
+                                    /*withElseRegion=*/true);
+      OpBuilder inner = ifOp.getThenBodyBuilder();
+      scf::YieldOp::create(inner, loc, v);
+      inner = ifOp.getElseBodyBuilder();
+      Value clone = bufferization::CloneOp::create(inner, loc, v);
+      scf::YieldOp::create(inner, loc, clone);
+      result = ifOp.getResult(0);
+    } else {
+      result = bufferization::CloneOp::create(builder, loc, v);
+    }
+    ret->setOperand(copy.operand, result);
+    ++stats.copies;
+  }
+}
+
+Operation *PlanRewriter::free(OpBuilder &b, Location loc, int32_t handle) {
+  Value v = resolve(plan.handles[handle]);
+  ++stats.frees;
+  if (plan.ownership[handle] == Ownership::Dynamic) {
+    auto ifOp = scf::IfOp::create(b, loc, flagOf(handle),
+                                  /*withElseRegion=*/false);
+    OpBuilder inner = ifOp.getThenBodyBuilder();
+    memref::DeallocOp::create(inner, loc, v);
+    ++stats.conditionalFrees;
+    return ifOp;
+  }
+  return memref::DeallocOp::create(b, loc, v);
+}
+
+void PlanRewriter::insertFrees() {
+  // Frees at one place go in plan order: each after the one before.
+  std::map<std::pair<Operation *, unsigned>, Block *> splits;
+  DenseMap<Operation *, Operation *> lastAfter;
+  for (const FunctionPlan::Free &f : plan.frees) {
+    Location loc = resolve(plan.handles[f.handle]).getLoc();
+    Operation *anchor = nullptr;
+    if (f.after) {
+      anchor = resolve(f.after);
+      Operation *prev = lastAfter.lookup(anchor);
+      builder.setInsertionPointAfter(prev ? prev : anchor);
+    } else if (f.before) {
+      builder.setInsertionPoint(resolve(f.before));
+    } else if (f.atStart) {
+      builder.setInsertionPointToStart(f.atStart);
+    } else {
+      // The edge from the branch to one successor: a block of its own.
+      Block *&split = splits[{f.edge, f.edgeSuccessor}];
+      if (!split) {
+        Block *succ = f.edge->getSuccessor(f.edgeSuccessor);
+        split = new Block();
+        succ->getParent()->getBlocks().insert(succ->getIterator(), split);
+        SmallVector<Value> args;
+        for (BlockArgument arg : succ->getArguments())
+          args.push_back(split->addArgument(arg.getType(), arg.getLoc()));
+        OpBuilder::InsertionGuard guard(builder);
+        builder.setInsertionPointToEnd(split);
+        cf::BranchOp::create(builder, f.edge->getLoc(), succ, args);
+        f.edge->setSuccessor(split, f.edgeSuccessor);
+        ++stats.splitEdges;
+      }
+      builder.setInsertionPoint(split->getTerminator());
+    }
+    Operation *created = free(builder, loc, f.handle);
+    if (anchor)
+      lastAfter[anchor] = created;
+  }
+}
+
+void PlanRewriter::run() {
+  MLIRContext *ctx = plan.func->getContext();
+  ctx->getOrLoadDialect<arith::ArithDialect>();
+  ctx->getOrLoadDialect<bufferization::BufferizationDialect>();
+  ctx->getOrLoadDialect<cf::ControlFlowDialect>();
+  ctx->getOrLoadDialect<memref::MemRefDialect>();
+  ctx->getOrLoadDialect<scf::SCFDialect>();
+  for (FunctionPlan::FlagList &list : plan.flagLists)
+    lists[list.op].push_back(&list);
+  appendBlockFlags();
+  appendRegionOpFlags();
+  appendBranchFlags();
+  copyReturns();
+  insertFrees();
+  for (auto [h, own] : llvm::enumerate(plan.ownership))
+    if (own == Ownership::Dynamic)
+      ++stats.dynamic;
+}
+
+} // namespace
+
+DeallocationResult deallocateBuffers(MlirOperation rootHandle) {
+  Operation *root = unwrap(rootHandle);
+  std::vector<FunctionPlan> plans = analyzeOwnership(root);
+  DeallocationResult result;
+  for (FunctionPlan &plan : plans) {
+    if (!plan.left.empty()) {
+      ++result.stats.functionsLeft;
+      result.stats.leftAllocations += plan.leftAllocations;
+      result.left.push_back(
+          {wrap(plan.func), wrap(plan.leftAt ? plan.leftAt : plan.func),
+           plan.left, static_cast<int64_t>(plan.leftAllocations)});
+      continue;
+    }
+    for (auto [h, op] : plan.unawaited)
+      result.unawaited.push_back(
+          {wrap(plan.handles[h].getLoc()), wrap(op->getLoc())});
+    result.stats.unawaited += plan.unawaited.size();
+    PlanRewriter(plan, result.stats).run();
+  }
+  return result;
+}
+
+bool checkUpstreamDeallocation(MlirOperation func) {
+  return succeeded(checkOwnershipDeallocationInput(unwrap(func)));
+}
+
+struct HiddenFunctionBodies::Impl {
+  struct Hidden {
+    Operation *func;
+    Region body;
+    SymbolTable::Visibility visibility;
+  };
+  std::vector<std::unique_ptr<Hidden>> hidden;
+};
+
+HiddenFunctionBodies::HiddenFunctionBodies(
+    MlirOperation rootHandle, const std::vector<MlirOperation> &keep)
+    : impl(new Impl) {
+  llvm::SmallPtrSet<Operation *, 4> kept;
+  for (MlirOperation op : keep)
+    kept.insert(unwrap(op));
+  unwrap(rootHandle)->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    auto func = dyn_cast<FunctionOpInterface>(op);
+    if (!func)
+      return WalkResult::advance();
+    if (!kept.contains(op) && !func.isExternal()) {
+      auto hidden = std::make_unique<Impl::Hidden>();
+      hidden->func = op;
+      hidden->visibility = SymbolTable::getSymbolVisibility(op);
+      hidden->body.takeBody(func.getFunctionBody());
+      SymbolTable::setSymbolVisibility(op, SymbolTable::Visibility::Private);
+      impl->hidden.push_back(std::move(hidden));
+    }
+    return WalkResult::skip();
+  });
+}
+
+void HiddenFunctionBodies::restore() {
+  for (auto &hidden : impl->hidden) {
+    auto func = cast<FunctionOpInterface>(hidden->func);
+    func.getFunctionBody().takeBody(hidden->body);
+    SymbolTable::setSymbolVisibility(hidden->func, hidden->visibility);
+  }
+  impl->hidden.clear();
+}
+
+HiddenFunctionBodies::~HiddenFunctionBodies() {
+  restore();
+  delete impl;
 }
 
 } // namespace memplan

@@ -165,17 +165,18 @@ register_pass(
 
 register_pass(
     "memplan-buffer-deallocation",
-    "Free each buffer memplan understands right after its last use; upstream's ownership-based "
-    "deallocation for the rest",
+    "Free each buffer right after its last use, with ownership known statically where the paths "
+    "agree and a run-time flag where they do not",
     "Runs after bufferization, in place of buffer-deallocation-pipeline and "
-    "optimize-allocation-liveness. A memref.alloc whose every use the lifetime analysis "
-    "understands (no escape, no unknown user or region) gets a memref.dealloc right after the op "
-    "of its block holding its last use. When something else needs deallocating (an allocation "
-    "memplan does not understand that is not simply returned, memrefs from calls or region "
-    "branches), upstream's buffer-deallocation-pipeline and optimize-allocation-liveness run as a "
-    "nested pipeline, memplan's deallocations marked bufferization.manual_deallocation. Both "
-    "steps are linear in the number of buffers memplan frees.",
-    options=[Option("remarks", bool, False, "emit a remark for each thing left to upstream's passes")],
+    "optimize-allocation-liveness. memplan's ownership analysis decides who frees every buffer of "
+    "a function: allocations and call results are owned by their block, a value a region op or a "
+    "branch merges is owned where every incoming edge hands ownership over, not where none does, "
+    "and under an i1 flag (appended to results, region arguments and block arguments) where they "
+    "disagree; each owned buffer is freed right after the last use of any value that may point "
+    "into it, and a function returns copies of what it does not own. Functions the analysis "
+    "cannot reason about are left to upstream's buffer-deallocation-pipeline and "
+    "optimize-allocation-liveness, run with every other function's body hidden.",
+    options=[Option("remarks", bool, False, "emit a remark for each function left to upstream's passes")],
     run="memplan.deallocation.dealloc_pass:run",
 )
 

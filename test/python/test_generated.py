@@ -20,30 +20,39 @@ OPS = 8
 #: locations): a program showing only these is an expected failure, any
 #: other defect fails. Each names its owner; the list must end empty.
 KNOWN = {
-    # deallocation: a memref.alloc whose size folds to a constant loses its
-    # manual_deallocation marker, and upstream's deallocation frees it again.
-    "heap-fault: double free: memref.dealloc at LOC frees the buffer of memref.alloc at LOC, "
-    "which memref.dealloc at LOC freed already": "deallocation",
-    "verifier: LOC: error: memplan-verify-deallocation: frees a heap buffer that is already "
-    "freed on this path": "deallocation",
-    "mismatch: failed assertions differ: {...} vs {...}": "deallocation",
-    # deallocation: a function returning its argument (or one buffer twice)
-    # under the ABI where the caller owns what a function returns.
-    "verifier: LOC: error: memplan-verify-deallocation: returns memory it does not own (a "
-    "function argument), but the caller owns and frees what a function returns": "deallocation",
-    "verifier: LOC: error: memplan-verify-deallocation: a heap buffer is not freed on a path "
-    "through the function": "deallocation",
-    "verifier: LOC: error: memplan-verify-deallocation: returns one heap buffer twice: the "
-    "caller would free it twice": "deallocation",
-    # upstream's ownership-based deallocation aborts (isBeforeInBlock) on cf
-    # branches, and memplan-buffer-deallocation hands it those buffers.
+    # deallocation: a value a branch merges may point into a buffer on a
+    # path that does not pass its allocation; memplan leaves the function to
+    # upstream's ownership-based deallocation, which aborts (isBeforeInBlock)
+    # on it, as upstream's own pipeline does.
     "crash: memplan-memory-pipeline crashes too (killed by signal SIGABRT, in "
     "memplan-buffer-deallocation)": "deallocation",
-    # upstream's buffer-deallocation-pipeline frees a buffer a successor
-    # block still uses; memplan hands it the same function.
-    "use-after-free: after: @main: use after free: an access to byte N of the buffer of "
-    "memref.alloc at LOC, freed by memref.dealloc at LOC": "deallocation",
 }
+
+#: Peaks above upstream's still open, by program (a peak's message is the
+#: program's numbers): the step gencheck names (the first one without which
+#: the peak is back at upstream's; "memplan": none of them, the
+#: deallocation), and why.
+KNOWN_PEAKS = {
+    7: ("pools", "pools: the pooled program peaks above upstream's on a path"),
+    15: ("pools", "pools: the pooled program peaks above upstream's on a path"),
+    27: ("memplan", "deallocation: an arith.select of an owned buffer and an argument is "
+         "owned by nobody statically, so the function returns a copy and frees the buffer "
+         "after it; upstream selects the ownership flags at run time and returns the buffer"),
+}
+
+
+def _known(seed: int, defect) -> bool:
+    """The defect is one of the open ones named above."""
+    if defect.kind == "peak":
+        return seed in KNOWN_PEAKS and KNOWN_PEAKS[seed][0] == defect.owner
+    return defect.signature in KNOWN
+
+
+def _why(seed: int, defect) -> str:
+    """The owner and the reason of a known defect."""
+    if defect.kind == "peak":
+        return KNOWN_PEAKS[seed][1]
+    return f"{KNOWN[defect.signature]}: {defect.signature}"
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -51,12 +60,12 @@ def test_generated_program(seed):
     program = numeric_program(seed, n_ops=OPS)
     report = check_isolated(program)
     ours = [d for d in report.defects if d.kind != "upstream"]
-    unknown = [d for d in ours if d.signature not in KNOWN]
+    unknown = [d for d in ours if not _known(seed, d)]
     assert not unknown, "\n".join(map(str, unknown)) + "\n\n" + program.text
     if report.skipped:
         pytest.skip(report.skipped)
     if ours:
-        pytest.xfail("; ".join(sorted({f"{KNOWN[d.signature]}: {d.signature}" for d in ours})))
+        pytest.xfail("; ".join(sorted({_why(seed, d) for d in ours})))
     assert report.paths == 4
     assert all(memplan <= upstream for upstream, memplan in report.peaks)
 

@@ -116,24 +116,37 @@ def test_random_programs_through_the_memory_pipeline():
     assert checked >= 12
 
 
+DEALLOCATION = ("builtin.module(memplan-one-shot-bufferize{bufferize-function-boundaries "
+                "function-boundary-type-conversion=identity-layout-map}, "
+                "memplan-buffer-deallocation)")
+
+
 def test_memplan_deallocation_frees_everything_once():
     # Without pools: memplan's deallocation alone against upstream's
     # ownership-based deallocation, on random programs (calls, loops,
-    # branches: upstream's pass runs for what memplan leaves).
-    ran_upstream = freed = checked = 0
+    # branches): memplan's ownership analysis reasons about nearly every
+    # function (all but one here), upstream's pass runs only for the ones it
+    # leaves, and no attribute marks what memplan frees.
+    left = freed = checked = 0
     for src in bufferizable_random_programs(4000, 16):
-        ours = rewrite(src, "builtin.module(memplan-one-shot-bufferize{bufferize-function-boundaries "
-                            "function-boundary-type-conversion=identity-layout-map}, memplan-buffer-deallocation)")
+        with ir.Context():
+            module = parse_source(src, "prog.mlir")
+            passes = memplan.run_pipeline(module, DEALLOCATION)
+            ours = str(module)
+        stats = {name: value for p in passes for name, (value, _) in p.statistics.items()}
         theirs = rewrite(src, UPSTREAM)
         result = numerics.compare(theirs, ours, "main")
         if reads_undefined_contents(result):
             continue
         assert result.ok, result
-        assert result.heap_after.invalid_frees == 0
-        assert result.heap_after.live_at_exit == result.heap_before.live_at_exit
-        ran_upstream += "bufferization.manual_deallocation" in ours
-        freed += ours.count("memref.dealloc")
+        # Clean heap: every block freed once or returned. (Bytes live at
+        # exit may be above upstream's: upstream returns one buffer twice
+        # in some of these programs, which the caller would free twice,
+        # where memplan returns a copy.)
+        assert result.heap_after.clean, result.heap_after
+        assert "bufferization.manual_deallocation" not in ours
+        left += stats["functions-left-to-upstream"]
+        freed += stats["freed-by-memplan"]
         checked += 1
     assert checked >= 8
-    # Both paths were taken.
-    assert 0 < ran_upstream < checked and freed > 0
+    assert 0 <= left < checked // 4 and freed > 0

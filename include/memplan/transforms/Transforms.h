@@ -207,13 +207,61 @@ struct AllocViews {
 /// allocations and their deallocs (except the ops in `keep`).
 void replaceAllocsWithViews(const Graph &g, const AllocViews &views);
 
-/// Inserts `memref.dealloc` of the result of op `allocs[i]` right after op
-/// `after[i]` (graph op ids of `g`, whose IR must be unchanged since it was
-/// extracted), for each i. With `manual`, the allocation and the dealloc
-/// carry `bufferization.manual_deallocation`, so that upstream's
-/// ownership-based deallocation leaves them to memplan.
-void insertDeallocs(const Graph &g, const int32_t *allocs, const int32_t *after,
-                    size_t n, bool manual);
+/// What `deallocateBuffers` did (memplan/transforms/Counters.def).
+struct DeallocationStats {
+#define MEMPLAN_DEALLOCATION_COUNTER(Field, Py, Statistic, Doc)                \
+  int64_t Field = 0;
+#include "memplan/transforms/Counters.def"
+};
+
+/// A function memplan leaves to upstream's ownership-based deallocation.
+struct LeftFunction {
+  MlirOperation func;
+  MlirOperation at; ///< The op the reason is about.
+  std::string reason;
+  int64_t allocations = 0; ///< Its heap allocations.
+};
+
+/// A buffer memplan does not free: asynchronous work on it is never awaited.
+struct UnawaitedBuffer {
+  MlirLocation buffer;
+  MlirLocation work;
+};
+
+struct DeallocationResult {
+  DeallocationStats stats;
+  std::vector<LeftFunction> left;
+  std::vector<UnawaitedBuffer> unawaited;
+};
+
+/// memplan-buffer-deallocation's rewrite: frees every buffer of the
+/// functions under `root` the ownership analysis (memplan/analysis/
+/// Ownership.h) reasons about, as its plan says, and returns the functions
+/// it leaves to upstream.
+DeallocationResult deallocateBuffers(MlirOperation root);
+
+/// Checks a function memplan leaves to upstream's ownership-based
+/// deallocation for inputs that crash it (MLIR 22): a located error per
+/// such input; true when there is none.
+bool checkUpstreamDeallocation(MlirOperation func);
+
+/// While it lives (or until `restore`), the functions under `root` other
+/// than those in `keep` have no body (each a private declaration): a pass
+/// run meanwhile on `root` sees only the kept functions' bodies.
+class HiddenFunctionBodies {
+public:
+  HiddenFunctionBodies(MlirOperation root,
+                       const std::vector<MlirOperation> &keep);
+  ~HiddenFunctionBodies();
+  HiddenFunctionBodies(const HiddenFunctionBodies &) = delete;
+  HiddenFunctionBodies &operator=(const HiddenFunctionBodies &) = delete;
+  /// Puts every hidden body back (once).
+  void restore();
+
+private:
+  struct Impl;
+  Impl *impl;
+};
 
 } // namespace memplan
 

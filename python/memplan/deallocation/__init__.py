@@ -1,11 +1,13 @@
-"""memplan's own deallocation: buffers whose lifetimes memplan proves are
-freed right after their last use, without upstream's ownership-based
-deallocation and ``optimize-allocation-liveness`` (both quadratic in the
-buffers of a function).
+"""memplan's own deallocation: every buffer whose ownership memplan's
+analysis reasons about is freed right after its last use, statically where
+the paths agree and under a run-time flag where they do not, without
+upstream's ownership-based deallocation and ``optimize-allocation-liveness``
+(both quadratic in the buffers of a function), which run only for the
+functions memplan leaves.
 
-* :mod:`.placement`: which buffers memplan frees after which op, and whether
-  anything is left for upstream's passes (an analysis; the IR is unchanged);
-* :mod:`.dealloc_pass`: the ``memplan-buffer-deallocation`` pass;
+* :mod:`.dealloc_pass`: the ``memplan-buffer-deallocation`` pass (its
+  analysis and rewrite are C++: ``lib/analysis/Ownership.cpp``,
+  ``lib/transforms/InsertDeallocs.cpp``);
 * :mod:`.verify`: :func:`verify` and the ``memplan-verify-deallocation``
   pass, which prove every heap buffer freed exactly once on every path.
 """

@@ -1,13 +1,15 @@
-"""``memplan-buffer-deallocation``: free what memplan understands, leave the
-rest to upstream's ownership-based deallocation.
+"""``memplan-buffer-deallocation``: memplan frees every buffer its ownership
+analysis reasons about; upstream's ownership-based deallocation runs only for
+the functions it leaves.
 
-Runs on bufferized IR that has no deallocations yet (after
-``one-shot-bufferize``), where upstream's ``buffer-deallocation-pipeline``
-would run. See :mod:`memplan.deallocation.placement` for which buffers
-memplan frees and when upstream's pipeline is still needed; when it is, it
-runs as a nested pipeline of this pass, with memplan's deallocations marked
-``bufferization.manual_deallocation`` so that it leaves them alone, then
-``optimize-allocation-liveness`` for its own.
+Runs on bufferized IR (after ``one-shot-bufferize``), where upstream's
+``buffer-deallocation-pipeline`` would run. The analysis and the rewrite are
+C++ (``lib/analysis/Ownership.cpp``, ``lib/transforms/InsertDeallocs.cpp``):
+what memplan owns is known from the analysis, never from an attribute. A
+function it leaves (an op without memory effects information on buffers,
+a loop of branches, ...) is handed to upstream's pipeline with every other
+function's body out of its sight; inputs upstream's pass crashes on are a
+located error instead.
 """
 
 from __future__ import annotations
@@ -15,38 +17,42 @@ from __future__ import annotations
 from mlir import ir
 
 from memplan import _core
-from memplan.ir.graph import extract_graph, operation
-from memplan.deallocation.placement import plan_deallocation
 from memplan.passes import PassContext
 
-#: What runs for the buffers memplan leaves to upstream.
+#: What runs for the functions memplan leaves to upstream.
 UPSTREAM_DEALLOCATION = "builtin.module(buffer-deallocation-pipeline, func.func(optimize-allocation-liveness))"
 
 
 def run(module: ir.Operation, ctx: PassContext) -> None:
-    graph = extract_graph(module)
-    plan = plan_deallocation(graph)
-    if ctx.options["remarks"]:
-        for op, why in plan.left_to_upstream:
-            ctx.remark(operation(graph, op), f"left to upstream's deallocation: {why}")
-    if plan.upstream_needed and plan.existing_deallocs:
-        # Upstream's ownership-based deallocation rejects frees it did not
-        # place; memplan cannot tell whose they are.
-        ctx.error(operation(graph, plan.existing_deallocs[0]),
-                  "memplan-buffer-deallocation: the module frees buffers already, and upstream's "
-                  "ownership-based deallocation (needed here for "
-                  f"{plan.left_to_upstream[0][1]}) rejects that; run the pass right after bufferization")
+    """Frees what memplan's ownership analysis reasons about; upstream's
+    deallocation runs for the functions it leaves."""
+    stats, left, unawaited = _core.deallocate_buffers(module._CAPIPtr)
+    for attribute, statistic, description in _core.DeallocationStats.STATISTICS:
+        ctx.stat(statistic, getattr(stats, attribute), description)
+    for buffer, work in unawaited:
+        ctx.warning(ir.Location._CAPICreate(buffer),
+                    "memplan-buffer-deallocation: not freed: asynchronous work that uses "
+                    "the buffer is never awaited in its block",
+                    [(ir.Location._CAPICreate(work), "the work starts here")])
+    if not left:
+        ctx.preserves_all_analyses = not stats.frees and not stats.copies
         return
-    ctx.stat("freed-by-memplan", len(plan.allocs), "Allocations memplan frees after their last use")
-    ctx.stat("left-to-upstream", len(plan.left_to_upstream),
-             "Allocations and memrefs left to upstream's ownership-based deallocation")
-    _core.insert_deallocs(graph, plan.allocs, plan.after, plan.upstream_needed)
-    del graph  # stale from here on
-    ctx.stat("ran-upstream-deallocation", int(plan.upstream_needed),
-             "Whether upstream's deallocation pipeline ran for the rest")
-    if plan.upstream_needed and not ctx.run_pipeline(UPSTREAM_DEALLOCATION):
-        ctx.failed = True
-    ctx.preserves_all_analyses = not len(plan.allocs) and not plan.upstream_needed
+    functions = [ir.Operation._CAPICreate(func) for func, _, _, _ in left]
+    for func, (_, at, reason, allocations) in zip(functions, left):
+        if ctx.options["remarks"]:
+            ctx.remark(ir.Operation._CAPICreate(at),
+                       f"left to upstream's deallocation ({allocations} heap allocations): "
+                       f"{reason}")
+        if not _core.check_upstream_deallocation(func._CAPIPtr):
+            ctx.failed = True
+    if ctx.failed:
+        return
+    hidden = _core.HiddenFunctionBodies(module._CAPIPtr, [f._CAPIPtr for f in functions])
+    try:
+        if not ctx.run_pipeline(UPSTREAM_DEALLOCATION):
+            ctx.failed = True
+    finally:
+        hidden.restore()
 
 
 __all__ = ["UPSTREAM_DEALLOCATION"]

@@ -1,16 +1,16 @@
 // RUN: memplan-opt %s --split-input-file --pass-pipeline='builtin.module(memplan-buffer-deallocation)' | FileCheck %s
-// RUN: memplan-opt %S/inputs/deallocated-already.mlir --pass-pipeline='builtin.module(memplan-buffer-deallocation)' -verify-diagnostics -o /dev/null
-// RUN: memplan-opt %s --split-input-file --pass-pipeline='builtin.module(memplan-buffer-deallocation{remarks})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: memplan-opt %s --split-input-file --pass-pipeline='builtin.module(memplan-buffer-deallocation,memplan-verify-deallocation)' -verify-diagnostics -o /dev/null
 
-// memplan-buffer-deallocation frees every buffer whose lifetime memplan
-// understands right after its last use, and runs upstream's
-// buffer-deallocation-pipeline (and optimize-allocation-liveness) only for
-// what it leaves: here, nothing.
+// memplan-buffer-deallocation decides who frees every buffer from its
+// ownership analysis: statically where the paths agree, with an i1 flag
+// where they do not; each owned buffer is freed right after the last use of
+// any value that may point into it. Upstream's buffer-deallocation-pipeline
+// runs only for functions memplan leaves: here, none. Every output is
+// proven by memplan-verify-deallocation (the second RUN line).
 
 // %a is last used through a view inside the loop: its dealloc goes right
-// after the loop. %b dies when it is copied into %a. The returned %r needs no dealloc (the
-// caller owns it), and upstream's passes do not run (no attribute marks
-// memplan's deallocs).
+// after the loop. %b dies when it is copied into %a. The returned %r needs
+// no dealloc (the caller owns it).
 
 // CHECK-LABEL: func @freed_after_last_use
 //       CHECK:   %[[A:.*]] = memref.alloc() : memref<64xf32>
@@ -39,44 +39,383 @@ func.func @freed_after_last_use(%x: memref<64xf32>, %n: index) -> memref<8x8xf32
 
 // -----
 
-// A buffer passed to a call: memplan does not follow it, upstream's
-// ownership-based deallocation frees it (after the call). memplan's own
-// dealloc of %t then carries bufferization.manual_deallocation, as does %t,
-// so that upstream's pass leaves them alone.
+// A buffer passed to a call is freed after the call; the call's result is
+// the caller's (upstream's function boundary ABI), freed after its last use.
+// No attribute marks anything: nothing is left to upstream.
 
-// CHECK-LABEL: func @call_left_to_upstream
-//       CHECK:   %[[T:.*]] = memref.alloc() {bufferization.manual_deallocation} : memref<16xf32>
-//       CHECK:   memref.copy %{{.*}}, %[[T]]
-//  CHECK-NEXT:   memref.dealloc %[[T]] {bufferization.manual_deallocation} : memref<16xf32>
+// CHECK-LABEL: func @calls
+//       CHECK:   %[[A:.*]] = memref.alloc() : memref<16xf32>
+//       CHECK:   %[[R:.*]] = call @callee(%[[A]])
+//  CHECK-NEXT:   memref.dealloc %[[A]] : memref<16xf32>
+//  CHECK-NEXT:   memref.copy %[[R]], %{{.*}}
+//  CHECK-NEXT:   memref.dealloc %[[R]] : memref<16xf32>
+//  CHECK-NEXT:   return
+//   CHECK-NOT:   manual_deallocation
+func.func private @callee(memref<16xf32>) -> memref<16xf32>
+func.func @calls(%x: memref<16xf32>, %out: memref<16xf32>) {
+  %a = memref.alloc() : memref<16xf32>
+  memref.copy %x, %a : memref<16xf32> to memref<16xf32>
+  %r = func.call @callee(%a) : (memref<16xf32>) -> memref<16xf32>
+  memref.copy %r, %out : memref<16xf32> to memref<16xf32>
+  return
+}
+
+// -----
+
+// Returns: a buffer the function owns is returned as is; an argument, and
+// one buffer returned a second time (through a view), are copied: the
+// caller owns (and frees) every returned memref.
+
+// CHECK-LABEL: func @returns
+//       CHECK:   %[[A:.*]] = memref.alloc() : memref<8xf32>
+//       CHECK:   %[[E:.*]] = memref.expand_shape %[[A]]
+//       CHECK:   %[[X:.*]] = bufferization.clone %arg0
+//       CHECK:   %[[EC:.*]] = bufferization.clone %[[E]]
+//   CHECK-NOT:   memref.dealloc
+//       CHECK:   return %[[A]], %[[X]], %[[EC]]
+func.func @returns(%x: memref<8xf32>) -> (memref<8xf32>, memref<8xf32>, memref<2x4xf32>) {
+  %a = memref.alloc() : memref<8xf32>
+  memref.copy %x, %a : memref<8xf32> to memref<8xf32>
+  %e = memref.expand_shape %a [[0, 1]] output_shape [2, 4] : memref<8xf32> into memref<2x4xf32>
+  return %a, %x, %e : memref<8xf32>, memref<8xf32>, memref<2x4xf32>
+}
+
+// -----
+
+// A free the input has already (of an allocation of the same block) is
+// kept; memplan frees the rest.
+
+// CHECK-LABEL: func @freed_already
+//       CHECK:   %[[T:.*]] = memref.alloc() : memref<16xf32>
+//       CHECK:   memref.dealloc %[[T]] : memref<16xf32>
 //       CHECK:   %[[P:.*]] = memref.alloc() : memref<16xf32>
 //       CHECK:   call @use(%[[P]])
-//       CHECK:   memref.dealloc %[[P]] : memref<16xf32>
+//  CHECK-NEXT:   memref.dealloc %[[P]] : memref<16xf32>
 //  CHECK-NEXT:   return
-
-// REMARK: remark: left to upstream's deallocation: an allocation memplan does not free (escapes-call)
 func.func private @use(memref<16xf32>)
-func.func @call_left_to_upstream(%x: memref<16xf32>) {
+func.func @freed_already(%x: memref<16xf32>) {
   %t = memref.alloc() : memref<16xf32>
   memref.copy %x, %t : memref<16xf32> to memref<16xf32>
+  memref.dealloc %t : memref<16xf32>
   %p = memref.alloc() : memref<16xf32>
-  memref.copy %x, %p : memref<16xf32> to memref<16xf32>
   func.call @use(%p) : (memref<16xf32>) -> ()
   return
 }
 
 // -----
 
-// One buffer returned twice (itself and a view): memplan does not decide
-// who frees it and leaves it to upstream's ownership-based deallocation,
-// which returns both and frees nothing.
+// Both branches of an scf.if yield a buffer of their own: the merged value
+// is owned on every path and freed once after its last use, with no flag.
 
-// CHECK-LABEL: func @returned_twice
+// CHECK-LABEL: func @branches_agree
+//       CHECK:   %[[R:.*]] = scf.if %{{.*}} -> (memref<8xf32>) {
+//   CHECK-NOT:     memref.dealloc
+//       CHECK:   memref.copy %[[R]], %{{.*}}
+//  CHECK-NEXT:   memref.dealloc %[[R]] : memref<8xf32>
+//  CHECK-NEXT:   return
+func.func @branches_agree(%c: i1, %x: memref<8xf32>, %out: memref<8xf32>) {
+  %r = scf.if %c -> memref<8xf32> {
+    %a = memref.alloc() : memref<8xf32>
+    memref.copy %x, %a : memref<8xf32> to memref<8xf32>
+    scf.yield %a : memref<8xf32>
+  } else {
+    %b = memref.alloc() : memref<8xf32>
+    memref.copy %x, %b : memref<8xf32> to memref<8xf32>
+    scf.yield %b : memref<8xf32>
+  }
+  memref.copy %r, %out : memref<8xf32> to memref<8xf32>
+  return
+}
+
+// -----
+
+// One branch yields a fresh buffer, the other the argument: the paths
+// disagree, so the scf.if carries an i1 flag and the free waits on it.
+
+// CHECK-LABEL: func @branches_disagree
+//       CHECK:   %[[R:.*]]:2 = scf.if %{{.*}} -> (memref<8xf32>, i1) {
+//       CHECK:     %[[TRUE:.*]] = arith.constant true
+//       CHECK:     scf.yield %{{.*}}, %[[TRUE]] : memref<8xf32>, i1
+//       CHECK:   } else {
+//       CHECK:     %[[FALSE:.*]] = arith.constant false
+//       CHECK:     scf.yield %arg1, %[[FALSE]] : memref<8xf32>, i1
+//       CHECK:   memref.copy %[[R]]#0, %{{.*}}
+//  CHECK-NEXT:   scf.if %[[R]]#1 {
+//  CHECK-NEXT:     memref.dealloc %[[R]]#0 : memref<8xf32>
+func.func @branches_disagree(%c: i1, %x: memref<8xf32>, %out: memref<8xf32>) {
+  %r = scf.if %c -> memref<8xf32> {
+    %a = memref.alloc() : memref<8xf32>
+    memref.copy %x, %a : memref<8xf32> to memref<8xf32>
+    scf.yield %a : memref<8xf32>
+  } else {
+    scf.yield %x : memref<8xf32>
+  }
+  memref.copy %r, %out : memref<8xf32> to memref<8xf32>
+  return
+}
+
+// -----
+
+// A loop whose body allocates what it yields: the iteration argument is
+// the argument on the first trip and a buffer of the loop after (zero trips:
+// the result is the argument), so it and the result carry a flag; each trip
+// frees the buffer of the trip before.
+
+// CHECK-LABEL: func @loop_allocates
+//       CHECK:   %[[FALSE:.*]] = arith.constant false
+//       CHECK:   %[[R:.*]]:2 = scf.for {{.*}} iter_args(%[[IT:.*]] = %arg0, %[[OWN:.*]] = %[[FALSE]]) -> (memref<8xf32>, i1) {
+//       CHECK:     %[[TRUE:.*]] = arith.constant true
+//       CHECK:     %[[Y:.*]] = memref.alloc() : memref<8xf32>
+//       CHECK:     linalg.add
+//  CHECK-NEXT:     scf.if %[[OWN]] {
+//  CHECK-NEXT:       memref.dealloc %[[IT]] : memref<8xf32>
+//       CHECK:     scf.yield %[[Y]], %[[TRUE]] : memref<8xf32>, i1
+//       CHECK:   memref.copy %[[R]]#0, %{{.*}}
+//  CHECK-NEXT:   scf.if %[[R]]#1 {
+//  CHECK-NEXT:     memref.dealloc %[[R]]#0 : memref<8xf32>
+func.func @loop_allocates(%x: memref<8xf32>, %n: index, %out: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%it = %x) -> memref<8xf32> {
+    %y = memref.alloc() : memref<8xf32>
+    linalg.add ins(%it, %x : memref<8xf32>, memref<8xf32>) outs(%y : memref<8xf32>)
+    scf.yield %y : memref<8xf32>
+  }
+  memref.copy %r, %out : memref<8xf32> to memref<8xf32>
+  return
+}
+
+// -----
+
+// A loop that works in place on a buffer of the function: the result is
+// that buffer and owns nothing; the buffer is freed once, after the
+// result's last use.
+
+// CHECK-LABEL: func @loop_in_place
+//       CHECK:   %[[A:.*]] = memref.alloc() : memref<8xf32>
+//       CHECK:   %[[R:.*]] = scf.for {{.*}} -> (memref<8xf32>) {
+//   CHECK-NOT:     memref.dealloc
+//       CHECK:   memref.copy %[[R]], %{{.*}}
+//  CHECK-NEXT:   memref.dealloc %[[A]] : memref<8xf32>
+//  CHECK-NEXT:   return
+func.func @loop_in_place(%x: memref<8xf32>, %n: index, %out: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = memref.alloc() : memref<8xf32>
+  memref.copy %x, %a : memref<8xf32> to memref<8xf32>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%it = %a) -> memref<8xf32> {
+    linalg.add ins(%it, %x : memref<8xf32>, memref<8xf32>) outs(%it : memref<8xf32>)
+    scf.yield %it : memref<8xf32>
+  }
+  memref.copy %r, %out : memref<8xf32> to memref<8xf32>
+  return
+}
+
+// -----
+
+// scf.while: the after region frees the buffer of the trip before (under
+// the flag: on the first trip it is the function's), the buffer the loop
+// leaves with is freed under its flag, the function's after the loop.
+
+// CHECK-LABEL: func @while_loop
+//       CHECK:   %[[A:.*]] = memref.alloc() : memref<8xf32>
+//       CHECK:   %[[R:.*]]:3 = scf.while (%{{.*}} = %[[A]], %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) : (memref<8xf32>, index, i1) -> (memref<8xf32>, index, i1) {
+//       CHECK:     scf.condition(%{{.*}}) %{{.*}}, %{{.*}}, %{{.*}} : memref<8xf32>, index, i1
+//       CHECK:   ^bb0(%[[B:.*]]: memref<8xf32>, %{{.*}}: index, %[[OWN:.*]]: i1):
+//       CHECK:     scf.if %[[OWN]] {
+//  CHECK-NEXT:       memref.dealloc %[[B]] : memref<8xf32>
+//       CHECK:   memref.copy %[[R]]#0, %{{.*}}
+//  CHECK-NEXT:   memref.dealloc %[[A]] : memref<8xf32>
+//  CHECK-NEXT:   scf.if %[[R]]#2 {
+//  CHECK-NEXT:     memref.dealloc %[[R]]#0 : memref<8xf32>
+func.func @while_loop(%x: memref<8xf32>, %n: index, %out: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = memref.alloc() : memref<8xf32>
+  memref.copy %x, %a : memref<8xf32> to memref<8xf32>
+  %r:2 = scf.while (%buf = %a, %i = %c0) : (memref<8xf32>, index) -> (memref<8xf32>, index) {
+    %more = arith.cmpi slt, %i, %n : index
+    scf.condition(%more) %buf, %i : memref<8xf32>, index
+  } do {
+  ^bb0(%b: memref<8xf32>, %j: index):
+    %next = memref.alloc() : memref<8xf32>
+    linalg.add ins(%b, %x : memref<8xf32>, memref<8xf32>) outs(%next : memref<8xf32>)
+    %k = arith.addi %j, %c1 : index
+    scf.yield %next, %k : memref<8xf32>, index
+  }
+  memref.copy %r#0, %out : memref<8xf32> to memref<8xf32>
+  return
+}
+
+// -----
+
+// Branches: a buffer used on one path only is freed after that use there,
+// and at the start of the other successor (only this edge reaches it).
+
+// CHECK-LABEL: func @branch_dies_on_one_edge
+//       CHECK:   %[[A:.*]] = memref.alloc() : memref<8xf32>
+//       CHECK:   cf.cond_br %{{.*}}, ^[[BB1:.*]], ^[[BB2:.*]]
+//       CHECK: ^[[BB1]]:
+//  CHECK-NEXT:   memref.copy %[[A]], %{{.*}}
+//  CHECK-NEXT:   memref.dealloc %[[A]] : memref<8xf32>
+//       CHECK: ^[[BB2]]:
+//  CHECK-NEXT:   memref.dealloc %[[A]] : memref<8xf32>
+func.func @branch_dies_on_one_edge(%c: i1, %x: memref<8xf32>, %out: memref<8xf32>) {
+  %a = memref.alloc() : memref<8xf32>
+  memref.copy %x, %a : memref<8xf32> to memref<8xf32>
+  cf.cond_br %c, ^bb1, ^bb2
+^bb1:
+  memref.copy %a, %out : memref<8xf32> to memref<8xf32>
+  cf.br ^bb3
+^bb2:
+  cf.br ^bb3
+^bb3:
+  return
+}
+
+// -----
+
+// A buffer dead on an edge into a block other edges reach too: the edge
+// gets a block of its own for the free.
+
+// CHECK-LABEL: func @split_edge
+//       CHECK:   %[[A:.*]] = memref.alloc() : memref<8xf32>
+//       CHECK:   cf.cond_br %{{.*}}, ^[[BB1:.*]], ^[[SPLIT:.*]]
+//       CHECK: ^[[BB1]]:
+//  CHECK-NEXT:   memref.copy %[[A]], %{{.*}}
+//  CHECK-NEXT:   memref.dealloc %[[A]] : memref<8xf32>
+//  CHECK-NEXT:   cf.br ^[[BB2:.*]]
+//       CHECK: ^[[SPLIT]]:
+//  CHECK-NEXT:   memref.dealloc %[[A]] : memref<8xf32>
+//  CHECK-NEXT:   cf.br ^[[BB2]]
+//       CHECK: ^[[BB2]]:
+//  CHECK-NEXT:   return
+func.func @split_edge(%c: i1, %x: memref<8xf32>, %out: memref<8xf32>) {
+  %a = memref.alloc() : memref<8xf32>
+  memref.copy %x, %a : memref<8xf32> to memref<8xf32>
+  cf.cond_br %c, ^bb1, ^bb2
+^bb1:
+  memref.copy %a, %out : memref<8xf32> to memref<8xf32>
+  cf.br ^bb2
+^bb2:
+  return
+}
+
+// -----
+
+// A block argument that gets a fresh buffer on one edge and the argument on
+// the other carries a flag in a block argument of its own.
+
+// CHECK-LABEL: func @block_argument_flag
+//       CHECK:   %[[FALSE:.*]] = arith.constant false
+//       CHECK:   cf.cond_br %{{.*}}, ^{{.*}}, ^[[BB2:.*]](%arg1, %[[FALSE]] : memref<8xf32>, i1)
+//       CHECK:   %[[TRUE:.*]] = arith.constant true
+//       CHECK:   cf.br ^[[BB2]](%{{.*}}, %[[TRUE]] : memref<8xf32>, i1)
+//       CHECK: ^[[BB2]](%[[M:.*]]: memref<8xf32>, %[[OWN:.*]]: i1):
+//  CHECK-NEXT:   memref.copy %[[M]], %{{.*}}
+//  CHECK-NEXT:   scf.if %[[OWN]] {
+//  CHECK-NEXT:     memref.dealloc %[[M]] : memref<8xf32>
+func.func @block_argument_flag(%c: i1, %x: memref<8xf32>, %out: memref<8xf32>) {
+  cf.cond_br %c, ^bb1, ^bb2(%x : memref<8xf32>)
+^bb1:
+  %a = memref.alloc() : memref<8xf32>
+  memref.copy %x, %a : memref<8xf32> to memref<8xf32>
+  cf.br ^bb2(%a : memref<8xf32>)
+^bb2(%m: memref<8xf32>):
+  memref.copy %m, %out : memref<8xf32> to memref<8xf32>
+  return
+}
+
+// -----
+
+// Stack buffers (promote-buffers-to-stack) merged by an scf.if own nothing:
+// no free, no flag.
+
+// CHECK-LABEL: func @stack_branches
 //   CHECK-NOT:   memref.dealloc
+//   CHECK-NOT:   i1)
 //       CHECK:   return
-// REMARK: remark: left to upstream's deallocation: an allocation memplan does not free (escapes-return)
-func.func @returned_twice(%x: memref<64xf32>) -> (memref<8x8xf32>, memref<64xf32>) {
-  %a = memref.alloc() : memref<64xf32>
-  memref.copy %x, %a : memref<64xf32> to memref<64xf32>
-  %v = memref.expand_shape %a [[0, 1]] output_shape [8, 8] : memref<64xf32> into memref<8x8xf32>
-  return %v, %a : memref<8x8xf32>, memref<64xf32>
+func.func @stack_branches(%c: i1, %x: memref<8xf32>, %out: memref<8xf32>) {
+  %r = scf.if %c -> memref<8xf32> {
+    %a = memref.alloca() : memref<8xf32>
+    memref.copy %x, %a : memref<8xf32> to memref<8xf32>
+    scf.yield %a : memref<8xf32>
+  } else {
+    %b = memref.alloca() : memref<8xf32>
+    memref.copy %x, %b : memref<8xf32> to memref<8xf32>
+    scf.yield %b : memref<8xf32>
+  }
+  memref.copy %r, %out : memref<8xf32> to memref<8xf32>
+  return
+}
+
+// -----
+
+// Asynchronous work is a use until the op that waits for it.
+
+// CHECK-LABEL: func @async_copy
+//       CHECK:   %[[A:.*]] = memref.alloc() : memref<16xf32>
+//       CHECK:   gpu.wait [%{{.*}}]
+//  CHECK-NEXT:   memref.dealloc %[[A]] : memref<16xf32>
+func.func @async_copy(%x: memref<16xf32>) {
+  %a = memref.alloc() : memref<16xf32>
+  %t = gpu.memcpy async %x, %a : memref<16xf32>, memref<16xf32>
+  %u = gpu.wait async [%t]
+  gpu.wait [%u]
+  return
+}
+
+// -----
+
+// A loop that yields its iteration argument unchanged, and an scf.if whose
+// branches yield one buffer: each result is that buffer under another name
+// (no flag), so the function returns the buffer itself, not a copy, and
+// frees nothing it returns.
+
+// CHECK-LABEL: func @same_value_merges
+//       CHECK:   %[[A:.*]] = memref.alloc() : memref<8xf32>
+//       CHECK:   %[[R:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[A]]) -> (memref<8xf32>)
+//       CHECK:   %[[S:.*]] = scf.if %{{.*}} -> (memref<8xf32>)
+//   CHECK-NOT:   bufferization.clone
+//   CHECK-NOT:   memref.dealloc
+//       CHECK:   return %[[R]], %[[S]]
+func.func @same_value_merges(%x: memref<8xf32>, %n: index, %c: i1) -> (memref<8xf32>, memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = memref.alloc() : memref<8xf32>
+  memref.copy %x, %a : memref<8xf32> to memref<8xf32>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%it = %a) -> (memref<8xf32>) {
+    linalg.add ins(%it, %x : memref<8xf32>, memref<8xf32>) outs(%it : memref<8xf32>)
+    scf.yield %it : memref<8xf32>
+  }
+  %b = memref.alloc() : memref<8xf32>
+  memref.copy %x, %b : memref<8xf32> to memref<8xf32>
+  %s = scf.if %c -> (memref<8xf32>) {
+    scf.yield %b : memref<8xf32>
+  } else {
+    scf.yield %b : memref<8xf32>
+  }
+  return %r, %s : memref<8xf32>, memref<8xf32>
+}
+
+// -----
+
+// A view nobody uses names the buffer without touching it: %a is freed
+// right after its last access, not after the dead subview (which would keep
+// it alive while %b is allocated).
+
+// CHECK-LABEL: func @dead_view
+//       CHECK:   %[[A:.*]] = memref.alloc() : memref<8xf32>
+//       CHECK:   memref.copy %[[A]], %{{.*}}
+//  CHECK-NEXT:   memref.dealloc %[[A]]
+//       CHECK:   memref.alloc() : memref<8xf32>
+func.func @dead_view(%x: memref<8xf32>, %out: memref<8xf32>) {
+  %a = memref.alloc() : memref<8xf32>
+  memref.copy %x, %a : memref<8xf32> to memref<8xf32>
+  memref.copy %a, %out : memref<8xf32> to memref<8xf32>
+  %b = memref.alloc() : memref<8xf32>
+  memref.copy %x, %b : memref<8xf32> to memref<8xf32>
+  %v = memref.subview %a[4] [4] [1] : memref<8xf32> to memref<4xf32, strided<[1], offset: 4>>
+  memref.copy %b, %out : memref<8xf32> to memref<8xf32>
+  return
 }

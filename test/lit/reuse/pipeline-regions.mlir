@@ -7,9 +7,8 @@
 // not run (%n iterations), so its temporary stays in its body, freed there by
 // memplan. The scf.if result is a branch group: its then- and else-buffers
 // (as large as each other) share one offset of a 256-byte pool, allocated
-// before the scf.if (upstream's ownership-based deallocation frees the merged
-// value: memplan leaves values merged by region branches to it, then pools
-// them). The pool is held next to the returned buffer, which costs nothing:
+// before the scf.if (memplan's deallocation frees the merged value, which
+// owns whichever branch buffer it holds; nothing is left to upstream's). The pool is held next to the returned buffer, which costs nothing:
 // upstream holds the scf.if result there too (512 bytes, its peak).
 
 // CHECK-LABEL: func @loop_and_branches
@@ -30,8 +29,8 @@
 //  CHECK-NEXT:   return %[[RET]]
 
 // STATS: MemplanBufferDeallocationPass
-// STATS-DAG: (S) 1 freed-by-memplan
-// STATS-DAG: (S) 1 ran-upstream-deallocation
+// STATS-DAG: (S) 2 freed-by-memplan
+// STATS-DAG: (S) 0 functions-left-to-upstream
 // STATS: MemplanBufferReusePass
 // STATS-DAG: (S) 2 pooled-allocations
 // STATS-DAG: (S) 1 branch-groups

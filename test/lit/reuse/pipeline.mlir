@@ -27,7 +27,7 @@
 // STATS: (S) 1 reused-inputs
 // STATS: MemplanBufferDeallocationPass
 // STATS-DAG: (S) 1 freed-by-memplan
-// STATS-DAG: (S) 0 ran-upstream-deallocation
+// STATS-DAG: (S) 0 functions-left-to-upstream
 // STATS: MemplanBufferReusePass
 // STATS-DAG: (S) 1 skipped-escapes-return
 // STATS-DAG: (S) 1 skipped-alone

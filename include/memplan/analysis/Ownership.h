@@ -1,0 +1,137 @@
+//===- Ownership.h - Which block frees each buffer, and where ---*- C++ -*-===//
+//
+// The analysis behind memplan-buffer-deallocation, on MLIR's C++ API. It
+// never changes the IR; lib/transforms/InsertDeallocs.cpp applies its plan.
+//
+// Every memref value of a function points into the buffer of one *handle*:
+// an allocation (an Allocate effect outside the automatic allocation scope),
+// a call result (the caller owns what a call returns), a function argument,
+// a stack buffer, other memory (memref.get_global), a select of several
+// memrefs, or a *merge*: a value several edges may bring, the result or
+// region argument of a RegionBranchOpInterface op and the argument of a
+// block that branches (BranchOpInterface) reach. Views (ViewLikeOpInterface,
+// and ops whose one memref operand their memref result aliases) point into
+// their source's handle.
+//
+// A handle is owned by the block it is defined in: Yes (allocations, call
+// results), No (arguments, stack, globals, selects), or, for a merge, what
+// its incoming edges bring: an edge leaving a block hands the merge the
+// ownership of the handle it forwards when that block owns it (Yes or
+// Dynamic), forwards it first among the edge's operands, and, for a branch,
+// does not need it in the successor any more; the parent op's entry into its
+// regions never hands ownership over (upstream's rule). Where all incoming
+// edges agree the merge's ownership is static; where they do not it is
+// Dynamic, and a run-time i1 flag travels with it (appended to the region
+// op's results, region arguments and terminator operands, or to the block's
+// arguments and the branch operands, as upstream's ownership-based
+// deallocation does), so only what the paths disagree on costs a flag. The
+// lattice is solved over all merges of a function at once, loops included.
+//
+// A handle the block owns is freed right after the op of its block that
+// holds the last use of any value that may point into its buffer without
+// owning it (views, merges it reaches without handing over ownership,
+// selects; asynchronous work until the op that waits for it), unless an
+// edge hands it over. In a multi-block region (no loops of branches) the
+// free follows the liveness of those values over the blocks; where a buffer
+// dies on one edge of a branch only, the edge is split. A function returns
+// what it owns as is, and a copy of anything else (upstream's function
+// boundary ABI: the caller owns every returned memref).
+//
+// A function the analysis cannot reason about (an op without memory
+// effects information on buffers, regions without RegionBranchOpInterface
+// holding buffers, a loop of branches, frees the input already has other
+// than of an allocation of the same block, ...) is left to upstream's
+// ownership-based deallocation, with the reason.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MEMPLAN_ANALYSIS_OWNERSHIP_H
+#define MEMPLAN_ANALYSIS_OWNERSHIP_H
+
+#include "mlir/IR/Operation.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SetVector.h"
+
+#include <string>
+#include <vector>
+
+namespace memplan {
+
+/// Who frees the buffer a handle holds: nobody here, the block holding the
+/// handle, or that block when a run-time flag says so.
+enum class Ownership : uint8_t { Unknown, No, Yes, Dynamic };
+
+/// What one function needs: frees, flags and copies.
+struct FunctionPlan {
+  mlir::Operation *func = nullptr;
+  /// Why memplan leaves the function to upstream (empty: it does not), and
+  /// the op that is about.
+  std::string left;
+  mlir::Operation *leftAt = nullptr;
+
+  /// The handles and their ownership.
+  std::vector<mlir::Value> handles;
+  std::vector<Ownership> ownership;
+
+  /// Merges that carry a run-time flag (block arguments and region-op
+  /// results), in no particular order: the rewrite appends one i1 per such
+  /// value, in the order of the values in their list.
+  llvm::SetVector<mlir::Value> flagged;
+
+  /// The ownership an edge brings into a flagged merge: none, the handle's
+  /// (Yes: true; Dynamic: its flag).
+  struct Incoming {
+    int32_t handle = -1;
+    Ownership ownership = Ownership::No;
+  };
+  /// The flags to append to one operand list: a region terminator's (all
+  /// its successors share it), a region op's entry operands, or one
+  /// successor of a branch. One per flagged input of the successor(s), in
+  /// input order.
+  struct FlagList {
+    mlir::Operation *op = nullptr;
+    bool entry = false; ///< The region op's own operands.
+    int successor = -1; ///< For a branch: the successor index.
+    std::vector<Incoming> flags;
+  };
+  std::vector<FlagList> flagLists;
+
+  /// A free of a handle: right after `after`, right before `before`, at the
+  /// start of `atStart`, or on the edge from branch `edge` to its successor
+  /// `edgeSuccessor` (split). Conditional on the flag for Dynamic handles.
+  struct Free {
+    int32_t handle = -1;
+    mlir::Operation *after = nullptr;
+    mlir::Operation *before = nullptr;
+    mlir::Block *atStart = nullptr;
+    mlir::Operation *edge = nullptr;
+    unsigned edgeSuccessor = 0;
+  };
+  std::vector<Free> frees;
+
+  /// A returned memref the function does not own (or returns twice): the
+  /// return gets a copy (`conditional`: only where the handle's flag is
+  /// false).
+  struct ReturnCopy {
+    mlir::Operation *ret = nullptr;
+    unsigned operand = 0;
+    int32_t handle = -1;
+    bool conditional = false;
+  };
+  std::vector<ReturnCopy> returnCopies;
+
+  /// Handles memplan does not free because asynchronous work that uses them
+  /// is never awaited in their block (with the op that starts that work).
+  std::vector<std::pair<int32_t, mlir::Operation *>> unawaited;
+
+  /// Heap allocations of a left function (what upstream's pass is run for).
+  unsigned leftAllocations = 0;
+};
+
+/// The plan of every function with a body under `root` (those of
+/// builtin.modules, nested ones included).
+std::vector<FunctionPlan> analyzeOwnership(mlir::Operation *root);
+
+} // namespace memplan
+
+#endif // MEMPLAN_ANALYSIS_OWNERSHIP_H

@@ -1,0 +1,73 @@
+// RUN: memplan-opt %s --split-input-file --allow-unregistered-dialect --pass-pipeline='builtin.module(memplan-buffer-deallocation{remarks})' -verify-diagnostics | FileCheck %s
+
+// A function memplan's ownership analysis cannot reason about is left to
+// upstream's ownership-based deallocation, which then runs with every other
+// function's body out of its sight; the remark says why.
+
+// A select that may be a buffer of the branch escapes it: upstream's
+// run-time pointer checks decide who frees it. The other function keeps
+// memplan's own free (upstream's pass would reject it if it saw it).
+
+// CHECK-LABEL: func @left
+//       CHECK:   memref.extract_aligned_pointer_as_index
+// CHECK-LABEL: func @not_left
+//       CHECK:   memref.alloc
+//  CHECK-NEXT:   memref.dealloc
+func.func @left(%c: i1, %d: i1, %x: memref<8xf32>, %out: memref<8xf32>) {
+  %r = scf.if %c -> memref<8xf32> {
+    %a = memref.alloc() : memref<8xf32>
+    memref.copy %x, %a : memref<8xf32> to memref<8xf32>
+    %s = arith.select %d, %a, %x : memref<8xf32>
+    scf.yield %s : memref<8xf32>
+  } else {
+    scf.yield %x : memref<8xf32>
+  }
+  // expected-remark @below {{left to upstream's deallocation (1 heap allocations): a buffer of a region that may be used after it through a value that does not own it}}
+  memref.copy %r, %out : memref<8xf32> to memref<8xf32>
+  return
+}
+func.func @not_left() {
+  %a = memref.alloc() : memref<8xf32>
+  return
+}
+
+// -----
+
+// Upstream's pass replaces every region op to append ownership results and
+// then reads the erased result through its liveness where it is live across
+// a branch (MLIR 22: SIGSEGV in getMemrefsToRetain): memplan reports it
+// instead of running it.
+func.func @guarded(%c: i1, %d: i1, %x: memref<8xf32>, %n: index, %out: memref<8xf32>) -> index {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.if %c -> memref<8xf32> {
+    %a = memref.alloc() : memref<8xf32>
+    memref.copy %x, %a : memref<8xf32> to memref<8xf32>
+    %s = arith.select %d, %a, %x : memref<8xf32>
+    scf.yield %s : memref<8xf32>
+  } else {
+    scf.yield %x : memref<8xf32>
+  }
+  // expected-remark @below {{left to upstream's deallocation}}
+  memref.copy %r, %out : memref<8xf32> to memref<8xf32>
+  // expected-error @below {{upstream's ownership-based deallocation, which memplan leaves this function to, reads an erased result here}}
+  %k = scf.for %i = %c0 to %n step %c1 iter_args(%t = %c0) -> index {
+    %u = arith.addi %t, %i : index
+    scf.yield %u : index
+  }
+  cf.br ^bb1
+^bb1:
+  return %k : index
+}
+
+// -----
+
+// An op without memory effects information: memplan leaves the function,
+// and upstream's pass rejects it with its own error.
+func.func @unknown(%x: memref<8xf32>) {
+  %a = memref.alloc() : memref<8xf32>
+  // expected-remark @below {{left to upstream's deallocation (1 heap allocations): 'test.use' has no memory effects information}}
+  // expected-error @below {{ops with unknown memory side effects are not supported}}
+  "test.use"(%a) : (memref<8xf32>) -> ()
+  return
+}
