@@ -146,7 +146,8 @@ int32_t effectRole(Operation *op) {
     else
       return kRoleOther;
   }
-  return role;
+  // A heap allocation made from the buffers it reads (a copy).
+  return role | (allocates ? kFlagHeapCopy : 0);
 }
 
 /// OperandAccess bits of each operand of `op` into `out`.

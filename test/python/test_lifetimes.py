@@ -250,7 +250,7 @@ def test_roles_from_interfaces():
             "memref.alloc": "alloc",
             "memref.alloca": "alloca",
             "gpu.memcpy": "access",
-            "bufferization.clone": "access",
+            "bufferization.clone": "access+heap-copy",
             "arith.select": "alias",
             "memref.subview": "alias",
             "memref.extract_aligned_pointer_as_index": "other",

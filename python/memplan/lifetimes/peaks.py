@@ -3,8 +3,9 @@
 Every heap byte live at a program point counts: each ``memref.alloc`` left
 on the heap from its allocation to its ``memref.dealloc`` (to the end of the
 function when it has none in its block: a returned buffer, a leak), each pool
-from its allocation to its dealloc. ``memref.alloca`` is stack memory and
-does not count; buffers with dynamic sizes have no static figure and are left
+from its allocation to its dealloc, each heap copy (``bufferization.clone``:
+never pooled, in all the figures below) from the copy to its dealloc.
+``memref.alloca`` is stack memory and does not count; buffers with dynamic sizes have no static figure and are left
 out of all three peaks. The allocations of exclusive branches that merge into
 one result (a branch group) are one buffer. Each block counts rounded up to
 :data:`ROUNDING` bytes.
@@ -36,7 +37,9 @@ from typing import Iterable, Optional
 
 import numpy as np
 
+from memplan.lifetimes import roles as K
 from memplan.lifetimes.analysis import FunctionLifetimes, peak_live
+from memplan.lifetimes.sizes import static_bytes
 from memplan.lifetimes.spans import RowSpan
 
 
@@ -73,6 +76,39 @@ def _heap_items(lt: FunctionLifetimes, skip: set[int]) -> tuple[list[int], list[
     starts += lt.op[rows].astype(np.int64).tolist()
     ends += end.tolist()
     sizes += lt.bytes[rows].astype(np.int64).tolist()
+    copies = _heap_copies(lt, func_end)
+    starts += copies[0]
+    ends += copies[1]
+    sizes += copies[2]
+    return starts, ends, sizes
+
+
+def _heap_copies(lt: FunctionLifetimes, func_end: int) -> tuple[list[int], list[int], list[int]]:
+    """(start, end, bytes) of the heap copies of the function (role flag
+    ``HEAP_COPY``: ``bufferization.clone``, such as the copies of returned
+    buffers memplan-buffer-deallocation makes): never rows, never pooled,
+    but on the heap next to the pools. Each holds its bytes to its free in
+    its block, else to the end of the function; dynamically sized ones are
+    left out as the rows are."""
+    g = lt.graph
+    lo, hi = int(lt.func_op), int(g.op_end[lt.func_op]) + 1
+    ops = np.flatnonzero(g.op_role[lo:hi] & int(K.Flag.HEAP_COPY)) + lo
+    starts: list[int] = []
+    ends: list[int] = []
+    sizes: list[int] = []
+    for op in ops.tolist():
+        value = int(g.result_begin[op])
+        size = static_bytes(g.types[g.value_type[value]])
+        if size is None or size < 0:
+            continue
+        end = func_end
+        for u in range(int(g.use_begin[value]), int(g.use_begin[value + 1])):
+            user = int(g.use_op[u])
+            if K.kind(g, user) == K.DEALLOC and g.op_block[user] == g.op_block[op]:
+                end = user + 1
+        starts.append(op)
+        ends.append(end)
+        sizes.append(int(size))
     return starts, ends, sizes
 
 
@@ -120,7 +156,8 @@ def dataflow_bound(lt: FunctionLifetimes) -> int:
             starts.append(min(s for s, _ in segs))
             ends.append(max(e for _, e in segs))
             sizes.append(max(int(lt.bytes[r]) for r in members))
-    return _peak(starts, ends, sizes)
+    copies = _heap_copies(lt, int(lt.graph.op_end[lt.func_op]) + 1)
+    return _peak(starts + copies[0], ends + copies[1], sizes + copies[2])
 
 
 def input_peak(lt: FunctionLifetimes) -> int:

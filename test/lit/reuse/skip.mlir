@@ -287,3 +287,27 @@ func.func @dynamic_not_hoistable() {
   memref.dealloc %ok : memref<8xf32>
   return
 }
+
+// -----
+
+// A heap copy (bufferization.clone, as memplan-buffer-deallocation makes of
+// a returned buffer it does not own) is never pooled but is on the heap: a
+// pool of %a and %b would hold %b's bytes next to the copy, above the
+// input's peak of two blocks, so both stay alone.
+
+// CHECK-LABEL: func @copy_next_to_a_pool
+//   CHECK-NOT:   memref.view
+//       CHECK:   bufferization.clone
+// REMARK: skip.mlir:[[# @LINE + 2]]:8: remark: not pooled: pooling it would not lower the heap peak
+func.func @copy_next_to_a_pool(%x: memref<8xf32>, %out: memref<8xf32>) -> memref<8xf32> {
+  %a = memref.alloc() : memref<8xf32>
+  memref.copy %x, %a : memref<8xf32> to memref<8xf32>
+  %b = memref.alloc() : memref<8xf32>
+  memref.copy %a, %b : memref<8xf32> to memref<8xf32>
+  memref.copy %b, %out : memref<8xf32> to memref<8xf32>
+  memref.dealloc %b : memref<8xf32>
+  %r = bufferization.clone %x : memref<8xf32> to memref<8xf32>
+  memref.copy %a, %out : memref<8xf32> to memref<8xf32>
+  memref.dealloc %a : memref<8xf32>
+  return %r : memref<8xf32>
+}
