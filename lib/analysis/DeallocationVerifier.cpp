@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "memplan/analysis/DeallocationVerifier.h"
+#include "memplan/analysis/Ownership.h"
 
 #include "AsyncWork.h"
 
@@ -28,6 +29,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/RegionKindInterface.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -403,7 +405,8 @@ private:
 class FunctionChecker {
 public:
   FunctionChecker(FunctionOpInterface func, Reporter &reporter, Folder &folder)
-      : func(func), reporter(reporter), folder(folder), dominance(func) {}
+      : func(func), reporter(reporter), folder(folder), dominance(func),
+        repeats(repeatedResults(func)) {}
 
   void run();
 
@@ -457,6 +460,10 @@ private:
   Reporter &reporter;
   Folder &folder;
   DominanceInfo dominance;
+  /// repeatedResults of the function and of its callees.
+  SmallVector<int32_t> repeats;
+  SymbolTableCollection symbols;
+  DenseMap<Operation *, SmallVector<int32_t>> calleeRepeats;
   /// Values that leave the states right after an op of their block (their
   /// last use lifted to it), or at the start of their block (unused
   /// arguments).
@@ -803,9 +810,20 @@ void FunctionChecker::memrefResult(Operation *op, OpResult r,
     s.bind(r, id >= 0 ? id : s.add(Kind::Unknown, op));
     return;
   }
-  if (isa<CallOpInterface>(op)) {
-    // The function boundary ABI: the caller owns what a call returns.
-    s.bind(r, s.add(Kind::Heap, op));
+  if (auto call = dyn_cast<CallOpInterface>(op)) {
+    // The function boundary ABI: the caller owns what a call returns; a
+    // result the callee returns at an earlier position too (in every
+    // return) is the buffer of that earlier result.
+    int32_t first = -1;
+    if (Operation *callee = call.resolveCallableInTable(&symbols)) {
+      auto it = calleeRepeats.find(callee);
+      if (it == calleeRepeats.end())
+        it = calleeRepeats.try_emplace(callee, repeatedResults(callee)).first;
+      if (r.getResultNumber() < it->second.size())
+        first = it->second[r.getResultNumber()];
+    }
+    int32_t id = first >= 0 ? s.lookup(op->getResult(first)) : -1;
+    s.bind(r, id >= 0 ? id : s.add(Kind::Heap, op));
     return;
   }
   SmallVector<unsigned> sources;
@@ -1035,8 +1053,13 @@ void FunctionChecker::step(Operation *op, State &s, States &out) {
 
 void FunctionChecker::atReturn(Operation *ret, State &s) {
   DenseSet<int32_t> returned;
-  for (Value v : ret->getOperands()) {
+  for (auto [j, v] : llvm::enumerate(ret->getOperands())) {
     if (!isMemref(v))
+      continue;
+    // A value every return gives at an earlier position too: one buffer,
+    // which the caller frees once (repeatedResults).
+    if (j < repeats.size() && repeats[j] >= 0 &&
+        ret->getOperand(repeats[j]) == v)
       continue;
     int32_t id = s.lookup(v);
     if (id < 0) {
@@ -1069,8 +1092,9 @@ void FunctionChecker::atReturn(Operation *ret, State &s) {
             "memplan-verify-deallocation: returns a freed buffer", s, notes);
     } else if (!returned.insert(id).second) {
       issue("bad-return", ret, b.site,
-            "memplan-verify-deallocation: returns one heap buffer twice: the "
-            "caller would free it twice",
+            "memplan-verify-deallocation: returns one heap buffer twice (not "
+            "one value at the same positions in every return): the caller "
+            "would free it twice",
             s, notes);
     }
     if (b.kind == Kind::Heap)

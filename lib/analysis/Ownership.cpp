@@ -15,9 +15,12 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/RegionKindInterface.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/CastInterfaces.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -28,6 +31,7 @@
 #include "llvm/Support/Debug.h"
 
 #include <deque>
+#include <optional>
 
 #define DEBUG_TYPE "memplan-ownership"
 
@@ -37,6 +41,19 @@ namespace memplan {
 namespace {
 
 bool isMemref(Value v) { return isa<BaseMemRefType>(v.getType()); }
+
+/// `v` without the casts (CastOpInterface, one memref operand) it is made
+/// of: the same buffer under another type.
+Value stripCasts(Value v) {
+  while (auto cast = v.getDefiningOp<CastOpInterface>()) {
+    Operation *op = cast.getOperation();
+    if (op->getNumOperands() != 1 || op->getNumResults() != 1 ||
+        !isMemref(op->getOperand(0)))
+      break;
+    v = op->getOperand(0);
+  }
+  return v;
+}
 
 enum class Kind : uint8_t {
   Alloc,     ///< A heap allocation of the function: Yes.
@@ -73,10 +90,29 @@ struct Edge {
   SmallVector<int32_t, 4> transfer;
 };
 
+/// What the analyses of one root share: callees and their repeated
+/// results.
+struct Callees {
+  SymbolTableCollection symbols;
+  DenseMap<Operation *, SmallVector<int32_t>> repeats;
+  /// Functions left to upstream whose results repeat: upstream's pass
+  /// decides at run time whether they return one buffer twice, so a caller
+  /// cannot free their results statically.
+  DenseSet<Operation *> unsafe;
+
+  const SmallVector<int32_t> &of(Operation *callee) {
+    auto it = repeats.find(callee);
+    if (it == repeats.end())
+      it = repeats.try_emplace(callee, repeatedResults(callee)).first;
+    return it->second;
+  }
+};
+
 class FunctionAnalysis {
 public:
-  FunctionAnalysis(FunctionOpInterface func, FunctionPlan &plan)
-      : func(func), plan(plan) {}
+  FunctionAnalysis(FunctionOpInterface func, FunctionPlan &plan,
+                   Callees &callees)
+      : func(func), plan(plan), callees(callees) {}
 
   void run();
 
@@ -121,6 +157,7 @@ private:
 
   FunctionOpInterface func;
   FunctionPlan &plan;
+  Callees &callees;
   std::vector<Handle> handles;
   std::vector<Ownership> own;
   DenseMap<Value, int32_t> handleOf;
@@ -142,6 +179,11 @@ private:
   /// Merges that carry a flag although their edges agree (they share an
   /// operand list with a merge that needs one).
   DenseSet<Value> forced;
+  /// repeatedResults of the function.
+  SmallVector<int32_t> repeats;
+  /// Values that name a value's buffer without being defined from it: the
+  /// repeated results of a call.
+  DenseMap<Value, SmallVector<Value, 1>> alsoNamedBy;
   /// Values the input frees (memref.dealloc and the like).
   SmallVector<Value> userFrees;
   /// Per merge that took a handle over on an edge: the other inputs of that
@@ -263,7 +305,26 @@ bool FunctionAnalysis::classify() {
         else
           addHandle(r, block, Kind::Merge);
       } else if (isCall) {
-        addHandle(r, block, Kind::Call);
+        // A result the callee returns at an earlier position too is that
+        // result under another name (one buffer, freed once).
+        Operation *callee =
+            cast<CallOpInterface>(op).resolveCallableInTable(&callees.symbols);
+        if (callee && callees.unsafe.contains(callee)) {
+          leave(op, "a call of a function left to upstream's deallocation "
+                    "that may return one buffer at several positions");
+          return WalkResult::interrupt();
+        }
+        int32_t first = -1;
+        if (callee) {
+          const SmallVector<int32_t> &repeats = callees.of(callee);
+          if (r.getResultNumber() < repeats.size())
+            first = repeats[r.getResultNumber()];
+        }
+        if (first >= 0) {
+          viewOf[r] = op->getResult(first);
+          alsoNamedBy[op->getResult(first)].push_back(r);
+        } else
+          addHandle(r, block, Kind::Call);
       } else if (auto view = dyn_cast<ViewLikeOpInterface>(op)) {
         viewOf[r] = view.getViewSource();
       } else {
@@ -469,7 +530,7 @@ bool FunctionAnalysis::findEquivalentMerges() {
       Value one;
       bool two = false;
       for (auto [e, j] : incoming.lookup(h.value)) {
-        Value v = edges[e].operands[j];
+        Value v = stripCasts(edges[e].operands[j]);
         if (isMerge(v) && !distinct.contains(v)) {
           v = same.lookup(v);
           if (!v)
@@ -554,8 +615,14 @@ void FunctionAnalysis::computeTransfers(Edge &e) {
     if (blocked.contains({static_cast<int32_t>(&e - edges.data()),
                           static_cast<unsigned>(j)}))
       continue;
-    if (!seen.insert(h).second)
+    if (!seen.insert(h).second) {
+      // A value every return gives at an earlier position too: handed
+      // over there, the same buffer here.
+      int32_t first = e.ret && j < repeats.size() ? repeats[j] : -1;
+      if (first >= 0 && e.transfer[first] == h)
+        e.transfer[j] = h;
       continue;
+    }
     e.transfer[j] = h;
   }
 }
@@ -670,6 +737,8 @@ bool FunctionAnalysis::closure(int32_t h, SmallVectorImpl<Operation *> &uses) {
     add(sibling);
   while (!work.empty()) {
     Value m = work.pop_back_val();
+    for (Value other : alsoNamedBy.lookup(m))
+      add(other);
     for (OpOperand &use : m.getUses()) {
       Operation *user = use.getOwner();
       auto forwarded = edgeUse.find(&use);
@@ -969,6 +1038,9 @@ bool FunctionAnalysis::place() {
       copy.operand = e.firstOperand + static_cast<unsigned>(j);
       copy.handle = h >= 0 ? h : baseOf.lookup(v);
       copy.conditional = h >= 0 && own[h] == Ownership::Dynamic;
+      // One copy for a value every return gives at several positions.
+      if (j < repeats.size() && repeats[j] >= 0)
+        copy.sameAs = static_cast<int32_t>(e.firstOperand) + repeats[j];
       plan.returnCopies.push_back(copy);
     }
   }
@@ -1045,6 +1117,7 @@ bool FunctionAnalysis::flags(bool &changed) {
 
 void FunctionAnalysis::run() {
   plan.func = func.getOperation();
+  repeats = callees.of(func.getOperation());
   if (!classify())
     return;
   resolveBases();
@@ -1062,6 +1135,7 @@ void FunctionAnalysis::run() {
     incoming.clear();
     edgesOf.clear();
     userFrees.clear();
+    alsoNamedBy.clear();
     if (!classify())
       return;
     resolveBases();
@@ -1103,11 +1177,64 @@ void FunctionAnalysis::run() {
     plan.handles.push_back(h.value);
     plan.ownership.push_back(own[id]);
   }
+  // Returned merges that always hold one value of their type.
+  std::optional<DominanceInfo> dominance;
+  for (Edge &e : edges) {
+    if (!e.ret)
+      continue;
+    for (auto [j, v] : llvm::enumerate(e.operands)) {
+      Value same = equivalent.lookup(v);
+      for (unsigned n = 0; same && n < 64; ++n) {
+        Value next = equivalent.lookup(stripCasts(same));
+        if (!next)
+          break;
+        same = next;
+      }
+      if (!same || same.getType() != v.getType())
+        continue;
+      if (!dominance)
+        dominance.emplace(func.getOperation());
+      if (dominance->properlyDominates(same, e.from))
+        plan.returnForwards.push_back(
+            {e.from, e.firstOperand + static_cast<unsigned>(j), same});
+    }
+  }
 }
 
 } // namespace
 
-std::vector<FunctionPlan> analyzeOwnership(Operation *root) {
+SmallVector<int32_t> repeatedResults(Operation *func) {
+  auto fn = dyn_cast_or_null<FunctionOpInterface>(func);
+  if (!fn || fn.isExternal())
+    return {};
+  SmallVector<Operation *> returns;
+  for (Block &block : fn.getFunctionBody())
+    if (!block.empty() && block.back().hasTrait<OpTrait::ReturnLike>())
+      returns.push_back(&block.back());
+  unsigned n = fn.getNumResults();
+  SmallVector<int32_t> repeats(n, -1);
+  if (returns.empty() || llvm::any_of(returns, [&](Operation *ret) {
+        return ret->getNumOperands() != n;
+      }))
+    return repeats;
+  for (unsigned j = 0; j < n; ++j) {
+    if (!isMemref(returns.front()->getOperand(j)))
+      continue;
+    for (unsigned k = 0; k < j && repeats[j] < 0; ++k)
+      if (repeats[k] < 0 && llvm::all_of(
+                                returns,
+                                [&](Operation *ret) {
+                                  return ret->getOperand(j) ==
+                                         ret->getOperand(k);
+                                }))
+        repeats[j] = static_cast<int32_t>(k);
+  }
+  return repeats;
+}
+
+namespace {
+/// One pass of the analysis over the functions under `root`.
+std::vector<FunctionPlan> analyzeFunctions(Operation *root, Callees &callees) {
   std::vector<FunctionPlan> plans;
   root->walk<WalkOrder::PreOrder>([&](Operation *op) {
     auto func = dyn_cast<FunctionOpInterface>(op);
@@ -1116,13 +1243,14 @@ std::vector<FunctionPlan> analyzeOwnership(Operation *root) {
     if (!func.isExternal() &&
         (op == root || isa_and_nonnull<ModuleOp>(op->getParentOp()))) {
       plans.emplace_back();
-      FunctionAnalysis(func, plans.back()).run();
+      FunctionAnalysis(func, plans.back(), callees).run();
       if (!plans.back().left.empty()) {
         FunctionPlan &plan = plans.back();
         plan.frees.clear();
         plan.flagLists.clear();
         plan.returnCopies.clear();
         plan.flagged.clear();
+        plan.returnForwards.clear();
         plan.handles.clear();
         plan.ownership.clear();
         op->walk([&](Operation *nested) {
@@ -1140,6 +1268,23 @@ std::vector<FunctionPlan> analyzeOwnership(Operation *root) {
     return WalkResult::skip();
   });
   return plans;
+}
+} // namespace
+
+std::vector<FunctionPlan> analyzeOwnership(Operation *root) {
+  Callees callees;
+  while (true) {
+    std::vector<FunctionPlan> plans = analyzeFunctions(root, callees);
+    // Callers of a left function that repeats results are left too (again,
+    // until no more are).
+    bool more = false;
+    for (const FunctionPlan &plan : plans)
+      if (!plan.left.empty() &&
+          llvm::any_of(callees.of(plan.func), [](int32_t r) { return r >= 0; }))
+        more |= callees.unsafe.insert(plan.func).second;
+    if (!more)
+      return plans;
+  }
 }
 
 } // namespace memplan

@@ -200,6 +200,11 @@ void PlanRewriter::appendBranchFlags() {
 void PlanRewriter::copyReturns() {
   for (const FunctionPlan::ReturnCopy &copy : plan.returnCopies) {
     Operation *ret = copy.ret;
+    if (copy.sameAs >= 0) {
+      // The copy made for the same value at an earlier position.
+      ret->setOperand(copy.operand, ret->getOperand(copy.sameAs));
+      continue;
+    }
     Value v = ret->getOperand(copy.operand);
     builder.setInsertionPoint(ret);
     Location loc = v.getLoc();
@@ -299,6 +304,17 @@ void PlanRewriter::run() {
 DeallocationResult deallocateBuffers(MlirOperation rootHandle) {
   Operation *root = unwrap(rootHandle);
   std::vector<FunctionPlan> plans = analyzeOwnership(root);
+  // Return what returned merges always hold, then analyze that IR (the
+  // values returned at several positions change, and with them what the
+  // callers free).
+  bool forwarded = false;
+  for (FunctionPlan &plan : plans)
+    for (const FunctionPlan::ReturnForward &f : plan.returnForwards) {
+      f.ret->setOperand(f.operand, f.value);
+      forwarded = true;
+    }
+  if (forwarded)
+    plans = analyzeOwnership(root);
   DeallocationResult result;
   for (FunctionPlan &plan : plans) {
     if (!plan.left.empty()) {

@@ -34,7 +34,6 @@ KNOWN = {
 #: deallocation), and why.
 KNOWN_PEAKS = {
     7: ("pools", "pools: the pooled program peaks above upstream's on a path"),
-    15: ("pools", "pools: the pooled program peaks above upstream's on a path"),
     27: ("memplan", "deallocation: an arith.select of an owned buffer and an argument is "
          "owned by nobody statically, so the function returns a copy and frees the buffer "
          "after it; upstream selects the ownership flags at run time and returns the buffer"),

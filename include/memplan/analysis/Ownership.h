@@ -35,7 +35,9 @@
 // free follows the liveness of those values over the blocks; where a buffer
 // dies on one edge of a branch only, the edge is split. A function returns
 // what it owns as is, and a copy of anything else (upstream's function
-// boundary ABI: the caller owns every returned memref).
+// boundary ABI: the caller owns every returned memref); a value every
+// return gives at several positions is one buffer there, returned as is or
+// copied once, and the caller frees it once.
 //
 // A function the analysis cannot reason about (an op without memory
 // effects information on buffers, regions without RegionBranchOpInterface
@@ -48,9 +50,11 @@
 #define MEMPLAN_ANALYSIS_OWNERSHIP_H
 
 #include "mlir/IR/Operation.h"
+#include "mlir/IR/Value.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallVector.h"
 
 #include <string>
 #include <vector>
@@ -117,8 +121,22 @@ struct FunctionPlan {
     unsigned operand = 0;
     int32_t handle = -1;
     bool conditional = false;
+    /// An earlier operand of the same return that every return gives the
+    /// same value (repeatedResults): this one takes that operand's copy.
+    int32_t sameAs = -1;
   };
   std::vector<ReturnCopy> returnCopies;
+
+  /// A returned merge that always holds one value of its type (through
+  /// casts: an scf.if whose branches yield a value and a cast back of it):
+  /// the rewrite returns that value, so that a value returned at several
+  /// positions is seen as one (repeatedResults), and analyzes again.
+  struct ReturnForward {
+    mlir::Operation *ret = nullptr;
+    unsigned operand = 0;
+    mlir::Value value;
+  };
+  std::vector<ReturnForward> returnForwards;
 
   /// Handles memplan does not free because asynchronous work that uses them
   /// is never awaited in their block (with the op that starts that work).
@@ -127,6 +145,13 @@ struct FunctionPlan {
   /// Heap allocations of a left function (what upstream's pass is run for).
   unsigned leftAllocations = 0;
 };
+
+/// Per result of `func`: the first earlier result that every return of
+/// the function gives the same memref value, or -1 (no body or returns, a
+/// result of its own). The function boundary ABI for those: one buffer at
+/// both positions, which the caller frees once (a call's repeated results
+/// are its earlier result under another name).
+llvm::SmallVector<int32_t> repeatedResults(mlir::Operation *func);
 
 /// The plan of every function with a body under `root` (those of
 /// builtin.modules, nested ones included).

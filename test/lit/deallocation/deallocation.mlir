@@ -82,6 +82,68 @@ func.func @returns(%x: memref<8xf32>) -> (memref<8xf32>, memref<8xf32>, memref<2
 
 // -----
 
+// A value returned at two positions (in every return) is one buffer there:
+// one the function owns is returned as is at both (upstream's output too),
+// one it does not own is copied once; the caller frees the call's two
+// results once (the second is the first under another name).
+
+// CHECK-LABEL: func @returns_twice
+//       CHECK:   %[[A:.*]] = memref.alloc() : memref<8xf32>
+//   CHECK-NOT:   bufferization.clone
+//   CHECK-NOT:   memref.dealloc
+//       CHECK:   return %[[A]], %[[A]] :
+// CHECK-LABEL: func @returns_argument_twice
+//       CHECK:   %[[X:.*]] = bufferization.clone %arg0
+//   CHECK-NOT:   bufferization.clone
+//       CHECK:   return %[[X]], %[[X]] :
+// CHECK-LABEL: func @caller_of_twice
+//       CHECK:   %[[R:.*]]:2 = call @returns_twice(%arg0)
+//       CHECK:   memref.copy %[[R]]#1, %arg1
+//  CHECK-NEXT:   memref.dealloc %[[R]]#0 : memref<8xf32>
+//   CHECK-NOT:   memref.dealloc
+//       CHECK:   return
+func.func @returns_twice(%x: memref<8xf32>) -> (memref<8xf32>, memref<8xf32>) {
+  %a = memref.alloc() : memref<8xf32>
+  memref.copy %x, %a : memref<8xf32> to memref<8xf32>
+  return %a, %a : memref<8xf32>, memref<8xf32>
+}
+func.func @returns_argument_twice(%x: memref<8xf32>) -> (memref<8xf32>, memref<8xf32>) {
+  return %x, %x : memref<8xf32>, memref<8xf32>
+}
+func.func @caller_of_twice(%x: memref<8xf32>, %out: memref<8xf32>) {
+  %r:2 = func.call @returns_twice(%x) : (memref<8xf32>) -> (memref<8xf32>, memref<8xf32>)
+  memref.copy %r#0, %out : memref<8xf32> to memref<8xf32>
+  memref.copy %r#1, %out : memref<8xf32> to memref<8xf32>
+  return
+}
+
+// -----
+
+// An scf.if whose branches yield a call's result and a cast back of it
+// always holds that result: returned next to it, it is the same buffer at
+// both positions, not a copy (upstream's pipeline canonicalizes the scf.if
+// away and returns it twice too).
+
+// CHECK-LABEL: func @merge_through_casts
+//       CHECK:   %[[R:.*]] = call @make()
+//   CHECK-NOT:   bufferization.clone
+//   CHECK-NOT:   memref.dealloc
+//       CHECK:   return %[[R]], %[[R]] :
+func.func private @make() -> memref<8xf32>
+func.func @merge_through_casts(%c: i1) -> (memref<8xf32>, memref<8xf32>) {
+  %r = func.call @make() : () -> memref<8xf32>
+  %s = scf.if %c -> (memref<8xf32>) {
+    scf.yield %r : memref<8xf32>
+  } else {
+    %d = memref.cast %r : memref<8xf32> to memref<?xf32>
+    %e = memref.cast %d : memref<?xf32> to memref<8xf32>
+    scf.yield %e : memref<8xf32>
+  }
+  return %s, %r : memref<8xf32>, memref<8xf32>
+}
+
+// -----
+
 // A free the input has already (of an allocation of the same block) is
 // kept; memplan frees the rest.
 
@@ -369,16 +431,18 @@ func.func @async_copy(%x: memref<16xf32>) {
 
 // A loop that yields its iteration argument unchanged, and an scf.if whose
 // branches yield one buffer: each result is that buffer under another name
-// (no flag), so the function returns the buffer itself, not a copy, and
-// frees nothing it returns.
+// (no flag), so the function returns the buffer itself, under its own name
+// (a value returned at several positions is then seen as one), not a copy,
+// and frees nothing it returns.
 
 // CHECK-LABEL: func @same_value_merges
 //       CHECK:   %[[A:.*]] = memref.alloc() : memref<8xf32>
-//       CHECK:   %[[R:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[A]]) -> (memref<8xf32>)
-//       CHECK:   %[[S:.*]] = scf.if %{{.*}} -> (memref<8xf32>)
+//       CHECK:   scf.for {{.*}} iter_args(%{{.*}} = %[[A]]) -> (memref<8xf32>)
+//       CHECK:   %[[B:.*]] = memref.alloc() : memref<8xf32>
+//       CHECK:   scf.if %{{.*}} -> (memref<8xf32>)
 //   CHECK-NOT:   bufferization.clone
 //   CHECK-NOT:   memref.dealloc
-//       CHECK:   return %[[R]], %[[S]]
+//       CHECK:   return %[[A]], %[[B]]
 func.func @same_value_merges(%x: memref<8xf32>, %n: index, %c: i1) -> (memref<8xf32>, memref<8xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

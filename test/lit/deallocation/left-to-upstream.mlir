@@ -71,3 +71,40 @@ func.func @unknown(%x: memref<8xf32>) {
   "test.use"(%a) : (memref<8xf32>) -> ()
   return
 }
+
+// -----
+
+// A function left to upstream that returns one value at two positions:
+// upstream's pass decides at run time whether that is one buffer (owned)
+// or two (copies), so its caller cannot free the results statically and is
+// left to upstream too; a caller of neither keeps memplan's frees.
+
+// CHECK-LABEL: func @left_twice
+// CHECK-LABEL: func @caller_of_left_twice
+//       CHECK:   memref.extract_aligned_pointer_as_index
+// CHECK-LABEL: func @keeps_its_frees
+//       CHECK:   memref.alloc
+//  CHECK-NEXT:   memref.dealloc
+func.func @left_twice(%c: i1, %d: i1, %x: memref<8xf32>) -> (memref<8xf32>, memref<8xf32>) {
+  %r = scf.if %c -> memref<8xf32> {
+    %a = memref.alloc() : memref<8xf32>
+    memref.copy %x, %a : memref<8xf32> to memref<8xf32>
+    %s = arith.select %d, %a, %x : memref<8xf32>
+    scf.yield %s : memref<8xf32>
+  } else {
+    scf.yield %x : memref<8xf32>
+  }
+  // expected-remark @below {{left to upstream's deallocation (1 heap allocations): a buffer of a region that may be used after it through a value that does not own it}}
+  return %r, %r : memref<8xf32>, memref<8xf32>
+}
+func.func @caller_of_left_twice(%c: i1, %d: i1, %x: memref<8xf32>, %out: memref<8xf32>) {
+  // expected-remark @below {{left to upstream's deallocation (0 heap allocations): a call of a function left to upstream's deallocation that may return one buffer at several positions}}
+  %r:2 = func.call @left_twice(%c, %d, %x) : (i1, i1, memref<8xf32>) -> (memref<8xf32>, memref<8xf32>)
+  memref.copy %r#0, %out : memref<8xf32> to memref<8xf32>
+  memref.copy %r#1, %out : memref<8xf32> to memref<8xf32>
+  return
+}
+func.func @keeps_its_frees() {
+  %a = memref.alloc() : memref<8xf32>
+  return
+}

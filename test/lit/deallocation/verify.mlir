@@ -154,6 +154,51 @@ func.func @returns_twice() -> (memref<16xf32>, memref<4x4xf32>) {
 
 // -----
 
+// One value at the same two positions of every return is one buffer the
+// caller frees once: freeing the call's second result after its first is a
+// double free.
+func.func @same_value_twice(%c: i1) -> (memref<16xf32>, memref<16xf32>) {
+  %a = memref.alloc() : memref<16xf32>
+  cf.cond_br %c, ^bb1, ^bb2
+^bb1:
+  return %a, %a : memref<16xf32>, memref<16xf32>
+^bb2:
+  return %a, %a : memref<16xf32>, memref<16xf32>
+}
+func.func @frees_once(%c: i1) {
+  %r:2 = func.call @same_value_twice(%c) : (i1) -> (memref<16xf32>, memref<16xf32>)
+  memref.dealloc %r#1 : memref<16xf32>
+  return
+}
+func.func @frees_both(%c: i1) {
+  // expected-note @below {{the buffer is allocated here}}
+  %r:2 = func.call @same_value_twice(%c) : (i1) -> (memref<16xf32>, memref<16xf32>)
+  // expected-note @below {{freed here}}
+  memref.dealloc %r#0 : memref<16xf32>
+  // expected-error @below {{frees a heap buffer that is already freed}}
+  memref.dealloc %r#1 : memref<16xf32>
+  return
+}
+
+// -----
+
+// Two positions with one value in one return but not in the other: the
+// caller cannot know, so the function may not return one buffer twice.
+func.func @twice_on_one_path(%c: i1, %x: memref<16xf32>) -> (memref<16xf32>, memref<16xf32>) {
+  // expected-note @below {{the buffer is allocated here}}
+  %a = memref.alloc() : memref<16xf32>
+  cf.cond_br %c, ^bb1, ^bb2
+^bb1:
+  // expected-error @below {{returns one heap buffer twice}}
+  // expected-note @below {{on the path through 'cf.cond_br'}}
+  return %a, %a : memref<16xf32>, memref<16xf32>
+^bb2:
+  %b = memref.alloc() : memref<16xf32>
+  return %a, %b : memref<16xf32>, memref<16xf32>
+}
+
+// -----
+
 // A loop that carries a buffer and its ownership flag (false on entry: the
 // argument; true once the body allocated): every path, zero trips included,
 // frees exactly once. The result is returned owned (a clone where not).
