@@ -1056,10 +1056,9 @@ void FunctionChecker::atReturn(Operation *ret, State &s) {
   for (auto [j, v] : llvm::enumerate(ret->getOperands())) {
     if (!isMemref(v))
       continue;
-    // A value every return gives at an earlier position too: one buffer,
-    // which the caller frees once (repeatedResults).
-    if (j < repeats.size() && repeats[j] >= 0 &&
-        ret->getOperand(repeats[j]) == v)
+    // A value every return gives at an earlier position too (or a cast of
+    // it): one buffer, which the caller frees once (repeatedResults).
+    if (j < repeats.size() && repeats[j] >= 0)
       continue;
     int32_t id = s.lookup(v);
     if (id < 0) {

@@ -13,6 +13,7 @@
 
 #include "AsyncWork.h"
 
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dominance.h"
@@ -1203,6 +1204,17 @@ void FunctionAnalysis::run() {
 
 } // namespace
 
+namespace {
+/// `b` is `a`, or casts of it to a type a memref.cast of `a` can have.
+bool sameBuffer(Value a, Value b) {
+  if (a == b)
+    return true;
+  return stripCasts(a) == stripCasts(b) &&
+         memref::CastOp::areCastCompatible(TypeRange{a.getType()},
+                                           TypeRange{b.getType()});
+}
+} // namespace
+
 SmallVector<int32_t> repeatedResults(Operation *func) {
   auto fn = dyn_cast_or_null<FunctionOpInterface>(func);
   if (!fn || fn.isExternal())
@@ -1224,8 +1236,8 @@ SmallVector<int32_t> repeatedResults(Operation *func) {
       if (repeats[k] < 0 && llvm::all_of(
                                 returns,
                                 [&](Operation *ret) {
-                                  return ret->getOperand(j) ==
-                                         ret->getOperand(k);
+                                  return sameBuffer(ret->getOperand(k),
+                                                    ret->getOperand(j));
                                 }))
         repeats[j] = static_cast<int32_t>(k);
   }

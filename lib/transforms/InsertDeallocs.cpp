@@ -202,7 +202,13 @@ void PlanRewriter::copyReturns() {
     Operation *ret = copy.ret;
     if (copy.sameAs >= 0) {
       // The copy made for the same value at an earlier position.
-      ret->setOperand(copy.operand, ret->getOperand(copy.sameAs));
+      Value prior = ret->getOperand(copy.sameAs);
+      Type type = ret->getOperand(copy.operand).getType();
+      if (prior.getType() != type) {
+        builder.setInsertionPoint(ret);
+        prior = memref::CastOp::create(builder, prior.getLoc(), type, prior);
+      }
+      ret->setOperand(copy.operand, prior);
       continue;
     }
     Value v = ret->getOperand(copy.operand);

@@ -122,7 +122,8 @@ struct FunctionPlan {
     int32_t handle = -1;
     bool conditional = false;
     /// An earlier operand of the same return that every return gives the
-    /// same value (repeatedResults): this one takes that operand's copy.
+    /// same value (repeatedResults): this one takes that operand's copy
+    /// (cast to its type).
     int32_t sameAs = -1;
   };
   std::vector<ReturnCopy> returnCopies;
@@ -147,7 +148,8 @@ struct FunctionPlan {
 };
 
 /// Per result of `func`: the first earlier result that every return of
-/// the function gives the same memref value, or -1 (no body or returns, a
+/// the function gives the same memref value (or casts of one value, of
+/// types memref.cast allows), or -1 (no body or returns, a
 /// result of its own). The function boundary ABI for those: one buffer at
 /// both positions, which the caller frees once (a call's repeated results
 /// are its earlier result under another name).

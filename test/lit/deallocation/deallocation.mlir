@@ -82,10 +82,11 @@ func.func @returns(%x: memref<8xf32>) -> (memref<8xf32>, memref<8xf32>, memref<2
 
 // -----
 
-// A value returned at two positions (in every return) is one buffer there:
-// one the function owns is returned as is at both (upstream's output too),
-// one it does not own is copied once; the caller frees the call's two
-// results once (the second is the first under another name).
+// A value returned at two positions (in every return; or a cast of it) is
+// one buffer there: one the function owns is returned as is at both
+// (upstream's output too), one it does not own is copied once; the caller
+// frees the call's two results once (the second is the first under another
+// name).
 
 // CHECK-LABEL: func @returns_twice
 //       CHECK:   %[[A:.*]] = memref.alloc() : memref<8xf32>
@@ -96,6 +97,15 @@ func.func @returns(%x: memref<8xf32>) -> (memref<8xf32>, memref<8xf32>, memref<2
 //       CHECK:   %[[X:.*]] = bufferization.clone %arg0
 //   CHECK-NOT:   bufferization.clone
 //       CHECK:   return %[[X]], %[[X]] :
+// CHECK-LABEL: func @returns_cast_twice
+//       CHECK:   %[[A:.*]] = memref.alloc() : memref<8xf32>
+//       CHECK:   %[[C:.*]] = memref.cast %[[A]]
+//   CHECK-NOT:   bufferization.clone
+//       CHECK:   return %[[A]], %[[C]] :
+// CHECK-LABEL: func @returns_argument_and_cast
+//       CHECK:   %[[X:.*]] = bufferization.clone %arg0
+//  CHECK-NEXT:   %[[XC:.*]] = memref.cast %[[X]] : memref<8xf32> to memref<?xf32>
+//  CHECK-NEXT:   return %[[X]], %[[XC]] :
 // CHECK-LABEL: func @caller_of_twice
 //       CHECK:   %[[R:.*]]:2 = call @returns_twice(%arg0)
 //       CHECK:   memref.copy %[[R]]#1, %arg1
@@ -109,6 +119,16 @@ func.func @returns_twice(%x: memref<8xf32>) -> (memref<8xf32>, memref<8xf32>) {
 }
 func.func @returns_argument_twice(%x: memref<8xf32>) -> (memref<8xf32>, memref<8xf32>) {
   return %x, %x : memref<8xf32>, memref<8xf32>
+}
+func.func @returns_cast_twice(%x: memref<8xf32>) -> (memref<8xf32>, memref<?xf32>) {
+  %a = memref.alloc() : memref<8xf32>
+  memref.copy %x, %a : memref<8xf32> to memref<8xf32>
+  %c = memref.cast %a : memref<8xf32> to memref<?xf32>
+  return %a, %c : memref<8xf32>, memref<?xf32>
+}
+func.func @returns_argument_and_cast(%x: memref<8xf32>) -> (memref<8xf32>, memref<?xf32>) {
+  %c = memref.cast %x : memref<8xf32> to memref<?xf32>
+  return %x, %c : memref<8xf32>, memref<?xf32>
 }
 func.func @caller_of_twice(%x: memref<8xf32>, %out: memref<8xf32>) {
   %r:2 = func.call @returns_twice(%x) : (memref<8xf32>) -> (memref<8xf32>, memref<8xf32>)
