@@ -30,7 +30,8 @@ random inputs that respect the IR, every dynamic size ``--dim``, 7 by default,
 64-byte blocks): the peak heap bytes and the allocator calls, upstream -> memplan.
 
 With ``--time N``, the ExecutionEngine run time of each output (the fastest
-of N calls on the C library's heap, compiled once, not timed:
+of N calls on the C library's heap, in CPU seconds of the calling thread,
+the two outputs called in turn, compiled once, not timed:
 ``bench/run_time.py``), upstream -> memplan, and their ratio: memplan's
 rewrites (recomputation included) may not make a model more than 5% slower.
 
@@ -183,8 +184,8 @@ def main() -> None:
         if args.time:
             from run_time import run_seconds, summary
 
-            up_s, mp_s = (summary(run_seconds(t, entry, args.time, dims={"*": args.dim}))
-                          for t in (up_text, mp_text))
+            up_s, mp_s = (summary(t) for t in run_seconds([up_text, mp_text], entry, args.time,
+                                                          dims={"*": args.dim}))
             slower = mp_s > 1.05 * up_s
             worse |= slower
             flag = " **slower**" if slower else ""

@@ -1,10 +1,14 @@
 """ExecutionEngine run time of a memref program, without memplan-check's hooks.
 
-``run_seconds(text, entry, repeat)`` lowers the program as
+``run_seconds(texts, entry, repeat)`` lowers each program as
 :func:`memplan.numerics.execute` does (same lowering, same JIT options, the
-same seeded inputs for the same signature), compiles it once and times
-``repeat`` calls of the entry, each on fresh copies of the inputs (copied
-before the clock starts); :func:`summary` is the figure to report. The heap is the C library's ``malloc``,
+same seeded inputs for the same signature), compiles each once and times
+``repeat`` rounds of calls of the entry, one call of each program per round
+(interleaved, so that a change of the machine's load weighs on all of them
+alike), each call on fresh copies of the inputs (copied before the clock
+starts). The clock is the calling thread's CPU time (the JIT-compiled code
+runs on it): on a shared machine, time spent waiting for a core is not
+counted. :func:`summary` is the figure to report. The heap is the C library's ``malloc``,
 ``aligned_alloc`` and ``free``, registered as the lowered code's allocation
 symbols: memplan-check's heap hooks call into Python at every allocation,
 which would time the hooks, not the program.
@@ -45,22 +49,26 @@ class _TimedExecutable(Executable):
         self._heap = _NativeHeap()
 
 
-def run_seconds(text: str, entry: str, repeat: int = 3, seed: int = 0,
-                dims: dict | None = None) -> list[float]:
-    """Seconds of each of ``repeat`` calls of ``@entry`` in ``text`` (memref
-    level, or tensor level bufferized by upstream as ``execute`` does), its
-    dynamic sizes from ``dims`` as in ``memplan.numerics.execute``."""
-    program = lower(text, entry)
-    executable = _TimedExecutable(program)
-    executable.compile()
-    args = make_arguments(program.signature, None, seed, dims)
-    call = _Call(program.signature)
-    times = []
+def run_seconds(texts: list[str], entry: str, repeat: int = 3, seed: int = 0,
+                dims: dict | None = None) -> list[list[float]]:
+    """Per program of ``texts`` (memref level, or tensor level bufferized by
+    upstream as ``execute`` does), the CPU seconds of each of its ``repeat``
+    calls of ``@entry``, the programs called in turn; dynamic sizes from
+    ``dims`` as in ``memplan.numerics.execute``."""
+    runs = []
+    for text in texts:
+        program = lower(text, entry)
+        executable = _TimedExecutable(program)
+        executable.compile()
+        runs.append((executable, make_arguments(program.signature, None, seed, dims),
+                     _Call(program.signature)))
+    times: list[list[float]] = [[] for _ in texts]
     for _ in range(repeat):
-        fresh = [a.copy() for a in args]
-        start = time.perf_counter()
-        call.invoke(executable._engine, fresh)
-        times.append(time.perf_counter() - start)
+        for (executable, args, call), out in zip(runs, times):
+            fresh = [a.copy() for a in args]
+            start = time.thread_time()
+            call.invoke(executable._engine, fresh)
+            out.append(time.thread_time() - start)
     return times
 
 
