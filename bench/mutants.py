@@ -38,6 +38,9 @@ _REUSE_TESTS = ("test_reuse.py", "test_packing.py", "test_oracle.py")
 _INPLACE_LIT = ("inplace",)
 _REUSE_LIT = ("reuse", "lifetimes")
 _PEAK_LIT = ("peak",)
+OWNERSHIP = "lib/analysis/Ownership.cpp"
+_DEALLOC_TESTS = ("test_dealloc_pipeline.py", "test_dealloc_verify.py", "test_heap_faults.py")
+_DEALLOC_LIT = ("deallocation",)
 
 MUTANTS: Tuple[Mutant, ...] = (
     # ---------------------------------------------------------------- conflict rules
@@ -318,6 +321,34 @@ MUTANTS: Tuple[Mutant, ...] = (
         "",
         ("test_reorder.py",),
         _PEAK_LIT,
+    ),
+    # ---------------------------------------------------------------- deallocation
+    Mutant(
+        "dealloc-view-uses",
+        "a view's uses do not keep its buffer alive (the free may come before them)",
+        OWNERSHIP,
+        "        if (it != viewOf.end() && it->second == m)\n          add(r);\n",
+        "",
+        _DEALLOC_TESTS,
+        _DEALLOC_LIT,
+    ),
+    Mutant(
+        "dealloc-first-use",
+        "a buffer is freed after the first of its uses in its block, not the last",
+        OWNERSHIP,
+        "    if (!last || last->isBeforeInBlock(op))\n      last = op;\n",
+        "    if (!last)\n      last = op;\n",
+        _DEALLOC_TESTS,
+        _DEALLOC_LIT,
+    ),
+    Mutant(
+        "dealloc-returned",
+        "a buffer the function returns is freed like any other",
+        OWNERSHIP,
+        "      returned |= edgeTransfersHandle(edge, h);\n",
+        "",
+        _DEALLOC_TESTS,
+        _DEALLOC_LIT,
     ),
     # ---------------------------------------------------------------- numerics
     Mutant(
