@@ -85,6 +85,30 @@ func.func @transposed(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
 
 // -----
 
+// A loop's iteration argument is the loop's buffer (the init's on the first
+// trip, the yielded value's after): it dies at the op but is not a
+// candidate, since only buffers the program allocates in straight-line code
+// are (the loop body keeps its own destination).
+
+// CHECK-LABEL: func @loop_iteration_argument
+//       CHECK:   scf.for {{.*}} iter_args(%[[T:.*]] = %{{.*}})
+//  CHECK-NEXT:     %[[E:.*]] = tensor.empty() : tensor<64xf32>
+//  CHECK-NEXT:     linalg.exp ins(%[[T]] : tensor<64xf32>) outs(%[[E]] : tensor<64xf32>)
+func.func @loop_iteration_argument(%x: tensor<64xf32>, %n: index) -> tensor<64xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %e0 = tensor.empty() : tensor<64xf32>
+  %init = linalg.exp ins(%x : tensor<64xf32>) outs(%e0 : tensor<64xf32>) -> tensor<64xf32>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%t = %init) -> (tensor<64xf32>) {
+    %e = tensor.empty() : tensor<64xf32>
+    %a = linalg.exp ins(%t : tensor<64xf32>) outs(%e : tensor<64xf32>) -> tensor<64xf32>
+    scf.yield %a : tensor<64xf32>
+  }
+  return %r : tensor<64xf32>
+}
+
+// -----
+
 // The dying value went through an scf.if: its buffer would take a dynamic
 // layout, and the returned result a copy. Not a candidate.
 
