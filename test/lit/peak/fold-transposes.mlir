@@ -342,3 +342,28 @@ func.func @converting_generic(%a: tensor<8x4xf32>, %b: tensor<4x8xf32>) -> (tens
   %r = linalg.exp ins(%c : tensor<4x8xf32>) outs(%e2 : tensor<4x8xf32>) -> tensor<4x8xf32>
   return %t, %r : tensor<4x8xf64>, tensor<4x8xf32>
 }
+
+// -----
+
+// Not a layout copy either: a generic whose payload yields its init's
+// element (here a filled tensor) moves nothing from its input. Its reader
+// keeps reading its result (no remark).
+
+// CHECK-LABEL: func @yields_the_init
+//       CHECK:   %[[F:.*]] = linalg.fill
+//       CHECK:   %[[G:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<8x4xf32>) outs(%[[F]] : tensor<4x8xf32>)
+//       CHECK:   linalg.exp ins(%[[G]] : tensor<4x8xf32>)
+func.func @yields_the_init(%a: tensor<8x4xf32>) -> tensor<4x8xf32> {
+  %two = arith.constant 2.0 : f32
+  %e = tensor.empty() : tensor<4x8xf32>
+  %f = linalg.fill ins(%two : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(i, j) -> (j, i)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<8x4xf32>) outs(%f : tensor<4x8xf32>) {
+  ^bb0(%x: f32, %out: f32):
+    linalg.yield %out : f32
+  } -> tensor<4x8xf32>
+  %e2 = tensor.empty() : tensor<4x8xf32>
+  %r = linalg.exp ins(%g : tensor<4x8xf32>) outs(%e2 : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
