@@ -226,13 +226,18 @@ void collectUses(Value value, AffineMap toSource, Kind kind, Uses &out) {
   }
 }
 
-/// Whether `op`, a LinalgOp, verifies and reads its operands through
-/// `maps`, its loop sizes following from its operands' sizes. Diagnostics
-/// of the check are dropped.
+/// Whether `op`, a LinalgOp, passes its own verifier and reads its
+/// operands through `maps`, its loop sizes following from its operands'
+/// sizes. Diagnostics of the check are dropped. `op` is not in a block yet
+/// (see buildReader): only the op's own invariants are checked, not the
+/// dominance of the values its payload takes from above (a fused payload's
+/// constants), which `mlir::verify` would reject for a detached op; the
+/// payload itself is a copy of one that verified.
 bool readsThrough(Operation *op, ArrayRef<AffineMap> maps) {
   ScopedDiagnosticHandler quiet(op->getContext(),
                                 [](Diagnostic &) { return success(); });
-  if (failed(verify(op)))
+  if (failed(op->getName().verifyInvariants(op)) ||
+      failed(op->getName().verifyRegionInvariants(op)))
     return false;
   auto linalgOp = cast<linalg::LinalgOp>(op);
   return linalgOp.getIndexingMapsArray() == maps &&

@@ -367,3 +367,30 @@ func.func @yields_the_init(%a: tensor<8x4xf32>) -> tensor<4x8xf32> {
   %r = linalg.exp ins(%g : tensor<4x8xf32>) outs(%e2 : tensor<4x8xf32>) -> tensor<4x8xf32>
   return %r : tensor<4x8xf32>
 }
+
+// -----
+
+// A fused payload that takes a constant from above still reads through the
+// transposed map: the reader is checked by its own verifier, not by the
+// dominance of values its payload takes from the function.
+
+// CHECK-LABEL: func @payload_takes_a_constant
+//   CHECK-NOT:   linalg.transpose
+//       CHECK:   linalg.generic {{.*}} ins(%arg0, %arg1 : tensor<4x8xf32>, tensor<16x8xf32>)
+func.func @payload_takes_a_constant(%x: tensor<4x8xf32>, %w: tensor<16x8xf32>, %acc: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %half = arith.constant 0.5 : f32
+  %e = tensor.empty() : tensor<8x16xf32>
+  // expected-remark @below {{folded: 1 read(s) now read the source where it lies; the transposed copy (512 bytes) is not stored}}
+  %t = linalg.transpose ins(%w : tensor<16x8xf32>) outs(%e : tensor<8x16xf32>) permutation = [1, 0]
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (k, j)>,
+                                        affine_map<(i, j, k) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %t : tensor<4x8xf32>, tensor<8x16xf32>) outs(%acc : tensor<4x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.mulf %m, %half : f32
+    %y = arith.addf %o, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<4x16xf32>
+  return %r : tensor<4x16xf32>
+}
