@@ -236,13 +236,18 @@ bool FunctionAnalysis::classify() {
     return false;
   WalkResult walk = body.walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (op->getNumRegions() && !isa<RegionBranchOpInterface>(op)) {
-      // Regions the interfaces say nothing of: fine if they hold no buffer
-      // (linalg.generic's payload).
+      // Regions the interfaces say nothing of: fine if no buffer is made or
+      // named in them (linalg.generic's payload). A buffer of the function
+      // they only read or write (a gather's `memref.load`) is used there,
+      // which is a use at the op itself (each use is lifted to the op of
+      // the buffer's block).
       bool buffers = false;
       op->walk([&](Operation *nested) {
         if (nested != op)
-          buffers |= llvm::any_of(nested->getOperands(), isMemref) ||
-                     llvm::any_of(nested->getResults(), isMemref);
+          buffers |= llvm::any_of(nested->getResults(), isMemref) ||
+                     llvm::any_of(nested->getRegions(), [](Region &r) {
+                       return llvm::any_of(r.getArguments(), isMemref);
+                     });
       });
       if (buffers) {
         leave(op, "'" + op->getName().getStringRef() +

@@ -108,3 +108,29 @@ func.func @keeps_its_frees() {
   %a = memref.alloc() : memref<8xf32>
   return
 }
+
+// -----
+
+// Not left: a payload that reads a buffer (a gather's memref.load, as
+// elementwise fusion leaves it) uses it at the linalg.generic, and %t is
+// freed by memplan right after the generic (no remark).
+
+// CHECK-LABEL: func @read_in_a_payload
+//       CHECK:   %[[T:.*]] = memref.alloc() : memref<16xf32>
+//       CHECK:   linalg.generic
+//       CHECK:     memref.load %[[T]]
+//       CHECK:   }
+//  CHECK-NEXT:   memref.dealloc %[[T]] : memref<16xf32>
+//  CHECK-NEXT:   return
+func.func @read_in_a_payload(%x: memref<16xf32>, %idx: memref<8xindex>, %out: memref<8xf32>) {
+  %t = memref.alloc() : memref<16xf32>
+  linalg.exp ins(%x : memref<16xf32>) outs(%t : memref<16xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>],
+                  iterator_types = ["parallel"]}
+      ins(%idx : memref<8xindex>) outs(%out : memref<8xf32>) {
+  ^bb0(%i: index, %o: f32):
+    %v = memref.load %t[%i] : memref<16xf32>
+    linalg.yield %v : f32
+  }
+  return
+}
