@@ -249,6 +249,23 @@ def test_scalar_result_mismatch():
     assert (result.mismatch.before_bits, result.mismatch.after_bits) == ("00000000", "80000000")
 
 
+def test_one_ulp_in_a_buffer_is_a_mismatch():
+    # 1.0 and the next float up differ in the lowest byte of the element only
+    # (little-endian 00 00 80 3f against 01 00 80 3f): bit for bit means
+    # every byte of every element.
+    def program(value: str) -> str:
+        return f"""func.func @f(%out: memref<4xf32>) {{
+          %v = arith.constant {value} : f32
+          linalg.fill ins(%v : f32) outs(%out : memref<4xf32>)
+          return
+        }}"""
+
+    result = compare(program("1.0"), program("0x3F800001"), "f")
+    assert not result.ok
+    assert result.mismatch.count == 4
+    assert (result.mismatch.before_bits, result.mismatch.after_bits) == ("3f800000", "3f800001")
+
+
 def test_dynamic_dims():
     text = """
     #id = affine_map<(d0, d1) -> (d0, d1)>
