@@ -406,6 +406,26 @@ bool FunctionAnalysis::collectEdges() {
   auto operandIndex = [](Operation *op, OperandRange range) {
     return range.empty() ? op->getNumOperands() : range.getBeginOperandIndex();
   };
+  // One edge per region successor of `op` (a region op's entry, or a
+  // region terminator), forwarding what `operandsOf` gives it.
+  auto addSuccessorEdges =
+      [&](Operation *op, bool entry, ArrayRef<RegionSuccessor> succs,
+          llvm::function_ref<OperandRange(RegionSuccessor &)> operandsOf) {
+        for (RegionSuccessor s : succs) {
+          Edge e;
+          e.from = op;
+          e.entry = entry;
+          e.successor = s.isParent() ? -1 : s.getSuccessor()->getRegionNumber();
+          OperandRange operands = operandsOf(s);
+          e.operands.assign(operands.begin(), operands.end());
+          e.inputs.assign(s.getSuccessorInputs().begin(),
+                          s.getSuccessorInputs().end());
+          e.firstOperand = operandIndex(op, operands);
+          if (!addEdge(std::move(e)))
+            return false;
+        }
+        return true;
+      };
   bool ok = true;
   WalkResult walk = func.getFunctionBody().walk([&](Operation *op) {
     if (auto branchOp = dyn_cast<RegionBranchOpInterface>(op);
@@ -413,20 +433,11 @@ bool FunctionAnalysis::collectEdges() {
       SmallVector<RegionSuccessor> succs;
       SmallVector<Attribute> none(op->getNumOperands());
       branchOp.getEntrySuccessorRegions(none, succs);
-      for (RegionSuccessor &s : succs) {
-        Edge e;
-        e.from = op;
-        e.entry = true;
-        e.successor = s.isParent() ? -1 : s.getSuccessor()->getRegionNumber();
-        OperandRange operands = branchOp.getEntrySuccessorOperands(s);
-        e.operands.assign(operands.begin(), operands.end());
-        e.inputs.assign(s.getSuccessorInputs().begin(),
-                        s.getSuccessorInputs().end());
-        e.firstOperand = operandIndex(op, operands);
-        if (!(ok = addEdge(std::move(e))))
-          return WalkResult::interrupt();
-      }
-      return WalkResult::advance();
+      ok =
+          addSuccessorEdges(op, /*entry=*/true, succs, [&](RegionSuccessor &s) {
+            return branchOp.getEntrySuccessorOperands(s);
+          });
+      return ok ? WalkResult::advance() : WalkResult::interrupt();
     }
     if (!op->hasTrait<OpTrait::IsTerminator>())
       return WalkResult::advance();
@@ -482,19 +493,10 @@ bool FunctionAnalysis::collectEdges() {
     SmallVector<RegionSuccessor> succs;
     SmallVector<Attribute> none(op->getNumOperands());
     terminator.getSuccessorRegions(none, succs);
-    for (RegionSuccessor &s : succs) {
-      Edge e;
-      e.from = op;
-      e.successor = s.isParent() ? -1 : s.getSuccessor()->getRegionNumber();
-      OperandRange operands = terminator.getSuccessorOperands(s);
-      e.operands.assign(operands.begin(), operands.end());
-      e.inputs.assign(s.getSuccessorInputs().begin(),
-                      s.getSuccessorInputs().end());
-      e.firstOperand = operandIndex(op, operands);
-      if (!(ok = addEdge(std::move(e))))
-        return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
+    ok = addSuccessorEdges(op, /*entry=*/false, succs, [&](RegionSuccessor &s) {
+      return terminator.getSuccessorOperands(s);
+    });
+    return ok ? WalkResult::advance() : WalkResult::interrupt();
   });
   if (walk.wasInterrupted() || !ok)
     return false;

@@ -63,10 +63,7 @@ tensor::EmptyOp emptyViewed(Operation *op,
   auto empty = source ? source->get().getDefiningOp<tensor::EmptyOp>()
                       : tensor::EmptyOp();
   auto view = dyn_cast<bufferization::BufferizableOpInterface>(op);
-  // A use that reads the empty's undefined contents, through any view,
-  // keeps it whole (as splitDestinations keeps such a destination shared).
   if (!empty || !isFreshDestination(empty) || !view ||
-      contentsRead(empty.getResult(), state) ||
       view.bufferizesToMemoryRead(*source, state) ||
       view.bufferizesToMemoryWrite(*source, state))
     return nullptr;
@@ -76,6 +73,11 @@ tensor::EmptyOp emptyViewed(Operation *op,
       aliases.getAliases().front().value != op->getResult(0) ||
       aliases.getAliases().front().relation !=
           bufferization::BufferRelation::Equivalent)
+    return nullptr;
+  // A use that reads the empty's undefined contents, through any view, keeps
+  // it whole (as splitDestinations keeps such a destination shared); asked
+  // last, since it walks the empty's uses.
+  if (contentsRead(empty.getResult(), state))
     return nullptr;
   return empty;
 }
