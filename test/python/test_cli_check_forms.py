@@ -254,3 +254,52 @@ def test_verbose_prints_phase_times_after_the_verdict(forms):
     assert "after bufferization (memplan)" not in phases
     assert not any(line.startswith("  times") for line in check(
         forms["tensor"], forms["out"], "--entry", "main").stdout.splitlines())
+
+
+#: Upstream's buffer-deallocation-pipeline aborts on this program (an
+#: assertion in its ValueComparator: a value forwarded along both edges of
+#: two diamonds, written in one of them), after its bufferization succeeds.
+DEALLOCATION_ABORTS = """
+func.func @main(%a: tensor<8xi24>, %c: i1, %i: index) -> (tensor<8xi24>, tensor<8xi24>) {
+  %k = arith.constant 3 : i24
+  cf.cond_br %c, ^bb1, ^bb2
+^bb1:
+  cf.br ^bb3(%a : tensor<8xi24>)
+^bb2:
+  %w = tensor.insert %k into %a[%i] : tensor<8xi24>
+  cf.br ^bb3(%a : tensor<8xi24>)
+^bb3(%m: tensor<8xi24>):
+  cf.cond_br %c, ^bb4, ^bb5
+^bb4:
+  %s = tensor.extract_slice %a[0] [4] [1] : tensor<8xi24> to tensor<4xi24>
+  %t = tensor.extract_slice %s[2] [2] [1] : tensor<4xi24> to tensor<2xi24>
+  %u = tensor.insert_slice %t into %s[0] [2] [1] : tensor<2xi24> into tensor<4xi24>
+  cf.br ^bb6(%a : tensor<8xi24>)
+^bb5:
+  cf.br ^bb6(%a : tensor<8xi24>)
+^bb6(%z: tensor<8xi24>):
+  return %a, %m : tensor<8xi24>, tensor<8xi24>
+}
+"""
+
+
+@pytest.mark.parametrize("reference", ["upstream", "memplan"])
+def test_reference_deallocation_crash_is_not_the_checkers(tmp_path, reference):
+    """Where upstream's deallocation of a tensor-level BEFORE aborts, the
+    checker does not die with it (it runs in a child): BEFORE runs without
+    frees, and the report says so and why."""
+    before = tmp_path / "before.mlir"
+    before.write_text(DEALLOCATION_ABORTS)
+    after = tmp_path / "after.mlir"
+    after.write_text(rewrite(DEALLOCATION_ABORTS, "memplan-memory-pipeline"))
+    for c in ("0", "1"):
+        proc = subprocess.run([CHECK, str(before), str(after), "--entry", "main",
+                               "--value", f"1={c}", "--value", "2=1",
+                               "--reference", reference],
+                              capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        lines = proc.stdout.splitlines()
+        assert lines[0].startswith("OK: 3 outputs identical"), proc.stdout
+        assert ("without frees: upstream's buffer-deallocation-pipeline died (signal 6) "
+                "before it reported") in lines[1], proc.stdout
+        assert "Assertion" not in proc.stderr, proc.stderr

@@ -443,6 +443,8 @@ def _form(program: LoweredProgram, notes: Sequence[str]) -> str:
         text = (f"tensor level, bufferized here by {whose} {program.bufferization} (not "
                 "optimize-allocation-liveness: its heap is not what upstream's full memory "
                 "pipeline gives)")
+        if program.undeallocated:
+            text += f", without frees: {program.undeallocated}"
     else:
         text = "memref level, run as given"
     return text + "".join(f"; {note}" for note in notes)

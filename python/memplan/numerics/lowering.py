@@ -81,6 +81,7 @@ The entry function gets ``llvm.emit_c_interface`` before any of this.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Dict, List, Sequence, Tuple
 
@@ -164,6 +165,10 @@ class LoweredProgram:
     #: Whose bufferization that was (a key of :data:`REFERENCES`), and why
     #: when it is not the one asked for.
     reference: str = "upstream"
+    #: Why a bufferized module has no frees, where upstream's deallocation
+    #: crashed on it ("" otherwise): its values are the same, its heap
+    #: figures lack the frees.
+    undeallocated: str = ""
     #: Alignment every heap block must have (max of dropped ``alignment``s).
     alignment: int = MIN_ALIGNMENT
     #: ``(location, message)`` of each ``cf.assert``, by hook id.
@@ -429,27 +434,64 @@ def _prepared_copy(source: ModuleSource, source_name: str, entry: str,
 
 
 def _bufferize(module: ir.Module, copy, reference: str, times: PhaseTimes | None,
-               prefix: str) -> Tuple[ir.Module, str, str]:
-    """Bufferize tensor-level ``module`` in place with the ``reference``
-    pipeline; returns the module, the pipeline run and whose it was. Where
-    memplan's bufferization fails, upstream's runs on a fresh ``copy()``, and
-    the reference says why."""
+               prefix: str) -> Tuple[ir.Module, str, str, str]:
+    """Bufferize tensor-level ``module`` with the ``reference`` pipeline, then
+    deallocate it (:func:`_deallocate`) unless it frees buffers itself;
+    returns the module, the pipelines run, whose bufferization it was and
+    why it has no frees where deallocation crashed (else ``""``).
+    Where memplan's bufferization fails, upstream's runs on a fresh
+    ``copy()``, and the reference says why."""
     pipeline = REFERENCES[reference]
-    if not _has_op(module, "memref.dealloc"):
-        pipeline += "," + DEALLOCATION_PIPELINE
     try:
         with phase(times, f"{prefix}bufferization ({reference})"):
             _run(module, pipeline, "bufferization")
-        return module, pipeline, reference
     except LoweringError as err:
         if reference == "upstream":
             raise
         failure = str(err)
-    module = copy()
-    fallback = pipeline.replace(REFERENCES[reference], REFERENCES["upstream"], 1)
-    with phase(times, f"{prefix}bufferization (upstream)"):
-        _run(module, fallback, "bufferization")
-    return module, fallback, f"upstream, as {reference}'s failed ({failure})"
+        module = copy()
+        pipeline = REFERENCES["upstream"]
+        with phase(times, f"{prefix}bufferization (upstream)"):
+            _run(module, pipeline, "bufferization")
+        reference = f"upstream, as {reference}'s failed ({failure})"
+    if _has_op(module, "memref.dealloc"):
+        return module, pipeline, reference, ""
+    with phase(times, f"{prefix}deallocation"):
+        module, crash = _deallocate(module)
+    if crash:
+        return module, pipeline, reference, crash
+    return module, f"{pipeline},{DEALLOCATION_PIPELINE}", reference, ""
+
+
+def _deallocate(module: ir.Module) -> Tuple[ir.Module, str]:
+    """Run :data:`DEALLOCATION_PIPELINE` on ``module`` in a forked child,
+    which sends the result back as bytecode: upstream's deallocation aborts
+    the process on some control flow (assertions in its ownership analysis),
+    and a checker must not die with it. Returns the deallocated module and
+    ``""``, or ``module`` unchanged and why it has no frees: the values it
+    computes are the same, only its heap figures lack the frees."""
+    import io
+
+    from .parallel import start
+
+    def child() -> bytes:
+        with open(os.devnull, "wb") as devnull:  # its assertion and stack dump
+            os.dup2(devnull.fileno(), 2)
+        _run(module, DEALLOCATION_PIPELINE, "deallocation")
+        out = io.BytesIO()
+        module.operation.write_bytecode(out)
+        return out.getvalue()
+
+    what = f"upstream's {DEALLOCATION_PIPELINE}"
+    try:
+        data = start(child, what).result()
+    except LoweringError:
+        raise
+    except RuntimeError as err:
+        if not str(err).startswith(f"{what} died"):
+            raise LoweringError(f"deallocation: {err}") from None
+        return module, str(err)
+    return ir.Module.parse(data, context=module.context), ""
 
 
 def lower(
@@ -479,9 +521,10 @@ def lower(
     with phase(times, f"{prefix}copy"):
         module, found = _prepared_copy(source, source_name, entry, also)
     tensor_level = is_tensor_level(module)
-    pipeline = ""
+    pipeline = undeallocated = ""
     if tensor_level:
-        module, pipeline, reference = _bufferize(module, copy, reference, times, prefix)
+        module, pipeline, reference, undeallocated = _bufferize(module, copy, reference, times,
+                                                                prefix)
     with module.context:
         signature = entry_signature(module, entry)
         other_sigs = {name: entry_signature(module, name) for name in found}
@@ -502,6 +545,7 @@ def lower(
         tensor_level=tensor_level,
         bufferization=pipeline,
         reference=reference,
+        undeallocated=undeallocated,
         alignment=alignment,
         assert_messages=messages,
         mutable_globals=mutable_globals,
