@@ -140,6 +140,9 @@ private:
   /// The values that may point into handle `h`'s buffer without owning it,
   /// and their uses (ops); false when one escapes the handle's region.
   bool closure(int32_t h, SmallVectorImpl<Operation *> &uses);
+  /// `v` is never used: its uses only name it (views, casts) and those
+  /// names are never used either.
+  bool unused(Value v, unsigned depth = 0) const;
   /// Lifts `use` into `region` (through the asynchronous work it is part
   /// of); null when it does not lie in the region. `unawaited` is set when
   /// async work that uses it is never awaited.
@@ -751,7 +754,17 @@ bool FunctionAnalysis::closure(int32_t h, SmallVectorImpl<Operation *> &uses) {
       Operation *user = use.getOwner();
       auto forwarded = edgeUse.find(&use);
       if (forwarded != edgeUse.end()) {
-        uses.push_back(user);
+        // Forwarding to inputs nothing uses (a block argument of the
+        // generator's join blocks, a region op's dead result) does not keep
+        // the buffer alive: it may be freed before the terminator.
+        bool needed = false;
+        for (auto [e, j] : forwarded->second) {
+          const Edge &edge = edges[e];
+          needed |= edge.ret || edgeTransfersHandle(edge, h) ||
+                    !unused(edge.inputs[j]);
+        }
+        if (needed)
+          uses.push_back(user);
         for (auto [e, j] : forwarded->second) {
           const Edge &edge = edges[e];
           if (edge.transfer[j] == h || edge.ret)
@@ -793,6 +806,23 @@ bool FunctionAnalysis::closure(int32_t h, SmallVectorImpl<Operation *> &uses) {
           add(r);
       }
     }
+  }
+  return true;
+}
+
+bool FunctionAnalysis::unused(Value v, unsigned depth) const {
+  if (depth > 16)
+    return false;
+  for (OpOperand &use : v.getUses()) {
+    Operation *user = use.getOwner();
+    if (edgeUse.count(&use) || user->getNumRegions() ||
+        user->hasTrait<OpTrait::IsTerminator>() || !isMemoryEffectFree(user) ||
+        llvm::none_of(user->getResults(), isMemref) ||
+        alsoNamedBy.count(v))
+      return false;
+    for (Value r : user->getResults())
+      if (!unused(r, depth + 1))
+        return false;
   }
   return true;
 }

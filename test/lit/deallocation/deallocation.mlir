@@ -385,6 +385,41 @@ func.func @split_edge(%c: i1, %x: memref<8xf32>, %out: memref<8xf32>) {
 
 // -----
 
+// A buffer an scf.if may yield (without handing it over), forwarded by a
+// branch to a block argument nothing uses: the branch does not keep it
+// alive, it is freed after its last real use, before the branch. (It was
+// left to upstream's deallocation, which crashes on the scf.if's result
+// live across the branch.)
+
+// CHECK-LABEL: func @forwarded_to_unused_argument
+//       CHECK: ^bb2:
+//  CHECK-NEXT:   %[[A:.*]] = memref.alloc() : memref<8xf32>
+//       CHECK:   %[[R:.*]] = scf.if
+//       CHECK:   memref.copy %[[R]], %{{.*}}
+//  CHECK-NEXT:   memref.dealloc %[[A]] : memref<8xf32>
+//  CHECK-NEXT:   cf.br ^bb3(%[[R]] : memref<8xf32>)
+//       CHECK: ^bb3(%{{.*}}: memref<8xf32>):
+//  CHECK-NEXT:   return
+func.func @forwarded_to_unused_argument(%c: i1, %x: memref<8xf32>, %out: memref<8xf32>) {
+  cf.cond_br %c, ^bb1, ^bb2
+^bb1:
+  cf.br ^bb3(%x : memref<8xf32>)
+^bb2:
+  %a = memref.alloc() : memref<8xf32>
+  memref.copy %x, %a : memref<8xf32> to memref<8xf32>
+  %r = scf.if %c -> memref<8xf32> {
+    scf.yield %x : memref<8xf32>
+  } else {
+    scf.yield %a : memref<8xf32>
+  }
+  memref.copy %r, %out : memref<8xf32> to memref<8xf32>
+  cf.br ^bb3(%r : memref<8xf32>)
+^bb3(%m: memref<8xf32>):
+  return
+}
+
+// -----
+
 // A block argument that gets a fresh buffer on one edge and the argument on
 // the other carries a flag in a block argument of its own.
 
