@@ -140,9 +140,9 @@ private:
   /// The values that may point into handle `h`'s buffer without owning it,
   /// and their uses (ops); false when one escapes the handle's region.
   bool closure(int32_t h, SmallVectorImpl<Operation *> &uses);
-  /// `v` is never used: its uses only name it (views, casts) and those
-  /// names are never used either.
-  bool unused(Value v, unsigned depth = 0) const;
+  /// `v` is never used: its uses only name it (views, casts) or forward it
+  /// along edges, and what they give is never used either.
+  bool unused(Value v) const;
   /// Lifts `use` into `region` (through the asynchronous work it is part
   /// of); null when it does not lie in the region. `unawaited` is set when
   /// async work that uses it is never awaited.
@@ -155,6 +155,12 @@ private:
   void liveness(int32_t h, ArrayRef<Operation *> lifted,
                 llvm::SmallPtrSetImpl<Block *> &liveIn);
   bool flags(bool &changed);
+  /// Selects forwarded on an edge that may own what they select (see
+  /// Ownership.h); true when one was chosen.
+  bool chooseOwningSelects();
+  /// `v` or a view of it is forwarded on an edge (returns included) to an
+  /// input that is used.
+  bool forwarded(Value v) const;
   bool edgeTransfersHandle(const Edge &e, int32_t h) const {
     return llvm::is_contained(e.transfer, h);
   }
@@ -198,6 +204,12 @@ private:
   /// argument yielded unchanged, both branches yielding one buffer): that
   /// value under another name, a view of it rather than a handle.
   DenseMap<Value, Value> equivalent;
+  /// Owning selects and the handles each took over; who took a handle over.
+  DenseMap<int32_t, SmallVector<int32_t, 2>> owningSelects;
+  DenseMap<int32_t, int32_t> selectedBy;
+  /// Owning selects that may select a buffer they do not own: a run-time
+  /// flag says whether they selected one they took over.
+  DenseSet<int32_t> partialSelects;
 };
 
 int32_t FunctionAnalysis::addHandle(Value v, Block *block, Kind kind) {
@@ -649,6 +661,14 @@ void FunctionAnalysis::solveLattice() {
     case Kind::Merge:
       own[id] = Ownership::Unknown;
       break;
+    case Kind::Select:
+      if (!owningSelects.count(static_cast<int32_t>(id)))
+        own[id] = Ownership::No;
+      else if (partialSelects.contains(static_cast<int32_t>(id)))
+        own[id] = Ownership::Dynamic;
+      else
+        own[id] = Ownership::Yes;
+      break;
     default:
       own[id] = Ownership::No;
     }
@@ -802,7 +822,8 @@ bool FunctionAnalysis::closure(int32_t h, SmallVectorImpl<Operation *> &uses) {
           add(r);
         auto handle = handleOf.find(r);
         if (handle != handleOf.end() &&
-            handles[handle->second].kind == Kind::Select)
+            handles[handle->second].kind == Kind::Select &&
+            !llvm::is_contained(owningSelects.lookup(handle->second), h))
           add(r);
       }
     }
@@ -810,19 +831,119 @@ bool FunctionAnalysis::closure(int32_t h, SmallVectorImpl<Operation *> &uses) {
   return true;
 }
 
-bool FunctionAnalysis::unused(Value v, unsigned depth) const {
-  if (depth > 16)
-    return false;
-  for (OpOperand &use : v.getUses()) {
-    Operation *user = use.getOwner();
-    if (edgeUse.count(&use) || user->getNumRegions() ||
-        user->hasTrait<OpTrait::IsTerminator>() || !isMemoryEffectFree(user) ||
-        llvm::none_of(user->getResults(), isMemref) ||
-        alsoNamedBy.count(v))
+bool FunctionAnalysis::forwarded(Value v) const {
+  SmallVector<Value, 4> work{v};
+  for (unsigned n = 0; !work.empty() && n < 64; ++n) {
+    Value m = work.pop_back_val();
+    for (OpOperand &use : m.getUses()) {
+      auto it = edgeUse.find(&use);
+      if (it != edgeUse.end() &&
+          llvm::any_of(it->second, [&](std::pair<int32_t, unsigned> ej) {
+            const Edge &e = edges[ej.first];
+            return e.ret || !unused(e.inputs[ej.second]);
+          }))
+        return true;
+      for (OpResult r : use.getOwner()->getResults()) {
+        auto view = viewOf.find(r);
+        if (view != viewOf.end() && view->second == m)
+          work.push_back(r);
+      }
+    }
+  }
+  return false;
+}
+
+bool FunctionAnalysis::chooseOwningSelects() {
+  bool chosen = false;
+  for (auto &[s, sources] : selectSources) {
+    if (owningSelects.count(s))
+      continue;
+    const Handle &select = handles[s];
+    Operation *op = select.value.getDefiningOp();
+    if (!op || op->getNumResults() != 1 || op->getNumRegions() ||
+        !isMemoryEffectFree(op) || !forwarded(select.value))
+      continue;
+    // The sources that are buffers the select's block owns (themselves or
+    // casts of them) are taken over; where others may be selected, a flag
+    // says which.
+    SmallVector<int32_t, 2> taken;
+    bool ok = true, partial = false;
+    for (Value source : sources) {
+      auto it = baseOf.find(source);
+      int32_t b = it == baseOf.end() ? -1 : it->second;
+      bool owned =
+          b >= 0 &&
+          (handles[b].kind == Kind::Alloc || handles[b].kind == Kind::Call) &&
+          own[b] == Ownership::Yes && handles[b].block == select.block &&
+          stripCasts(source) == handles[b].value &&
+          !alsoNamedBy.count(handles[b].value);
+      if (owned && selectedBy.count(b))
+        ok = false;
+      partial |= !owned;
+      if (owned && !llvm::is_contained(taken, b))
+        taken.push_back(b);
+    }
+    if (!ok || taken.empty() || (!partial && taken.size() < 2))
+      continue;
+    // Each dies at the select but through it.
+    owningSelects[s] = taken;
+    for (int32_t b : taken) {
+      SmallVector<Operation *> uses;
+      closure(b, uses);
+      Operation *unawaited = nullptr;
+      for (Operation *u : uses) {
+        Operation *l = lift(select.block->getParent(), u, unawaited);
+        ok &= l && !unawaited && l->getBlock() == select.block &&
+              (l == op || l->isBeforeInBlock(op));
+      }
+      if (!ok)
+        break;
+    }
+    if (!ok) {
+      owningSelects.erase(s);
+      continue;
+    }
+    for (int32_t b : taken)
+      selectedBy[b] = s;
+    if (partial)
+      partialSelects.insert(s);
+    chosen = true;
+  }
+  return chosen;
+}
+
+bool FunctionAnalysis::unused(Value v) const {
+  // Depth-first over what names `v` or takes it along an edge; a value met
+  // again is assumed unused (a loop's iteration argument yielded back to
+  // itself): `v` is unused when nothing reached uses it.
+  DenseSet<Value> seen{v};
+  SmallVector<Value, 8> work{v};
+  auto reach = [&](Value r) {
+    if (seen.insert(r).second)
+      work.push_back(r);
+  };
+  while (!work.empty()) {
+    Value m = work.pop_back_val();
+    if (seen.size() > 256 || alsoNamedBy.count(m))
       return false;
-    for (Value r : user->getResults())
-      if (!unused(r, depth + 1))
+    for (OpOperand &use : m.getUses()) {
+      auto forwarded = edgeUse.find(&use);
+      if (forwarded != edgeUse.end()) {
+        for (auto [e, j] : forwarded->second) {
+          if (edges[e].ret)
+            return false;
+          reach(edges[e].inputs[j]);
+        }
+        continue;
+      }
+      Operation *user = use.getOwner();
+      if (user->getNumRegions() || user->hasTrait<OpTrait::IsTerminator>() ||
+          !isMemoryEffectFree(user) ||
+          llvm::none_of(user->getResults(), isMemref))
         return false;
+      for (Value r : user->getResults())
+        reach(r);
+    }
   }
   return true;
 }
@@ -1042,6 +1163,14 @@ bool FunctionAnalysis::place() {
     int32_t hid = static_cast<int32_t>(id);
     if (!possiblyOwned(hid))
       continue;
+    if (auto by = selectedBy.find(hid); by != selectedBy.end()) {
+      FunctionPlan::Free free;
+      free.handle = hid;
+      free.after = handles[by->second].value.getDefiningOp();
+      free.unlessSelected = by->second;
+      plan.frees.push_back(free);
+      continue;
+    }
     SmallVector<Operation *> uses, lifted;
     closure(hid, uses);
     Region *region = h.block->getParent();
@@ -1148,7 +1277,7 @@ bool FunctionAnalysis::flags(bool &changed) {
     plan.flagLists.push_back(std::move(list));
   }
   for (auto [id, h] : llvm::enumerate(handles))
-    if (own[id] == Ownership::Dynamic)
+    if (own[id] == Ownership::Dynamic && h.kind == Kind::Merge)
       plan.flagged.insert(h.value);
   return true;
 }
@@ -1198,16 +1327,26 @@ void FunctionAnalysis::run() {
     }
     handles[h].kind = Kind::UserFreed;
   }
-  for (unsigned round = 0; round < 8; ++round) {
-    if (!solve())
-      return;
-    bool changed = false;
-    if (!flags(changed))
-      return;
-    if (!changed)
+  for (unsigned pass = 0; pass < 2; ++pass) {
+    for (unsigned round = 0; round < 8; ++round) {
+      if (!solve())
+        return;
+      bool changed = false;
+      if (!flags(changed))
+        return;
+      if (!changed)
+        break;
+      plan.flagLists.clear();
+      plan.flagged.clear();
+    }
+    // Again with the selects that take their buffers over.
+    if (pass || !chooseOwningSelects())
       break;
     plan.flagLists.clear();
     plan.flagged.clear();
+    forced.clear();
+    blocked.clear();
+    siblings.clear();
   }
   if (!place())
     return;
@@ -1215,6 +1354,9 @@ void FunctionAnalysis::run() {
     plan.handles.push_back(h.value);
     plan.ownership.push_back(own[id]);
   }
+  for (auto &[select, taken] : owningSelects)
+    if (partialSelects.contains(select))
+      plan.selectFlags.push_back({select, {taken.begin(), taken.end()}});
   // Returned merges that always hold one value of their type.
   std::optional<DominanceInfo> dominance;
   for (Edge &e : edges) {
@@ -1300,6 +1442,7 @@ std::vector<FunctionPlan> analyzeFunctions(Operation *root, Callees &callees) {
         plan.returnCopies.clear();
         plan.flagged.clear();
         plan.returnForwards.clear();
+        plan.selectFlags.clear();
         plan.handles.clear();
         plan.ownership.clear();
         op->walk([&](Operation *nested) {

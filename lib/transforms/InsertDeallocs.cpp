@@ -47,6 +47,10 @@ public:
   void run();
 
 private:
+  /// The flags of owning selects that may select what they do not own.
+  void appendSelectFlags();
+  /// Per owning select with a flag: the op that computes it.
+  DenseMap<Operation *, Operation *> afterSelect;
   Value constant(Block *block, bool value);
   Value resolve(Value v) const {
     auto it = replaced.find(v);
@@ -104,6 +108,29 @@ SmallVector<Value> PlanRewriter::flagValues(const FunctionPlan::FlagList &list,
       values.push_back(flagOf(in.handle));
   }
   return values;
+}
+
+void PlanRewriter::appendSelectFlags() {
+  // Right after the select: it selected one of the buffers it took over.
+  for (const FunctionPlan::SelectFlag &sf : plan.selectFlags) {
+    Value select = plan.handles[sf.select];
+    Location loc = select.getLoc();
+    builder.setInsertionPointAfterValue(select);
+    Value selected =
+        memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, select);
+    Value flag;
+    for (int32_t t : sf.taken) {
+      Value ptr = memref::ExtractAlignedPointerAsIndexOp::create(
+          builder, loc, plan.handles[t]);
+      Value same = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq,
+                                         ptr, selected);
+      flag = flag ? arith::OrIOp::create(builder, loc, flag, same) : same;
+    }
+    flags[select] = flag;
+    // The frees of what it did not select go after its flag.
+    afterSelect[select.getDefiningOp()] = flag.getDefiningOp();
+    ++stats.flags;
+  }
 }
 
 void PlanRewriter::appendBlockFlags() {
@@ -250,7 +277,7 @@ Operation *PlanRewriter::free(OpBuilder &b, Location loc, int32_t handle) {
 void PlanRewriter::insertFrees() {
   // Frees at one place go in plan order: each after the one before.
   std::map<std::pair<Operation *, unsigned>, Block *> splits;
-  DenseMap<Operation *, Operation *> lastAfter;
+  DenseMap<Operation *, Operation *> lastAfter = afterSelect;
   for (const FunctionPlan::Free &f : plan.frees) {
     Location loc = resolve(plan.handles[f.handle]).getLoc();
     Operation *anchor = nullptr;
@@ -280,7 +307,27 @@ void PlanRewriter::insertFrees() {
       }
       builder.setInsertionPoint(split->getTerminator());
     }
-    Operation *created = free(builder, loc, f.handle);
+    Operation *created = nullptr;
+    if (f.unlessSelected >= 0) {
+      // A buffer an owning select took over: freed where it was not
+      // selected.
+      Value v = resolve(plan.handles[f.handle]);
+      Value selected = resolve(plan.handles[f.unlessSelected]);
+      Value a = memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, v);
+      Value b = memref::ExtractAlignedPointerAsIndexOp::create(builder, loc,
+                                                               selected);
+      Value other =
+          arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::ne, a, b);
+      auto ifOp = scf::IfOp::create(builder, loc, other,
+                                    /*withElseRegion=*/false);
+      OpBuilder inner = ifOp.getThenBodyBuilder();
+      memref::DeallocOp::create(inner, loc, v);
+      ++stats.frees;
+      ++stats.conditionalFrees;
+      created = ifOp;
+    } else {
+      created = free(builder, loc, f.handle);
+    }
     if (anchor)
       lastAfter[anchor] = created;
   }
@@ -295,6 +342,7 @@ void PlanRewriter::run() {
   ctx->getOrLoadDialect<scf::SCFDialect>();
   for (FunctionPlan::FlagList &list : plan.flagLists)
     lists[list.op].push_back(&list);
+  appendSelectFlags();
   appendBlockFlags();
   appendRegionOpFlags();
   appendBranchFlags();

@@ -27,6 +27,15 @@
 // deallocation does), so only what the paths disagree on costs a flag. The
 // lattice is solved over all merges of a function at once, loops included.
 //
+// A select (an op of several memref operands that names one of them),
+// forwarded on an edge, takes over the buffers its block owns among its
+// sources when each is last used at the select but through it: each buffer
+// it did not select is freed right after it (a run-time comparison of
+// aligned pointers), and it is owned (Yes), or, when it may select a value
+// it does not own, owned where a flag computed from the same comparison
+// says so. The merges it reaches then need no buffer they may point into
+// on a path that did not allocate it.
+//
 // A handle the block owns is freed right after the op of its block that
 // holds the last use of any value that may point into its buffer without
 // owning it (views, merges it reaches without handing over ownership,
@@ -100,6 +109,15 @@ struct FunctionPlan {
   };
   std::vector<FlagList> flagLists;
 
+  /// An owning select that may select a buffer it did not take over: its
+  /// flag (computed right after it) is whether its aligned pointer is one
+  /// of `taken`'s.
+  struct SelectFlag {
+    int32_t select = -1;
+    std::vector<int32_t> taken;
+  };
+  std::vector<SelectFlag> selectFlags;
+
   /// A free of a handle: right after `after`, right before `before`, at the
   /// start of `atStart`, or on the edge from branch `edge` to its successor
   /// `edgeSuccessor` (split). Conditional on the flag for Dynamic handles.
@@ -110,6 +128,10 @@ struct FunctionPlan {
     mlir::Block *atStart = nullptr;
     mlir::Operation *edge = nullptr;
     unsigned edgeSuccessor = 0;
+    /// A buffer a select took over (an owning select, see below): freed
+    /// only where the select's value is not this buffer (their aligned
+    /// pointers differ at run time).
+    int32_t unlessSelected = -1;
   };
   std::vector<Free> frees;
 

@@ -420,6 +420,86 @@ func.func @forwarded_to_unused_argument(%c: i1, %x: memref<8xf32>, %out: memref<
 
 // -----
 
+// A select of two buffers its block owns, forwarded by a branch, takes them
+// over: the one it did not select is freed right after it (aligned pointers
+// compared at run time), and the merge owns what both edges bring. (The
+// merge may point into %a on a path that did not allocate it: it was left
+// to upstream's deallocation, which aborts on it.)
+
+// CHECK-LABEL: func @owning_select
+//       CHECK:   %[[A:.*]] = memref.alloc() : memref<8xf32>
+//       CHECK:   %[[B:.*]] = memref.alloc() : memref<8xf32>
+//       CHECK:   %[[S:.*]] = arith.select %{{.*}}, %[[A]], %[[B]]
+//  CHECK-NEXT:   %[[PA:.*]] = memref.extract_aligned_pointer_as_index %[[A]]
+//  CHECK-NEXT:   %[[PS:.*]] = memref.extract_aligned_pointer_as_index %[[S]]
+//  CHECK-NEXT:   %[[NA:.*]] = arith.cmpi ne, %[[PA]], %[[PS]]
+//  CHECK-NEXT:   scf.if %[[NA]] {
+//  CHECK-NEXT:     memref.dealloc %[[A]] : memref<8xf32>
+//       CHECK:   scf.if %{{.*}} {
+//  CHECK-NEXT:     memref.dealloc %[[B]] : memref<8xf32>
+//       CHECK:   cf.br ^bb3(%[[S]] : memref<8xf32>)
+//       CHECK: ^bb3(%[[M:.*]]: memref<8xf32>):
+//  CHECK-NEXT:   memref.copy %[[M]], %{{.*}}
+//  CHECK-NEXT:   memref.dealloc %[[M]] : memref<8xf32>
+//  CHECK-NEXT:   return
+func.func @owning_select(%c: i1, %x: memref<8xf32>, %out: memref<8xf32>) {
+  cf.cond_br %c, ^bb1, ^bb2
+^bb1:
+  %a = memref.alloc() : memref<8xf32>
+  %b = memref.alloc() : memref<8xf32>
+  memref.copy %x, %a : memref<8xf32> to memref<8xf32>
+  memref.copy %x, %b : memref<8xf32> to memref<8xf32>
+  %s = arith.select %c, %a, %b : memref<8xf32>
+  cf.br ^bb3(%s : memref<8xf32>)
+^bb2:
+  %d = memref.alloc() : memref<8xf32>
+  memref.copy %x, %d : memref<8xf32> to memref<8xf32>
+  cf.br ^bb3(%d : memref<8xf32>)
+^bb3(%m: memref<8xf32>):
+  memref.copy %m, %out : memref<8xf32> to memref<8xf32>
+  return
+}
+
+// -----
+
+// A select of an owned buffer and an argument, yielded by an scf.if: it
+// owns what it selected where its flag (its aligned pointer is the
+// buffer's) says so, the buffer is freed where it was not selected, and
+// the scf.if's result carries the flag: the return copies only what it
+// does not own. (It was left to upstream's deallocation.)
+
+// CHECK-LABEL: func @partial_select
+//       CHECK:   %[[R:.*]]:2 = scf.if %{{.*}} -> (memref<8xf32>, i1) {
+//       CHECK:     %[[A:.*]] = memref.alloc() : memref<8xf32>
+//       CHECK:     %[[S:.*]] = arith.select %{{.*}}, %[[A]], %{{.*}}
+//  CHECK-NEXT:     %[[PS:.*]] = memref.extract_aligned_pointer_as_index %[[S]]
+//  CHECK-NEXT:     %[[PA:.*]] = memref.extract_aligned_pointer_as_index %[[A]]
+//  CHECK-NEXT:     %[[OWN:.*]] = arith.cmpi eq, %[[PA]], %[[PS]]
+//       CHECK:     %[[NOT:.*]] = arith.cmpi ne
+//  CHECK-NEXT:     scf.if %[[NOT]] {
+//  CHECK-NEXT:       memref.dealloc %[[A]] : memref<8xf32>
+//       CHECK:     scf.yield %[[S]], %[[OWN]] : memref<8xf32>, i1
+//       CHECK:   } else {
+//       CHECK:     scf.yield %{{.*}}, %false : memref<8xf32>, i1
+//       CHECK:   %[[RET:.*]] = scf.if %[[R]]#1 -> (memref<8xf32>) {
+//  CHECK-NEXT:     scf.yield %[[R]]#0 : memref<8xf32>
+//  CHECK-NEXT:   } else {
+//  CHECK-NEXT:     %[[COPY:.*]] = bufferization.clone %[[R]]#0
+//       CHECK:   return %[[RET]] : memref<8xf32>
+func.func @partial_select(%c: i1, %d: i1, %x: memref<8xf32>) -> memref<8xf32> {
+  %r = scf.if %c -> memref<8xf32> {
+    %a = memref.alloc() : memref<8xf32>
+    memref.copy %x, %a : memref<8xf32> to memref<8xf32>
+    %s = arith.select %d, %a, %x : memref<8xf32>
+    scf.yield %s : memref<8xf32>
+  } else {
+    scf.yield %x : memref<8xf32>
+  }
+  return %r : memref<8xf32>
+}
+
+// -----
+
 // A block argument that gets a fresh buffer on one edge and the argument on
 // the other carries a flag in a block argument of its own.
 

@@ -4,7 +4,8 @@
 // upstream's ownership-based deallocation, which then runs with every other
 // function's body out of its sight; the remark says why.
 
-// A select that may be a buffer of the branch escapes it: upstream's
+// A select that may be a buffer of the branch escapes it, and the buffer
+// is used after the select (so the select cannot take it over): upstream's
 // run-time pointer checks decide who frees it. The other function keeps
 // memplan's own free (upstream's pass would reject it if it saw it).
 
@@ -18,6 +19,7 @@ func.func @left(%c: i1, %d: i1, %x: memref<8xf32>, %out: memref<8xf32>) {
     %a = memref.alloc() : memref<8xf32>
     memref.copy %x, %a : memref<8xf32> to memref<8xf32>
     %s = arith.select %d, %a, %x : memref<8xf32>
+    memref.copy %x, %a : memref<8xf32> to memref<8xf32>
     scf.yield %s : memref<8xf32>
   } else {
     scf.yield %x : memref<8xf32>
@@ -44,6 +46,7 @@ func.func @guarded(%c: i1, %d: i1, %x: memref<8xf32>, %n: index, %out: memref<8x
     %a = memref.alloc() : memref<8xf32>
     memref.copy %x, %a : memref<8xf32> to memref<8xf32>
     %s = arith.select %d, %a, %x : memref<8xf32>
+    memref.copy %x, %a : memref<8xf32> to memref<8xf32>
     scf.yield %s : memref<8xf32>
   } else {
     scf.yield %x : memref<8xf32>
@@ -90,6 +93,7 @@ func.func @left_twice(%c: i1, %d: i1, %x: memref<8xf32>) -> (memref<8xf32>, memr
     %a = memref.alloc() : memref<8xf32>
     memref.copy %x, %a : memref<8xf32> to memref<8xf32>
     %s = arith.select %d, %a, %x : memref<8xf32>
+    memref.copy %x, %a : memref<8xf32> to memref<8xf32>
     scf.yield %s : memref<8xf32>
   } else {
     scf.yield %x : memref<8xf32>
