@@ -27,6 +27,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "llvm/Support/Debug.h"
 
@@ -38,6 +39,8 @@ using namespace mlir;
 
 namespace memplan {
 namespace {
+
+bool isMemrefType(Type t) { return isa<BaseMemRefType>(t); }
 
 class PlanRewriter {
 public:
@@ -357,6 +360,19 @@ void PlanRewriter::run() {
 
 DeallocationResult deallocateBuffers(MlirOperation rootHandle) {
   Operation *root = unwrap(rootHandle);
+  // A read of a buffer whose value nothing uses (trivially dead) would keep
+  // the buffer alive to no end: erased first, as the canonicalization in
+  // upstream's buffer-deallocation-pipeline erases it.
+  SmallVector<Operation *> deadReads;
+  root->walk([&](Operation *op) {
+    if (op->getNumResults() &&
+        llvm::none_of(op->getResultTypes(), isMemrefType) &&
+        llvm::any_of(op->getOperandTypes(), isMemrefType) &&
+        isOpTriviallyDead(op))
+      deadReads.push_back(op);
+  });
+  for (Operation *op : deadReads)
+    op->erase();
   std::vector<FunctionPlan> plans = analyzeOwnership(root);
   // Return what returned merges always hold, then analyze that IR (the
   // values returned at several positions change, and with them what the

@@ -500,6 +500,30 @@ func.func @partial_select(%c: i1, %d: i1, %x: memref<8xf32>) -> memref<8xf32> {
 
 // -----
 
+// A read whose value nothing uses keeps no buffer alive: it is erased (as
+// the canonicalization in upstream's buffer-deallocation-pipeline erases
+// it) and %a is freed after its last real use, before the scf.if.
+
+// CHECK-LABEL: func @dead_read
+//       CHECK:   %[[A:.*]] = memref.alloc() : memref<8xf32>
+//  CHECK-NEXT:   memref.copy %{{.*}}, %[[A]]
+//  CHECK-NEXT:   memref.copy %[[A]], %{{.*}}
+//  CHECK-NEXT:   memref.dealloc %[[A]] : memref<8xf32>
+//   CHECK-NOT:   memref.load
+//       CHECK:   return
+func.func @dead_read(%x: memref<8xf32>, %out: memref<8xf32>, %c: i1) {
+  %c0 = arith.constant 0 : index
+  %a = memref.alloc() : memref<8xf32>
+  memref.copy %x, %a : memref<8xf32> to memref<8xf32>
+  memref.copy %a, %out : memref<8xf32> to memref<8xf32>
+  scf.if %c {
+    %v = memref.load %a[%c0] : memref<8xf32>
+  }
+  return
+}
+
+// -----
+
 // A block argument that gets a fresh buffer on one edge and the argument on
 // the other carries a flag in a block argument of its own.
 
