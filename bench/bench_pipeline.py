@@ -22,13 +22,25 @@ for programs up to ``--numerics`` generics). A last table gives memplan's
 time per op and its growth against n log n. The plain chain is also run with
 ``reuse-dying-inputs=false``, so that its 10,000 buffers stay 10,000 buffers
 through deallocation and pooling.
+
+With ``--workloads`` (names in ../shared/workloads), only those run, each
+tool ``--repeat`` times in turn (the runs interleaved, so that both see the
+same load), and the table gives the median CPU seconds and the ratio
+upstream / memplan of the medians. ``--memplan-opt LABEL=PATH`` (repeated)
+times several memplan builds in the same run, each against the same
+upstream runs: before and after a change. Time an installed memplan, not an
+editable one, which checks on every start whether its C++ needs rebuilding
+(about 0.3 s); the outputs of the builds must be byte-identical, or the
+table says so.
 """
 
 from __future__ import annotations
 
 import argparse
+import filecmp
 import math
 import os
+import statistics
 import sys
 import tempfile
 from typing import Callable
@@ -91,6 +103,31 @@ def cases(sizes: list[int]) -> list[tuple[str, int, int, Callable[[], str], str,
     return out
 
 
+def compare(names: list[str], builds: list[tuple[str, str]], repeat: int, timeout: float) -> None:
+    """The ``--workloads`` table: median CPU seconds of upstream and of each
+    memplan build over ``repeat`` interleaved runs, and their ratios."""
+    labels = [label for label, _ in builds]
+    print("| workload | upstream CPU s | " + " | ".join(f"memplan {b} CPU s" for b in labels)
+          + " | " + " | ".join(f"upstream / {b}" for b in labels) + " | outputs |")
+    print("|---|---:|" + "---:|" * (2 * len(builds)) + ":---:|")
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in names:
+            src = os.path.join(WORKLOADS, f"{name}.mlir")
+            cpu: dict[str, list[float]] = {label: [] for label in ["upstream"] + labels}
+            outs = {label: os.path.join(tmp, f"{label}.mlir") for label in labels}
+            for _ in range(repeat):
+                up = run(MLIR_OPT, src, UPSTREAM, os.path.join(tmp, "up.mlir"), timeout)
+                cpu["upstream"].append(up.cpu)
+                for label, tool in builds:
+                    cpu[label].append(run(tool, src, MEMPLAN, outs[label], timeout).cpu)
+            med = {label: statistics.median(times) for label, times in cpu.items()}
+            same = all(filecmp.cmp(outs[labels[0]], outs[b], shallow=False) for b in labels[1:])
+            times = " | ".join(f"{med[b]:.3f}" for b in labels)
+            print(f"| {name} | {med['upstream']:.2f} | {times}"
+                  + " | " + " | ".join(f"{med['upstream'] / med[b]:.1f}x" for b in labels)
+                  + f" | {'identical' if same else 'DIFFER'} |", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="1000,10000,100000", help="generics per generated function")
@@ -99,7 +136,18 @@ def main() -> None:
                     help="wall seconds before upstream is stopped above 10,000 generics (it is quadratic there)")
     ap.add_argument("--numerics", type=int, default=10000,
                     help="compare the outputs' bits for generated programs up to this many generics")
+    ap.add_argument("--workloads", default="",
+                    help="comma-separated shared workloads: time only these "
+                    "(median of --repeat runs)")
+    ap.add_argument("--repeat", type=int, default=5,
+                    help="runs of each tool per workload with --workloads")
+    ap.add_argument("--memplan-opt", action="append", default=[], metavar="LABEL=PATH",
+                    help="a memplan-opt to time with --workloads (repeat to compare builds)")
     args = ap.parse_args()
+    if args.workloads:
+        builds = [tuple(b.split("=", 1)) for b in args.memplan_opt] or [("", MEMPLAN_OPT)]
+        compare(args.workloads.split(","), builds, args.repeat, args.timeout)
+        return
     sizes = [int(s) for s in args.sizes.split(",")]
     print("| case | n | memplan CPU s (wall) | upstream CPU s (wall) | upstream / memplan, CPU "
           "| max RSS MB memplan / upstream | static peak B memplan / upstream | same bits |")

@@ -25,13 +25,21 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/OperationSupport.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/Hashing.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/Support/Debug.h"
 
 #include <memory>
+#include <mutex>
+#include <optional>
+
+#define DEBUG_TYPE "memplan-kept-analysis"
 
 using namespace mlir;
 using namespace mlir::bufferization;
@@ -262,6 +270,122 @@ void annotate(ModuleRun &run, const EngineOptions &options) {
                                    /*annotate=*/true);
 }
 
+/// What the IR under a root looks like to the analysis: MLIR's operation
+/// fingerprint (each op, its parent, attributes, properties, blocks,
+/// location, operands, successors and result types) and the types of the
+/// block arguments, which that fingerprint leaves out.
+struct IRPrint {
+  OperationFingerPrint ops;
+  llvm::hash_code argTypes;
+  explicit IRPrint(Operation *root) : ops(root), argTypes(argTypesOf(root)) {}
+  bool operator==(const IRPrint &o) const {
+    return ops == o.ops && argTypes == o.argTypes;
+  }
+  static llvm::hash_code argTypesOf(Operation *root) {
+    llvm::hash_code h = llvm::hash_value(0);
+    root->walk([&](Block *block) {
+      for (BlockArgument arg : block->getArguments())
+        h = llvm::hash_combine(h, arg.getType().getAsOpaquePointer());
+    });
+    return h;
+  }
+};
+
+/// The analysis run kept for the next bufferization of one module
+/// (EngineOptions::keepForBufferization), with the numbering it refers to
+/// (declared first: destroyed after the run).
+struct KeptRun {
+  Operation *root = nullptr;
+  MLIRContext *context = nullptr;
+  std::unique_ptr<IRNumbering> ir;
+  std::unique_ptr<ModuleRun> run;
+  /// Set by publishKeptAnalysis: the IR the run may be taken for.
+  std::optional<IRPrint> print;
+};
+
+/// One kept run per process (the memory pipeline bufferizes one module at a
+/// time), never destroyed at exit: its state may outlive its context.
+std::mutex keptMutex;
+KeptRun *const kept = new KeptRun();
+
+void clearKept() {
+  kept->run.reset();
+  kept->ir.reset();
+  kept->print.reset();
+  kept->root = nullptr;
+  kept->context = nullptr;
+}
+
+/// Whether `a` (the kept run's analysis options) and `b` (a bufferization's)
+/// make the same decisions: every option the analysis reads is the same, and
+/// neither filters ops or annotates. allow-unknown-ops and the type
+/// conversions only matter to the rewrite, which reads `b`.
+bool decideAlike(const OneShotBufferizationOptions &a, const OptionValues &av,
+                 const OneShotBufferizationOptions &b, const OptionValues &bv) {
+  auto plain = [](const OneShotBufferizationOptions &o,
+                  const OptionValues &values) {
+    bool mustInfer = false, useEncoding = false, copyBeforeWrite = false;
+    std::vector<std::string> dialects;
+    readOption(values, "must-infer-memory-space", mustInfer);
+    readOption(values, "use-encoding-for-memory-space", useEncoding);
+    readOption(values, "copy-before-write", copyBeforeWrite);
+    // The one filter makeBufferizeOptions sets besides the function filter.
+    readOption(values, "dialect-filter", dialects);
+    return !o.testAnalysisOnly && !o.printConflicts && !o.dumpAliasSets &&
+           o.noAnalysisFuncFilter.empty() && dialects.empty() && !mustInfer &&
+           !useEncoding && !copyBeforeWrite;
+  };
+  return plain(a, av) && plain(b, bv) &&
+         a.bufferizeFunctionBoundaries == b.bufferizeFunctionBoundaries &&
+         a.allowReturnAllocsFromLoops == b.allowReturnAllocsFromLoops &&
+         a.checkParallelRegions == b.checkParallelRegions;
+}
+
+/// The run kept for `root`, taken (and no longer kept), when it was
+/// published for IR that `root` still has and decides as `engineOptions`
+/// with `analysisOptions` would; then it bufferizes with those options.
+std::optional<
+    std::pair<std::unique_ptr<IRNumbering>, std::unique_ptr<ModuleRun>>>
+takeKeptRun(Operation *root, const OneShotBufferizationOptions &analysisOptions,
+            const EngineOptions &engineOptions) {
+  std::lock_guard<std::mutex> lock(keptMutex);
+  if (kept->root != root || kept->context != root->getContext() || !kept->print)
+    return std::nullopt;
+  // The rewrite's check of the ops outside functions
+  // (checkRecursiveDefinitions), which the kept analysis did not make,
+  // passes when there are none.
+  bool onlyFunctions = llvm::all_of(root->getRegions(), [](Region &region) {
+    return region.getBlocks().size() <= 1 &&
+           llvm::all_of(region.getOps(), [](Operation &op) {
+             return isa<FunctionOpInterface>(op);
+           });
+  });
+  ModuleRun &run = *kept->run;
+  bool alike = engineOptions.heuristic == "bottom-up" &&
+               run.options.heuristic == "bottom-up" &&
+               engineOptions.rankOrders.empty() &&
+               engineOptions.deferredOperands.empty() &&
+               !engineOptions.checkFacts && !run.options.checkFacts &&
+               decideAlike(run.analysisOptions, run.options.bufferize,
+                           analysisOptions, engineOptions.bufferize);
+  if (!onlyFunctions || !alike || !(*kept->print == IRPrint(root))) {
+    LLVM_DEBUG(llvm::dbgs() << "kept analysis dropped: "
+                            << (!onlyFunctions ? "ops outside functions"
+                                : !alike       ? "options decide otherwise"
+                                               : "the IR changed")
+                            << "\n");
+    clearKept();
+    return std::nullopt;
+  }
+  LLVM_DEBUG(llvm::dbgs() << "kept analysis taken\n");
+  auto taken = std::make_pair(std::move(kept->ir), std::move(kept->run));
+  clearKept();
+  // The state reads its options through a reference to this member.
+  taken.second->analysisOptions = analysisOptions;
+  taken.second->options = engineOptions;
+  return taken;
+}
+
 /// The copies upstream's copy insertion would make for `run`'s out-of-place
 /// decisions.
 /// The copies `run`'s decisions need; `undefinedUses` as for planCopy.
@@ -337,11 +461,30 @@ EngineResult runInterfaceEngine(MlirOperation rootHandle,
                    failed(checkNonBranchSuccessors(root)))))
     return result;
 
-  IRNumbering ir(root);
+  bool keep = engineOptions.keepForBufferization &&
+              engineOptions.analysisOnly && engineOptions.rankOrders.empty() &&
+              engineOptions.deferredOperands.empty() &&
+              engineOptions.heuristic == "bottom-up";
+  if (engineOptions.keepForBufferization)
+    dropKeptAnalysis(rootHandle);
+  std::unique_ptr<IRNumbering> numbering;
   // Facts the ranked orders share (call-free IR only); declared before the
   // kept run, which may still read them.
   std::unique_ptr<SharedFacts> facts;
   std::unique_ptr<ModuleRun> run;
+  // The analysis of this very IR that the rewrite before kept, if any.
+  if (rewrite && engineOptions.rankOrders.empty()) {
+    if (auto taken = takeKeptRun(root, analysisOptions, engineOptions)) {
+      numbering = std::move(taken->first);
+      run = std::move(taken->second);
+      if (!engineOptions.testAnalysisOnly && engineOptions.undefinedUses)
+        for (Operation *scope : run->scopes)
+          run->state.gatherUndefinedTensorUses(scope);
+    }
+  }
+  if (!numbering)
+    numbering = std::make_unique<IRNumbering>(root);
+  IRNumbering &ir = *numbering;
   if (!engineOptions.rankOrders.empty()) {
     // Each order analyzed without a trace (its diagnostics dropped, the IR
     // untouched); the cheapest kept.
@@ -477,19 +620,22 @@ EngineResult runInterfaceEngine(MlirOperation rootHandle,
                });
   }
   if (engineOptions.analysisOnly) {
-    collectSets(
-        ir, engine,
-        [&](Value v, function_ref<void(Value)> fn) {
-          state.applyOnAliases(v, fn);
-        },
-        result.aliasSets);
-    collectSets(
-        ir, engine,
-        [&](Value v, function_ref<void(Value)> fn) {
-          state.applyOnEquivalenceClass(v, fn);
-        },
-        result.equivalenceSets);
-    result.copies = plannedCopies(*run, ir);
+    if (engineOptions.collectAliasSets)
+      collectSets(
+          ir, engine,
+          [&](Value v, function_ref<void(Value)> fn) {
+            state.applyOnAliases(v, fn);
+          },
+          result.aliasSets);
+    if (engineOptions.collectEquivalenceSets)
+      collectSets(
+          ir, engine,
+          [&](Value v, function_ref<void(Value)> fn) {
+            state.applyOnEquivalenceClass(v, fn);
+          },
+          result.equivalenceSets);
+    if (engineOptions.collectCopies)
+      result.copies = plannedCopies(*run, ir);
   }
   result.decisions = engine.decisions();
   result.conflicts = engine.conflicts();
@@ -499,11 +645,35 @@ EngineResult runInterfaceEngine(MlirOperation rootHandle,
   result.stats.numTensorOutOfPlace = state.getStatNumTensorOutOfPlace();
   if (!run->ok)
     return result;
+  if (keep) {
+    std::lock_guard<std::mutex> lock(keptMutex);
+    clearKept();
+    kept->root = root;
+    kept->context = ctx;
+    kept->ir = std::move(numbering);
+    kept->run = std::move(run);
+    result.ok = true;
+    return result;
+  }
   // The IR is verified by the pass manager after the pass, as after
   // upstream's.
   result.ok = !rewrite ||
               succeeded(rewriteAnalyzed(root, state, options, result.stats));
   return result;
+}
+
+void publishKeptAnalysis(MlirOperation rootHandle) {
+  Operation *root = unwrap(rootHandle);
+  std::lock_guard<std::mutex> lock(keptMutex);
+  if (kept->root == root && kept->context == root->getContext() && kept->run)
+    kept->print.emplace(root);
+}
+
+void dropKeptAnalysis(MlirOperation rootHandle) {
+  Operation *root = unwrap(rootHandle);
+  std::lock_guard<std::mutex> lock(keptMutex);
+  if (kept->root == root)
+    clearKept();
 }
 
 } // namespace memplan

@@ -84,8 +84,10 @@ Value valueOf(const std::vector<Operation *> &ops, const EngineValue &v) {
   return Value();
 }
 
-std::optional<Analysis> analyze(Operation *root, bool functionBoundaries) {
-  EngineResult result = analyzeQuietly(root, functionBoundaries);
+std::optional<Analysis> analyze(Operation *root, bool functionBoundaries,
+                                bool aliasSets = true) {
+  EngineResult result = analyzeQuietly(root, functionBoundaries, {},
+                                       QuietAnalysis{aliasSets, false});
   if (!result.ok)
     return std::nullopt;
   Analysis a;
@@ -848,7 +850,8 @@ ReorderStats reorderForMemory(MlirOperation rootHandle, bool functionBoundaries,
   });
   if (changed.empty())
     return stats;
-  std::optional<Analysis> after = analyze(root, functionBoundaries);
+  std::optional<Analysis> after =
+      analyze(root, functionBoundaries, /*aliasSets=*/false);
   if (!after || after->outOfPlace.size() > before->outOfPlace.size()) {
     for (auto &[block, old] : changed)
       for (Operation *op : old)

@@ -82,9 +82,11 @@ using Decisions = llvm::DenseMap<std::pair<int32_t, int32_t>, bool>;
 
 std::optional<Decisions>
 analyze(Operation *root, bool functionBoundaries,
-        std::vector<std::pair<int32_t, int32_t>> deferred = {}) {
+        std::vector<std::pair<int32_t, int32_t>> deferred = {},
+        bool keepForBufferization = false) {
   EngineResult result =
-      analyzeQuietly(root, functionBoundaries, std::move(deferred));
+      analyzeQuietly(root, functionBoundaries, std::move(deferred),
+                     QuietAnalysis{/*aliasSets=*/false, keepForBufferization});
   if (!result.ok)
     return std::nullopt;
   Decisions out;
@@ -166,6 +168,9 @@ DyingInputStats reuseDyingInputs(MlirOperation rootHandle,
   std::optional<Decisions> before;
   auto beforeDecisions = [&]() -> std::optional<Decisions> & {
     if (!before) {
+      // The rewrites undone and redone reorder use lists: the analysis kept
+      // below is not handed on.
+      dropKeptAnalysis(wrap(root));
       setAll(false);
       before = analyze(root, functionBoundaries);
       setAll(true);
@@ -174,9 +179,12 @@ DyingInputStats reuseDyingInputs(MlirOperation rootHandle,
   };
   // Undo what the analysis does not bufferize in place; when other operands
   // lose their in-place decision too, undo every rewrite of their function
-  // (then, as a last resort, all of them).
+  // (then, as a last resort, all of them). The analysis of the round that
+  // changes nothing is that of the module bufferization will see: it is
+  // kept for it.
   for (int round = 0;; ++round) {
-    std::optional<Decisions> after = analyze(root, functionBoundaries);
+    std::optional<Decisions> after =
+        analyze(root, functionBoundaries, {}, /*keepForBufferization=*/true);
     llvm::DenseSet<Operation *> undoFunctions;
     bool undoAll = !after || round == 2;
     bool changed = false;
@@ -243,8 +251,11 @@ DyingInputStats reuseDyingInputs(MlirOperation rootHandle,
     if (r.destination.use_empty())
       unused.insert(r.destination.getDefiningOp());
   }
+  // Fresh destinations have no tensor operands, and these no use: no
+  // decision of the kept analysis involves them.
   for (Operation *dest : unused)
     dest->erase();
+  publishKeptAnalysis(rootHandle);
   return stats;
 }
 

@@ -35,11 +35,15 @@ bool isFreshDestination(Operation *op) {
 }
 
 EngineResult analyzeQuietly(Operation *root, bool functionBoundaries,
-                            std::vector<std::pair<int32_t, int32_t>> deferred) {
+                            std::vector<std::pair<int32_t, int32_t>> deferred,
+                            QuietAnalysis what) {
   EngineOptions options;
   options.deferredOperands = std::move(deferred);
   options.analysisOnly = true;
   options.undefinedUses = false;
+  options.collectAliasSets = what.aliasSets;
+  options.collectEquivalenceSets = options.collectCopies = false;
+  options.keepForBufferization = what.keepForBufferization;
   options.bufferize = {{"bufferize-function-boundaries", functionBoundaries},
                        {"allow-unknown-ops", true}};
   ScopedDiagnosticHandler silence(root->getContext(),

@@ -28,15 +28,24 @@ namespace memplan {
 /// contents in a new buffer, which cloning duplicates (CSE undone).
 bool isFreshDestination(mlir::Operation *op);
 
+/// What a quiet analysis lists besides its decisions, and whether it is
+/// kept for the bufferization that follows (EngineOptions).
+struct QuietAnalysis {
+  bool aliasSets = true;
+  bool keepForBufferization = false;
+};
+
 /// memplan's in-place analysis of the module under `root`, the IR
 /// untouched and the diagnostics dropped (they belong to the bufferization
 /// that follows, which reports them where the user asked for it): One-Shot
 /// (Module, with `functionBoundaries`) Analysis with unknown ops allowed.
 /// `deferred` operands (pre-order op id, operand number) are decided after
-/// all the others (EngineOptions::deferredOperands).
+/// all the others (EngineOptions::deferredOperands). The result lists the
+/// alias sets only if `what` asks, never the equivalence sets or copies.
 EngineResult
 analyzeQuietly(mlir::Operation *root, bool functionBoundaries,
-               std::vector<std::pair<int32_t, int32_t>> deferred = {});
+               std::vector<std::pair<int32_t, int32_t>> deferred = {},
+               QuietAnalysis what = {});
 
 /// An analysis state for interface queries outside an analysis (aliasing
 /// operands and values, reads and writes) on the IR under `root`: One-Shot's,

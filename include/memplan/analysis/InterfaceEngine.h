@@ -71,6 +71,18 @@ struct EngineOptions {
   /// engine keeps (read values, definitions, repetitive regions) with
   /// upstream's uncached answer; a difference is an error at the op.
   bool checkFacts = false;
+  /// Analysis only: which sets the result lists (result.aliasSets,
+  /// result.equivalenceSets, result.copies); a caller that reads only the
+  /// decisions skips the walks over every alias set.
+  bool collectAliasSets = true, collectEquivalenceSets = true,
+       collectCopies = true;
+  /// Analysis only (bottom-up, nothing deferred): keep this run, when it
+  /// succeeds, for the next bufferization of the same module. It is taken
+  /// instead of a new analysis only once publishKeptAnalysis has
+  /// fingerprinted the IR, and only while the IR still has that fingerprint
+  /// and the bufferization's analysis options decide alike (takeKeptRun in
+  /// ModuleAnalysis.cpp). Each such run first drops the run kept before.
+  bool keepForBufferization = false;
 };
 
 /// A value: result `index` of op `op`, or argument `index` of block `block`
@@ -173,6 +185,17 @@ struct EngineResult {
 /// failed (the IR may then be partially rewritten, as with upstream's pass).
 EngineResult runInterfaceEngine(MlirOperation root,
                                 const EngineOptions &options);
+
+/// The IR under `root` is the one the run kept last for it
+/// (EngineOptions::keepForBufferization) analyzed, but for ops erased since
+/// that no analysis decision involves (ops without tensor operands whose
+/// results have no use): record its fingerprint, which lets the next
+/// bufferization of `root` take that run while the fingerprint holds.
+/// Nothing happens when no run is kept for `root`.
+void publishKeptAnalysis(MlirOperation root);
+
+/// Forget the run kept for `root`, if any.
+void dropKeptAnalysis(MlirOperation root);
 
 } // namespace memplan
 
