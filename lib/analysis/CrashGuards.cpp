@@ -2,6 +2,7 @@
 
 #include "CrashGuards.h"
 
+#include "mlir/Analysis/Liveness.h"
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
 #include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
 #include "mlir/IR/RegionKindInterface.h"
@@ -11,6 +12,7 @@
 
 #include "llvm/ADT/DenseSet.h"
 
+#include <optional>
 #include <string>
 
 using namespace mlir;
@@ -157,6 +159,56 @@ LogicalResult checkOwnershipDeallocationInput(Operation *func) {
         crashes = true;
         return;
       }
+    }
+  });
+  if (crashes)
+    return failure();
+  // Upstream's pass orders the buffers live across each branch
+  // (ValueComparator, in getMemrefsToRetain): two block arguments at one
+  // position of different blocks, or results of ops in different blocks of
+  // one region, have no order there and it aborts (MLIR 22: assertions
+  // `lhsRegion != rhsRegion` and isBeforeInBlock's).
+  auto unordered = [](Value a, Value b) {
+    auto argA = dyn_cast<BlockArgument>(a), argB = dyn_cast<BlockArgument>(b);
+    if (argA && argB)
+      return argA.getArgNumber() == argB.getArgNumber() &&
+             argA.getOwner() != argB.getOwner() &&
+             argA.getParentRegion() == argB.getParentRegion();
+    if (argA || argB)
+      return false;
+    Operation *opA = a.getDefiningOp(), *opB = b.getDefiningOp();
+    return opA != opB && opA->getBlock() != opB->getBlock() &&
+           opA->getParentRegion() == opB->getParentRegion();
+  };
+  std::optional<Liveness> liveness;
+  func->walk([&](BranchOpInterface br) {
+    if (crashes)
+      return;
+    Operation *op = br.getOperation();
+    if (!liveness)
+      liveness.emplace(func);
+    Block *from = op->getBlock();
+    for (Block *to : op->getSuccessors()) {
+      SmallVector<Value> across;
+      for (Value v : liveness->getLiveOut(from))
+        if (isa<BaseMemRefType>(v.getType()) &&
+            liveness->getLiveIn(to).contains(v))
+          across.push_back(v);
+      for (auto [i, a] : llvm::enumerate(across))
+        for (Value b : ArrayRef<Value>(across).drop_front(i + 1))
+          if (!crashes && unordered(a, b)) {
+            InFlightDiagnostic diag =
+                op->emitError()
+                << "upstream's ownership-based deallocation, which memplan "
+                   "leaves this function to, aborts here: it orders the "
+                   "buffers live across this branch, and two of them have no "
+                   "order there (MLIR 22: an assertion in ValueComparator or "
+                   "isBeforeInBlock); "
+                   "memplan does not run it";
+            diag.attachNote(a.getLoc()) << "one is defined here";
+            diag.attachNote(b.getLoc()) << "the other here";
+            crashes = true;
+          }
     }
   });
   return failure(crashes);

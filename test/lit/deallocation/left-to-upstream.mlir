@@ -65,6 +65,39 @@ func.func @guarded(%c: i1, %d: i1, %x: memref<8xf32>, %n: index, %out: memref<8x
 
 // -----
 
+// Upstream's pass orders the buffers live across each branch; two defined
+// in different blocks (%b and %g across the second cond_br) have no order
+// there in MLIR 22, and it aborts (isBeforeInBlock's assertion): memplan
+// reports it instead of running it.
+func.func @unordered(%c: i1, %x: memref<8xf32>, %out: memref<8xf32>) {
+  // expected-note @below {{the other here}}
+  %g = memref.alloc() : memref<8xf32>
+  memref.copy %x, %g : memref<8xf32> to memref<8xf32>
+  cf.cond_br %c, ^bb1, ^bb2
+^bb1:
+  // expected-remark @below {{left to upstream's deallocation (3 heap allocations): a buffer a merged value may point into on a path that does not pass its allocation}}
+  %a = memref.alloc() : memref<8xf32>
+  %s = arith.select %c, %a, %x : memref<8xf32>
+  memref.copy %x, %a : memref<8xf32> to memref<8xf32>
+  cf.br ^bb3(%s : memref<8xf32>)
+^bb2:
+  cf.br ^bb3(%x : memref<8xf32>)
+^bb3(%m: memref<8xf32>):
+  // expected-note @below {{one is defined here}}
+  %b = memref.alloc() : memref<8xf32>
+  memref.copy %m, %b : memref<8xf32> to memref<8xf32>
+  // expected-error @below {{upstream's ownership-based deallocation, which memplan leaves this function to, aborts here: it orders the buffers live across this branch, and two of them have no order there}}
+  cf.cond_br %c, ^bb4, ^bb5
+^bb4:
+  memref.copy %b, %out : memref<8xf32> to memref<8xf32>
+  memref.copy %g, %out : memref<8xf32> to memref<8xf32>
+  cf.br ^bb5
+^bb5:
+  return
+}
+
+// -----
+
 // An op without memory effects information: memplan leaves the function,
 // and upstream's pass rejects it with its own error.
 func.func @unknown(%x: memref<8xf32>) {
