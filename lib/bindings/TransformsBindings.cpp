@@ -179,8 +179,9 @@ void registerTransformsBindings(nb::module_ &m) {
       "before its user.");
   m.def(
       "deallocate_buffers",
-      [](nb::handle capsule) {
-        DeallocationResult result = deallocateBuffers(operationOf(capsule));
+      [](nb::handle capsule, bool dropDeadValues) {
+        DeallocationResult result =
+            deallocateBuffers(operationOf(capsule), dropDeadValues);
         nb::list left, unawaited;
         for (const LeftFunction &f : result.left)
           left.append(nb::make_tuple(opCapsule(f.func), opCapsule(f.at),
@@ -190,7 +191,7 @@ void registerTransformsBindings(nb::module_ &m) {
                                           locationCapsule(b.work)));
         return nb::make_tuple(result.stats, left, unawaited);
       },
-      nb::arg("module_capsule"),
+      nb::arg("module_capsule"), nb::arg("drop_dead_values") = false,
       "Free the buffers of every function under the module that memplan's "
       "ownership analysis reasons about: (DeallocationStats, [(function "
       "capsule, op capsule, reason, heap allocations)] left to upstream, "

@@ -25,9 +25,12 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/CastInterfaces.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include "llvm/Support/Debug.h"
 
@@ -358,7 +361,140 @@ void PlanRewriter::run() {
 
 } // namespace
 
-DeallocationResult deallocateBuffers(MlirOperation rootHandle) {
+/// Whether each result of `op` is only what its regions' terminators give
+/// back to it: no region takes arguments and every terminator returns to the
+/// parent alone. A result then goes with the operand each terminator gives it.
+static bool resultsOnlyFromTerminators(RegionBranchOpInterface op) {
+  for (Region &region : op->getRegions())
+    for (Block &block : region) {
+      if (block.getNumArguments() || !block.mightHaveTerminator())
+        return false;
+      auto term =
+          dyn_cast<RegionBranchTerminatorOpInterface>(block.getTerminator());
+      if (!term)
+        return false;
+      SmallVector<RegionSuccessor> succs;
+      SmallVector<Attribute> none(term->getNumOperands());
+      term.getSuccessorRegions(none, succs);
+      if (succs.size() != 1 || !succs.front().isParent() ||
+          term.getSuccessorOperands(succs.front()).size() !=
+              op->getNumResults())
+        return false;
+    }
+  return true;
+}
+
+/// `op` without its unused results (and the terminator operands that give
+/// them); true if it changed.
+static bool dropUnusedResults(RegionBranchOpInterface op) {
+  SmallVector<unsigned> dead;
+  bool deadBuffer = false;
+  for (OpResult r : op->getResults())
+    if (r.use_empty()) {
+      dead.push_back(r.getResultNumber());
+      deadBuffer |= isa<BaseMemRefType>(r.getType());
+    }
+  if (!deadBuffer || !resultsOnlyFromTerminators(op))
+    return false;
+  for (Region &region : op->getRegions())
+    for (Block &block : region) {
+      auto term =
+          cast<RegionBranchTerminatorOpInterface>(block.getTerminator());
+      SmallVector<RegionSuccessor> succs;
+      SmallVector<Attribute> none(term->getNumOperands());
+      term.getSuccessorRegions(none, succs);
+      MutableOperandRange operands =
+          term.getMutableSuccessorOperands(succs.front());
+      for (unsigned k : llvm::reverse(dead))
+        operands.erase(k);
+    }
+  SmallVector<Type> types;
+  SmallVector<Value> kept;
+  for (OpResult r : op->getResults())
+    if (!r.use_empty()) {
+      types.push_back(r.getType());
+      kept.push_back(r);
+    }
+  Operation *fresh =
+      Operation::create(op->getLoc(), op->getName(), types, op->getOperands(),
+                        op->getAttrDictionary(), op->getPropertiesStorage(),
+                        op->getSuccessors(), op->getNumRegions());
+  for (auto [from, to] : llvm::zip(op->getRegions(), fresh->getRegions()))
+    to.takeBody(from);
+  OpBuilder(op).insert(fresh);
+  for (auto [from, to] : llvm::zip(kept, fresh->getResults()))
+    from.replaceAllUsesWith(to);
+  op->erase();
+  return true;
+}
+
+static bool touchesBuffers(Operation *op) {
+  return llvm::any_of(op->getResultTypes(), isMemrefType) ||
+         llvm::any_of(op->getOperandTypes(), isMemrefType);
+}
+
+/// Loops that carry buffers, simplified by their own canonicalization
+/// patterns (an argument passed through unchanged, a result nobody reads)
+/// with the casts in them folded: a buffer carried along for nothing would
+/// be held to the end of the loop.
+static void simplifyBufferLoops(Operation *root) {
+  SmallVector<Operation *> ops;
+  llvm::SetVector<OperationName> names;
+  root->walk([&](Operation *op) {
+    if (isa<LoopLikeOpInterface>(op) && touchesBuffers(op)) {
+      ops.push_back(op);
+      names.insert(op->getName());
+    } else if (isa<CastOpInterface>(op) && touchesBuffers(op) &&
+               op->getParentOfType<LoopLikeOpInterface>()) {
+      ops.push_back(op);
+    }
+  });
+  if (ops.empty())
+    return;
+  MLIRContext *ctx = root->getContext();
+  RewritePatternSet patterns(ctx);
+  for (OperationName name : names)
+    name.getCanonicalizationPatterns(patterns, ctx);
+  GreedyRewriteConfig config;
+  config.setStrictness(GreedyRewriteStrictness::ExistingOps);
+  config.enableConstantCSE(false);
+  (void)applyOpPatternsGreedily(ops, std::move(patterns), config);
+}
+
+/// Drops the buffer values no path reads before frees are placed: ops
+/// without memory effects but reads whose results are unused (views,
+/// selects, loads; an allocation stays, freed where it is), unused memref
+/// results of region ops, and what loops carry for nothing
+/// (simplifyBufferLoops). Upstream's pipeline drops them too (its
+/// canonicalization after deallocation); kept, a dead alias would hold its
+/// buffer past its last use, to the end of the op that carries it, and
+/// raise the heap peak on the paths through that op.
+static void dropDeadBufferValues(Operation *root) {
+  simplifyBufferLoops(root);
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    SmallVector<Operation *> ops;
+    root->walk<WalkOrder::PostOrder>([&](Operation *op) {
+      if (op != root && touchesBuffers(op))
+        ops.push_back(op);
+    });
+    // Post-order: an op is visited after the ops nested in it, so erasing
+    // or rebuilding it never leaves a visited op dangling.
+    for (Operation *op : ops) {
+      if (isOpTriviallyDead(op) && !hasEffect<MemoryEffects::Allocate>(op)) {
+        LLVM_DEBUG(llvm::dbgs() << "dropping dead " << op->getName() << "\n");
+        op->erase();
+        changed = true;
+      } else if (auto branch = dyn_cast<RegionBranchOpInterface>(op)) {
+        changed |= dropUnusedResults(branch);
+      }
+    }
+  }
+}
+
+DeallocationResult deallocateBuffers(MlirOperation rootHandle,
+                                     bool dropDeadValues) {
   Operation *root = unwrap(rootHandle);
   // A read of a buffer whose value nothing uses (trivially dead) would keep
   // the buffer alive to no end: erased first, as the canonicalization in
@@ -373,6 +509,8 @@ DeallocationResult deallocateBuffers(MlirOperation rootHandle) {
   });
   for (Operation *op : deadReads)
     op->erase();
+  if (dropDeadValues)
+    dropDeadBufferValues(root);
   std::vector<FunctionPlan> plans = analyzeOwnership(root);
   // Return what returned merges always hold, then analyze that IR (the
   // values returned at several positions change, and with them what the

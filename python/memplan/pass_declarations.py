@@ -176,7 +176,11 @@ register_pass(
     "into it, and a function returns copies of what it does not own. Functions the analysis "
     "cannot reason about are left to upstream's buffer-deallocation-pipeline and "
     "optimize-allocation-liveness, run with every other function's body hidden.",
-    options=[Option("remarks", bool, False, "emit a remark for each function left to upstream's passes")],
+    options=[Option("remarks", bool, False, "emit a remark for each function left to upstream's passes"),
+             Option("drop-dead-values", bool, False,
+                    "first drop what no path reads (unused region-op results, views, selects and "
+                    "loads, loop arguments carried for nothing), so that no dead alias holds a "
+                    "buffer past its last use")],
     run="memplan.deallocation.dealloc_pass:run",
 )
 
@@ -233,7 +237,9 @@ def _expand_memory_pipeline(options: dict[str, Any]) -> str:
     steps.append(MEMPLAN_ONE_SHOT)
     if options["promote_to_stack"]:
         steps.append("func.func(promote-buffers-to-stack)")
-    steps.append("memplan-buffer-deallocation")
+    # Dead aliases would hold buffers past their last use, above upstream's
+    # run-time peak on the paths through the ops that carry them (#31).
+    steps.append("memplan-buffer-deallocation{drop-dead-values=true}")
     # The packing options reach memplan-buffer-reuse where they are set.
     packing = forward_options(options, (CAPACITY, SEARCH_BUDGET))
     steps.append(
@@ -247,7 +253,7 @@ register_pipeline(
     "Tensor program in, memref program out, at the lowest peak memplan reaches",
     _expand_memory_pipeline,
     "Expands to: " + "".join(f"[{p},] " for p in PEAK_PASSES) + f"{MEMPLAN_ONE_SHOT}, "
-    "[func.func(promote-buffers-to-stack),] memplan-buffer-deallocation, "
+    "[func.func(promote-buffers-to-stack),] memplan-buffer-deallocation{drop-dead-values}, "
     "memplan-buffer-reuse{algorithm alignment [capacity] [search-budget]}.",
     options=[
         _ALGORITHM,

@@ -237,8 +237,12 @@ struct DeallocationResult {
 /// memplan-buffer-deallocation's rewrite: frees every buffer of the
 /// functions under `root` the ownership analysis (memplan/analysis/
 /// Ownership.h) reasons about, as its plan says, and returns the functions
-/// it leaves to upstream.
-DeallocationResult deallocateBuffers(MlirOperation root);
+/// it leaves to upstream. With `dropDeadValues`, what no path reads goes
+/// first (unused memref results of region ops, unused views, selects and
+/// loads, what loops carry for nothing), as upstream's canonicalization
+/// after its deallocation does, so that no dead alias holds a buffer.
+DeallocationResult deallocateBuffers(MlirOperation root,
+                                     bool dropDeadValues = false);
 
 /// Checks a function memplan leaves to upstream's ownership-based
 /// deallocation for inputs that crash it (MLIR 22): a located error per
