@@ -96,6 +96,8 @@ InplaceAnalysis::InplaceAnalysis(Operation *root, const IRNumbering &ir,
         o >= 0)
       deferred[o] = 1;
   }
+  readOption(options.bufferize, "cfg-conflicts-as-upstream",
+             cfgConflictsAsUpstream);
   // Own facts start empty; shared ones are allocated by the first analysis.
   if (facts.tensorSemantics.empty())
     facts.allocate(no, nv, ir.ops.size(), ir.blocks.size());
@@ -520,6 +522,30 @@ bool isReachable(Block *from, Block *to, Block *except) {
   }
   return false;
 }
+
+/// Whether `writeOp`, outside the block `block` whose argument is read by
+/// `readOp`, can clobber that argument before the read: the write lies in a
+/// block of `block`'s region that `block` reaches, and the read in a block
+/// the write's block reaches without passing through `block` again (which
+/// would define the argument anew), or outside the region.
+///
+/// Upstream One-Shot Analysis takes any write outside the block of a block
+/// argument as unable to clobber it. That holds for the single block of a
+/// structured op's region, but not under unstructured control flow: an
+/// argument of a function's entry block is live in every block the entry
+/// reaches. Upstream writes `tensor.insert %c into %arg0` in place in a
+/// `cf.cond_br` successor while a block after it still reads `%arg0`, a
+/// miscompile; memplan keeps that write out of place, and otherwise decides
+/// as upstream does.
+bool clobbersAcrossBlocks(Block *block, Operation *writeOp, Operation *readOp) {
+  Region *region = block->getParent();
+  Operation *write = region->findAncestorOpInRegion(*writeOp);
+  if (!write || !isReachable(block, write->getBlock(), nullptr))
+    return false;
+  Operation *read = region->findAncestorOpInRegion(*readOp);
+  return !read || read->getBlock() == write->getBlock() ||
+         isReachable(write->getBlock(), read->getBlock(), block);
+}
 } // namespace
 
 bool InplaceAnalysis::isRepetitive(int32_t op, Region *region) const {
@@ -668,7 +694,13 @@ int32_t InplaceAnalysis::pairConflict(int32_t r, int32_t w,
       if (defOp->isProperAncestor(writeOp))
         continue;
     } else if (!cast<BlockArgument>(def).getOwner()->findAncestorOpInBlock(
-                   *writeOp)) {
+                   *writeOp) &&
+               (cfgConflictsAsUpstream ||
+                !clobbersAcrossBlocks(cast<BlockArgument>(def).getOwner(),
+                                      writeOp, readOp))) {
+      // A write outside the argument's block cannot clobber it before the
+      // read, unless a path of blocks runs from that block to the write and
+      // on to the read (below).
       continue;
     }
     const SmallVector<int32_t, 2> &aliases = aliasingValues(w);

@@ -55,6 +55,9 @@ ONE_SHOT_BUFFERIZE_OPTIONS = [
            "memory spaces of new buffers must be inferred (no default memory space)"),
     Option("use-encoding-for-memory-space", bool, False,
            "use a ranked tensor's encoding as its buffer's memory space"),
+    Option("cfg-conflicts-as-upstream", bool, False,
+           "miss, as upstream does, the conflict of a write to a block argument in a later "
+           "block of unstructured control flow (a miscompile; for differential tests)"),
 ]
 
 register_pass(

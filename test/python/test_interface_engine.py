@@ -54,8 +54,12 @@ PRINT_CONFLICTS = "bufferize-function-boundaries test-analysis-only print-confli
 
 def engine_kwargs(options: str) -> dict:
     """`one-shot-bufferize` option text as run_interface_engine arguments
-    (parsed by MLIR as memplan-one-shot-bufferize's options)."""
-    values = memplan.passes.parse_option_text(memplan.passes.lookup("memplan-one-shot-bufferize"), options)
+    (parsed by MLIR as memplan-one-shot-bufferize's options), deciding as
+    upstream does where upstream misses a conflict under unstructured
+    control flow (cfg-conflicts-as-upstream; test_inplace_unmodeled.py
+    proves memplan's own decision there by runs)."""
+    values = memplan.passes.parse_option_text(memplan.passes.lookup("memplan-one-shot-bufferize"),
+                                              options + " cfg-conflicts-as-upstream")
     return {"options": values, "analysis_heuristic": values["analysis_heuristic"],
             "analysis_fuzzer_seed": values["analysis_fuzzer_seed"]}
 

@@ -34,6 +34,8 @@ def upstream_pipeline(values: dict) -> str:
         value = values[opt.py_name]
         if opt.name == "analysis-heuristic" and value == "min-copy-bytes":
             continue
+        if opt.name == "cfg-conflicts-as-upstream":  # memplan's alone
+            continue
         if value != opt.default:
             parts.append(f"{opt.name}={opt.format(value)}")
     return "builtin.module(one-shot-bufferize{" + " ".join(parts) + "})"

@@ -2,9 +2,9 @@
 // cycle. Upstream cannot bufferize such loops (it cannot infer the buffer
 // type of a block argument on a cycle), so only the analysis is compared.
 // RUN: mlir-opt %s --split-input-file -one-shot-bufferize="bufferize-function-boundaries test-analysis-only print-conflicts" > %t.up
-// RUN: memplan-opt %s --split-input-file --pass-pipeline='builtin.module(memplan-one-shot-bufferize{bufferize-function-boundaries test-analysis-only print-conflicts})' | diff - %t.up
+// RUN: memplan-opt %s --split-input-file --pass-pipeline='builtin.module(memplan-one-shot-bufferize{bufferize-function-boundaries test-analysis-only print-conflicts cfg-conflicts-as-upstream})' | diff - %t.up
 // RUN: mlir-opt %s --split-input-file -one-shot-bufferize="bufferize-function-boundaries test-analysis-only dump-alias-sets analysis-heuristic=top-down" > %t.up
-// RUN: memplan-opt %s --split-input-file --pass-pipeline='builtin.module(memplan-one-shot-bufferize{bufferize-function-boundaries test-analysis-only dump-alias-sets analysis-heuristic=top-down})' | diff - %t.up
+// RUN: memplan-opt %s --split-input-file --pass-pipeline='builtin.module(memplan-one-shot-bufferize{bufferize-function-boundaries test-analysis-only dump-alias-sets analysis-heuristic=top-down cfg-conflicts-as-upstream})' | diff - %t.up
 // RUN: memplan-opt %s --split-input-file --pass-pipeline='builtin.module(memplan-one-shot-bufferize{bufferize-function-boundaries test-analysis-only print-conflicts})' | FileCheck %s
 // RUN: not memplan-opt %s --split-input-file --pass-pipeline='builtin.module(memplan-one-shot-bufferize{bufferize-function-boundaries})' 2>&1 | FileCheck %s --check-prefix=REWRITE
 
