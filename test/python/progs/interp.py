@@ -120,6 +120,8 @@ class _Element:
         return (x & ((np.int64(1) << np.int64(self.width)) - np.int64(1))).astype(np.uint64)
 
     def constant(self, attr: ir.Attribute):
+        if isinstance(attr, ir.BoolAttr):
+            return np.array(bool(attr.value))
         if isinstance(attr, ir.IntegerAttr):
             value = ir.IntegerAttr(attr).value
             return self.from_work(np.array(value, dtype=np.int64)) if self.width != 1 \
