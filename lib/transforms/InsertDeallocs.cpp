@@ -45,6 +45,20 @@ namespace {
 
 bool isMemrefType(Type t) { return isa<BaseMemRefType>(t); }
 
+/// A copy of `op` with result types `types`, inserted before it, that takes
+/// over its operands, attributes, successors and regions' bodies; `op` is
+/// left for the caller to replace and erase.
+Operation *recreateWithResultTypes(Operation *op, TypeRange types) {
+  Operation *fresh =
+      Operation::create(op->getLoc(), op->getName(), types, op->getOperands(),
+                        op->getAttrDictionary(), op->getPropertiesStorage(),
+                        op->getSuccessors(), op->getNumRegions());
+  for (auto [from, to] : llvm::zip(op->getRegions(), fresh->getRegions()))
+    to.takeBody(from);
+  OpBuilder(op).insert(fresh);
+  return fresh;
+}
+
 class PlanRewriter {
 public:
   PlanRewriter(FunctionPlan &plan, DeallocationStats &stats)
@@ -192,14 +206,7 @@ void PlanRewriter::appendRegionOpFlags() {
       continue;
     SmallVector<Type> types(op->getResultTypes());
     types.append(flaggedResults.size(), builder.getI1Type());
-    Operation *fresh =
-        Operation::create(op->getLoc(), op->getName(), types, op->getOperands(),
-                          op->getAttrDictionary(), op->getPropertiesStorage(),
-                          op->getSuccessors(), op->getNumRegions());
-    for (auto [from, to] : llvm::zip(op->getRegions(), fresh->getRegions()))
-      to.takeBody(from);
-    builder.setInsertionPoint(op);
-    builder.insert(fresh);
+    Operation *fresh = recreateWithResultTypes(op, types);
     for (auto [k, r] : llvm::enumerate(op->getResults())) {
       replaced[r] = fresh->getResult(k);
     }
@@ -415,13 +422,7 @@ static bool dropUnusedResults(RegionBranchOpInterface op) {
       types.push_back(r.getType());
       kept.push_back(r);
     }
-  Operation *fresh =
-      Operation::create(op->getLoc(), op->getName(), types, op->getOperands(),
-                        op->getAttrDictionary(), op->getPropertiesStorage(),
-                        op->getSuccessors(), op->getNumRegions());
-  for (auto [from, to] : llvm::zip(op->getRegions(), fresh->getRegions()))
-    to.takeBody(from);
-  OpBuilder(op).insert(fresh);
+  Operation *fresh = recreateWithResultTypes(op, types);
   for (auto [from, to] : llvm::zip(kept, fresh->getResults()))
     from.replaceAllUsesWith(to);
   op->erase();
