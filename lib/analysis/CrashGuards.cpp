@@ -214,4 +214,56 @@ LogicalResult checkOwnershipDeallocationInput(Operation *func) {
   return failure(crashes);
 }
 
+bool ValueBoundsGuard::hasSuccessorBlocks(Operation *isolated) {
+  auto [it, inserted] = successorBlocks.try_emplace(isolated, false);
+  if (inserted)
+    it->second = isolated
+                     ->walk([](Operation *op) {
+                       for (Region &region : op->getRegions())
+                         if (!region.empty() && !region.hasOneBlock())
+                           return WalkResult::interrupt();
+                       return WalkResult::advance();
+                     })
+                     .wasInterrupted();
+  return it->second;
+}
+
+bool ValueBoundsGuard::canAsk(ArrayRef<Value> values) {
+  SmallVector<Value> worklist(values.begin(), values.end());
+  // Without a block other than an entry block under the values' isolated
+  // ancestors, no traversal can reach one.
+  if (llvm::all_of(values, [&](Value value) {
+        Operation *isolated = value.getParentRegion()->getParentOp();
+        while (isolated && !isolated->hasTrait<OpTrait::IsIsolatedFromAbove>())
+          isolated = isolated->getParentOp();
+        return isolated && !hasSuccessorBlocks(isolated);
+      }))
+    return true;
+  llvm::DenseSet<Value> seenValues;
+  llvm::DenseSet<Operation *> seenOps;
+  auto enqueueOp = [&](Operation *op) {
+    if (!seenOps.insert(op).second)
+      return;
+    op->walk([&](Operation *nested) {
+      llvm::append_range(worklist, nested->getOperands());
+    });
+  };
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    if (!seenValues.insert(value).second)
+      continue;
+    if (Operation *def = value.getDefiningOp()) {
+      enqueueOp(def);
+      continue;
+    }
+    Block *owner = cast<BlockArgument>(value).getOwner();
+    if (!owner->isEntryBlock())
+      return false;
+    Operation *parent = owner->getParentOp();
+    if (parent && !parent->hasTrait<OpTrait::IsIsolatedFromAbove>())
+      enqueueOp(parent);
+  }
+  return true;
+}
+
 } // namespace memplan

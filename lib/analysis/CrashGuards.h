@@ -11,6 +11,8 @@
 
 #include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
 
+#include "llvm/ADT/DenseMap.h"
+
 namespace memplan {
 
 /// With unstructured control flow or tensor ops in a graph region: a result
@@ -40,6 +42,23 @@ mlir::LogicalResult checkNonBranchSuccessors(mlir::Operation *root);
 /// branch that ends the block still holds the erased result). A located
 /// error per such op.
 mlir::LogicalResult checkOwnershipDeallocationInput(mlir::Operation *func);
+
+/// Whether upstream's ValueBoundsConstraintSet may be asked about values
+/// (MLIR 22 asserts, "unstructured control flow is not supported", when its
+/// traversal reaches an argument of a block that is not its region's entry
+/// block). Under an op isolated from above without such a block the answer
+/// is yes at once (remembered per op); otherwise the values' backward slice
+/// is walked: operands, the values nested ops use, and the operands of the
+/// ops whose region arguments it reaches.
+class ValueBoundsGuard {
+public:
+  bool canAsk(llvm::ArrayRef<mlir::Value> values);
+
+private:
+  bool hasSuccessorBlocks(mlir::Operation *isolated);
+
+  llvm::DenseMap<mlir::Operation *, bool> successorBlocks;
+};
 
 } // namespace memplan
 

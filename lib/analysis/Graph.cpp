@@ -9,6 +9,7 @@
 
 #include "memplan/analysis/Graph.h"
 
+#include "CrashGuards.h"
 #include "IRNumbering.h"
 #include "OpRoleTable.h"
 #include "TypeInfo.h"
@@ -122,6 +123,12 @@ int32_t Graph::ancestorInBlock(int32_t block, int32_t op) const {
   while (op >= 0 && opBlock[op] != block)
     op = opParent[op];
   return op;
+}
+
+ValueBoundsGuard &Graph::valueBoundsGuard() const {
+  if (!boundsGuard)
+    boundsGuard = std::make_shared<ValueBoundsGuard>();
+  return *boundsGuard;
 }
 
 const GraphDominance &Graph::dominanceInfo() const {
@@ -340,7 +347,7 @@ int32_t Graph::valueId(Value v) const {
 std::optional<int64_t>
 Graph::upperBound(int32_t v, const std::function<bool(int32_t)> &stop) const {
   Value start = value(v);
-  if (!start.getType().isIndex())
+  if (!start.getType().isIndex() || !valueBoundsGuard().canAsk(start))
     return std::nullopt;
   // Stop at the values `stop` names (a dimension of a shaped value is
   // followed to the index value that defines it instead).
@@ -363,7 +370,8 @@ bool Graph::equalIndex(int32_t a, int32_t b) const {
   if (a == b)
     return true;
   Value x = value(a), y = value(b);
-  if (!x.getType().isIndex() || !y.getType().isIndex())
+  if (!x.getType().isIndex() || !y.getType().isIndex() ||
+      !valueBoundsGuard().canAsk({x, y}))
     return false;
   FailureOr<bool> equal =
       ValueBoundsConstraintSet::areEqual(ValueBoundsConstraintSet::Variable(x),

@@ -17,6 +17,8 @@
 
 #include "memplan/analysis/IndexRanges.h"
 
+#include "CrashGuards.h"
+
 #include "mlir/CAPI/IR.h"
 #include "mlir/Dialect/Affine/IR/AffineMemoryOpInterfaces.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -101,6 +103,7 @@ private:
   int64_t sizeLimit;
   std::optional<FrozenRewritePatternSet> patterns;
   size_t patternDialects = 0;
+  ValueBoundsGuard boundsGuard;
 };
 
 /// Canonicalization patterns of the loaded dialects and their ops (rebuilt
@@ -243,7 +246,8 @@ bool RangeFinder::isSize(OpOperand &use) {
         return true;
   if (!value.getType().isIndex())
     return false;
-  if (isa<ValueBoundsOpInterface>(owner))
+  if (isa<ValueBoundsOpInterface>(owner) &&
+      boundsGuard.canAsk(SmallVector<Value>(owner->getResults())))
     for (OpResult result : owner->getResults()) {
       auto shaped = dyn_cast<ShapedType>(result.getType());
       if (!shaped || !shaped.hasRank())

@@ -35,6 +35,7 @@ namespace memplan {
 
 class GraphDominance;
 class GraphIndex;
+class ValueBoundsGuard;
 
 enum class TypeKind : int32_t {
   Other = 0,
@@ -219,14 +220,16 @@ struct Graph {
   /// ValueBoundsOpInterface (ValueBoundsConstraintSet::computeConstantBound,
   /// BoundType::UB), its backward slice followed until `stop` (a value id)
   /// says to stop or the graph does not number a value; nullopt when the
-  /// interfaces state none. (computeBound's symbolic bounds are not asked:
-  /// it asserts when a value has more than one, as affine.min's may.)
+  /// interfaces state none, or when the slice reaches an argument of a
+  /// block that is not an entry block. (computeBound's symbolic bounds are not
+  /// asked: it asserts when a value has more than one, as affine.min's may.)
   std::optional<int64_t>
   upperBound(int32_t v, const std::function<bool(int32_t)> &stop) const;
   /// Whether index values `a` and `b` are equal whatever the program's
   /// inputs, as upstream's ValueBoundsOpInterface states
   /// (ValueBoundsConstraintSet::areEqual): a dimension of an allocation
-  /// equals its size operand, for example. False when unknown.
+  /// equals its size operand, for example. False when unknown, and when
+  /// their slices reach an argument of a block that is not an entry block.
   bool equalIndex(int32_t a, int32_t b) const;
   /// The value of the program that integer value `v` equals once upstream's
   /// `arith-int-range-optimizations`, `canonicalize` and `cse` have
@@ -249,9 +252,13 @@ struct Graph {
   mutable std::shared_ptr<GraphDominance> dominance;
   /// Op ids by op, built on the first query that needs them.
   mutable std::shared_ptr<GraphIndex> index;
+  /// Which values upstream's ValueBoundsOpInterface may be asked about,
+  /// built on the first query.
+  mutable std::shared_ptr<ValueBoundsGuard> boundsGuard;
 
 private:
   const GraphDominance &dominanceInfo() const;
+  ValueBoundsGuard &valueBoundsGuard() const;
 };
 
 /// The Graph of `root` and everything nested in it, numbered by

@@ -252,6 +252,46 @@ func.func @unstructured(%c: i1) {
 
 // -----
 
+// Sizes computed from an argument of a block that is not an entry block:
+// upstream's ValueBoundsOpInterface asserts on such an argument, so the sizes
+// of %a and %b are not compared through it (the pass used to abort here),
+// and the function is left as it was.
+
+// CHECK-LABEL: func @size_from_successor_block_argument
+//       CHECK:   ^bb1(%[[M:.*]]: memref<8xf32>):
+//       CHECK:     %[[CAST:.*]] = memref.cast %[[M]]
+//       CHECK:     %[[N:.*]] = memref.dim %[[CAST]]
+//       CHECK:     memref.alloc(%[[N]])
+//       CHECK:     scf.for
+//       CHECK:       scf.for
+//       CHECK:         memref.alloc() : memref<8xf32>
+// REMARK: skip.mlir:[[# @LINE + 9]]:8: remark: not pooled: unstructured-control-flow
+func.func @size_from_successor_block_argument(%x: memref<8xf32>, %y: memref<8xf32>,
+                                              %c: i1, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  cf.cond_br %c, ^bb1(%x : memref<8xf32>), ^bb1(%y : memref<8xf32>)
+^bb1(%m: memref<8xf32>):
+  %cast = memref.cast %m : memref<8xf32> to memref<?xf32>
+  %d = memref.dim %cast, %c0 : memref<?xf32>
+  %a = memref.alloc(%d) : memref<?xf32>
+  %a_static = memref.cast %a : memref<?xf32> to memref<8xf32>
+  %a_dynamic = memref.cast %a_static : memref<8xf32> to memref<?xf32>
+  %e = memref.dim %a_dynamic, %c0 : memref<?xf32>
+  %b = memref.alloc(%e) : memref<?xf32>
+  scf.for %i = %c0 to %n step %c1 {
+    scf.for %j = %c0 to %n step %c1 {
+      %t = memref.alloc() : memref<8xf32>
+      memref.dealloc %t : memref<8xf32>
+    }
+  }
+  memref.dealloc %b : memref<?xf32>
+  memref.dealloc %a : memref<?xf32>
+  return
+}
+
+// -----
+
 // Elements whose LLVM layout memplan does not model (a scalable vector's
 // size is only known at run time) stay on the heap, with the reason.
 // (Not runnable: the JIT cannot select scalable vectors on x86-64.)
