@@ -8,6 +8,7 @@
 #include "AsyncWork.h"
 #include "IRNumbering.h"
 #include "OpRoleTable.h"
+#include "memplan/analysis/LayoutCopies.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Async/IR/Async.h"
@@ -376,6 +377,9 @@ int32_t opInterfaces(Operation *op) {
     bits |= kInterfaceOffsetsSizesStrides;
   if (op->hasTrait<OpTrait::ConstantLike>())
     bits |= kInterfaceConstantLike;
+  if (std::optional<AffineMap> map = layoutCopyMap(op);
+      map && !map->isIdentity())
+    bits |= kInterfacePermutedCopy;
   return bits;
 }
 

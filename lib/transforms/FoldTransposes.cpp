@@ -37,6 +37,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "memplan/analysis/LayoutCopies.h"
 #include "memplan/transforms/Transforms.h"
 
 #include "mlir/CAPI/IR.h"
@@ -71,31 +72,15 @@ using namespace mlir;
 namespace memplan {
 namespace {
 
-/// A layout copy (see the file comment): the map from an index of its
-/// result to the index of its input that holds the same element.
-std::optional<AffineMap> layoutCopyMap(Operation *op) {
+/// A layout copy on tensors (memplan/analysis/LayoutCopies.h): the map from
+/// an index of its result to the index of its input that holds the same
+/// element.
+std::optional<AffineMap> tensorLayoutCopyMap(Operation *op) {
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   if (!linalgOp || !linalgOp.hasPureTensorSemantics() ||
-      linalgOp.getNumDpsInputs() != 1 || linalgOp.getNumDpsInits() != 1 ||
-      op->getNumResults() != 1 ||
-      linalgOp.getNumParallelLoops() != linalgOp.getNumLoops())
+      op->getNumResults() != 1)
     return std::nullopt;
-  OpOperand *input = linalgOp.getDpsInputOperand(0);
-  if (!isa<RankedTensorType>(input->get().getType()))
-    return std::nullopt; // A fill: a scalar input.
-  Block *body = linalgOp.getBlock();
-  if (!body || !llvm::hasSingleElement(*body))
-    return std::nullopt;
-  Operation *yield = body->getTerminator();
-  if (yield->getNumOperands() != 1 ||
-      yield->getOperand(0) != body->getArgument(0))
-    return std::nullopt;
-  AffineMap inputMap = linalgOp.getMatchingIndexingMap(input);
-  AffineMap initMap =
-      linalgOp.getMatchingIndexingMap(linalgOp.getDpsInitOperand(0));
-  if (!initMap.isPermutation() || !inputMap.isProjectedPermutation())
-    return std::nullopt;
-  return inputMap.compose(inversePermutation(initMap));
+  return layoutCopyMap(op);
 }
 
 /// How remarks name a layout copy: one that drops loop dimensions from its
@@ -321,14 +306,14 @@ public:
 
   void run() {
     root->walk([&](Operation *op) {
-      if (layoutCopyMap(op))
+      if (tensorLayoutCopyMap(op))
         worklist.push_back(op);
     });
     for (size_t i = 0; i < worklist.size(); ++i) {
       Operation *copy = worklist[i];
       if (gone.contains(copy))
         continue;
-      if (std::optional<AffineMap> map = layoutCopyMap(copy))
+      if (std::optional<AffineMap> map = tensorLayoutCopyMap(copy))
         fold(copy, *map);
     }
   }
@@ -347,7 +332,7 @@ private:
     gone.insert(op);
     gone.erase(with);
     rewriter.replaceOp(op, with->getResults());
-    if (layoutCopyMap(with))
+    if (tensorLayoutCopyMap(with))
       worklist.push_back(with);
   }
 

@@ -191,3 +191,24 @@ def test_packed_reads_match_numpy():
     run = numerics.execute(transposed_matmul(6, 200, 40, True), "main", inputs=[x, w, c])
     expected = x.astype(np.float64) @ w.T.astype(np.float64)
     assert np.allclose(run.outputs[0].data, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_report_names_the_copies_the_fold_saves():
+    # `memplan report` on upstream's bufferization of the MLP names the
+    # transposed weight at the peak with its bytes; on the memory pipeline's
+    # output there is none left, and the peak went down by at least that.
+    from memplan.lifetimes.analysis import analyze_module
+    from memplan.lifetimes.report import format_text, report_dict
+
+    src = linear_layers(2, 64, batch="8")
+    docs = {}
+    ours = "builtin.module(memplan-memory-pipeline)"
+    for name, pipeline in (("upstream", UPSTREAM), ("memplan", ours)):
+        with ir.Context():
+            docs[name] = report_dict(analyze_module(parse_source(rewrite(src, pipeline))))
+    (upstream,), (planned,) = docs["upstream"]["functions"], docs["memplan"]["functions"]
+    copies = [s for s in upstream["stored_at_peak"] if s["kind"] == "permuted copy"]
+    assert [(c["saves"], c["source"]["op"]) for c in copies] == [(64 * 64 * 4, "linalg.transpose")]
+    assert f"{copies[0]['name']} (permuted copy, saves 16384 B)" in format_text(docs["upstream"])
+    assert [s for s in planned["stored_at_peak"] if s["kind"] == "permuted copy"] == []
+    assert planned["heap_peak"]["input"] <= upstream["heap_peak"]["input"] - copies[0]["saves"]

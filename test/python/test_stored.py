@@ -20,8 +20,9 @@ _MAPS = """
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
 """
 
-#: ``%t`` (16384 B) made by op B from ``{b_input}``, reduced into ``%out`` by
-#: op C, then D adds ``{d_inputs}`` into ``%out2``. ``{before}`` runs first.
+#: ``%t`` (16384 B) made by op B from ``{b_input}`` (negated, so that it is
+#: not a permuted copy), reduced into ``%out`` by op C, then D adds
+#: ``{d_inputs}`` into ``%out2``. ``{before}`` runs first.
 _BODY = """
 func.func @{name}(%a: memref<1024xf32>, %out: memref<1024xf32>, %out2: memref<1024xf32>) {{
   %c0 = arith.constant 0.0 : f32
@@ -30,7 +31,8 @@ func.func @{name}(%a: memref<1024xf32>, %out: memref<1024xf32>, %out2: memref<10
   linalg.generic {{indexing_maps = [#row, #id2], iterator_types = ["parallel", "parallel"]}}
       ins({b_input} : memref<1024xf32>) outs(%t : memref<4x1024xf32>) {{
   ^bb0(%i: f32, %o: f32):
-    linalg.yield %i : f32
+    %n = arith.negf %i : f32
+    linalg.yield %n : f32
   }}
   linalg.generic {{indexing_maps = [#id2, #row], iterator_types = ["reduction", "parallel"]}}
       ins(%t : memref<4x1024xf32>) outs(%out : memref<1024xf32>) {{

@@ -18,6 +18,9 @@ values that alias them (views and casts): on pooled IR a pool is one buffer.
   module registers ``cheap to recompute`` (contents written from constants
   and scalars, then only read: computing them again before their next read
   frees the buffer at the peak; ``memplan-recompute-cheap-values`` does it at
+  tensor level) and ``permuted copy`` (contents written by a transpose or a
+  broadcast of another buffer, then only read: its readers could read the
+  source through their indexing maps; ``memplan-fold-transposes`` does it at
   tensor level).
 """
 
@@ -396,5 +399,60 @@ def cheap_to_recompute(ctx: PeakContext) -> list[Stored]:
     return out
 
 
+def _layout_source(acc: BufferAccesses, copy: int) -> Optional[int]:
+    """The memref value that layout copy ``copy`` reads (its only operand
+    read and not written), or None."""
+    g = acc.graph
+    for s in range(int(g.operand_begin[copy]), int(g.operand_begin[copy + 1])):
+        v = int(g.operands[s])
+        if int(g.operand_access[s]) == _READ and acc.memref[g.value_type[v]]:
+            return v
+    return None
+
+
+@finder("permuted copy")
+def permuted_copies(ctx: PeakContext) -> list[Stored]:
+    """Buffers live at the peak that only transposes and broadcasts write
+    (``_core.OpInterface.PERMUTED_COPY``, from LinalgOp: plain copies are not
+    listed; one such copy per layer where an importer shares the
+    destination), every other use reading them. Their readers could read
+    each copy's source through their indexing maps instead, and the buffer
+    would not be stored at all. That saves its bytes where the source is
+    held at the peak anyway (a function argument, constant memory, a buffer
+    live there), else what the copy holds beyond its source, which would
+    then have to live on."""
+    lt, acc, op = ctx.lt, ctx.accesses, ctx.op
+    g = lt.graph
+    permuted = int(_core.OpInterface.PERMUTED_COPY)
+    live = set(ctx.live_buffers())
+    out = []
+    for b in sorted(live):
+        buffer = acc.buffers[b]
+        if not buffer.understood or buffer.bytes <= 0:
+            continue
+        writers = [o for o, x in buffer.accesses if x & _WRITE]
+        if not writers or any(not int(g.op_interfaces[o]) & permuted for o in writers):
+            continue
+        # The copy whose contents it holds at the peak, else the next one.
+        writer = max((o for o in writers if o <= op), default=writers[0])
+        source = _layout_source(acc, writer)
+        if source is None:
+            continue
+        of = acc.of_value.get(source)
+        if of is None:  # not a buffer of the function: held only if constant
+            held, source_bytes = _constant_memory(acc, source), 0
+        else:
+            held, source_bytes = of in live or acc.buffers[of].row < 0, acc.buffers[of].bytes
+        saves = buffer.bytes if held else buffer.bytes - source_bytes
+        if saves <= 0 or (of is None and not held):
+            continue
+        site = _site(lt, writer)
+        kept = "held at the peak anyway" if held else "which would live on instead"
+        out.append(Stored(buffer.row, "permuted copy", saves,
+                          f"written by {site.op} ({site.location}) from a source {kept};"
+                          " its readers could read the source through their indexing maps", site))
+    return out
+
+
 __all__ = ["BlockFloors", "BufferAccesses", "FINDERS", "Floor", "PeakContext", "Stored", "cheap_to_recompute", "finder",
-           "floor_at", "op_at_peak", "stored_at_peak"]
+           "floor_at", "op_at_peak", "permuted_copies", "stored_at_peak"]
