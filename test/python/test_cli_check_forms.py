@@ -4,6 +4,7 @@ bufferized a tensor-level "before"), and checks or saves outputs
 (``--expect``, ``--save-outputs``)."""
 
 import os
+import re
 import subprocess
 import sys
 
@@ -237,6 +238,10 @@ def test_verbose_prints_phase_times_after_the_verdict(forms):
     lines = p.stdout.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("  times (s, wall clock;"))
     phases = [line.strip().split(":")[0] for line in lines[start + 1:]]
+    # Each phase: wall-clock seconds, then CPU seconds (its children's included).
+    assert "CPU s in all" in lines[start]
+    assert all(re.fullmatch(r"[^:]+: \d+\.\d\d s, \d+\.\d\d CPU s( \(\d+ runs\))?",
+                            line.strip()) for line in lines[start + 1:]), lines[start + 1:]
     # AFTER is compiled and run in a second process (--jobs 2, the default)
     # while BEFORE is, or after it with --jobs 1: the phases say which.
     for name in ("before parsing", "before bufferization (memplan)", "before lowering to loops",

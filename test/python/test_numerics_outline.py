@@ -88,3 +88,62 @@ def test_kernel_shared_across_offsets_computes_each_slice():
     run = execute(SLICES, "main", seed=3)
     a = run.outputs[0].data.reshape(2, 8)
     np.testing.assert_array_equal(run.outputs[1].data.reshape(2, 8), a * a)
+
+
+def _functions(program) -> dict:
+    return {
+        ir.StringAttr(op.attributes["sym_name"]).value: op
+        for op in program.module.body.operations
+        if op.operation.name == "llvm.func"
+    }
+
+
+def test_entry_is_inlined_into_its_c_interface_wrapper():
+    # The JIT wraps every defined function in one taking its arguments
+    # through a pointer array: without the entry (a memref spread over
+    # scalars) no function but the wrapper takes them one by one.
+    from memplan.numerics.lowering import lower
+
+    with ir.Context():
+        program = lower(SLICES, "main")
+        functions = _functions(program)
+        assert "main" not in functions
+        wrapper = functions["_mlir_ciface_main"]
+        assert str(wrapper.attributes["passthrough"]) == '["optnone", "noinline"]'
+        kernels = [name for name in functions if name.startswith(KERNEL_PREFIX)]
+        assert kernels and all("no_inline" in functions[k].attributes for k in kernels)
+
+
+# The entry is also called by another function: it stays as it is.
+CALLED_TWICE = """
+func.func @main(%a: memref<4xf32>, %b: memref<4xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                  iterator_types = ["parallel"]}
+      ins(%a : memref<4xf32>) outs(%b : memref<4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = arith.addf %x, %o : f32
+    linalg.yield %y : f32
+  }
+  return
+}
+func.func @twice(%a: memref<4xf32>, %b: memref<4xf32>) {
+  call @main(%a, %b) : (memref<4xf32>, memref<4xf32>) -> ()
+  call @main(%a, %b) : (memref<4xf32>, memref<4xf32>) -> ()
+  return
+}
+"""
+
+
+def test_entry_called_elsewhere_is_kept_and_runs():
+    from memplan.numerics.lowering import lower
+
+    with ir.Context():
+        functions = _functions(lower(CALLED_TWICE, "twice", also=("main",)))
+        assert "main" in functions and "_mlir_ciface_main" in functions
+        assert "twice" not in functions  # called by its wrapper only
+    run = execute(CALLED_TWICE, "twice", seed=4, poison=None)
+    a, b = run.outputs[0].data, run.outputs[1].data
+    start = execute(CALLED_TWICE, "main", seed=4, poison=None).outputs
+    np.testing.assert_array_equal(start[0].data, a)
+    # main's b input drawn with the same seed: b_out = b_in + 2a, b_in = main's out - a.
+    np.testing.assert_array_equal(b, start[1].data + a)

@@ -108,10 +108,10 @@ def _check(argv: Optional[List[str]]) -> int:
     from mlir import ir
 
     from memplan.numerics import LoweringError, compare
-    from memplan.numerics.timing import PhaseTimes
+    from memplan.numerics.timing import PhaseTimes, cpu_seconds
 
     times = PhaseTimes() if args.verbose else None
-    started = time.perf_counter()
+    started, started_cpu = time.perf_counter(), cpu_seconds()
     context = ir.Context()
     modules = []
     for path, label in ((args.before, "before"), (args.after, "after")):
@@ -185,8 +185,9 @@ def _check(argv: Optional[List[str]]) -> int:
         ok = expect_ok and ok
         lines[1:1] = expect_lines
     if times is not None:
-        lines.append(f"  times (s, wall clock; {time.perf_counter() - started:.2f} s in all, "
-                     "from parsing to the verdict):")
+        lines.append(f"  times (s, wall clock; {time.perf_counter() - started:.2f} s, "
+                     f"{cpu_seconds() - started_cpu:.2f} CPU s in all, from parsing to the "
+                     "verdict):")
         lines.extend(f"    {line}" for line in times.lines())
     print("\n".join(lines))
     if args.save_outputs is not None and result.output_names:
