@@ -271,3 +271,26 @@ func.func @undefined_contents_read(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<
   %r = tensor.cast %e : tensor<8xf32> to tensor<?xf32>
   return %a, %r : tensor<8xf32>, tensor<?xf32>
 }
+
+// -----
+
+// Not recomputed: a value whose computation has memory effects (here
+// bufferization.alloc_tensor, which allocates) though it reads only
+// constants and holding it costs bytes at the peak, as the zero fill of
+// @zero_fill_shared_by_two_layers does: a clone would repeat the effects.
+
+// CHECK-LABEL: func @effects_not_recomputed
+//       CHECK:   bufferization.alloc_tensor()
+//       CHECK:   linalg.fill
+//   CHECK-NOT:   bufferization.alloc_tensor()
+//   CHECK-NOT:   linalg.fill
+func.func @effects_not_recomputed(%x: tensor<64x64xf32>, %w1: tensor<64x64xf32>, %w2: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %cst = arith.constant 0.0 : f32
+  %e = bufferization.alloc_tensor() : tensor<64x64xf32>
+  %zero = linalg.fill ins(%cst : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %m1 = linalg.matmul ins(%x, %w1 : tensor<64x64xf32>, tensor<64x64xf32>) outs(%zero : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %e2 = tensor.empty() : tensor<64x64xf32>
+  %a1 = linalg.exp ins(%m1 : tensor<64x64xf32>) outs(%e2 : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %m2 = linalg.matmul ins(%a1, %w2 : tensor<64x64xf32>, tensor<64x64xf32>) outs(%zero : tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %m2 : tensor<64x64xf32>
+}

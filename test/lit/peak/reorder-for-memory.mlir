@@ -61,6 +61,70 @@ func.func @effects_keep_order(%x: tensor<16xf32>, %c1: i1, %c2: i1) -> tensor<16
 
 // -----
 
+// Calls have memory effects (no interface says otherwise), so the two calls
+// keep their order, though sinking the first one to its only user, as
+// @early_branch sinks its exp, would lower the modeled peak.
+
+// CHECK-LABEL: func @calls_keep_order
+//       CHECK:   call @produce(%arg0)
+//  CHECK-NEXT:   call @produce(%arg1)
+func.func private @produce(tensor<1024xf32>) -> tensor<1024xf32>
+func.func @calls_keep_order(%x: tensor<1024xf32>, %y: tensor<1024xf32>) -> tensor<1024xf32> {
+  %a = func.call @produce(%x) : (tensor<1024xf32>) -> tensor<1024xf32>
+  %b = func.call @produce(%y) : (tensor<1024xf32>) -> tensor<1024xf32>
+  %e2 = tensor.empty() : tensor<1024xf32>
+  %b2 = linalg.negf ins(%y : tensor<1024xf32>) outs(%e2 : tensor<1024xf32>) -> tensor<1024xf32>
+  %e3 = tensor.empty() : tensor<1024xf32>
+  %d = linalg.add ins(%b, %b2 : tensor<1024xf32>, tensor<1024xf32>) outs(%e3 : tensor<1024xf32>) -> tensor<1024xf32>
+  %e4 = tensor.empty() : tensor<1024xf32>
+  %z = linalg.add ins(%a, %d : tensor<1024xf32>, tensor<1024xf32>) outs(%e4 : tensor<1024xf32>) -> tensor<1024xf32>
+  return %z : tensor<1024xf32>
+}
+
+// -----
+
+// The broadcast %w reads %a, which the add then writes in place; %w is only
+// returned, so the schedule would like to compute it last, after the large
+// temporaries of the middle. The read stays before the in-place write, and
+// the order keeps the gain that is legal: the exp of %y sinks to its user.
+// (Were the read allowed to move, the new order would lose the add's
+// in-place decision and the whole body would be put back.)
+
+// CHECK-LABEL: func @read_stays_before_in_place_write
+//       CHECK:   %[[A:.*]] = linalg.exp ins(%arg0
+//  CHECK-NEXT:   tensor.empty() : tensor<8x1024xf32>
+//  CHECK-NEXT:   linalg.broadcast ins(%[[A]]
+//  CHECK-NEXT:   linalg.add ins(%[[A]], %arg1 : tensor<1024xf32>, tensor<1024xf32>) outs(%[[A]]
+//       CHECK:   %[[P:.*]] = linalg.exp ins(%arg1
+//       CHECK:   linalg.reduce
+//       CHECK:   linalg.add ins(%{{.*}}, %[[P]]
+func.func @read_stays_before_in_place_write(%x: tensor<1024xf32>, %y: tensor<1024xf32>) -> (tensor<1024xf32>, tensor<8x1024xf32>) {
+  %ep = tensor.empty() : tensor<1024xf32>
+  %p = linalg.exp ins(%y : tensor<1024xf32>) outs(%ep : tensor<1024xf32>) -> tensor<1024xf32>
+  %e = tensor.empty() : tensor<1024xf32>
+  %a = linalg.exp ins(%x : tensor<1024xf32>) outs(%e : tensor<1024xf32>) -> tensor<1024xf32>
+  %e3 = tensor.empty() : tensor<8x1024xf32>
+  %w = linalg.broadcast ins(%a : tensor<1024xf32>) outs(%e3 : tensor<8x1024xf32>) dimensions = [0]
+  %s = linalg.add ins(%a, %y : tensor<1024xf32>, tensor<1024xf32>) outs(%a : tensor<1024xf32>) -> tensor<1024xf32>
+  %e5 = tensor.empty() : tensor<8x1024xf32>
+  %u = linalg.broadcast ins(%s : tensor<1024xf32>) outs(%e5 : tensor<8x1024xf32>) dimensions = [0]
+  %e6 = tensor.empty() : tensor<8x1024xf32>
+  %v = linalg.negf ins(%u : tensor<8x1024xf32>) outs(%e6 : tensor<8x1024xf32>) -> tensor<8x1024xf32>
+  %e7 = tensor.empty() : tensor<8x1024xf32>
+  %r = linalg.add ins(%u, %v : tensor<8x1024xf32>, tensor<8x1024xf32>) outs(%e7 : tensor<8x1024xf32>) -> tensor<8x1024xf32>
+  %e8 = tensor.empty() : tensor<1024xf32>
+  %red = linalg.reduce ins(%r : tensor<8x1024xf32>) outs(%e8 : tensor<1024xf32>) dimensions = [0]
+    (%in: f32, %init: f32) {
+      %0 = arith.addf %in, %init : f32
+      linalg.yield %0 : f32
+    }
+  %e9 = tensor.empty() : tensor<1024xf32>
+  %out = linalg.add ins(%red, %p : tensor<1024xf32>, tensor<1024xf32>) outs(%e9 : tensor<1024xf32>) -> tensor<1024xf32>
+  return %out, %w : tensor<1024xf32>, tensor<8x1024xf32>
+}
+
+// -----
+
 // An in-place write keeps every read of the old contents before it: %v
 // (a view of %a) is read by the exp, and the add writes %a in place; the
 // exp may not move after the add.
