@@ -111,15 +111,6 @@ const char *reasonText(Reason r) {
   return "";
 }
 
-int64_t staticBytes(Type t) {
-  auto shaped = dyn_cast<RankedTensorType>(t);
-  if (!shaped || !shaped.hasStaticShape() ||
-      !shaped.getElementType().isIntOrFloat())
-    return 0;
-  int64_t bits = shaped.getElementType().getIntOrFloatBitWidth();
-  return shaped.getNumElements() * ((bits + 7) / 8);
-}
-
 bool isStatic(Type t) {
   auto shaped = dyn_cast<RankedTensorType>(t);
   return shaped && shaped.hasStaticShape();
@@ -319,7 +310,7 @@ std::vector<Group> findGroups(Operation *root,
           llvm::all_of(concat.getInputs(),
                        [](Value v) { return isStatic(v.getType()); })) {
         g.inner = concat;
-        g.innerBytes = staticBytes(concat.getResultType());
+        g.innerBytes = tensorBytes(concat.getResultType());
         SmallVector<int64_t> offsets(pad.getStaticLow());
         SmallVector<int64_t> ones(offsets.size(), 1);
         for (Value in : concat.getInputs()) {
@@ -727,7 +718,7 @@ std::vector<int64_t> liveBytes(Block &block, const Analysis &a) {
     int64_t bytes = 0;
     int32_t lo = n, hi = -1;
     for (Value v : buffer) {
-      bytes = std::max(bytes, staticBytes(v.getType()));
+      bytes = std::max(bytes, tensorBytes(v.getType()));
       if (Operation *def = v.getDefiningOp())
         if (int32_t p = at(def); p >= 0) {
           lo = std::min(lo, p);
@@ -812,14 +803,14 @@ SubsetCopyStats eliminateSubsetCopies(MlirOperation rootHandle,
         switch (r) {
         case Reason::None:
           ++stats.written;
-          stats.bytesSaved += staticBytes(p.source.getType());
+          stats.bytesSaved += tensorBytes(p.source.getType());
           message =
               what + (apply ? " is now" : " would be") + " computed in the " +
               (g.kind == Kind::Pad      ? "padded"
                : g.kind == Kind::Concat ? "concatenated"
                                         : "destination") +
               " tensor: no copy, " +
-              std::to_string(staticBytes(p.source.getType())) + " bytes saved";
+              std::to_string(tensorBytes(p.source.getType())) + " bytes saved";
           break;
 #define MEMPLAN_SUBSET_COPY_REASON(R, Field)                                   \
   case Reason::R:                                                              \

@@ -37,6 +37,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TensorQueries.h"
 #include "memplan/analysis/LayoutCopies.h"
 #include "memplan/transforms/Transforms.h"
 
@@ -284,18 +285,6 @@ buildReader(OpBuilder &b, linalg::LinalgOp consumer,
   return nullptr;
 }
 
-/// The static bytes of a tensor type, or 0 when a size is dynamic.
-int64_t staticBytes(Type type) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor || !tensor.hasStaticShape() ||
-      !tensor.getElementType().isIntOrIndexOrFloat())
-    return 0;
-  int64_t bits = tensor.getElementType().getIntOrFloatBitWidth();
-  if (isa<IndexType>(tensor.getElementType()))
-    bits = 64;
-  return tensor.getNumElements() * ((bits + 7) / 8);
-}
-
 /// One folding run over the module.
 class Folder {
 public:
@@ -469,7 +458,7 @@ private:
     for (Operation *reshape : llvm::reverse(uses.reshapes))
       if (reshape->use_empty())
         erase(reshape);
-    int64_t bytes = staticBytes(copy->getResult(0).getType());
+    int64_t bytes = tensorBytes(copy->getResult(0).getType());
     std::string size =
         bytes ? " (" + std::to_string(bytes) + " bytes)" : std::string();
     if (!uses.kept.empty()) {

@@ -112,15 +112,6 @@ std::optional<Analysis> analyze(Operation *root, bool functionBoundaries,
   return a;
 }
 
-int64_t staticBytes(Type t) {
-  auto shaped = dyn_cast<RankedTensorType>(t);
-  if (!shaped || !shaped.hasStaticShape() ||
-      !shaped.getElementType().isIntOrFloat())
-    return 0;
-  int64_t bits = shaped.getElementType().getIntOrFloatBitWidth();
-  return shaped.getNumElements() * ((bits + 7) / 8);
-}
-
 /// The buffers' state along a schedule, with an undo log so that the beam
 /// search can replay a partial schedule on its prefix and take it back.
 struct BufferState {
@@ -434,7 +425,7 @@ private:
       int64_t bytes = 0;
       bool fresh = false, dynamic = false;
       for (Value v : values) {
-        int64_t b = staticBytes(v.getType());
+        int64_t b = tensorBytes(v.getType());
         bytes = std::max(bytes, b);
         dynamic |= b == 0 && isa<TensorType>(v.getType());
         fresh |= allocates(v);

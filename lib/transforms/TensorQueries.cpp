@@ -6,6 +6,7 @@
 
 #include "TensorQueries.h"
 #include "../analysis/AnalysisSteps.h"
+#include "../analysis/CopyPlan.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
@@ -32,6 +33,13 @@ bool isFreshDestination(Operation *op) {
     return false;
   auto bufferizable = dyn_cast<bufferization::BufferizableOpInterface>(op);
   return bufferizable && bufferizable.bufferizesToAllocation(result);
+}
+
+int64_t tensorBytes(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return 0;
+  return std::max<int64_t>(staticTypeBytes(tensor), 0);
 }
 
 EngineResult analyzeQuietly(Operation *root, bool functionBoundaries,

@@ -35,6 +35,11 @@ struct QuietAnalysis {
   bool keepForBufferization = false;
 };
 
+/// Bytes of a statically shaped ranked tensor type as a buffer would hold
+/// them (staticTypeBytes: LLVM's default data layout), 0 for any other type
+/// or an element type that is not modeled.
+int64_t tensorBytes(mlir::Type type);
+
 /// memplan's in-place analysis of the module under `root`, the IR
 /// untouched and the diagnostics dropped (they belong to the bufferization
 /// that follows, which reports them where the user asked for it): One-Shot
