@@ -638,20 +638,36 @@ std::vector<int32_t> BodyModel::beamOrder(const ReorderOptions &bounds) const {
     }
     return during;
   };
+  // Replays `units` on the prefix, logging what changes so that rewind()
+  // takes it back: where the log stood, the live bytes there and the peak
+  // during the units.
+  struct Replayed {
+    size_t mark;
+    int64_t live;
+    int64_t peak = 0;
+  };
+  auto replay = [&](ArrayRef<int32_t> units) {
+    ++stamp;
+    waitLog.clear();
+    madeReady.clear();
+    base.logging = true;
+    Replayed replayed{base.log.size(), base.live};
+    for (int32_t u : units)
+      replayed.peak = std::max(replayed.peak, schedule(u));
+    return replayed;
+  };
+  auto rewind = [&](const Replayed &replayed) {
+    base.undo(replayed.mark, replayed.live);
+    base.logging = false;
+    for (auto it = waitLog.rbegin(); it != waitLog.rend(); ++it)
+      waiting[it->first] = it->second;
+  };
 
   std::vector<Entry> beam(1), next;
   while (committed.size() < n) {
     next.clear();
     for (const Entry &entry : beam) {
-      // Replay the entry on the prefix.
-      ++stamp;
-      waitLog.clear();
-      madeReady.clear();
-      base.logging = true;
-      size_t mark = base.log.size();
-      int64_t liveAtMark = base.live;
-      for (int32_t u : entry.units)
-        schedule(u);
+      Replayed replayed = replay(entry.units);
       // Ready units within the window: the first unit of the original order
       // not yet scheduled (always ready: the original order is one) and
       // the `window` after it. No unit runs more than that ahead of the
@@ -712,10 +728,7 @@ std::vector<int32_t> BodyModel::beamOrder(const ReorderOptions &bounds) const {
         next.push_back(std::move(child));
         base.undo(childMark, childLive);
       }
-      base.undo(mark, liveAtMark);
-      base.logging = false;
-      for (auto it = waitLog.rbegin(); it != waitLog.rend(); ++it)
-        waiting[it->first] = it->second;
+      rewind(replayed);
     }
     if (next.empty())
       return {}; // a unit never became ready: leave the body as it is
@@ -756,20 +769,9 @@ std::vector<int32_t> BodyModel::beamOrder(const ReorderOptions &bounds) const {
     }
     // Their peaks since the prefix are replayed on the next step.
     for (Entry &e : kept) {
-      ++stamp;
-      waitLog.clear();
-      madeReady.clear();
-      base.logging = true;
-      size_t mark = base.log.size();
-      int64_t liveAtMark = base.live;
-      int64_t peak = 0;
-      for (int32_t u : e.units)
-        peak = std::max(peak, schedule(u));
-      e.score.peak = peak;
-      base.undo(mark, liveAtMark);
-      base.logging = false;
-      for (auto it = waitLog.rbegin(); it != waitLog.rend(); ++it)
-        waiting[it->first] = it->second;
+      Replayed replayed = replay(e.units);
+      e.score.peak = replayed.peak;
+      rewind(replayed);
     }
     beam = std::move(kept);
   }
