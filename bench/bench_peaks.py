@@ -69,6 +69,7 @@ import memplan  # noqa: E402
 from memplan.ir import parse_source  # noqa: E402
 from memplan.lifetimes.analysis import analyze_module  # noqa: E402
 from memplan.lifetimes.peaks import dataflow_bound, input_peak  # noqa: E402
+from memplan.pass_declarations import PEAK_PASS_OPTIONS  # noqa: E402
 from memplan.pipeline import UPSTREAM_BUFFERIZATION  # noqa: E402
 from shared_workloads import workload_dir  # noqa: E402
 from workloads import WORKLOADS  # noqa: E402
@@ -79,8 +80,7 @@ MEMPLAN = "memplan-memory-pipeline"
 FUSION = "linalg-fuse-elementwise-ops,canonicalize,cse"
 #: The tensor-level passes of the memory pipeline, by the option that turns
 #: each off, in pipeline order.
-ABLATED = ("fold-transposes", "split-destinations", "recompute", "reorder",
-           "reuse-dying-inputs", "eliminate-subset-copies")
+ABLATED = tuple(option.name for option in PEAK_PASS_OPTIONS.values())
 
 
 def cases(skip_gpt2: bool, only: list[str], models: list[str] = ()) -> list[tuple[str, str, str]]:

@@ -228,10 +228,30 @@ register_pass(
 )
 
 
+#: Each tensor-level pass of ``memplan-memory-pipeline`` (PEAK_PASSES, in
+#: order) with the pipeline option that turns it off.
+PEAK_PASS_OPTIONS: dict[str, Option] = dict(zip(PEAK_PASSES, (
+    Option("fold-transposes", bool, True,
+           "fold transposes and broadcasts into the ops that read them (memplan-fold-transposes)"),
+    Option("split-destinations", bool, True,
+           "give every use of a shared tensor.empty its own, right before its user "
+           "(memplan-split-destinations)"),
+    Option("recompute", bool, True,
+           "recompute cheap values (fills, broadcasts of constants) at their users where "
+           "holding them costs bytes at the peak (memplan-recompute-cheap-values)"),
+    Option("reorder", bool, True,
+           "reorder each function body where its modeled peak goes down "
+           "(memplan-reorder-for-memory; the importer's order stays elsewhere)"),
+    Option("reuse-dying-inputs", bool, True,
+           "write elementwise results into dying inputs (memplan-reuse-dying-inputs)"),
+    Option("eliminate-subset-copies", bool, True,
+           "compute values copied into a pad, concat or insert_slice straight into that subset "
+           "(memplan-eliminate-subset-copies)"),
+), strict=True))
+
+
 def _expand_memory_pipeline(options: dict[str, Any]) -> str:
-    chosen = (options["fold_transposes"], options["split_destinations"], options["recompute"],
-              options["reorder"], options["reuse_dying_inputs"], options["eliminate_subset_copies"])
-    steps = [p for p, on in zip(PEAK_PASSES, chosen) if on]
+    steps = [p for p, option in PEAK_PASS_OPTIONS.items() if options[option.py_name]]
     if options["reorder"] and not options["reuse_dying_inputs"]:
         # The order's model must not count writes that will not happen.
         steps[steps.index("memplan-reorder-for-memory")] += "{dying-inputs=false}"
@@ -264,21 +284,7 @@ register_pipeline(
         CAPACITY,
         SEARCH_BUDGET,
         Option("promote-to-stack", bool, False, "run promote-buffers-to-stack before pooling (small buffers become allocas)"),
-        Option("fold-transposes", bool, True,
-               "fold transposes and broadcasts into the ops that read them (memplan-fold-transposes)"),
-        Option("split-destinations", bool, True,
-               "give every use of a shared tensor.empty its own, right before its user (memplan-split-destinations)"),
-        Option("recompute", bool, True,
-               "recompute cheap values (fills, broadcasts of constants) at their users where holding them "
-               "costs bytes at the peak (memplan-recompute-cheap-values)"),
-        Option("reorder", bool, True,
-               "reorder each function body where its modeled peak goes down (memplan-reorder-for-memory; "
-               "the importer's order stays elsewhere)"),
-        Option("reuse-dying-inputs", bool, True,
-               "write elementwise results into dying inputs (memplan-reuse-dying-inputs)"),
-        Option("eliminate-subset-copies", bool, True,
-               "compute values copied into a pad, concat or insert_slice straight into that subset "
-               "(memplan-eliminate-subset-copies)"),
+        *PEAK_PASS_OPTIONS.values(),
     ],
 )
 
