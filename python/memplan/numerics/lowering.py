@@ -27,6 +27,7 @@ context of its own):
        (reduction loops hoisted: memplan.numerics.loop_order)
        (kernels outlined: memplan.numerics.outline)
        (strided reads packed: see below)
+       (matmul-like kernels tiled: memplan.numerics.tiling)
        convert-linalg-to-loops, expand-realloc, expand-strided-metadata,
        lower-affine, convert-vector-to-scf
 
@@ -91,6 +92,7 @@ from memplan import _core
 
 from .loop_order import hoist_reductions
 from .outline import mark_no_inline, outline_generics
+from .tiling import tile_for_reuse
 from .signature import Signature, entry_signature, find_func
 from .source import ModuleSource, location_text, private_copy
 from .timing import PhaseTimes, phase
@@ -533,6 +535,7 @@ def lower(
             hoist_reductions(module)
             outline_generics(module)
             _core.pack_strided_reads(module.operation._CAPIPtr, PACK_TILE, PACK_MAX_BYTES)
+            tile_for_reuse(module)
             _run(module, LOOPS_PIPELINE, "lowering to loops")
             alignment, messages, mutable_globals, heap_sites = _instrument(module)
         with phase(times, f"{prefix}lowering to LLVM"):
