@@ -161,6 +161,9 @@ private:
   /// `v` or a view of it is forwarded on an edge (returns included) to an
   /// input that is used.
   bool forwarded(Value v) const;
+  /// The allocations and call results `v` may point into, through the
+  /// values selects and merges may be.
+  DenseSet<int32_t> mayHold(Value v) const;
   bool edgeTransfersHandle(const Edge &e, int32_t h) const {
     return llvm::is_contained(e.transfer, h);
   }
@@ -210,6 +213,13 @@ private:
   /// Owning selects that may select a buffer they do not own: a run-time
   /// flag says whether they selected one they took over.
   DenseSet<int32_t> partialSelects;
+  /// A merge chosen to take buffers over got ownership on an edge too.
+  bool selectConflict = false;
+  /// `h` is a merge whose ownership its edges bring (and a flag where they
+  /// disagree), not one that took buffers over as a select.
+  bool edgeMerge(int32_t h) const {
+    return handles[h].kind == Kind::Merge && !owningSelects.count(h);
+  }
 };
 
 int32_t FunctionAnalysis::addHandle(Value v, Block *block, Kind kind) {
@@ -349,9 +359,11 @@ bool FunctionAnalysis::classify() {
       } else if (auto view = dyn_cast<ViewLikeOpInterface>(op)) {
         viewOf[r] = view.getViewSource();
       } else {
+        // Its memref operands, each once: an op that names one of them
+        // (a select of a value and itself) is a view of it.
         SmallVector<Value, 2> sources;
         for (Value v : op->getOperands())
-          if (isMemref(v))
+          if (isMemref(v) && !llvm::is_contained(sources, v))
             sources.push_back(v);
         if (sources.size() == 1) {
           viewOf[r] = sources.front();
@@ -659,8 +671,11 @@ void FunctionAnalysis::solveLattice() {
       own[id] = Ownership::Yes;
       break;
     case Kind::Merge:
-      own[id] = Ownership::Unknown;
-      break;
+      if (!owningSelects.count(static_cast<int32_t>(id))) {
+        own[id] = Ownership::Unknown;
+        break;
+      }
+      [[fallthrough]]; // a merge that took buffers over, as a select
     case Kind::Select:
       if (!owningSelects.count(static_cast<int32_t>(id)))
         own[id] = Ownership::No;
@@ -689,7 +704,7 @@ void FunctionAnalysis::solveLattice() {
   DenseSet<int32_t> queued;
   DenseMap<int32_t, int> updates;
   for (auto [id, h] : llvm::enumerate(handles))
-    if (h.kind == Kind::Merge) {
+    if (h.kind == Kind::Merge && !owningSelects.count(id)) {
       work.push_back(static_cast<int32_t>(id));
       queued.insert(static_cast<int32_t>(id));
     }
@@ -717,7 +732,8 @@ void FunctionAnalysis::solveLattice() {
     for (int32_t e : edgesOf.lookup(p))
       for (Value input : edges[e].inputs) {
         auto it = handleOf.find(input);
-        if (it != handleOf.end() && queued.insert(it->second).second)
+        if (it != handleOf.end() && !owningSelects.count(it->second) &&
+            queued.insert(it->second).second)
           work.push_back(it->second);
       }
   }
@@ -726,6 +742,15 @@ void FunctionAnalysis::solveLattice() {
       own[id] = Ownership::No; // unreachable
   for (Edge &e : edges)
     computeTransfers(e);
+  // A merge that took buffers over was chosen because no edge hands it
+  // anything: its ownership is the takeover's alone.
+  for (auto &[s, taken] : owningSelects) {
+    if (handles[s].kind != Kind::Merge)
+      continue;
+    for (auto [e, j] : incoming.lookup(handles[s].value))
+      if (edges[e].transfer[j] >= 0)
+        selectConflict = true;
+  }
 }
 
 Operation *FunctionAnalysis::lift(Region *region, Operation *use,
@@ -789,6 +814,10 @@ bool FunctionAnalysis::closure(int32_t h, SmallVectorImpl<Operation *> &uses) {
           const Edge &edge = edges[e];
           if (edge.transfer[j] == h || edge.ret)
             continue; // handed over (or copied at the return)
+          auto input = handleOf.find(edge.inputs[j]);
+          if (input != handleOf.end() &&
+              llvm::is_contained(owningSelects.lookup(input->second), h))
+            continue; // a merge that took h over
           if (edgeTransfersHandle(edge, h)) {
             // The merge that took h over holds this one too.
             unsigned t = llvm::find(edge.transfer, h) - edge.transfer.begin();
@@ -855,13 +884,32 @@ bool FunctionAnalysis::forwarded(Value v) const {
 
 bool FunctionAnalysis::chooseOwningSelects() {
   bool chosen = false;
+  // The selects, and the results of region ops that no edge hands
+  // anything over to: such a result is one of the values its edges bring,
+  // as a select is one of its operands, known once the op is done.
+  SmallVector<std::pair<int32_t, SmallVector<Value, 2>>> candidates;
   for (auto &[s, sources] : selectSources) {
+    Operation *op = handles[s].value.getDefiningOp();
+    if (op && op->getNumResults() == 1 && !op->getNumRegions() &&
+        isMemoryEffectFree(op))
+      candidates.push_back({s, sources});
+  }
+  for (auto [id, h] : llvm::enumerate(handles)) {
+    int32_t m = static_cast<int32_t>(id);
+    if (h.kind != Kind::Merge || own[m] != Ownership::No ||
+        !isa<OpResult>(h.value))
+      continue;
+    SmallVector<Value, 2> sources;
+    for (auto [e, j] : incoming.lookup(h.value))
+      sources.push_back(edges[e].operands[j]);
+    candidates.push_back({m, sources});
+  }
+  for (auto &[s, sources] : candidates) {
     if (owningSelects.count(s))
       continue;
     const Handle &select = handles[s];
     Operation *op = select.value.getDefiningOp();
-    if (!op || op->getNumResults() != 1 || op->getNumRegions() ||
-        !isMemoryEffectFree(op) || !forwarded(select.value))
+    if (!forwarded(select.value))
       continue;
     // The sources that are buffers the select's block owns (themselves or
     // casts of them) are taken over; where others may be selected, a flag
@@ -1191,6 +1239,9 @@ bool FunctionAnalysis::place() {
       return false;
   }
   // Returns: what is not handed over is copied.
+  bool mergesTakeOver = llvm::any_of(owningSelects, [&](const auto &entry) {
+    return handles[entry.first].kind == Kind::Merge;
+  });
   for (Edge &e : edges) {
     if (!e.ret)
       continue;
@@ -1209,9 +1260,51 @@ bool FunctionAnalysis::place() {
       if (j < repeats.size() && repeats[j] >= 0)
         copy.sameAs = static_cast<int32_t>(e.firstOperand) + repeats[j];
       plan.returnCopies.push_back(copy);
+      // Where a region op's result took buffers over (the function was left
+      // to upstream before): a copy of a value that may be, on some path, a
+      // buffer the function returns at another position under another
+      // handle gives the caller one buffer and a copy of it, where
+      // upstream's run-time ownership returns the buffer once; left to it,
+      // as before.
+      if (!mergesTakeOver)
+        continue;
+      DenseSet<int32_t> mine = mayHold(v);
+      for (auto [k, w] : llvm::enumerate(e.operands)) {
+        if (k == j || !isMemref(w) || baseOf.lookup(w) == baseOf.lookup(v))
+          continue;
+        for (int32_t b : mayHold(w))
+          if (mine.contains(b))
+            return leave(e.from,
+                         "a returned value that may be, on some paths only, "
+                         "a buffer the function returns at another position");
+      }
     }
   }
   return true;
+}
+
+DenseSet<int32_t> FunctionAnalysis::mayHold(Value v) const {
+  DenseSet<int32_t> held, seen;
+  SmallVector<int32_t, 8> work;
+  auto visit = [&](Value u) {
+    auto it = baseOf.find(u);
+    if (it != baseOf.end() && it->second >= 0 && seen.insert(it->second).second)
+      work.push_back(it->second);
+  };
+  visit(v);
+  while (!work.empty() && seen.size() < 256) {
+    int32_t h = work.pop_back_val();
+    const Handle &handle = handles[h];
+    if (handle.kind == Kind::Alloc || handle.kind == Kind::Call)
+      held.insert(h);
+    if (handle.kind == Kind::Select)
+      for (Value source : selectSources.lookup(h))
+        visit(source);
+    if (handle.kind == Kind::Merge)
+      for (auto [e, j] : incoming.lookup(handle.value))
+        visit(edges[e].operands[j]);
+  }
+  return held;
 }
 
 bool FunctionAnalysis::flags(bool &changed) {
@@ -1226,7 +1319,8 @@ bool FunctionAnalysis::flags(bool &changed) {
   }
   auto dynamic = [&](Value input) {
     auto it = handleOf.find(input);
-    return it != handleOf.end() && own[it->second] == Ownership::Dynamic;
+    return it != handleOf.end() && own[it->second] == Ownership::Dynamic &&
+           edgeMerge(it->second);
   };
   for (auto &[key, ids] : lists) {
     unsigned width = edges[ids.front()].inputs.size();
@@ -1277,7 +1371,7 @@ bool FunctionAnalysis::flags(bool &changed) {
     plan.flagLists.push_back(std::move(list));
   }
   for (auto [id, h] : llvm::enumerate(handles))
-    if (own[id] == Ownership::Dynamic && h.kind == Kind::Merge)
+    if (own[id] == Ownership::Dynamic && edgeMerge(id))
       plan.flagged.insert(h.value);
   return true;
 }
@@ -1331,6 +1425,11 @@ void FunctionAnalysis::run() {
     for (unsigned round = 0; round < 8; ++round) {
       if (!solve())
         return;
+      if (selectConflict) {
+        leave(func.getOperation(), "a region op's result that takes buffers "
+                                   "over is handed one on an edge too");
+        return;
+      }
       bool changed = false;
       if (!flags(changed))
         return;

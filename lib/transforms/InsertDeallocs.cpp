@@ -135,7 +135,11 @@ void PlanRewriter::appendSelectFlags() {
   for (const FunctionPlan::SelectFlag &sf : plan.selectFlags) {
     Value select = plan.handles[sf.select];
     Location loc = select.getLoc();
-    builder.setInsertionPointAfterValue(select);
+    // After the flags of the op's other results that took buffers over.
+    if (Operation *prev = afterSelect.lookup(select.getDefiningOp()))
+      builder.setInsertionPointAfter(prev);
+    else
+      builder.setInsertionPointAfterValue(select);
     Value selected =
         memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, select);
     Value flag;
@@ -209,6 +213,13 @@ void PlanRewriter::appendRegionOpFlags() {
     Operation *fresh = recreateWithResultTypes(op, types);
     for (auto [k, r] : llvm::enumerate(op->getResults())) {
       replaced[r] = fresh->getResult(k);
+      // A result that took buffers over keeps its select flag.
+      if (Value flag = flags.lookup(r))
+        flags[fresh->getResult(k)] = flag;
+    }
+    if (Operation *flagOp = afterSelect.lookup(op)) {
+      afterSelect.erase(op);
+      afterSelect[fresh] = flagOp;
     }
     for (auto [k, r] : llvm::enumerate(flaggedResults)) {
       Value flag = fresh->getResult(op->getNumResults() + k);

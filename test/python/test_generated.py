@@ -72,6 +72,24 @@ def test_generated_program(seed):
     assert all(memplan <= upstream for upstream, memplan in report.peaks)
 
 
+#: Programs of the long run (ops per body, seeds) that memplan once left to
+#: upstream's deallocation and that now must pass as the short budget's do:
+#: a region op's result that may be a buffer of its own block or another,
+#: live across a branch, kept that buffer alive outside its region (the
+#: function ended in a located error instead of being freed).
+REGRESSIONS = [(10, 1255), (10, 1418), (10, 1751)]
+
+
+@pytest.mark.parametrize("ops,seed", REGRESSIONS)
+def test_generated_regression(ops, seed):
+    program = numeric_program(seed, n_ops=ops)
+    report = check_isolated(program)
+    ours = [d for d in report.defects if d.kind != "upstream"]
+    assert not ours, "\n".join(map(str, ours)) + "\n\n" + program.text
+    assert not report.skipped and report.paths == 4
+    assert all(memplan <= upstream for upstream, memplan in report.peaks)
+
+
 def test_generator_covers_every_feature():
     # The short budget's programs hold every construct the generator makes.
     text = "".join(numeric_program(seed, n_ops=OPS).text for seed in SEEDS)

@@ -34,7 +34,9 @@
 // aligned pointers), and it is owned (Yes), or, when it may select a value
 // it does not own, owned where a flag computed from the same comparison
 // says so. The merges it reaches then need no buffer they may point into
-// on a path that did not allocate it.
+// on a path that did not allocate it. A region op's result that no edge
+// hands ownership to is such a select of the values its edges bring, known
+// once the op is done.
 //
 // A handle the block owns is freed right after the op of its block that
 // holds the last use of any value that may point into its buffer without

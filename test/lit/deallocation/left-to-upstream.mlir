@@ -171,3 +171,37 @@ func.func @read_in_a_payload(%x: memref<16xf32>, %idx: memref<8xindex>, %out: me
   }
   return
 }
+
+// -----
+
+// An scf.if result that takes %b over (so memplan would own the function)
+// and a select that is that result on some paths only, both returned:
+// memplan's static ownership would return %b and a copy of it on those paths
+// (the caller frees two buffers), where upstream's run-time ownership
+// returns %b at both positions and no copy there (the select's ownership
+// is selected at run time). Left to upstream's deallocation, as before
+// region results took buffers over.
+
+// CHECK-LABEL: func @returned_twice_on_some_paths
+//       CHECK:   %[[R:.*]]:2 = scf.if
+//       CHECK:   %[[T:.*]] = arith.select %{{.*}}, %[[R]]#0, %{{.*}} : memref<8xf32>
+//       CHECK:   %[[OWN:.*]] = arith.select %{{.*}}, %[[R]]#1, %false : i1
+//  CHECK-NEXT:   scf.if %[[OWN]] -> (memref<8xf32>) {
+//  CHECK-NEXT:     scf.yield %[[T]] : memref<8xf32>
+func.func @returned_twice_on_some_paths(%c: i1, %d: i1, %x: memref<8xf32>) -> (memref<8xf32>, memref<8xf32>) {
+  %r = scf.if %c -> memref<8xf32> {
+    scf.yield %x : memref<8xf32>
+  } else {
+    %b = memref.alloc() : memref<8xf32>
+    memref.copy %x, %b : memref<8xf32> to memref<8xf32>
+    %s = scf.if %d -> memref<8xf32> {
+      scf.yield %b : memref<8xf32>
+    } else {
+      scf.yield %x : memref<8xf32>
+    }
+    scf.yield %s : memref<8xf32>
+  }
+  %t = arith.select %d, %r, %x : memref<8xf32>
+  // expected-remark @below {{left to upstream's deallocation (1 heap allocations): a returned value that may be, on some paths only, a buffer the function returns at another position}}
+  return %r, %t : memref<8xf32>, memref<8xf32>
+}
