@@ -632,16 +632,6 @@ struct Analysis {
   std::vector<std::vector<Value>> buffers;
 };
 
-Value valueOf(const std::vector<Operation *> &ops, const EngineValue &v) {
-  if (v.op < 0 || v.op >= (int32_t)ops.size())
-    return Value();
-  Operation *op = ops[v.op];
-  if (!v.blockArgument)
-    return v.index < (int32_t)op->getNumResults() ? op->getResult(v.index)
-                                                  : Value();
-  return Value(); // block arguments are never new allocations
-}
-
 bool allocates(Value v) {
   auto result = dyn_cast<OpResult>(v);
   if (!result)
@@ -682,7 +672,8 @@ std::optional<Analysis> analyze(Operation *root, bool functionBoundaries,
     std::vector<Value> values;
     bool fresh = false;
     for (const EngineValue &ev : set)
-      if (Value v = valueOf(a.ops, ev)) {
+      // Block arguments are never new allocations.
+      if (Value v = engineValue(a.ops, ev); v && !isa<BlockArgument>(v)) {
         values.push_back(v);
         fresh |= isRoot(v);
       }

@@ -64,26 +64,6 @@ struct Analysis {
   std::vector<OpOperand *> outOfPlace;
 };
 
-Value valueOf(const std::vector<Operation *> &ops, const EngineValue &v) {
-  if (v.op < 0 || v.op >= (int32_t)ops.size())
-    return Value();
-  Operation *op = ops[v.op];
-  if (!v.blockArgument)
-    return v.index < (int32_t)op->getNumResults() ? op->getResult(v.index)
-                                                  : Value();
-  if (v.region >= (int32_t)op->getNumRegions())
-    return Value();
-  Region &region = op->getRegion(v.region);
-  int32_t k = 0;
-  for (Block &block : region) {
-    if (k++ == v.block)
-      return v.index < (int32_t)block.getNumArguments()
-                 ? block.getArgument(v.index)
-                 : Value();
-  }
-  return Value();
-}
-
 std::optional<Analysis> analyze(Operation *root, bool functionBoundaries,
                                 bool aliasSets = true) {
   EngineResult result = analyzeQuietly(root, functionBoundaries, {},
@@ -95,7 +75,7 @@ std::optional<Analysis> analyze(Operation *root, bool functionBoundaries,
   for (const std::vector<EngineValue> &set : result.aliasSets) {
     std::vector<Value> values;
     for (const EngineValue &v : set)
-      if (Value value = valueOf(a.ops, v))
+      if (Value value = engineValue(a.ops, v))
         values.push_back(value);
     a.aliasSets.push_back(std::move(values));
   }

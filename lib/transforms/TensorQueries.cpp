@@ -42,6 +42,26 @@ int64_t tensorBytes(Type type) {
   return std::max<int64_t>(staticTypeBytes(tensor), 0);
 }
 
+Value engineValue(ArrayRef<Operation *> ops, const EngineValue &v) {
+  if (v.op < 0 || v.op >= (int32_t)ops.size())
+    return Value();
+  Operation *op = ops[v.op];
+  if (!v.blockArgument)
+    return v.index < (int32_t)op->getNumResults() ? op->getResult(v.index)
+                                                  : Value();
+  if (v.region >= (int32_t)op->getNumRegions())
+    return Value();
+  Region &region = op->getRegion(v.region);
+  int32_t k = 0;
+  for (Block &block : region) {
+    if (k++ == v.block)
+      return v.index < (int32_t)block.getNumArguments()
+                 ? block.getArgument(v.index)
+                 : Value();
+  }
+  return Value();
+}
+
 EngineResult analyzeQuietly(Operation *root, bool functionBoundaries,
                             std::vector<std::pair<int32_t, int32_t>> deferred,
                             QuietAnalysis what) {

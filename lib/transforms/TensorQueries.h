@@ -40,6 +40,13 @@ struct QuietAnalysis {
 /// or an element type that is not modeled.
 int64_t tensorBytes(mlir::Type type);
 
+/// The value an analysis result names (EngineValue: an op's result or a
+/// block argument of one of its regions), `ops` being the ops under the
+/// analyzed root in pre-order, as the engine numbers them; null when it
+/// names nothing there.
+mlir::Value engineValue(llvm::ArrayRef<mlir::Operation *> ops,
+                        const EngineValue &v);
+
 /// memplan's in-place analysis of the module under `root`, the IR
 /// untouched and the diagnostics dropped (they belong to the bufferization
 /// that follows, which reports them where the user asked for it): One-Shot
