@@ -100,5 +100,7 @@ def test_only_matmul_like_generics_are_eligible():
             return ir.WalkResult.ADVANCE
 
         module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
-        # rows tiled by TILE_ROWS, columns by TILE_COLUMNS, reductions moved before the rows
-        assert plans == [([8, 0, 64], [1, 0, 2]), ([0, 8, 0, 64], [0, 2, 1, 3])]
+        # The columns' loop first, then tiles of TILE_COLUMNS columns by
+        # TILE_ROWS rows, in each the reductions before the rows.
+        assert plans == [([2, 0, 1], [64, 8, 0], [2, 1, 0]),
+                         ([3, 0, 1, 2], [64, 0, 8, 0], [1, 3, 2, 0])]
