@@ -112,8 +112,10 @@ func.func @read_stays_before_in_place_write(%x: tensor<1024xf32>, %y: tensor<102
   %v = linalg.negf ins(%u : tensor<8x1024xf32>) outs(%e6 : tensor<8x1024xf32>) -> tensor<8x1024xf32>
   %e7 = tensor.empty() : tensor<8x1024xf32>
   %r = linalg.add ins(%u, %v : tensor<8x1024xf32>, tensor<8x1024xf32>) outs(%e7 : tensor<8x1024xf32>) -> tensor<8x1024xf32>
+  %zero = arith.constant 0.0 : f32
   %e8 = tensor.empty() : tensor<1024xf32>
-  %red = linalg.reduce ins(%r : tensor<8x1024xf32>) outs(%e8 : tensor<1024xf32>) dimensions = [0]
+  %acc = linalg.fill ins(%zero : f32) outs(%e8 : tensor<1024xf32>) -> tensor<1024xf32>
+  %red = linalg.reduce ins(%r : tensor<8x1024xf32>) outs(%acc : tensor<1024xf32>) dimensions = [0]
     (%in: f32, %init: f32) {
       %0 = arith.addf %in, %init : f32
       linalg.yield %0 : f32
