@@ -473,16 +473,16 @@ static void simplifyBufferLoops(Operation *root) {
   (void)applyOpPatternsGreedily(ops, std::move(patterns), config);
 }
 
-/// Drops the buffer values no path reads before frees are placed: ops
-/// without memory effects but reads whose results are unused (views,
-/// selects, loads; an allocation stays, freed where it is), unused memref
-/// results of region ops, and what loops carry for nothing
-/// (simplifyBufferLoops). Upstream's pipeline drops them too (its
-/// canonicalization after deallocation); kept, a dead alias would hold its
-/// buffer past its last use, to the end of the op that carries it, and
-/// raise the heap peak on the paths through that op.
-static void dropDeadBufferValues(Operation *root) {
-  simplifyBufferLoops(root);
+/// Erases, to a fixpoint, the trivially dead ops on buffers: reads whose
+/// values nothing uses (a load, a dim: buffer operands, no buffer result)
+/// and, with `aliases`, the other ones (views, selects; an allocation stays,
+/// freed where it is) and the unused memref results of region ops.
+static void eraseDeadBufferOps(Operation *root, bool aliases) {
+  auto isRead = [](Operation *op) {
+    return op->getNumResults() &&
+           llvm::none_of(op->getResultTypes(), isMemrefType) &&
+           llvm::any_of(op->getOperandTypes(), isMemrefType);
+  };
   bool changed = true;
   while (changed) {
     changed = false;
@@ -494,35 +494,41 @@ static void dropDeadBufferValues(Operation *root) {
     // Post-order: an op is visited after the ops nested in it, so erasing
     // or rebuilding it never leaves a visited op dangling.
     for (Operation *op : ops) {
-      if (isOpTriviallyDead(op) && !hasEffect<MemoryEffects::Allocate>(op)) {
+      if (isOpTriviallyDead(op) &&
+          (isRead(op) ||
+           (aliases && !hasEffect<MemoryEffects::Allocate>(op)))) {
         LLVM_DEBUG(llvm::dbgs() << "dropping dead " << op->getName() << "\n");
         op->erase();
         changed = true;
-      } else if (auto branch = dyn_cast<RegionBranchOpInterface>(op)) {
+      } else if (auto branch = dyn_cast<RegionBranchOpInterface>(op);
+                 branch && aliases) {
         changed |= dropUnusedResults(branch);
       }
     }
   }
 }
 
+/// Drops what no path reads before frees are placed. Always the reads of
+/// buffers whose values nothing uses, as the canonicalization in upstream's
+/// buffer-deallocation-pipeline erases them; with `aliases` (the
+/// drop-dead-values option), then what loops carry for nothing
+/// (simplifyBufferLoops, with those reads gone) and every other dead buffer
+/// value, which upstream's canonicalization after deallocation drops too.
+/// Kept, a dead read or alias would hold its buffer past its last use, to
+/// the end of the op that carries it, and raise the heap peak on the paths
+/// through that op.
+static void dropDeadBufferValues(Operation *root, bool aliases) {
+  eraseDeadBufferOps(root, /*aliases=*/false);
+  if (!aliases)
+    return;
+  simplifyBufferLoops(root);
+  eraseDeadBufferOps(root, /*aliases=*/true);
+}
+
 DeallocationResult deallocateBuffers(MlirOperation rootHandle,
                                      bool dropDeadValues) {
   Operation *root = unwrap(rootHandle);
-  // A read of a buffer whose value nothing uses (trivially dead) would keep
-  // the buffer alive to no end: erased first, as the canonicalization in
-  // upstream's buffer-deallocation-pipeline erases it.
-  SmallVector<Operation *> deadReads;
-  root->walk([&](Operation *op) {
-    if (op->getNumResults() &&
-        llvm::none_of(op->getResultTypes(), isMemrefType) &&
-        llvm::any_of(op->getOperandTypes(), isMemrefType) &&
-        isOpTriviallyDead(op))
-      deadReads.push_back(op);
-  });
-  for (Operation *op : deadReads)
-    op->erase();
-  if (dropDeadValues)
-    dropDeadBufferValues(root);
+  dropDeadBufferValues(root, /*aliases=*/dropDeadValues);
   std::vector<FunctionPlan> plans = analyzeOwnership(root);
   // Return what returned merges always hold, then analyze that IR (the
   // values returned at several positions change, and with them what the
