@@ -15,7 +15,7 @@ import contextlib
 import os
 import pickle
 import sys
-from typing import Any, Callable
+from typing import Any, Callable, Optional, Tuple
 
 __all__ = ["Child", "start", "cores"]
 
@@ -36,13 +36,24 @@ class Child:
         self.read_end = read_end
         self.what = what
 
+    def raw(self) -> Tuple[bytes, int]:
+        """Wait for the child: everything it wrote to the pipe (the pickled
+        report, or what ``prepare`` had written instead) and its wait
+        status."""
+        with os.fdopen(self.read_end, "rb") as pipe:
+            payload = pipe.read()
+        _, status = os.waitpid(self.pid, 0)
+        return payload, status
+
     def result(self) -> Any:
         """Wait for the child: its function's value, or what it raised (an
         exception that cannot cross as itself becomes a ``RuntimeError``
         with its text). A child that dies raises ``RuntimeError``."""
-        with os.fdopen(self.read_end, "rb") as pipe:
-            payload = pipe.read()
-        _, status = os.waitpid(self.pid, 0)
+        payload, status = self.raw()
+        return self.decode(payload, status)
+
+    def decode(self, payload: bytes, status: int) -> Any:
+        """:meth:`result` from what :meth:`raw` returned."""
         if not payload:
             how = (f"signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status)
                    else f"exit code {os.WEXITSTATUS(status)}")
@@ -65,8 +76,13 @@ class Child:
             os.waitpid(self.pid, 0)
 
 
-def start(function: Callable[[], Any], what: str) -> Child:
-    """Fork a child that calls ``function()`` and reports its value."""
+def start(function: Callable[[], Any], what: str,
+          prepare: Optional[Callable[[int], None]] = None) -> Child:
+    """Fork a child that calls ``function()`` and reports its value.
+
+    ``prepare``, if given, runs first in the child with the pipe's write
+    end (``memplan.numerics.runner``: a fault handler that writes its own
+    record there instead of a report)."""
     read_end, write_end = os.pipe()
     for stream in (sys.stdout, sys.stderr):  # nothing buffered may come out twice
         with contextlib.suppress(OSError, ValueError):
@@ -77,6 +93,8 @@ def start(function: Callable[[], Any], what: str) -> Child:
         try:
             os.close(read_end)
             try:
+                if prepare is not None:
+                    prepare(write_end)
                 payload = pickle.dumps(("ok", function()), protocol=pickle.HIGHEST_PROTOCOL)
             except BaseException as err:  # noqa: BLE001 - reported to the parent
                 code = 3

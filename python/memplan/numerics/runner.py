@@ -15,13 +15,10 @@ module twice).
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import faulthandler
 import os
-import pickle
 import signal
-import sys
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence
 
@@ -334,46 +331,39 @@ class Executable:
         return RunOutcome(outputs, stats, messages, counts)
 
     def _call_isolated(self, args: List[ArgValue], poison: Optional[int], scratch: Sequence[int]) -> RunOutcome:
-        """:meth:`_call_entry` in a forked child; the arguments it writes are
-        shared, the rest comes back pickled through a pipe."""
-        read_end, write_end = os.pipe()
-        for stream in (sys.stdout, sys.stderr):  # nothing buffered may come out twice
-            with contextlib.suppress(OSError, ValueError):
-                stream.flush()
-        pid = os.fork()
-        if pid == 0:  # the child: run, report, leave without cleaning up
-            code = 0
-            faulthandler.disable()  # a crash is reported by the parent, once
-            try:
-                os.close(read_end)
-                from memplan import _core
+        """:meth:`_call_entry` in a forked child
+        (:func:`memplan.numerics.parallel.start`); the arguments it writes
+        are shared, the rest comes back pickled through a pipe, or the
+        record of an access to a freed block that the child's fault handler
+        writes there."""
+        from .parallel import start
 
-                # An access to a freed block: its record, then exit.
-                _core.quarantine_report_faults(write_end)
-                outcome = self._call_entry(args, poison, scratch, quarantine=True)
-                count = len(self.program.signature.results)
-                payload = pickle.dumps(("ok", outcome.outputs[:count], outcome.heap,
-                                        outcome.failed_asserts, outcome.assert_counts))
-            except BaseException as err:  # noqa: BLE001 - reported to the parent
-                payload, code = pickle.dumps(("error", f"{type(err).__name__}: {err}")), 3
-            with os.fdopen(write_end, "wb") as pipe:
-                pipe.write(payload)
-            os._exit(code)
-        os.close(write_end)
-        with os.fdopen(read_end, "rb") as pipe:
-            payload = pipe.read()
-        _, status = os.waitpid(pid, 0)
+        def prepare(write_end: int) -> None:
+            from memplan import _core
+
+            faulthandler.disable()  # a crash is reported by the parent, once
+            _core.quarantine_report_faults(write_end)  # a use after free: its record
+
+        def child() -> tuple:
+            outcome = self._call_entry(args, poison, scratch, quarantine=True)
+            count = len(self.program.signature.results)
+            return (outcome.outputs[:count], outcome.heap, outcome.failed_asserts,
+                    outcome.assert_counts)
+
+        name = self.program.signature.name
+        run = start(child, f"@{name}", prepare)
+        payload, status = run.raw()
         fault = use_after_free(payload, self.program.heap_sites)
         if fault is not None:
-            raise UseAfterFree(f"@{self.program.signature.name}: {fault}")
+            raise UseAfterFree(f"@{name}: {fault}")
         if os.WIFSIGNALED(status):
-            raise ExecutionCrash(self.program.signature.name, os.WTERMSIG(status))
+            raise ExecutionCrash(name, os.WTERMSIG(status))
         if not payload:
-            raise ExecutionCrash(self.program.signature.name, 0, os.WEXITSTATUS(status))
-        message = pickle.loads(payload)
-        if message[0] == "error":
-            raise RuntimeError(f"@{self.program.signature.name}: {message[1]}")
-        _, results, stats, messages, counts = message
+            raise ExecutionCrash(name, 0, os.WEXITSTATUS(status))
+        try:
+            results, stats, messages, counts = run.decode(payload, status)
+        except Exception as err:  # noqa: BLE001 - what the program's run raised
+            raise RuntimeError(f"@{name}: {type(err).__name__}: {err}") from None
         return RunOutcome(results + _argument_outputs(args, scratch), stats, messages, counts)
 
 
