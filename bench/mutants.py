@@ -283,7 +283,7 @@ MUTANTS: Tuple[Mutant, ...] = (
     Mutant(
         "fold-copy-payload",
         "a copy whose payload computes something (not its input element) is folded as a copy",
-        "lib/transforms/FoldTransposes.cpp",
+        "lib/analysis/LayoutCopies.cpp",
         "  if (yield->getNumOperands() != 1 ||\n"
         "      yield->getOperand(0) != body->getArgument(0))\n",
         "  if (yield->getNumOperands() != 1)\n",
