@@ -82,9 +82,10 @@ The entry function gets ``llvm.emit_c_interface`` before any of this.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass, field
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, Iterator, List, Sequence, Tuple
 
 from mlir import ir, passmanager
 
@@ -193,12 +194,11 @@ class LoweringError(RuntimeError):
     """The module could not be lowered for execution."""
 
 
-def _run(module: ir.Module, pipeline: str, what: str) -> None:
-    """Run ``pipeline``; any error diagnostic, even from a pass that then
-    succeeds, is a :class:`LoweringError` with its location. memplan's
-    passes run through :func:`memplan.pipeline.run_pass_manager` (the GIL
-    released while MLIR runs, as they need)."""
-    context = module.context
+@contextlib.contextmanager
+def _errors_raised_as(context: ir.Context, what: str) -> Iterator[None]:
+    """Any error diagnostic the body's passes emit, even from a pass that then
+    succeeds, or its MLIRError, is raised as a :class:`LoweringError` with its
+    location once the body is done."""
     errors: List[str] = []
 
     def collect(diag) -> bool:
@@ -211,14 +211,7 @@ def _run(module: ir.Module, pipeline: str, what: str) -> None:
     context.emit_error_diagnostics = True
     handler = context.attach_diagnostic_handler(collect)
     try:
-        if "memplan-" in pipeline:
-            from memplan.pipeline import parse_pipeline, run_pass_manager
-
-            pm = parse_pipeline(f"builtin.module({pipeline})", context)
-            run_pass_manager(pm, module.operation)
-        else:
-            pm = passmanager.PassManager.parse(f"builtin.module({pipeline})", context)
-            pm.run(module.operation)
+        yield
     except ir.MLIRError as err:
         errors = errors or [str(err)]
     finally:
@@ -227,6 +220,23 @@ def _run(module: ir.Module, pipeline: str, what: str) -> None:
         raise LoweringError(f"{what} failed: {errors[0]}" + (
             f" (and {len(errors) - 1} more error{'s' if len(errors) > 2 else ''})"
             if len(errors) > 1 else ""))
+
+
+def _run(module: ir.Module, pipeline: str, what: str) -> None:
+    """Run ``pipeline``, its errors raised as a :class:`LoweringError`
+    (:func:`_errors_raised_as`). memplan's passes run through
+    :func:`memplan.pipeline.run_pass_manager` (the GIL released while MLIR
+    runs, as they need)."""
+    context = module.context
+    with _errors_raised_as(context, what):
+        if "memplan-" in pipeline:
+            from memplan.pipeline import parse_pipeline, run_pass_manager
+
+            pm = parse_pipeline(f"builtin.module({pipeline})", context)
+            run_pass_manager(pm, module.operation)
+        else:
+            pm = passmanager.PassManager.parse(f"builtin.module({pipeline})", context)
+            pm.run(module.operation)
 
 
 def _is_tensor(t: ir.Type) -> bool:
@@ -535,13 +545,15 @@ def lower(
             hoist_reductions(module)
             outline_generics(module)
             _core.pack_strided_reads(module.operation._CAPIPtr, PACK_TILE, PACK_MAX_BYTES)
-            tile_for_reuse(module)
+            with _errors_raised_as(module.context, "tiling"):
+                tile_for_reuse(module)
             _run(module, LOOPS_PIPELINE, "lowering to loops")
             alignment, messages, mutable_globals, heap_sites = _instrument(module)
         with phase(times, f"{prefix}lowering to LLVM"):
             _run(module, LLVM_PIPELINE, "conversion to the LLVM dialect")
             _check_lowered(module)
-            mark_no_inline(module)
+            with _errors_raised_as(module.context, "inlining the entry"):
+                mark_no_inline(module)
     return LoweredProgram(
         module=module,
         signature=signature,
