@@ -9,9 +9,9 @@ from __future__ import annotations
 import argparse
 import time
 
+from generators import elementwise_chain
 from mlir import ir
 
-from generators import elementwise_chain
 from memplan.ir import extract_graph
 
 
@@ -31,7 +31,12 @@ def measure(n_generics: int, repeat: int = 3) -> dict:
         module = ir.Module.parse(text)
         graph = extract_graph(module)
         extract_s = best_of(lambda: extract_graph(module), repeat)
-    return {"ops": graph.num_ops, "values": graph.num_values, "parse_s": parse_s, "extract_s": extract_s}
+    return {
+        "ops": graph.num_ops,
+        "values": graph.num_values,
+        "parse_s": parse_s,
+        "extract_s": extract_s,
+    }
 
 
 def main() -> None:

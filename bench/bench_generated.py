@@ -48,8 +48,9 @@ def _still_shows(defect: Defect, program, path):
 
     def predicate(text: str) -> bool:
         candidate = type(program)(**{**program.__dict__, "text": text})
-        report = check_isolated(candidate, attribute=False,
-                                paths=None if path is None else [path], run=not static)
+        report = check_isolated(
+            candidate, attribute=False, paths=None if path is None else [path], run=not static
+        )
         return any(d.signature == defect.signature for d in report.defects)
 
     return predicate
@@ -60,10 +61,15 @@ def main(argv=None) -> int:
     parser.add_argument("--programs", type=int, default=2000)
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--ops", type=int, default=10, help="ops per function body (default 10)")
-    parser.add_argument("--jobs", type=int, default=1,
-                        help="programs checked at once, each in a forked child (default 1)")
-    parser.add_argument("--reduce", metavar="DIR",
-                        help="write a minimal repro of each distinct defect into DIR")
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        help="programs checked at once, each in a forked child (default 1)",
+    )
+    parser.add_argument(
+        "--reduce", metavar="DIR", help="write a minimal repro of each distinct defect into DIR"
+    )
     parser.add_argument("--json", metavar="FILE", help="write every report as JSON")
     args = parser.parse_args(argv)
 
@@ -90,15 +96,18 @@ def main(argv=None) -> int:
             classes.setdefault(defect.signature, []).append((program, defect))
             owners[defect.signature] = defect.owner
         if report.defects:
-            print(f"seed {report.seed} ({report.element}): {len(report.defects)} defects: "
-                  + "; ".join(sorted(seen))[:300], flush=True)
+            print(
+                f"seed {report.seed} ({report.element}): {len(report.defects)} defects: "
+                + "; ".join(sorted(seen))[:300],
+                flush=True,
+            )
 
     if args.jobs <= 1:
         for seed in seeds:
             record(*_check(seed, args.ops))
     else:
-        from concurrent.futures import ProcessPoolExecutor
         import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
 
         with ProcessPoolExecutor(args.jobs, mp_context=multiprocessing.get_context("fork")) as pool:
             for program, report in pool.map(_check, seeds, [args.ops] * len(seeds)):
@@ -106,14 +115,18 @@ def main(argv=None) -> int:
 
     elapsed = time.time() - start
     print()
-    print(f"{checked} programs checked ({skipped} more rejected by upstream's own pipeline), "
-          f"{paths} paths, {elapsed:.0f} s")
+    print(
+        f"{checked} programs checked ({skipped} more rejected by upstream's own pipeline), "
+        f"{paths} paths, {elapsed:.0f} s"
+    )
     print()
     print("| # | defect | owner | programs | first seed |")
     print("|---:|---|---|---:|---:|")
     for n, (signature, found) in enumerate(classes.items(), 1):
-        print(f"| {n} | {signature[:160]} | {owners[signature]} | {len(found)} | "
-              f"{found[0][0].seed} |")
+        print(
+            f"| {n} | {signature[:160]} | {owners[signature]} | {len(found)} | "
+            f"{found[0][0].seed} |"
+        )
     if args.reduce:
         os.makedirs(args.reduce, exist_ok=True)
         for n, (signature, found) in enumerate(classes.items(), 1):
@@ -122,21 +135,44 @@ def main(argv=None) -> int:
             text = reduce_program(program.text, _still_shows(defect, program, defect.path))
             path = os.path.join(args.reduce, f"{n}.mlir")
             with open(path, "w") as f:
-                f.write(f"// {signature}\n// owner: {owners[signature]}; seed {program.seed}, "
-                        f"element {program.features.element}\n")
+                f.write(
+                    f"// {signature}\n// owner: {owners[signature]}; seed {program.seed}, "
+                    f"element {program.features.element}\n"
+                )
                 if defect.path is not None:
                     names = {program.cond: "%c", program.offset: "%i", program.trips: "%n"}
-                    f.write("// path: " + ", ".join(f"{names.get(k, k)} = {v}"
-                                                    for k, v in defect.path.items()) + "\n")
+                    f.write(
+                        "// path: "
+                        + ", ".join(f"{names.get(k, k)} = {v}" for k, v in defect.path.items())
+                        + "\n"
+                    )
                 f.write(text)
             print(f"  {path}", flush=True)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump([{"seed": r.seed, "element": r.element, "skipped": r.skipped,
-                        "paths": r.paths, "peaks": r.peaks,
-                        "defects": [{"kind": d.kind, "owner": d.owner, "path": d.path and {
-                            str(k): v for k, v in d.path.items()}, "message": d.message}
-                            for d in r.defects]} for r in reports], f, indent=1)
+            json.dump(
+                [
+                    {
+                        "seed": r.seed,
+                        "element": r.element,
+                        "skipped": r.skipped,
+                        "paths": r.paths,
+                        "peaks": r.peaks,
+                        "defects": [
+                            {
+                                "kind": d.kind,
+                                "owner": d.owner,
+                                "path": d.path and {str(k): v for k, v in d.path.items()},
+                                "message": d.message,
+                            }
+                            for d in r.defects
+                        ],
+                    }
+                    for r in reports
+                ],
+                f,
+                indent=1,
+            )
     return 1 if classes else 0
 
 

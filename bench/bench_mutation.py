@@ -42,7 +42,6 @@ sys.path.insert(0, HERE)
 from mutants import MUTANTS, Mutant  # noqa: E402
 
 
-
 def build_requirements(tree: str) -> List[str]:
     """The build requirements ``pyproject.toml`` names (the venv builds
     without isolation, so that a mutant rebuilds incrementally)."""
@@ -63,8 +62,7 @@ class Outcome:
 
 
 def _run(cmd: List[str], cwd: str, env: dict, timeout: Optional[float] = None):
-    return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=timeout)
+    return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
 
 
 def prepare(work: str, sha: str) -> tuple[str, str, dict]:
@@ -73,8 +71,7 @@ def prepare(work: str, sha: str) -> tuple[str, str, dict]:
     tree, venv, build = (os.path.join(work, d) for d in ("tree", "venv", "build"))
     os.makedirs(work, exist_ok=True)
     if not os.path.isdir(os.path.join(tree, ".git")):
-        subprocess.run(["git", "clone", "-q", "--shared", "--no-checkout", ROOT, tree],
-                       check=True)
+        subprocess.run(["git", "clone", "-q", "--shared", "--no-checkout", ROOT, tree], check=True)
     subprocess.run(["git", "-C", tree, "fetch", "-q", ROOT, sha], check=True)
     subprocess.run(["git", "-C", tree, "checkout", "-q", "-f", "--detach", sha], check=True)
     subprocess.run(["git", "-C", tree, "clean", "-q", "-fdx", "-e", "Output"], check=True)
@@ -84,11 +81,27 @@ def prepare(work: str, sha: str) -> tuple[str, str, dict]:
     env.pop("PYTHONPATH", None)
     if not os.path.exists(os.path.join(build, "build.ninja")):
         subprocess.run([sys.executable, "-m", "venv", "--clear", venv], check=True)
-        subprocess.run([python, "-m", "pip", "install", "-q", *build_requirements(tree)], check=True, env=env)
         subprocess.run(
-            [python, "-m", "pip", "install", "-q", "--no-build-isolation", "-e", ".[test]",
-             "-Ceditable.rebuild=true", "-Ceditable.verbose=false", f"-Cbuild-dir={build}"],
-            cwd=tree, check=True, env=env)
+            [python, "-m", "pip", "install", "-q", *build_requirements(tree)], check=True, env=env
+        )
+        subprocess.run(
+            [
+                python,
+                "-m",
+                "pip",
+                "install",
+                "-q",
+                "--no-build-isolation",
+                "-e",
+                ".[test]",
+                "-Ceditable.rebuild=true",
+                "-Ceditable.verbose=false",
+                f"-Cbuild-dir={build}",
+            ],
+            cwd=tree,
+            check=True,
+            env=env,
+        )
     return tree, build, env
 
 
@@ -100,8 +113,7 @@ def build(build_dir: str, env: dict) -> bool:
     return r.returncode == 0
 
 
-def run_tests(tree: str, env: dict, lit_args: List[str], files: List[str],
-              timeout: float) -> str:
+def run_tests(tree: str, env: dict, lit_args: List[str], files: List[str], timeout: float) -> str:
     """The first failing test's name, or "" when everything passes."""
     venv_bin = env["PATH"].split(os.pathsep)[0]
     lit = _run([os.path.join(venv_bin, "lit"), "-q", *lit_args], tree, env, timeout)
@@ -109,8 +121,21 @@ def run_tests(tree: str, env: dict, lit_args: List[str], files: List[str],
         failed = re.findall(r"^\s+memplan :: (\S+)", lit.stdout, re.M)
         return "lit " + (failed[0] if failed else "(no name)")
     if files:
-        py = _run([os.path.join(venv_bin, "python"), "-m", "pytest", "-x", "-q",
-                   "-p", "no:cacheprovider", *files], tree, env, timeout)
+        py = _run(
+            [
+                os.path.join(venv_bin, "python"),
+                "-m",
+                "pytest",
+                "-x",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                *files,
+            ],
+            tree,
+            env,
+            timeout,
+        )
         if py.returncode != 0:
             failed = re.findall(r"^FAILED (\S+)", py.stdout, re.M)
             if not failed:
@@ -154,8 +179,9 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--work", default="/tmp/memplan-mutation")
     parser.add_argument("--only", nargs="*", default=None, help="mutant names to run")
-    parser.add_argument("--full", action="store_true",
-                        help="the whole lit and pytest suites per mutant")
+    parser.add_argument(
+        "--full", action="store_true", help="the whole lit and pytest suites per mutant"
+    )
     parser.add_argument("--timeout", type=float, default=1200.0)
     parser.add_argument("--json", default=None)
     args = parser.parse_args(argv)
@@ -164,8 +190,9 @@ def main(argv=None) -> int:
     if not chosen:
         print("no mutant of that name", file=sys.stderr)
         return 2
-    sha = subprocess.run(["git", "-C", ROOT, "rev-parse", "HEAD"], check=True,
-                         capture_output=True, text=True).stdout.strip()
+    sha = subprocess.run(
+        ["git", "-C", ROOT, "rev-parse", "HEAD"], check=True, capture_output=True, text=True
+    ).stdout.strip()
     tree, build_dir, env = prepare(args.work, sha)
     print(f"tree {sha[:12]} in {tree}", flush=True)
     if not build(build_dir, env):
@@ -193,8 +220,9 @@ def main(argv=None) -> int:
                 if not build(build_dir, env):
                     outcome = Outcome(m.name, "stillborn", "does not compile")
                 else:
-                    killer = run_tests(tree, env, lit_paths(m, args.full),
-                                       pytest_files(m, args.full), args.timeout)
+                    killer = run_tests(
+                        tree, env, lit_paths(m, args.full), pytest_files(m, args.full), args.timeout
+                    )
                     if killer:
                         outcome = Outcome(m.name, "killed", killer)
                     elif m.equivalent:
@@ -207,8 +235,10 @@ def main(argv=None) -> int:
                 revert(tree, m)
         outcome.seconds = time.time() - start
         outcomes.append(outcome)
-        print(f"{outcome.status:10} {m.name:34} {outcome.killer}  ({outcome.seconds:.0f} s)",
-              flush=True)
+        print(
+            f"{outcome.status:10} {m.name:34} {outcome.killer}  ({outcome.seconds:.0f} s)",
+            flush=True,
+        )
     build(build_dir, env)
 
     counted = [o for o in outcomes if o.status in ("killed", "timeout", "survived")]
@@ -216,8 +246,10 @@ def main(argv=None) -> int:
     survivors = [o.name for o in counted if o.status == "survived"]
     equivalent = [o for o in outcomes if o.status == "equivalent"]
     broken = [o for o in outcomes if o.status in ("stale", "stillborn")]
-    print(f"\nkilled {len(killed)}/{len(counted)} non-equivalent mutants"
-          f" ({len(equivalent)} equivalent, {len(broken)} stale or not compiling)")
+    print(
+        f"\nkilled {len(killed)}/{len(counted)} non-equivalent mutants"
+        f" ({len(equivalent)} equivalent, {len(broken)} stale or not compiling)"
+    )
     if survivors:
         print("survivors: " + ", ".join(survivors))
     for o in equivalent:

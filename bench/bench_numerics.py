@@ -64,14 +64,32 @@ def run_pipeline(text: str, path: str, pipeline: str) -> str:
         return module.get_asm(enable_debug_info=True)
 
 
-def check(before: Path, after: Path, opt_level: int | None, timeout: float,
-          entry: str = "forward", extra: tuple[str, ...] = (),
-          cwd: Path | None = None, jobs: int = 2) -> tuple[float, float, str, list[str]]:
+def check(
+    before: Path,
+    after: Path,
+    opt_level: int | None,
+    timeout: float,
+    entry: str = "forward",
+    extra: tuple[str, ...] = (),
+    cwd: Path | None = None,
+    jobs: int = 2,
+) -> tuple[float, float, str, list[str]]:
     """One memplan-check process: wall seconds, CPU seconds (its children's
     included: AFTER's process and the isolated runs), the verdict line and
     the phase lines."""
-    cmd = [sys.executable, "-m", "memplan.cli.check", str(before), str(after), "--entry", entry,
-           "-v", "--jobs", str(jobs), *extra]
+    cmd = [
+        sys.executable,
+        "-m",
+        "memplan.cli.check",
+        str(before),
+        str(after),
+        "--entry",
+        entry,
+        "-v",
+        "--jobs",
+        str(jobs),
+        *extra,
+    ]
     if opt_level is not None:
         cmd += ["--opt-level", str(opt_level)]
     start = time.perf_counter()
@@ -90,12 +108,13 @@ def check(before: Path, after: Path, opt_level: int | None, timeout: float,
     phases = []
     if "  times (s, wall clock;" in "\n".join(lines):
         start_at = next(i for i, line in enumerate(lines) if line.startswith("  times (s"))
-        phases = [line.strip() for line in lines[start_at + 1:]]
+        phases = [line.strip() for line in lines[start_at + 1 :]]
     return elapsed, cpu, first, phases
 
 
 def slowest(phases: list[str], count: int = 4) -> str:
     """The ``count`` slowest of memplan-check's ``-v`` phase lines."""
+
     def seconds(line: str) -> float:
         return float(line.split(": ", 1)[1].split(" s", 1)[0])
 
@@ -107,10 +126,27 @@ def check_export(folder: Path, args: argparse.Namespace) -> None:
     inputs = ["--input", "arg0=x.npy"]
     for npy in sorted(folder.glob("arg*.npy"), key=lambda p: int(p.stem[3:])):
         inputs += ["--input", f"{npy.stem}={npy.name}"]
-    extra = (*inputs, "--expect", "y.npy", "--rtol", "1e-4", "--atol", "1e-5",
-             "--reference", args.reference)
-    wall, cpu, verdict, phases = check(Path("model.mlir"), Path("planned.mlir"), args.opt_level,
-                                       args.timeout, "main", extra, cwd=folder, jobs=args.jobs)
+    extra = (
+        *inputs,
+        "--expect",
+        "y.npy",
+        "--rtol",
+        "1e-4",
+        "--atol",
+        "1e-5",
+        "--reference",
+        args.reference,
+    )
+    wall, cpu, verdict, phases = check(
+        Path("model.mlir"),
+        Path("planned.mlir"),
+        args.opt_level,
+        args.timeout,
+        "main",
+        extra,
+        cwd=folder,
+        jobs=args.jobs,
+    )
     over = " **over budget**" if wall > args.export_budget else ""
     print(f"| {folder.name} | {wall:.1f}{over} | {cpu:.1f} | {verdict} |", flush=True)
     if args.verbose:
@@ -118,18 +154,30 @@ def check_export(folder: Path, args: argparse.Namespace) -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--workloads", type=Path, default=DEFAULT_WORKLOADS)
     ap.add_argument("--only", nargs="*", default=None, help="workload names (file stems)")
     ap.add_argument("--opt-level", type=int, default=None, help="passed to memplan-check")
     ap.add_argument("--budget", type=float, default=30.0)
     ap.add_argument("--timeout", type=float, default=600.0)
-    ap.add_argument("--exports", nargs="*", type=Path, default=[],
-                    help="folders written by examples/torch_mlir.py --weights arguments")
+    ap.add_argument(
+        "--exports",
+        nargs="*",
+        type=Path,
+        default=[],
+        help="folders written by examples/torch_mlir.py --weights arguments",
+    )
     ap.add_argument("--export-budget", type=float, default=60.0)
     ap.add_argument("--reference", choices=("memplan", "upstream"), default="memplan")
-    ap.add_argument("--jobs", type=int, choices=(1, 2), default=2,
-                    help="memplan-check --jobs: 2 compiles and runs the two sides at once")
+    ap.add_argument(
+        "--jobs",
+        type=int,
+        choices=(1, 2),
+        default=2,
+        help="memplan-check --jobs: 2 compiles and runs the two sides at once",
+    )
     ap.add_argument("-v", "--verbose", action="store_true", help="print the slowest phases")
     args = ap.parse_args()
     if args.exports:
@@ -144,8 +192,10 @@ def main() -> None:
     files = sorted(args.workloads.glob("*.mlir"))
     if args.only:
         files = [f for f in files if f.stem in args.only]
-    print("| workload | reuse check (s, CPU s) | transients check (s, CPU s) | "
-          "full bufferization check (s, CPU s) | verdicts |")
+    print(
+        "| workload | reuse check (s, CPU s) | transients check (s, CPU s) | "
+        "full bufferization check (s, CPU s) | verdicts |"
+    )
     print("|---|---:|---:|---:|---|")
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
@@ -153,7 +203,9 @@ def main() -> None:
             name = path.stem
             text = path.read_text()
             reference = run_pipeline(text, str(path), REFERENCE)
-            storage = run_pipeline(reference, str(path), "memplan-add-transient-storage{func=forward}")
+            storage = run_pipeline(
+                reference, str(path), "memplan-add-transient-storage{func=forward}"
+            )
             files_by_case = {
                 "reuse": (reference, run_pipeline(reference, str(path), "memplan-buffer-reuse")),
                 "transients": (storage, run_pipeline(storage, str(path), "memplan-transients")),
@@ -166,13 +218,19 @@ def main() -> None:
                 if before_text is not None:
                     before.write_text(before_text)
                 after.write_text(after_text)
-                seconds, cpu, verdict, phases = check(before, after, args.opt_level, args.timeout,
-                                                      extra=("--reference", args.reference),
-                                                      jobs=args.jobs)
+                seconds, cpu, verdict, phases = check(
+                    before,
+                    after,
+                    args.opt_level,
+                    args.timeout,
+                    extra=("--reference", args.reference),
+                    jobs=args.jobs,
+                )
                 over = " **over budget**" if seconds > args.budget else ""
                 cells.append(f"{seconds:.1f} ({cpu:.1f}){over}")
-                verdicts.append(f"{case}: {verdict}" + (
-                    f" [{slowest(phases, 2)}]" if args.verbose else ""))
+                verdicts.append(
+                    f"{case}: {verdict}" + (f" [{slowest(phases, 2)}]" if args.verbose else "")
+                )
             print(f"| {name} | {' | '.join(cells)} | {'; '.join(verdicts)} |", flush=True)
 
 

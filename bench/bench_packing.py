@@ -46,7 +46,8 @@ import numpy as np
 from memplan import packing
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "test", "python"))
-from progs.packing_instances import FAMILIES as HARD_FAMILIES, family  # noqa: E402
+from progs.packing_instances import FAMILIES as HARD_FAMILIES  # noqa: E402
+from progs.packing_instances import family
 
 
 def model_like(n: int, seed: int, long_lived: int | float = 16):
@@ -124,7 +125,9 @@ def bench_model(args) -> None:
 
 
 def bench_hard(args) -> None:
-    print("| family | n | algorithm | at optimum | median CPU s | worst CPU s | worst pool / optimum |")
+    print(
+        "| family | n | algorithm | at optimum | median CPU s | worst CPU s | worst pool / optimum |"
+    )
     print("|---|---:|---|---:|---:|---:|---:|")
     total = {a: [0, 0] for a in HARD_ALGORITHMS}
     for name in args.hard_families:
@@ -134,7 +137,9 @@ def bench_hard(args) -> None:
                 ins = family(name, n, seed, args.alignment)
                 for a, kw in HARD_ALGORITHMS.items():
                     t0 = time.process_time()
-                    r = packing.pack(ins.starts, ins.ends, ins.sizes, alignment=args.alignment, **kw)
+                    r = packing.pack(
+                        ins.starts, ins.ends, ins.sizes, alignment=args.alignment, **kw
+                    )
                     dt = time.process_time() - t0
                     bad = packing.verify(
                         ins.starts, ins.ends, ins.sizes, r.offsets, args.alignment, r.pool_size
@@ -168,23 +173,33 @@ def read_minimalloc(path: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]
 def bench_minimalloc(args) -> None:
     files = sorted(f for f in os.listdir(args.minimalloc) if f.endswith(".csv"))
     budget = "default" if args.minimalloc_budget is None else f"{args.minimalloc_budget}"
-    print(f"| instance | n | capacity | fits | pool / capacity | CPU s | search steps (budget {budget}) |")
+    print(
+        f"| instance | n | capacity | fits | pool / capacity | CPU s | search steps (budget {budget}) |"
+    )
     print("|---|---:|---:|:---:|---:|---:|---:|")
     for name in files:
         starts, ends, sizes, capacity = read_minimalloc(os.path.join(args.minimalloc, name))
         t0 = time.process_time()
         try:
-            r = packing.pack(starts, ends, sizes, alignment=args.alignment, capacity=capacity,
-                             budget=args.minimalloc_budget)
+            r = packing.pack(
+                starts,
+                ends,
+                sizes,
+                alignment=args.alignment,
+                capacity=capacity,
+                budget=args.minimalloc_budget,
+            )
         except packing.CapacityError as err:
             r = err.result
         dt = time.process_time() - t0
         assert r is not None, name
         assert not packing.verify(starts, ends, sizes, r.offsets, args.alignment, r.pool_size), name
         fits = r.pool_size <= capacity
-        print(f"| {name.split('.')[0]} | {len(sizes)} | {capacity} | {'yes' if fits else 'no'} | "
-              f"{r.pool_size / capacity:.4f} | {dt:.1f} | {r.search_work} of {r.search_budget} |",
-              flush=True)
+        print(
+            f"| {name.split('.')[0]} | {len(sizes)} | {capacity} | {'yes' if fits else 'no'} | "
+            f"{r.pool_size / capacity:.4f} | {dt:.1f} | {r.search_work} of {r.search_budget} |",
+            flush=True,
+        )
 
 
 def main() -> None:

@@ -64,6 +64,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 from mlir import ir  # noqa: E402
+from shared_workloads import workload_dir  # noqa: E402
+from workloads import WORKLOADS  # noqa: E402
 
 import memplan  # noqa: E402
 from memplan.ir import parse_source  # noqa: E402
@@ -71,8 +73,6 @@ from memplan.lifetimes.analysis import analyze_module  # noqa: E402
 from memplan.lifetimes.peaks import dataflow_bound, input_peak  # noqa: E402
 from memplan.pass_declarations import PEAK_PASS_OPTIONS  # noqa: E402
 from memplan.pipeline import UPSTREAM_BUFFERIZATION  # noqa: E402
-from shared_workloads import workload_dir  # noqa: E402
-from workloads import WORKLOADS  # noqa: E402
 
 WORKLOAD_DIR = workload_dir()
 MEMPLAN = "memplan-memory-pipeline"
@@ -134,29 +134,61 @@ def pipeline_output(text: str, pipeline: str) -> tuple[str, float]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--skip-gpt2", action="store_true", help="leave out the 48-layer GPT-2 (slowest)")
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--skip-gpt2", action="store_true", help="leave out the 48-layer GPT-2 (slowest)"
+    )
     ap.add_argument("--no-run", action="store_true", help="skip the ExecutionEngine runs")
-    ap.add_argument("--only", nargs="*", default=[], help="workloads whose label contains one of these")
-    ap.add_argument("--time", type=int, default=0, metavar="N",
-                    help="time N calls of each output (the fastest is reported)")
-    ap.add_argument("--models", nargs="*", default=[], metavar="DIR",
-                    help="also every .mlir of these directories (entry @forward), e.g. the output of "
-                         "bench/export_models.py")
-    ap.add_argument("--fused", action="store_true",
-                    help=f"also each workload after upstream's {FUSION} (rows 'NAME (fused)')")
-    ap.add_argument("--dim", type=int, default=7, metavar="N",
-                    help="every dynamic size in the runs (e.g. 64 for mlp5_dynbatch at batch 64)")
-    ap.add_argument("--ablate", action="store_true",
-                    help="also the bytes each tensor-level pass removes (the peak with it turned off)")
+    ap.add_argument(
+        "--only", nargs="*", default=[], help="workloads whose label contains one of these"
+    )
+    ap.add_argument(
+        "--time",
+        type=int,
+        default=0,
+        metavar="N",
+        help="time N calls of each output (the fastest is reported)",
+    )
+    ap.add_argument(
+        "--models",
+        nargs="*",
+        default=[],
+        metavar="DIR",
+        help="also every .mlir of these directories (entry @forward), e.g. the output of "
+        "bench/export_models.py",
+    )
+    ap.add_argument(
+        "--fused",
+        action="store_true",
+        help=f"also each workload after upstream's {FUSION} (rows 'NAME (fused)')",
+    )
+    ap.add_argument(
+        "--dim",
+        type=int,
+        default=7,
+        metavar="N",
+        help="every dynamic size in the runs (e.g. 64 for mlp5_dynbatch at batch 64)",
+    )
+    ap.add_argument(
+        "--ablate",
+        action="store_true",
+        help="also the bytes each tensor-level pass removes (the peak with it turned off)",
+    )
     args = ap.parse_args()
-    print("| workload | upstream peak B | memplan peak B | dataflow bound B | memplan / bound "
-          "| memplan / upstream | run-time peak B upstream -> memplan | heap allocation sites "
-          "upstream -> memplan | allocator calls upstream -> memplan | pipeline s upstream / memplan "
-          + ("| run ms upstream -> memplan | run time memplan / upstream " if args.time else "")
-          + "| above upstream |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|" + ("---:|---:|" if args.time else "")
-          + ":---:|")
+    print(
+        "| workload | upstream peak B | memplan peak B | dataflow bound B | memplan / bound "
+        "| memplan / upstream | run-time peak B upstream -> memplan | heap allocation sites "
+        "upstream -> memplan | allocator calls upstream -> memplan | pipeline s upstream / memplan "
+        + ("| run ms upstream -> memplan | run time memplan / upstream " if args.time else "")
+        + "| above upstream |"
+    )
+    print(
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+        + ("---:|---:|" if args.time else "")
+        + ":---:|"
+    )
     above = over_bound = 0
     ablation: list[str] = []
     for label, text, entry in with_fused(cases(args.skip_gpt2, args.only, args.models), args.fused):
@@ -184,23 +216,31 @@ def main() -> None:
         if args.time:
             from run_time import run_seconds, summary
 
-            up_s, mp_s = (summary(t) for t in run_seconds([up_text, mp_text], entry, args.time,
-                                                          dims={"*": args.dim}))
+            up_s, mp_s = (
+                summary(t)
+                for t in run_seconds([up_text, mp_text], entry, args.time, dims={"*": args.dim})
+            )
             slower = mp_s > 1.05 * up_s
             worse |= slower
             flag = " **slower**" if slower else ""
             time_cells = f"| {up_s * 1e3:.1f} -> {mp_s * 1e3:.1f} | {mp_s / up_s:.3f}{flag} "
         above += worse
         over_bound += mp_peak > bound
-        print(f"| {label} | {up_peak} | {mp_peak} | {bound} | {mp_peak / bound if bound else 1:.3f} "
-              f"| {mp_peak / up_peak if up_peak else 1:.3f} | {run_cell} | {up_sites} -> {mp_sites} "
-              f"| {calls_cell} | {t_up:.2f} / {t_mp:.2f} {time_cells}| {'**YES**' if worse else 'no'} |",
-              flush=True)
+        print(
+            f"| {label} | {up_peak} | {mp_peak} | {bound} | {mp_peak / bound if bound else 1:.3f} "
+            f"| {mp_peak / up_peak if up_peak else 1:.3f} | {run_cell} | {up_sites} -> {mp_sites} "
+            f"| {calls_cell} | {t_up:.2f} / {t_mp:.2f} {time_cells}| {'**YES**' if worse else 'no'} |",
+            flush=True,
+        )
         if args.ablate:
             ablation.append(ablation_row(label, text, mp_peak))
-    print(f"\nWorkloads above upstream: {above}. Workloads above their dataflow bound: {over_bound}.")
+    print(
+        f"\nWorkloads above upstream: {above}. Workloads above their dataflow bound: {over_bound}."
+    )
     if ablation:
-        print("\nBytes each pass removes (static peak with the pass off minus with every pass on):\n")
+        print(
+            "\nBytes each pass removes (static peak with the pass off minus with every pass on):\n"
+        )
         print("| workload | memplan peak B | " + " | ".join(f"{o}=false" for o in ABLATED) + " |")
         print("|---|---:|" + "---:|" * len(ABLATED))
         print("\n".join(ablation))

@@ -41,6 +41,8 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "test", "python"))
 
 from mlir import ir, passmanager  # noqa: E402
+from progs.scale import chain  # noqa: E402
+from workloads import WORKLOADS, cnn, mlp, transformer  # noqa: E402
 
 import memplan  # noqa: E402
 from memplan.ir import parse_source  # noqa: E402
@@ -49,8 +51,6 @@ from memplan.lifetimes.analysis import LifetimeAnalysis  # noqa: E402
 from memplan.lifetimes.report import pool_layout  # noqa: E402
 from memplan.numerics import compare, execute  # noqa: E402
 from memplan.reuse.check import check_module  # noqa: E402
-from progs.scale import chain  # noqa: E402
-from workloads import WORKLOADS, cnn, mlp, transformer  # noqa: E402
 
 BUFFERIZE = (
     "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map}, "
@@ -67,10 +67,17 @@ def workloads(quick: bool) -> list[tuple[str, str, str]]:
     """(label, tensor-level MLIR text, entry) for the quality and heap tables."""
     out = [(name, gen(), entry) for name, (gen, entry) in WORKLOADS.items()]
     out += [
-        ("mlp-24 (batch 32, 24 layers)",
-         mlp(batch=32, widths=(64,) + (128, 512, 256, 384, 96, 256) * 4), "mlp"),
+        (
+            "mlp-24 (batch 32, 24 layers)",
+            mlp(batch=32, widths=(64,) + (128, 512, 256, 384, 96, 256) * 4),
+            "mlp",
+        ),
         ("cnn-6 (32x32x16, 6 blocks)", cnn(size=32, channels=16, blocks=6), "cnn"),
-        ("transformer-6 (seq 64, dim 96, 6 layers)", transformer(seq=64, dim=96, hidden=384, layers=6), "transformer"),
+        (
+            "transformer-6 (seq 64, dim 96, 6 layers)",
+            transformer(seq=64, dim=96, hidden=384, layers=6),
+            "transformer",
+        ),
     ]
     return out
 
@@ -91,7 +98,9 @@ def reuse(text: str, algorithm: str = "best") -> tuple[str, dict[str, int]]:
     """The module after memplan-buffer-reuse, and the pass statistics."""
     with ir.Context():
         module = parse_source(text)
-        (p,) = memplan.run_pipeline(module, f"builtin.module(memplan-buffer-reuse{{algorithm={algorithm}}})")
+        (p,) = memplan.run_pipeline(
+            module, f"builtin.module(memplan-buffer-reuse{{algorithm={algorithm}}})"
+        )
         return str(module), {k: v for k, (v, _) in p.statistics.items()}
 
 
@@ -136,8 +145,11 @@ def quality_table(cases: list[tuple[str, str, str]]) -> list[str]:
     ratios: dict[str, list[float]] = {a: [] for a in ALGORITHMS}
     never_worse = True
     print("### Pool size vs lower bound (upstream bufferization, then `memplan-buffer-reuse`)\n")
-    print("| workload | allocs | pooled | bytes, no reuse | pooled bytes | lower bound | "
-          + " | ".join(ALGORITHMS) + " | best ≤ linear-scan |")
+    print(
+        "| workload | allocs | pooled | bytes, no reuse | pooled bytes | lower bound | "
+        + " | ".join(ALGORITHMS)
+        + " | best ≤ linear-scan |"
+    )
     print("|---|---:|---:|---:|---:|---:|" + "---:|" * len(ALGORITHMS) + ":---:|")
     for label, text, _ in cases:
         memref = bufferize(text)
@@ -154,17 +166,24 @@ def quality_table(cases: list[tuple[str, str, str]]) -> list[str]:
             cells.append(f"{size} ({r:.3f})")
         ok = best["size"] <= stats["linear-scan"]["size"]
         never_worse &= ok
-        print(f"| {label} | {allocs} | {best['pooled']} | {total} | "
-              f"{best['bytes']} | {bound} | " + " | ".join(cells) + f" | {'yes' if ok else 'NO'} |",
-              flush=True)
+        print(
+            f"| {label} | {allocs} | {best['pooled']} | {total} | "
+            f"{best['bytes']} | {bound} | " + " | ".join(cells) + f" | {'yes' if ok else 'NO'} |",
+            flush=True,
+        )
     g = {a: geomean(ratios[a]) for a in ALGORITHMS}
-    print("| **geomean pool / lower bound** | | | | | | " + " | ".join(f"{g[a]:.3f}" for a in ALGORITHMS)
-          + f" | {'yes' if never_worse else 'NO'} |")
+    print(
+        "| **geomean pool / lower bound** | | | | | | "
+        + " | ".join(f"{g[a]:.3f}" for a in ALGORITHMS)
+        + f" | {'yes' if never_worse else 'NO'} |"
+    )
     met = g["best"] <= TARGET_RATIO and never_worse
-    print(f"\nTarget: `best` within {TARGET_RATIO} of the lower bound (geomean) and never worse than "
-          f"linear-scan: **{'met' if met else 'NOT met'}** (geomean {g['best']:.3f}). Cells: pool bytes "
-          "(pool / lower bound); alignment 64. \"bytes, no reuse\" sums every allocation upstream makes, "
-          "\"pooled bytes\" only those pooled (the result buffer escapes and stays a separate allocation).")
+    print(
+        f"\nTarget: `best` within {TARGET_RATIO} of the lower bound (geomean) and never worse than "
+        f"linear-scan: **{'met' if met else 'NOT met'}** (geomean {g['best']:.3f}). Cells: pool bytes "
+        "(pool / lower bound); alignment 64. \"bytes, no reuse\" sums every allocation upstream makes, "
+        "\"pooled bytes\" only those pooled (the result buffer escapes and stays a separate allocation)."
+    )
     return notes
 
 
@@ -173,9 +192,13 @@ def quality_table(cases: list[tuple[str, str, str]]) -> list[str]:
 
 def heap_table(cases: list[tuple[str, str, str]]) -> list[str]:
     notes = []
-    print("\n### Heap per invocation (JIT, `memplan.numerics`), upstream vs after `memplan-buffer-reuse`\n")
-    print("| workload | optimize-allocation-liveness | upstream mallocs / frees | upstream peak B "
-          "| reuse mallocs / frees | reuse peak B | peak reuse / upstream | all-buffer bound B | bit-identical |")
+    print(
+        "\n### Heap per invocation (JIT, `memplan.numerics`), upstream vs after `memplan-buffer-reuse`\n"
+    )
+    print(
+        "| workload | optimize-allocation-liveness | upstream mallocs / frees | upstream peak B "
+        "| reuse mallocs / frees | reuse peak B | peak reuse / upstream | all-buffer bound B | bit-identical |"
+    )
     print("|---|:---:|---:|---:|---:|---:|---:|---:|:---:|")
     for label, text, entry in cases:
         for with_oal in (False, True):
@@ -185,20 +208,32 @@ def heap_table(cases: list[tuple[str, str, str]]) -> list[str]:
             hb = execute(before, entry).heap
             ha = execute(after, entry).heap
             res = compare(before, after, entry)
-            if (res.heap_before.peak_bytes, res.heap_after.peak_bytes) != (hb.peak_bytes, ha.peak_bytes):
+            if (res.heap_before.peak_bytes, res.heap_after.peak_bytes) != (
+                hb.peak_bytes,
+                ha.peak_bytes,
+            ):
                 notes.append(f"{label}: compare() and execute() disagree on peak bytes")
             for name, h in (("upstream", hb), ("reuse", ha)):
                 if h.invalid_frees or h.allocations - h.frees != (1 if h.live_at_exit else 0):
                     notes.append(f"{label} ({name}, OAL={with_oal}): {h}")
-            ident = f"yes ({res.outputs} outputs)" if res.ok else f"**NO**: {str(res).splitlines()[1:2]}"
-            print(f"| {label} | {'yes' if with_oal else 'no'} | {hb.allocations} / {hb.frees} | {hb.peak_bytes} "
-                  f"| {ha.allocations} / {ha.frees} | {ha.peak_bytes} | {ha.peak_bytes / hb.peak_bytes:.2f} "
-                  f"| {whole} | {ident} |", flush=True)
-    print("\nPeak live heap bytes include the returned buffer, which is not pooled; memplan-buffer-reuse only "
-          "pools where the heap peak, that buffer included, does not go up. "
-          "All-buffer bound: peak live bytes of every static allocation by last use "
-          "(`FunctionLifetimes.peak_live_bytes`), what a perfect allocator would reach. Bit-identical: "
-          "every output matches bit for bit and neither module reads poisoned (uninitialized) heap memory.")
+            ident = (
+                f"yes ({res.outputs} outputs)"
+                if res.ok
+                else f"**NO**: {str(res).splitlines()[1:2]}"
+            )
+            print(
+                f"| {label} | {'yes' if with_oal else 'no'} | {hb.allocations} / {hb.frees} | {hb.peak_bytes} "
+                f"| {ha.allocations} / {ha.frees} | {ha.peak_bytes} | {ha.peak_bytes / hb.peak_bytes:.2f} "
+                f"| {whole} | {ident} |",
+                flush=True,
+            )
+    print(
+        "\nPeak live heap bytes include the returned buffer, which is not pooled; memplan-buffer-reuse only "
+        "pools where the heap peak, that buffer included, does not go up. "
+        "All-buffer bound: peak live bytes of every static allocation by last use "
+        "(`FunctionLifetimes.peak_live_bytes`), what a perfect allocator would reach. Bit-identical: "
+        "every output matches bit for bit and neither module reads poisoned (uninitialized) heap memory."
+    )
     return notes
 
 
@@ -222,8 +257,11 @@ def scale_input(n: int, seed: int = 0, long_lived: int = 16) -> str:
         e = min(n, s + rng.randrange(n // 4 + 1, n + 1))
         inserts.setdefault(at[s], []).append(f"  %L{j} = memref.alloc() : memref<1024xf32>")
         sv = f"%L{j}s = memref.subview %L{j}[0] [16] [1] : memref<1024xf32> to memref<16xf32, strided<[1]>>"
-        use = [f"  {sv}", f"  memref.copy %x, %L{j}s : memref<16xf32> to memref<16xf32, strided<[1]>>",
-               f"  memref.dealloc %L{j} : memref<1024xf32>"]
+        use = [
+            f"  {sv}",
+            f"  memref.copy %x, %L{j}s : memref<16xf32> to memref<16xf32, strided<[1]>>",
+            f"  memref.dealloc %L{j} : memref<1024xf32>",
+        ]
         inserts.setdefault(at[e] if e < n else ret, []).extend(use)
     out = []
     for k, line in enumerate(lines):
@@ -241,8 +279,10 @@ def _timed_pipeline(module: ir.Operation, pipeline: str) -> tuple[float, list]:
 def speed_table(sizes: list[int], oal_limit: int) -> list[str]:
     notes = []
     print("\n### Pass time on one function (memref level, in process, best of 3; 1 run at 100k)\n")
-    print("| allocations | ops | parse s | `memplan-buffer-liveness{format=none}` s | `memplan-buffer-reuse` s "
-          "| µs / alloc | ns / (n log2 n) | pool / lower bound | check | upstream `optimize-allocation-liveness` s |")
+    print(
+        "| allocations | ops | parse s | `memplan-buffer-liveness{format=none}` s | `memplan-buffer-reuse` s "
+        "| µs / alloc | ns / (n log2 n) | pool / lower bound | check | upstream `optimize-allocation-liveness` s |"
+    )
     print("|---:|---:|---:|---:|---:|---:|---:|---:|:---:|---:|")
     with ir.Context():  # warm up: imports, first-call costs
         m = parse_source(scale_input(200, long_lived=2))
@@ -257,7 +297,10 @@ def speed_table(sizes: list[int], oal_limit: int) -> list[str]:
             module = parse_source(text)
             t_parse = time.perf_counter() - t0
             ops = sum(1 for _ in _walk_count(module))
-            t_live = min(_timed_pipeline(module, "memplan-buffer-liveness{format=none}")[0] for _ in range(repeat))
+            t_live = min(
+                _timed_pipeline(module, "memplan-buffer-liveness{format=none}")[0]
+                for _ in range(repeat)
+            )
             t_reuse, stats = float("inf"), {}
             for k in range(repeat):
                 work = module.clone()
@@ -279,16 +322,26 @@ def speed_table(sizes: list[int], oal_limit: int) -> list[str]:
             else:
                 oal = "skipped (quadratic)"
         reuse_times[n] = t_reuse
-        print(f"| {n} | {ops} | {t_parse:.2f} | {t_live:.3f} | {t_reuse:.3f} | {1e6 * t_reuse / n:.1f} "
-              f"| {1e9 * t_reuse / (n * math.log2(n)):.1f} | {ratio:.3f} "
-              f"| {'ok' if check.ok else 'FAIL'} ({check.views} views) | {oal} |", flush=True)
+        print(
+            f"| {n} | {ops} | {t_parse:.2f} | {t_live:.3f} | {t_reuse:.3f} | {1e6 * t_reuse / n:.1f} "
+            f"| {1e9 * t_reuse / (n * math.log2(n)):.1f} | {ratio:.3f} "
+            f"| {'ok' if check.ok else 'FAIL'} ({check.views} views) | {oal} |",
+            flush=True,
+        )
     big = max(sizes)
-    print(f"\nTarget: `memplan-buffer-reuse` under {SPEED_TARGET_S} s at 100k allocations, near n log n: "
-          + (f"**{'met' if reuse_times[big] < SPEED_TARGET_S else 'NOT met'}** ({reuse_times[big]:.2f} s)."
-             if big >= 100_000 else "not measured (--quick)."))
-    print("Input: `test/python/progs/scale.py` `chain(n)` (each buffer copied from a live earlier one, "
-          "at most 4 live) plus 16 long-lived 4 KiB buffers; `check` is `memplan.reuse.check.check_module` "
-          "on the pooled IR.")
+    print(
+        f"\nTarget: `memplan-buffer-reuse` under {SPEED_TARGET_S} s at 100k allocations, near n log n: "
+        + (
+            f"**{'met' if reuse_times[big] < SPEED_TARGET_S else 'NOT met'}** ({reuse_times[big]:.2f} s)."
+            if big >= 100_000
+            else "not measured (--quick)."
+        )
+    )
+    print(
+        "Input: `test/python/progs/scale.py` `chain(n)` (each buffer copied from a live earlier one, "
+        "at most 4 live) plus 16 long-lived 4 KiB buffers; `check` is `memplan.reuse.check.check_module` "
+        "on the pooled IR."
+    )
     return notes
 
 
@@ -318,7 +371,9 @@ def run_case(tools: tuple[str, str]) -> tuple:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--quick", action="store_true", help="skip the 100k-allocation speed row")
     ap.add_argument("--skip", nargs="*", default=[], choices=["quality", "heap", "speed"])
     args = ap.parse_args()
@@ -330,7 +385,9 @@ def main() -> None:
     if "heap" not in args.skip:
         notes += heap_table(cases)
     if "speed" not in args.skip:
-        notes += speed_table([1000, 10_000] if args.quick else [1000, 10_000, 100_000], oal_limit=10_000)
+        notes += speed_table(
+            [1000, 10_000] if args.quick else [1000, 10_000, 100_000], oal_limit=10_000
+        )
     for note in notes:
         print(f"\nNOTE: {note}")
     print(f"\n(total {time.perf_counter() - t0:.0f} s)")

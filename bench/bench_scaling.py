@@ -31,10 +31,11 @@ from mlir import ir
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "test", "python"))
 
+from progs.scale import chain  # noqa: E402
+
 from memplan import packing  # noqa: E402
 from memplan.ir import extract_graph, function_ids, parse_source  # noqa: E402
 from memplan.lifetimes import analyze_function  # noqa: E402
-from progs.scale import chain  # noqa: E402
 
 
 def best_of(repeat: int, run: Callable[[], object]) -> float:
@@ -54,15 +55,22 @@ def analysis_seconds(n: int, repeat: int) -> float:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
     rows = []
 
     small, large = analysis_seconds(2_000, args.repeat), analysis_seconds(20_000, args.repeat)
     ratio = large / max(small, 1e-3)
-    rows.append(("lifetime analysis, 2k -> 20k ops", f"{small:.4f} s -> {large:.4f} s ({ratio:.1f}x)",
-                 large < 0.5 and ratio < 40))
+    rows.append(
+        (
+            "lifetime analysis, 2k -> 20k ops",
+            f"{small:.4f} s -> {large:.4f} s ({ratio:.1f}x)",
+            large < 0.5 and ratio < 40,
+        )
+    )
 
     n = 3000
     z = np.random.default_rng(7).integers(1, 10_000, n)
@@ -78,7 +86,9 @@ def main() -> int:
     result = []
     t = best_of(args.repeat, lambda: result.append(packing.pack(s, e, z)))
     gap = result[-1].pool_size / result[-1].lower_bound
-    rows.append(("pack, 50,000-buffer chain", f"{t:.2f} s, pool / bound {gap:.4f}", t < 5 and gap <= 1.01))
+    rows.append(
+        ("pack, 50,000-buffer chain", f"{t:.2f} s, pool / bound {gap:.4f}", t < 5 and gap <= 1.01)
+    )
 
     print("| what | measured | target met |\n|---|---|:---:|")
     for what, measured, ok in rows:

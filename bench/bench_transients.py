@@ -20,21 +20,23 @@ import numpy as np
 from mlir import ir
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from workloads import WORKLOADS  # noqa: E402
+
 import memplan  # noqa: E402
 from memplan import numerics  # noqa: E402
 from memplan.ir import extract_graph, function_ids, parse_source  # noqa: E402
 from memplan.lifetimes.analysis import LifetimeAnalysis  # noqa: E402
-from memplan.transients import runtime  # noqa: E402
-from workloads import WORKLOADS  # noqa: E402
-
 from memplan.pipeline import UPSTREAM_BUFFERIZATION as BUFFERIZE  # noqa: E402
+from memplan.transients import runtime  # noqa: E402
 
 
 def measure(name: str, run: bool) -> dict:
     make, entry = WORKLOADS[name]
     with ir.Context():
         before = parse_source(make(), f"{name}.mlir")
-        memplan.run_pipeline(before, f"builtin.module({BUFFERIZE},memplan-add-transient-storage{{func={entry}}})")
+        memplan.run_pipeline(
+            before, f"builtin.module({BUFFERIZE},memplan-add-transient-storage{{func={entry}}})"
+        )
         graph = extract_graph(before)
         lt = LifetimeAnalysis(graph).function(function_ids(graph)[0])
         transient = lt.eligible & (lt.bytes >= 0)
@@ -45,17 +47,30 @@ def measure(name: str, run: bool) -> dict:
         text = str(after)
         marker = "memplan.transient_size = "
         required = int(text.split(marker, 1)[1].split(" ", 1)[0])
-        row = {"name": name, "allocs": int(transient.sum()), "sum": total, "peak": peak, "required": required}
+        row = {
+            "name": name,
+            "allocs": int(transient.sum()),
+            "sum": total,
+            "peak": peak,
+            "required": required,
+        }
         if run:
             rng = np.random.default_rng(0)
             sig = numerics.signature.entry_signature(ir.Module.parse(str(after)), entry)
             index = runtime.storage_index(ir.Module.parse(str(after)), entry)
-            inputs = [rng.uniform(-1, 1, a.shape).astype(np.float32) for i, a in enumerate(sig.args) if i != index]
+            inputs = [
+                rng.uniform(-1, 1, a.shape).astype(np.float32)
+                for i, a in enumerate(sig.args)
+                if i != index
+            ]
             storage = np.zeros(required, dtype=np.uint8)
             args = inputs[:index] + [storage] + inputs[index:]
             result = numerics.compare(before, after, entry, inputs=args, scratch=[index])
-            row.update(ok=result.ok, heap_before=result.heap_before.allocations,
-                       heap_after=result.heap_after.allocations)
+            row.update(
+                ok=result.ok,
+                heap_before=result.heap_before.allocations,
+                heap_after=result.heap_after.allocations,
+            )
         return row
 
 
@@ -63,16 +78,22 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--no-run", action="store_true", help="skip the ExecutionEngine columns")
     args = ap.parse_args()
-    print("| workload | transient allocs | sum of allocs (B) | peak live (B) | required storage (B) | required / peak | heap allocs per call before -> after | outputs |")
+    print(
+        "| workload | transient allocs | sum of allocs (B) | peak live (B) | required storage (B) | required / peak | heap allocs per call before -> after | outputs |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|---|")
     for name in WORKLOADS:
         r = measure(name, not args.no_run)
         runtime_cols = (
             f"{r['heap_before']} -> {r['heap_after']} | {'identical' if r['ok'] else 'MISMATCH'}"
-            if "ok" in r else "- | -"
+            if "ok" in r
+            else "- | -"
         )
-        print(f"| {name} | {r['allocs']} | {r['sum']} | {r['peak']} | {r['required']} | "
-              f"{r['required'] / max(r['peak'], 1):.3f} | {runtime_cols} |", flush=True)
+        print(
+            f"| {name} | {r['allocs']} | {r['sum']} | {r['peak']} | {r['required']} | "
+            f"{r['required'] / max(r['peak'], 1):.3f} | {runtime_cols} |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

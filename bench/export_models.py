@@ -36,7 +36,9 @@ class Functional(nn.Module):
     def __init__(self, model: nn.Module):
         super().__init__()
         self.model = model
-        self.names = [n for n, _ in model.named_parameters()] + [n for n, _ in model.named_buffers()]
+        self.names = [n for n, _ in model.named_parameters()] + [
+            n for n, _ in model.named_buffers()
+        ]
 
     def tensors(self) -> list[torch.Tensor]:
         state = dict(self.model.named_parameters()) | dict(self.model.named_buffers())
@@ -77,7 +79,7 @@ def rope(x):
     inv = 1.0 / (10000 ** (torch.arange(0, d, 2, dtype=torch.float32) / d))
     ang = torch.arange(s, dtype=torch.float32)[:, None] * inv[None, :]
     cos, sin = torch.cat([ang.cos(), ang.cos()], -1), torch.cat([ang.sin(), ang.sin()], -1)
-    x1, x2 = x[..., : d // 2], x[..., d // 2:]
+    x1, x2 = x[..., : d // 2], x[..., d // 2 :]
     return x * cos + torch.cat([-x2, x1], -1) * sin
 
 
@@ -243,7 +245,9 @@ class Swin(nn.Module):
     def __init__(self, h: int, heads: int, layers: int, window: int = 4):
         super().__init__()
         self.embed = nn.Conv2d(3, h, 4, stride=4)
-        self.blocks = nn.ModuleList(SwinBlock(h, heads, window, (window // 2) * (i % 2)) for i in range(layers))
+        self.blocks = nn.ModuleList(
+            SwinBlock(h, heads, window, (window // 2) * (i % 2)) for i in range(layers)
+        )
         self.ln = nn.LayerNorm(h)
 
     def forward(self, x):
@@ -257,7 +261,9 @@ class Swin(nn.Module):
 
 
 def conv_bn(cin: int, cout: int, k: int, stride: int = 1, groups: int = 1) -> nn.Sequential:
-    return nn.Sequential(nn.Conv2d(cin, cout, k, stride, k // 2, groups=groups, bias=False), nn.BatchNorm2d(cout))
+    return nn.Sequential(
+        nn.Conv2d(cin, cout, k, stride, k // 2, groups=groups, bias=False), nn.BatchNorm2d(cout)
+    )
 
 
 class BasicBlock(nn.Module):
@@ -294,7 +300,10 @@ class MBConv(nn.Module):
         mid = cin * expand
         self.expand = conv_bn(cin, mid, 1)
         self.dw = conv_bn(mid, mid, k, stride, groups=mid)
-        self.se1, self.se2 = nn.Conv2d(mid, max(1, cin // 4), 1), nn.Conv2d(max(1, cin // 4), mid, 1)
+        self.se1, self.se2 = (
+            nn.Conv2d(mid, max(1, cin // 4), 1),
+            nn.Conv2d(max(1, cin // 4), mid, 1),
+        )
         self.project = conv_bn(mid, cout, 1)
         self.residual = stride == 1 and cin == cout
 
@@ -309,8 +318,13 @@ class EfficientNet(nn.Module):
     def __init__(self):
         super().__init__()
         self.stem = conv_bn(3, 16, 3, 2)
-        self.blocks = nn.Sequential(MBConv(16, 16, 1, 3, 1), MBConv(16, 24, 6, 3, 2), MBConv(24, 24, 6, 3, 1),
-                                    MBConv(24, 40, 6, 5, 2), MBConv(40, 80, 6, 3, 2))
+        self.blocks = nn.Sequential(
+            MBConv(16, 16, 1, 3, 1),
+            MBConv(16, 24, 6, 3, 2),
+            MBConv(24, 24, 6, 3, 1),
+            MBConv(24, 40, 6, 5, 2),
+            MBConv(40, 80, 6, 3, 2),
+        )
         self.head = conv_bn(80, 256, 1)
         self.fc = nn.Linear(256, 10)
 
@@ -322,7 +336,14 @@ class MobileNetV2(nn.Module):
     def __init__(self):
         super().__init__()
         self.stem = conv_bn(3, 32, 3, 2)
-        cfg = [(32, 16, 1, 1), (16, 24, 6, 2), (24, 24, 6, 1), (24, 32, 6, 2), (32, 32, 6, 1), (32, 64, 6, 2)]
+        cfg = [
+            (32, 16, 1, 1),
+            (16, 24, 6, 2),
+            (24, 24, 6, 1),
+            (24, 32, 6, 2),
+            (32, 32, 6, 1),
+            (32, 64, 6, 2),
+        ]
         self.blocks = nn.Sequential(*(MBConv(i, o, e, 3, s) for i, o, e, s in cfg))
         self.fc = nn.Linear(64, 10)
 
@@ -419,36 +440,96 @@ class MLP(nn.Module):
 
 #: name -> (model factory, example input factory, dynamic dims of the input or None, what it is)
 MODELS: dict[str, tuple[Callable[[], nn.Module], Callable[[], torch.Tensor], dict | None, str]] = {
-    "gpt2_l4_h256_s128": (lambda: GPT(4, 256, 4), lambda: torch.randint(0, 1000, (1, 128)), None,
-                          "GPT-2-style decoder, 4 layers, hidden 256, tanh GELU"),
-    "gpt2_l4_h256_dynseq": (lambda: GPT(4, 256, 4), lambda: torch.randint(0, 1000, (1, 128)), {1: "seq"},
-                            "the same with a dynamic sequence length (exported at 128)"),
-    "llama_l2_h256_s128": (lambda: Llama(2, 256, 4, 688), lambda: torch.randn(1, 128, 256), None,
-                           "Llama-style decoder: RMSNorm, rotary (rotate-half concat), SiLU-gated MLP"),
-    "whisper_enc_l2_h256": (lambda: WhisperEncoder(80, 256, 2, 4), lambda: torch.randn(1, 80, 256), None,
-                            "Whisper-style encoder: two conv1d, then transformer layers"),
-    "vit_l4_h192_i64": (lambda: ViT(64, 8, 192, 4, 3), lambda: torch.randn(1, 3, 64, 64), None,
-                        "ViT, 64x64 image, 8x8 patches, class-token concat"),
-    "mixer_l4_h128_i64": (lambda: Mixer(64, 8, 128, 4), lambda: torch.randn(1, 3, 64, 64), None,
-                          "MLP-Mixer: token mixing through transposes"),
-    "swin_l4_h96_i64": (lambda: Swin(96, 3, 4), lambda: torch.randn(1, 3, 64, 64), None,
-                        "Swin-style window attention with torch.roll shifts"),
-    "resnet10_w32_i64": (lambda: ResNet((32, 64, 128)), lambda: torch.randn(1, 3, 64, 64), None,
-                         "ResNet with basic blocks, padded 3x3 convolutions"),
-    "efficientnet_i64": (lambda: EfficientNet(), lambda: torch.randn(1, 3, 64, 64), None,
-                         "EfficientNet-style MBConv blocks with squeeze-and-excitation"),
-    "mobilenetv2_i64": (lambda: MobileNetV2(), lambda: torch.randn(1, 3, 64, 64), None,
-                        "MobileNet-V2-style inverted residuals, depthwise convolutions"),
-    "convnext_i64": (lambda: ConvNeXt(), lambda: torch.randn(1, 3, 64, 64), None,
-                     "ConvNeXt-style blocks: 7x7 depthwise, channels-last MLP"),
-    "unet_c16_i64": (lambda: UNet(16), lambda: torch.randn(1, 3, 64, 64), None,
-                     "U-Net, two levels, skip-connection concats"),
-    "gru_l2_h128_t32": (lambda: GRUCellStack(64, 128, 2), lambda: torch.randn(4, 32, 64), None,
-                        "two GRU cells unrolled over 32 steps"),
-    "mlp5_w1024_b32": (lambda: MLP((1024,) * 6), lambda: torch.randn(32, 1024), None,
-                       "5-layer MLP, width 1024, batch 32"),
-    "mlp5_w1024_dynbatch": (lambda: MLP((1024,) * 6), lambda: torch.randn(32, 1024), {0: "batch"},
-                            "the same with a dynamic batch (exported at 32)"),
+    "gpt2_l4_h256_s128": (
+        lambda: GPT(4, 256, 4),
+        lambda: torch.randint(0, 1000, (1, 128)),
+        None,
+        "GPT-2-style decoder, 4 layers, hidden 256, tanh GELU",
+    ),
+    "gpt2_l4_h256_dynseq": (
+        lambda: GPT(4, 256, 4),
+        lambda: torch.randint(0, 1000, (1, 128)),
+        {1: "seq"},
+        "the same with a dynamic sequence length (exported at 128)",
+    ),
+    "llama_l2_h256_s128": (
+        lambda: Llama(2, 256, 4, 688),
+        lambda: torch.randn(1, 128, 256),
+        None,
+        "Llama-style decoder: RMSNorm, rotary (rotate-half concat), SiLU-gated MLP",
+    ),
+    "whisper_enc_l2_h256": (
+        lambda: WhisperEncoder(80, 256, 2, 4),
+        lambda: torch.randn(1, 80, 256),
+        None,
+        "Whisper-style encoder: two conv1d, then transformer layers",
+    ),
+    "vit_l4_h192_i64": (
+        lambda: ViT(64, 8, 192, 4, 3),
+        lambda: torch.randn(1, 3, 64, 64),
+        None,
+        "ViT, 64x64 image, 8x8 patches, class-token concat",
+    ),
+    "mixer_l4_h128_i64": (
+        lambda: Mixer(64, 8, 128, 4),
+        lambda: torch.randn(1, 3, 64, 64),
+        None,
+        "MLP-Mixer: token mixing through transposes",
+    ),
+    "swin_l4_h96_i64": (
+        lambda: Swin(96, 3, 4),
+        lambda: torch.randn(1, 3, 64, 64),
+        None,
+        "Swin-style window attention with torch.roll shifts",
+    ),
+    "resnet10_w32_i64": (
+        lambda: ResNet((32, 64, 128)),
+        lambda: torch.randn(1, 3, 64, 64),
+        None,
+        "ResNet with basic blocks, padded 3x3 convolutions",
+    ),
+    "efficientnet_i64": (
+        lambda: EfficientNet(),
+        lambda: torch.randn(1, 3, 64, 64),
+        None,
+        "EfficientNet-style MBConv blocks with squeeze-and-excitation",
+    ),
+    "mobilenetv2_i64": (
+        lambda: MobileNetV2(),
+        lambda: torch.randn(1, 3, 64, 64),
+        None,
+        "MobileNet-V2-style inverted residuals, depthwise convolutions",
+    ),
+    "convnext_i64": (
+        lambda: ConvNeXt(),
+        lambda: torch.randn(1, 3, 64, 64),
+        None,
+        "ConvNeXt-style blocks: 7x7 depthwise, channels-last MLP",
+    ),
+    "unet_c16_i64": (
+        lambda: UNet(16),
+        lambda: torch.randn(1, 3, 64, 64),
+        None,
+        "U-Net, two levels, skip-connection concats",
+    ),
+    "gru_l2_h128_t32": (
+        lambda: GRUCellStack(64, 128, 2),
+        lambda: torch.randn(4, 32, 64),
+        None,
+        "two GRU cells unrolled over 32 steps",
+    ),
+    "mlp5_w1024_b32": (
+        lambda: MLP((1024,) * 6),
+        lambda: torch.randn(32, 1024),
+        None,
+        "5-layer MLP, width 1024, batch 32",
+    ),
+    "mlp5_w1024_dynbatch": (
+        lambda: MLP((1024,) * 6),
+        lambda: torch.randn(32, 1024),
+        {0: "batch"},
+        "the same with a dynamic batch (exported at 32)",
+    ),
 }
 
 
@@ -463,8 +544,14 @@ def export(name: str, out: str) -> str:
     if dynamic:
         dims = {axis: torch.export.Dim(label, min=2, max=4096) for axis, label in dynamic.items()}
         shapes = (dims, tuple(None for _ in state))  # (x, *state)
-    module = fx.export_and_import(model, x, *state, output_type="linalg-on-tensors", func_name="forward",
-                                  dynamic_shapes=shapes)
+    module = fx.export_and_import(
+        model,
+        x,
+        *state,
+        output_type="linalg-on-tensors",
+        func_name="forward",
+        dynamic_shapes=shapes,
+    )
     path = os.path.join(out, f"{name}.mlir")
     with open(path, "w") as f:
         f.write(str(module))
@@ -490,9 +577,14 @@ def main() -> int:
             print(f"{name}: {os.path.getsize(path)} bytes", flush=True)
         except Exception as err:  # report and go on: one model's exporter bug is not the zoo's
             failed.append(name)
-            print(f"{name}: export failed: {type(err).__name__}: {str(err).splitlines()[0][:200]}", flush=True)
+            print(
+                f"{name}: export failed: {type(err).__name__}: {str(err).splitlines()[0][:200]}",
+                flush=True,
+            )
     with open(os.path.join(args.out, "README.md"), "w") as f:
-        f.write("# Models exported by bench/export_models.py (entry @forward, weights as arguments)\n\n")
+        f.write(
+            "# Models exported by bench/export_models.py (entry @forward, weights as arguments)\n\n"
+        )
         for name, (_, _, _, what) in MODELS.items():
             if os.path.exists(os.path.join(args.out, f"{name}.mlir")):
                 f.write(f"- `{name}.mlir`: {what}\n")

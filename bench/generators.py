@@ -21,14 +21,14 @@ def elementwise_chain(n: int, size: int = 64, shared_read: bool = False) -> str:
         lines.append(f"  %e{i} = tensor.empty() : {t}")
         if shared_read:
             lines.append(
-                f"  %v{i} = linalg.generic {{indexing_maps = [#id, #id, #id], iterator_types = [\"parallel\"]}}"
+                f'  %v{i} = linalg.generic {{indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}}'
                 f" ins({prev}, %arg0 : {t}, {t}) outs(%e{i} : {t}) {{"
             )
             lines.append("  ^bb0(%a: f32, %b: f32, %o: f32):")
             lines.append("    %s = arith.addf %a, %b : f32")
         else:
             lines.append(
-                f"  %v{i} = linalg.generic {{indexing_maps = [#id, #id], iterator_types = [\"parallel\"]}}"
+                f'  %v{i} = linalg.generic {{indexing_maps = [#id, #id], iterator_types = ["parallel"]}}'
                 f" ins({prev} : {t}) outs(%e{i} : {t}) {{"
             )
             lines.append("  ^bb0(%a: f32, %o: f32):")

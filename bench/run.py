@@ -24,8 +24,6 @@ from generators import elementwise_chain  # noqa: E402
 from tools import MEMPLAN_OPT, MLIR_OPT, measure  # noqa: E402
 
 
-
-
 @dataclass(frozen=True)
 class Case:
     """A benchmark: an input, memplan's command and upstream's command."""
@@ -55,18 +53,26 @@ CASES += [Case(*c) for c in __import__("bench_inplace").run_cases()]  # in-place
 CASES.append(Case(*__import__("bench_reuse").run_case((MEMPLAN_OPT, MLIR_OPT))))  # buffer reuse
 
 #: Real-model inputs (../shared/workloads/README.md), when present.
-WORKLOADS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "workloads")
+WORKLOADS = os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "workloads"
+)
 _GPT2 = os.path.join(WORKLOADS, "gpt2_l48_h512_s128.mlir")
 if os.path.exists(_GPT2):
     # The whole memory pipeline against upstream's reference pipeline.
-    CASES.append(Case(
-        "memory pipeline: memplan-memory-pipeline vs upstream bufferize+dealloc+OAL, gpt2_l48_h512_s128",
-        lambda: open(_GPT2).read(),
-        [MEMPLAN_OPT, "{input}", "--pass-pipeline=builtin.module(memplan-memory-pipeline)"],
-        [MLIR_OPT, "{input}", "--pass-pipeline=builtin.module(one-shot-bufferize{bufferize-function-boundaries "
-         "function-boundary-type-conversion=identity-layout-map},buffer-deallocation-pipeline,"
-         "func.func(optimize-allocation-liveness))"],
-    ))
+    CASES.append(
+        Case(
+            "memory pipeline: memplan-memory-pipeline vs upstream bufferize+dealloc+OAL, gpt2_l48_h512_s128",
+            lambda: open(_GPT2).read(),
+            [MEMPLAN_OPT, "{input}", "--pass-pipeline=builtin.module(memplan-memory-pipeline)"],
+            [
+                MLIR_OPT,
+                "{input}",
+                "--pass-pipeline=builtin.module(one-shot-bufferize{bufferize-function-boundaries "
+                "function-boundary-type-conversion=identity-layout-map},buffer-deallocation-pipeline,"
+                "func.func(optimize-allocation-liveness))",
+            ],
+        )
+    )
 
 
 def time_command(argv: list[str], repeat: int) -> tuple[float, float]:
@@ -77,11 +83,15 @@ def time_command(argv: list[str], repeat: int) -> tuple[float, float]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--only", help="run the cases whose name contains this text")
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
-    print("| case | memplan (s) | upstream (s) | upstream / memplan | memplan / upstream max RSS (MB) |")
+    print(
+        "| case | memplan (s) | upstream (s) | upstream / memplan | memplan / upstream max RSS (MB) |"
+    )
     print("|---|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as tmp:
         for case in CASES:
@@ -90,11 +100,17 @@ def main() -> None:
             path = os.path.join(tmp, "input.mlir")
             with open(path, "w") as f:
                 f.write(case.make_input())
-            fill = lambda argv: [a.replace("{input}", path) for a in argv]
+
+            def fill(argv: list[str], path: str = path) -> list[str]:
+                return [a.replace("{input}", path) for a in argv]
+
             ours, our_rss = time_command(fill(case.memplan), args.repeat)
             theirs, their_rss = time_command(fill(case.upstream), args.repeat)
-            print(f"| {case.name} | {ours:.3f} | {theirs:.3f} | {theirs / ours:.2f}x "
-                  f"| {our_rss:.0f} / {their_rss:.0f} |", flush=True)
+            print(
+                f"| {case.name} | {ours:.3f} | {theirs:.3f} | {theirs / ours:.2f}x "
+                f"| {our_rss:.0f} / {their_rss:.0f} |",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -35,8 +35,11 @@ class _NativeHeap:
         self._site = ctypes.c_int64(0)
 
     def install(self, engine) -> None:
-        for name, function in ((ALLOC, _LIBC.malloc), (ALIGNED_ALLOC, _LIBC.aligned_alloc),
-                               (FREE, _LIBC.free)):
+        for name, function in (
+            (ALLOC, _LIBC.malloc),
+            (ALIGNED_ALLOC, _LIBC.aligned_alloc),
+            (FREE, _LIBC.free),
+        ):
             engine.raw_register_runtime(name, ctypes.cast(function, ctypes.c_void_p))
         engine.raw_register_runtime(HEAP_SITE, ctypes.c_void_p(ctypes.addressof(self._site)))
 
@@ -49,8 +52,9 @@ class _TimedExecutable(Executable):
         self._heap = _NativeHeap()
 
 
-def run_seconds(texts: list[str], entry: str, repeat: int = 3, seed: int = 0,
-                dims: dict | None = None) -> list[list[float]]:
+def run_seconds(
+    texts: list[str], entry: str, repeat: int = 3, seed: int = 0, dims: dict | None = None
+) -> list[list[float]]:
     """Per program of ``texts`` (memref level, or tensor level bufferized by
     upstream as ``execute`` does), the CPU seconds of each of its ``repeat``
     calls of ``@entry``, the programs called in turn; dynamic sizes from
@@ -60,8 +64,13 @@ def run_seconds(texts: list[str], entry: str, repeat: int = 3, seed: int = 0,
         program = lower(text, entry)
         executable = _TimedExecutable(program)
         executable.compile()
-        runs.append((executable, make_arguments(program.signature, None, seed, dims),
-                     _Call(program.signature)))
+        runs.append(
+            (
+                executable,
+                make_arguments(program.signature, None, seed, dims),
+                _Call(program.signature),
+            )
+        )
     times: list[list[float]] = [[] for _ in texts]
     for _ in range(repeat):
         for (executable, args, call), out in zip(runs, times):

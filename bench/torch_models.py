@@ -59,14 +59,22 @@ def _gelu(x: torch.Tensor) -> torch.Tensor:
     does: torch-mlir lowers ``gelu(approximate="tanh")`` with 0.797724 for
     sqrt(2 / pi) = 0.7978846, 1.5e-4 off, which shows at a tolerance of
     1e-4."""
-    return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * torch.pow(x, 3.0))))
+    return (
+        0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * torch.pow(x, 3.0))))
+    )
 
 
 class GPT2(nn.Module):
     """GPT-2 (Radford et al. 2019), logits for every position."""
 
-    def __init__(self, layers: int = 12, width: int = 768, heads: int = 12, vocabulary: int = 50257,
-                 positions: int = 1024):
+    def __init__(
+        self,
+        layers: int = 12,
+        width: int = 768,
+        heads: int = 12,
+        vocabulary: int = 50257,
+        positions: int = 1024,
+    ):
         super().__init__()
         self.wte = nn.Embedding(vocabulary, width)
         self.wpe = nn.Embedding(positions, width)

@@ -106,7 +106,7 @@ def shell(command: str, path: Path, tmp: str) -> subprocess.CompletedProcess:
         .replace("%p", str(path.parent))
     )
     text = re.sub(r"(?<![\w-])FileCheck(?![\w-])", FILECHECK, text)
-    script = "set -o pipefail\nnot() { ! \"$@\"; }\n" + text + "\n"
+    script = 'set -o pipefail\nnot() { ! "$@"; }\n' + text + "\n"
     return subprocess.run(
         ["bash", "-c", script], capture_output=True, text=True, errors="replace", timeout=300
     )
@@ -174,7 +174,9 @@ DIFFERENTIAL_OPTIONS = [
 def _errors(stderr: str) -> list[str]:
     # mlir-opt 22 also reports unmet expected-error annotations without
     # -verify-diagnostics; memplan-opt does not: those lines are not compared.
-    return [l for l in stderr.splitlines() if "error:" in l and "was not produced" not in l]
+    return [
+        line for line in stderr.splitlines() if "error:" in line and "was not produced" not in line
+    ]
 
 
 def differential(files: list[Path], root: Path, tmp: str) -> int:
@@ -187,24 +189,49 @@ def differential(files: list[Path], root: Path, tmp: str) -> int:
         for number, text in enumerate(chunks(path), 1):
             source = Path(tmp) / "differential.mlir"
             source.write_text(text)
-            parsed = subprocess.run([MLIR_OPT, str(source), "-allow-unregistered-dialect"],
-                                    capture_output=True, text=True, errors="replace")
+            parsed = subprocess.run(
+                [MLIR_OPT, str(source), "-allow-unregistered-dialect"],
+                capture_output=True,
+                text=True,
+                errors="replace",
+            )
             if parsed.returncode != 0:
                 continue  # written for another LLVM (or the test dialect): not an input here
             for options in DIFFERENTIAL_OPTIONS:
+
                 def upstream() -> subprocess.CompletedProcess:
-                    return subprocess.run([MLIR_OPT, str(source), "-allow-unregistered-dialect",
-                                           f"-one-shot-bufferize={options}"],
-                                          capture_output=True, text=True, errors="replace")
+                    return subprocess.run(
+                        [
+                            MLIR_OPT,
+                            str(source),
+                            "-allow-unregistered-dialect",
+                            f"-one-shot-bufferize={options}",
+                        ],
+                        capture_output=True,
+                        text=True,
+                        errors="replace",
+                    )
+
                 theirs = upstream()
                 if theirs.returncode not in (0, 1) or "PLEASE submit a bug report" in theirs.stderr:
                     continue  # upstream crashes: nothing to compare with
-                mine = subprocess.run(MEMPLAN_OPT.split() + [str(source), "-allow-unregistered-dialect",
-                                      f"-memplan-one-shot-bufferize={options}"],
-                                      capture_output=True, text=True, errors="replace")
+                mine = subprocess.run(
+                    MEMPLAN_OPT.split()
+                    + [
+                        str(source),
+                        "-allow-unregistered-dialect",
+                        f"-memplan-one-shot-bufferize={options}",
+                    ],
+                    capture_output=True,
+                    text=True,
+                    errors="replace",
+                )
                 runs += 1
-                if (theirs.returncode, theirs.stdout, _errors(theirs.stderr)) == \
-                        (mine.returncode, mine.stdout, _errors(mine.stderr)):
+                if (theirs.returncode, theirs.stdout, _errors(theirs.stderr)) == (
+                    mine.returncode,
+                    mine.stdout,
+                    _errors(mine.stderr),
+                ):
                     same += 1
                     continue
                 if any(upstream().stdout != theirs.stdout for _ in range(4)):
@@ -212,34 +239,44 @@ def differential(files: list[Path], root: Path, tmp: str) -> int:
                     status = "upstream varies"
                 else:
                     status = "DIFFERS"
-                print(f"{path.relative_to(root)}#{number}  {options}  {status}  "
-                      f"(exit {theirs.returncode} / {mine.returncode})")
-    print(f"\n{runs} runs ({len(files)} files x chunks x {len(DIFFERENTIAL_OPTIONS)} option sets, "
-          f"chunks mlir-opt cannot parse and upstream crashes left out): {same} identical, {varies} differ where mlir-opt's own "
-          f"output varies between runs, {runs - same - varies} differ")
+                print(
+                    f"{path.relative_to(root)}#{number}  {options}  {status}  "
+                    f"(exit {theirs.returncode} / {mine.returncode})"
+                )
+    print(
+        f"\n{runs} runs ({len(files)} files x chunks x {len(DIFFERENTIAL_OPTIONS)} option sets, "
+        f"chunks mlir-opt cannot parse and upstream crashes left out): {same} identical, {varies} differ where mlir-opt's own "
+        f"output varies between runs, {runs - same - varies} differ"
+    )
     return 0
 
 
 def reason(result: subprocess.CompletedProcess) -> str:
     """The first telling line of a failure."""
-    lines = [l for l in (result.stderr + result.stdout).splitlines() if l.strip()]
-    for l in lines:
-        if "error:" in l or "Traceback" in l or "Assertion" in l:
-            return l.strip()[:160]
+    lines = [line for line in (result.stderr + result.stdout).splitlines() if line.strip()]
+    for line in lines:
+        if "error:" in line or "Traceback" in line or "Assertion" in line:
+            return line.strip()[:160]
     if result.returncode < 0:
         return f"killed by signal {-result.returncode}"
-    return (lines[0].strip()[:160] if lines else f"exit code {result.returncode}")
+    return lines[0].strip()[:160] if lines else f"exit code {result.returncode}"
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("directory", type=Path)
     p.add_argument("--filter", default="one-shot-bufferize", help="run RUN lines that mention this")
-    p.add_argument("--compare-output", action="store_true",
-                   help="where mlir-opt fails a line's CHECKs, compare memplan-opt's IR with mlir-opt's")
+    p.add_argument(
+        "--compare-output",
+        action="store_true",
+        help="where mlir-opt fails a line's CHECKs, compare memplan-opt's IR with mlir-opt's",
+    )
     p.add_argument("--per-split", action="store_true", help="run each // ----- chunk on its own")
-    p.add_argument("--differential", action="store_true",
-                   help="compare both tools on every chunk under a fixed list of option sets")
+    p.add_argument(
+        "--differential",
+        action="store_true",
+        help="compare both tools on every chunk under a fixed list of option sets",
+    )
     args = p.parse_args(argv)
     root = args.directory
     files = sorted(root.rglob("*.mlir"))
@@ -269,8 +306,13 @@ def main(argv: list[str] | None = None) -> int:
                         elif crashed:
                             rows.append((job, "oracle-crashes", reason(oracle)))
                         elif args.compare_output:
-                            rows.append((job, f"oracle-fails/{same_output(job.command, source, tmp)}",
-                                         reason(oracle)))
+                            rows.append(
+                                (
+                                    job,
+                                    f"oracle-fails/{same_output(job.command, source, tmp)}",
+                                    reason(oracle),
+                                )
+                            )
                         else:
                             rows.append((job, "oracle-fails", reason(oracle)))
                         continue

@@ -48,7 +48,9 @@ class _Builder:
     def zeros(self, shape: tuple[int, ...]) -> str:
         e = self.empty(shape)
         v = self.fresh("z")
-        self.emit(f"{v} = linalg.fill ins(%zero : f32) outs({e} : {tensor(shape)}) -> {tensor(shape)}")
+        self.emit(
+            f"{v} = linalg.fill ins(%zero : f32) outs({e} : {tensor(shape)}) -> {tensor(shape)}"
+        )
         return v
 
     def matmul(self, a: str, b: str, m: int, k: int, n: int) -> str:
@@ -101,7 +103,10 @@ class _Builder:
             "  %zero = arith.constant 0.0 : f32",
             "  %ninf = arith.constant -3.40282347E+38 : f32",
         ]
-        return "\n".join(head + self.lines + [f"  return {result} : {tensor(result_shape)}", "}"]) + "\n"
+        return (
+            "\n".join(head + self.lines + [f"  return {result} : {tensor(result_shape)}", "}"])
+            + "\n"
+        )
 
 
 def tensor(shape: tuple[int, ...]) -> str:
@@ -110,14 +115,22 @@ def tensor(shape: tuple[int, ...]) -> str:
 
 def _bias_relu(b: _Builder, x: str, bias: str, m: int, n: int, relu: bool = True) -> str:
     body = ["%s = arith.addf %in0, %in1 : f32"]
-    body.append("%res = arith.maximumf %s, %zero : f32" if relu else "%res = arith.addf %s, %zero : f32")
-    return b.generic([(x, (m, n), "#id2"), (bias, (n,), "#row")], (m, n), ["parallel"] * 2, "#id2", body)
+    body.append(
+        "%res = arith.maximumf %s, %zero : f32" if relu else "%res = arith.addf %s, %zero : f32"
+    )
+    return b.generic(
+        [(x, (m, n), "#id2"), (bias, (n,), "#row")], (m, n), ["parallel"] * 2, "#id2", body
+    )
 
 
 def _add(b: _Builder, x: str, y: str, shape: tuple[int, ...], rank_map: str) -> str:
     iters = ["parallel"] * len(shape)
     return b.generic(
-        [(x, shape, rank_map), (y, shape, rank_map)], shape, iters, rank_map, ["%res = arith.addf %in0, %in1 : f32"]
+        [(x, shape, rank_map), (y, shape, rank_map)],
+        shape,
+        iters,
+        rank_map,
+        ["%res = arith.addf %in0, %in1 : f32"],
     )
 
 
@@ -142,7 +155,10 @@ def cnn(size: int = 16, channels: int = 16, blocks: int = 3) -> str:
     shape = (1, size, size, channels)
     x = b.arg("x", shape)
     params = [
-        [(b.arg(f"k{i}_{j}", (3, 3, channels, channels)), b.arg(f"c{i}_{j}", (channels,))) for j in range(2)]
+        [
+            (b.arg(f"k{i}_{j}", (3, 3, channels, channels)), b.arg(f"c{i}_{j}", (channels,)))
+            for j in range(2)
+        ]
         for i in range(blocks)
     ]
     # Padding keeps spatial size: pad once per conv with tensor.pad.
@@ -166,49 +182,113 @@ def cnn(size: int = 16, channels: int = 16, blocks: int = 3) -> str:
                 f"{tensor((3, 3, channels, channels))}) outs({acc} : {tensor(shape)}) -> {tensor(shape)}"
             )
             body = ["%s = arith.addf %in0, %in1 : f32"]
-            body.append("%res = arith.maximumf %s, %zero : f32" if j == 0 else "%res = arith.addf %s, %zero : f32")
+            body.append(
+                "%res = arith.maximumf %s, %zero : f32"
+                if j == 0
+                else "%res = arith.addf %s, %zero : f32"
+            )
             inner = b.generic(
-                [(conv, shape, "#id4"), (bias, (channels,), "#chan")], shape, ["parallel"] * 4, "#id4", body
+                [(conv, shape, "#id4"), (bias, (channels,), "#chan")],
+                shape,
+                ["parallel"] * 4,
+                "#id4",
+                body,
             )
         summed = _add(b, inner, h, shape, "#id4")
-        h = b.generic([(summed, shape, "#id4")], shape, ["parallel"] * 4, "#id4",
-                      ["%res = arith.maximumf %in0, %zero : f32"])
+        h = b.generic(
+            [(summed, shape, "#id4")],
+            shape,
+            ["parallel"] * 4,
+            "#id4",
+            ["%res = arith.maximumf %in0, %zero : f32"],
+        )
     return b.function("cnn", h, shape)
 
 
 def _layer_norm(b: _Builder, x: str, s: int, d: int) -> str:
     mean_acc = b.zeros((s,))
-    total = b.generic([(x, (s, d), "#id2")], (s,), ["parallel", "reduction"], "#col",
-                      ["%res = arith.addf %in0, %out : f32"], init=mean_acc)
+    total = b.generic(
+        [(x, (s, d), "#id2")],
+        (s,),
+        ["parallel", "reduction"],
+        "#col",
+        ["%res = arith.addf %in0, %out : f32"],
+        init=mean_acc,
+    )
     inv_d = f"{1.0 / d:.8e}"
     centered = b.generic(
-        [(x, (s, d), "#id2"), (total, (s,), "#col")], (s, d), ["parallel"] * 2, "#id2",
-        [f"%c = arith.constant {inv_d} : f32", "%m = arith.mulf %in1, %c : f32", "%res = arith.subf %in0, %m : f32"],
+        [(x, (s, d), "#id2"), (total, (s,), "#col")],
+        (s, d),
+        ["parallel"] * 2,
+        "#id2",
+        [
+            f"%c = arith.constant {inv_d} : f32",
+            "%m = arith.mulf %in1, %c : f32",
+            "%res = arith.subf %in0, %m : f32",
+        ],
     )
     var_acc = b.zeros((s,))
-    var = b.generic([(centered, (s, d), "#id2")], (s,), ["parallel", "reduction"], "#col",
-                    ["%sq = arith.mulf %in0, %in0 : f32", "%res = arith.addf %sq, %out : f32"], init=var_acc)
+    var = b.generic(
+        [(centered, (s, d), "#id2")],
+        (s,),
+        ["parallel", "reduction"],
+        "#col",
+        ["%sq = arith.mulf %in0, %in0 : f32", "%res = arith.addf %sq, %out : f32"],
+        init=var_acc,
+    )
     return b.generic(
-        [(centered, (s, d), "#id2"), (var, (s,), "#col")], (s, d), ["parallel"] * 2, "#id2",
-        [f"%c = arith.constant {inv_d} : f32", "%eps = arith.constant 1.0e-5 : f32",
-         "%v = arith.mulf %in1, %c : f32", "%ve = arith.addf %v, %eps : f32",
-         "%r = math.rsqrt %ve : f32", "%res = arith.mulf %in0, %r : f32"],
+        [(centered, (s, d), "#id2"), (var, (s,), "#col")],
+        (s, d),
+        ["parallel"] * 2,
+        "#id2",
+        [
+            f"%c = arith.constant {inv_d} : f32",
+            "%eps = arith.constant 1.0e-5 : f32",
+            "%v = arith.mulf %in1, %c : f32",
+            "%ve = arith.addf %v, %eps : f32",
+            "%r = math.rsqrt %ve : f32",
+            "%res = arith.mulf %in0, %r : f32",
+        ],
     )
 
 
 def _softmax_rows(b: _Builder, x: str, s: int, t: int) -> str:
     init = b.empty((s,))
     ninit = b.fresh("mx")
-    b.emit(f"{ninit} = linalg.fill ins(%ninf : f32) outs({init} : {tensor((s,))}) -> {tensor((s,))}")
-    mx = b.generic([(x, (s, t), "#id2")], (s,), ["parallel", "reduction"], "#col",
-                   ["%res = arith.maximumf %in0, %out : f32"], init=ninit)
-    ex = b.generic([(x, (s, t), "#id2"), (mx, (s,), "#col")], (s, t), ["parallel"] * 2, "#id2",
-                   ["%d = arith.subf %in0, %in1 : f32", "%res = math.exp %d : f32"])
+    b.emit(
+        f"{ninit} = linalg.fill ins(%ninf : f32) outs({init} : {tensor((s,))}) -> {tensor((s,))}"
+    )
+    mx = b.generic(
+        [(x, (s, t), "#id2")],
+        (s,),
+        ["parallel", "reduction"],
+        "#col",
+        ["%res = arith.maximumf %in0, %out : f32"],
+        init=ninit,
+    )
+    ex = b.generic(
+        [(x, (s, t), "#id2"), (mx, (s,), "#col")],
+        (s, t),
+        ["parallel"] * 2,
+        "#id2",
+        ["%d = arith.subf %in0, %in1 : f32", "%res = math.exp %d : f32"],
+    )
     sacc = b.zeros((s,))
-    sm = b.generic([(ex, (s, t), "#id2")], (s,), ["parallel", "reduction"], "#col",
-                   ["%res = arith.addf %in0, %out : f32"], init=sacc)
-    return b.generic([(ex, (s, t), "#id2"), (sm, (s,), "#col")], (s, t), ["parallel"] * 2, "#id2",
-                     ["%res = arith.divf %in0, %in1 : f32"])
+    sm = b.generic(
+        [(ex, (s, t), "#id2")],
+        (s,),
+        ["parallel", "reduction"],
+        "#col",
+        ["%res = arith.addf %in0, %out : f32"],
+        init=sacc,
+    )
+    return b.generic(
+        [(ex, (s, t), "#id2"), (sm, (s,), "#col")],
+        (s, t),
+        ["parallel"] * 2,
+        "#id2",
+        ["%res = arith.divf %in0, %in1 : f32"],
+    )
 
 
 def transformer(seq: int = 32, dim: int = 64, hidden: int = 128, layers: int = 2) -> str:
@@ -217,12 +297,18 @@ def transformer(seq: int = 32, dim: int = 64, hidden: int = 128, layers: int = 2
     x = b.arg("x", (seq, dim))
     params = []
     for i in range(layers):
-        params.append({
-            "wq": b.arg(f"wq{i}", (dim, dim)), "wk": b.arg(f"wk{i}", (dim, dim)),
-            "wv": b.arg(f"wv{i}", (dim, dim)), "wo": b.arg(f"wo{i}", (dim, dim)),
-            "w1": b.arg(f"w1_{i}", (dim, hidden)), "b1": b.arg(f"b1_{i}", (hidden,)),
-            "w2": b.arg(f"w2_{i}", (hidden, dim)), "b2": b.arg(f"b2_{i}", (dim,)),
-        })
+        params.append(
+            {
+                "wq": b.arg(f"wq{i}", (dim, dim)),
+                "wk": b.arg(f"wk{i}", (dim, dim)),
+                "wv": b.arg(f"wv{i}", (dim, dim)),
+                "wo": b.arg(f"wo{i}", (dim, dim)),
+                "w1": b.arg(f"w1_{i}", (dim, hidden)),
+                "b1": b.arg(f"b1_{i}", (hidden,)),
+                "w2": b.arg(f"w2_{i}", (hidden, dim)),
+                "b2": b.arg(f"b2_{i}", (dim,)),
+            }
+        )
     h = x
     scale = f"{1.0 / dim ** 0.5:.8e}"
     for p in params:
@@ -232,10 +318,17 @@ def transformer(seq: int = 32, dim: int = 64, hidden: int = 128, layers: int = 2
         v = b.matmul(n1, p["wv"], seq, dim, dim)
         kt_init = b.empty((dim, seq))
         kt = b.fresh("kt")
-        b.emit(f"{kt} = linalg.transpose ins({k} : {tensor((seq, dim))}) outs({kt_init} : {tensor((dim, seq))}) permutation = [1, 0]")
+        b.emit(
+            f"{kt} = linalg.transpose ins({k} : {tensor((seq, dim))}) outs({kt_init} : {tensor((dim, seq))}) permutation = [1, 0]"
+        )
         scores = b.matmul(q, kt, seq, dim, seq)
-        scaled = b.generic([(scores, (seq, seq), "#id2")], (seq, seq), ["parallel"] * 2, "#id2",
-                           [f"%c = arith.constant {scale} : f32", "%res = arith.mulf %in0, %c : f32"])
+        scaled = b.generic(
+            [(scores, (seq, seq), "#id2")],
+            (seq, seq),
+            ["parallel"] * 2,
+            "#id2",
+            [f"%c = arith.constant {scale} : f32", "%res = arith.mulf %in0, %c : f32"],
+        )
         probs = _softmax_rows(b, scaled, seq, seq)
         att = b.matmul(probs, v, seq, seq, dim)
         proj = b.matmul(att, p["wo"], seq, dim, dim)

@@ -23,7 +23,9 @@ import sys
 
 def defined_symbols(nm: str, path: str) -> list[tuple[str, str, str]]:
     """(member, type letter, name) of every symbol defined in an object or archive."""
-    out = subprocess.run([nm, "-A", "--defined-only", path], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [nm, "-A", "--defined-only", path], capture_output=True, text=True, check=True
+    ).stdout
     symbols = []
     for line in out.splitlines():
         where, _, rest = line.rpartition(": ") if ": " in line else line.rpartition(":")
@@ -40,13 +42,17 @@ def harmless(kind: str, name: str, exported: set[str]) -> bool:
         return True
     if kind == "u" and name in exported:  # GNU unique: one copy at run time
         return True
-    return name.endswith("VerifyEnableABIBreakingChecksE") or name.endswith("VerifyDisableABIBreakingChecksE")
+    return name.endswith("VerifyEnableABIBreakingChecksE") or name.endswith(
+        "VerifyDisableABIBreakingChecksE"
+    )
 
 
 def main(argv: list[str]) -> int:
     nm, library, inputs = argv[1], argv[2], argv[3:]
     lib_symbols = {name for _, _, name in defined_symbols(nm, library)}
-    out = subprocess.run([nm, "-D", "--defined-only", library], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [nm, "-D", "--defined-only", library], capture_output=True, text=True, check=True
+    ).stdout
     exported = {line.split()[-1] for line in out.splitlines() if line.split()}
     twice, shared_harmless, total, members = [], 0, 0, set()
     for path in inputs:
@@ -65,11 +71,15 @@ def main(argv: list[str]) -> int:
             else:
                 twice.append(f"{member}: {kind} {name}")
     if twice:
-        print(f"memplan-opt's driver objects define {len(twice)} symbols that {library} defines too:")
+        print(
+            f"memplan-opt's driver objects define {len(twice)} symbols that {library} defines too:"
+        )
         print("\n".join(sorted(twice)))
         return 1
-    print(f"memplan-opt driver: {len(members)} objects, {total} defined symbols; none defined in the "
-          f"bindings' library but {shared_harmless} inline functions, vtables and constants")
+    print(
+        f"memplan-opt driver: {len(members)} objects, {total} defined symbols; none defined in the "
+        f"bindings' library but {shared_harmless} inline functions, vtables and constants"
+    )
     return 0
 
 

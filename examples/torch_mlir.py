@@ -103,36 +103,56 @@ def export(out: Path, torch_python: str, model: str, weights: str) -> int:
     """Run the export in ``torch_python``; the number of arguments it saved,
     or -1 (after saying why) when it failed."""
     try:
-        p = subprocess.run([torch_python, "-c", EXPORT, str(out), model, weights],
-                           capture_output=True, text=True)
+        p = subprocess.run(
+            [torch_python, "-c", EXPORT, str(out), model, weights], capture_output=True, text=True
+        )
     except OSError as err:
-        print(f"torch_mlir.py: cannot run the torch python '{torch_python}': {err.strerror}",
-              file=sys.stderr)
+        print(
+            f"torch_mlir.py: cannot run the torch python '{torch_python}': {err.strerror}",
+            file=sys.stderr,
+        )
         return -1
     if p.returncode == 3 and p.stderr.startswith("missing: "):
         names = p.stderr.split(":", 1)[1].split()
-        print(f"torch_mlir.py: {torch_python} cannot import {', '.join(names)}: install them there "
-              f"({INSTALL}), or give a python that has them with --torch-python", file=sys.stderr)
+        print(
+            f"torch_mlir.py: {torch_python} cannot import {', '.join(names)}: install them there "
+            f"({INSTALL}), or give a python that has them with --torch-python",
+            file=sys.stderr,
+        )
         return -1
     if p.returncode != 0:
         tail = "\n".join(p.stderr.strip().splitlines()[-15:])
-        print(f"torch_mlir.py: the export in {torch_python} failed (exit {p.returncode}):\n{tail}",
-              file=sys.stderr)
+        print(
+            f"torch_mlir.py: the export in {torch_python} failed (exit {p.returncode}):\n{tail}",
+            file=sys.stderr,
+        )
         return -1
     return int(p.stdout.split()[-1])
 
 
 def main(argv: list[str] | None = None) -> int:
     """Export, plan, run and compare; returns the exit status."""
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("out", type=Path, metavar="OUTDIR")
-    ap.add_argument("--torch-python", default=sys.executable,
-                    help="the python with torch and torch-mlir to export with (default: this one)")
-    ap.add_argument("--model", default="", metavar="FILE.py:FUNCTION",
-                    help="the model: FUNCTION() returns (model, inputs) (default: a small MLP)")
-    ap.add_argument("--weights", choices=("resources", "arguments"), default="resources",
-                    help="weights as dense_resource constants (default) or function arguments")
+    ap.add_argument(
+        "--torch-python",
+        default=sys.executable,
+        help="the python with torch and torch-mlir to export with (default: this one)",
+    )
+    ap.add_argument(
+        "--model",
+        default="",
+        metavar="FILE.py:FUNCTION",
+        help="the model: FUNCTION() returns (model, inputs) (default: a small MLP)",
+    )
+    ap.add_argument(
+        "--weights",
+        choices=("resources", "arguments"),
+        default="resources",
+        help="weights as dense_resource constants (default) or function arguments",
+    )
     ap.add_argument("--rtol", type=float, default=1e-4)
     ap.add_argument("--atol", type=float, default=1e-5)
     args = ap.parse_args(argv)
@@ -143,8 +163,11 @@ def main(argv: list[str] | None = None) -> int:
         import memplan
         from memplan.numerics import execute
     except ImportError as err:
-        print(f"torch_mlir.py: memplan is not importable by {sys.executable} ({err}): run this "
-              "script with memplan's python, and give torch's with --torch-python", file=sys.stderr)
+        print(
+            f"torch_mlir.py: memplan is not importable by {sys.executable} ({err}): run this "
+            "script with memplan's python, and give torch's with --torch-python",
+            file=sys.stderr,
+        )
         return 1
 
     args.out.mkdir(parents=True, exist_ok=True)
@@ -164,11 +187,15 @@ def main(argv: list[str] | None = None) -> int:
     got = run.outputs[0].data
     ok = got.shape == expected.shape and np.allclose(got, expected, rtol=args.rtol, atol=args.atol)
     error = float(np.abs(got - expected).max()) if got.shape == expected.shape else float("inf")
-    print(f"memplan: output {got.shape} {'matches' if ok else 'DIFFERS FROM'} torch "
-          f"(max abs difference {error:.3g}; rtol {args.rtol:g}, atol {args.atol:g}); "
-          f"heap: {run.heap}")
-    print(f"files in {args.out}/: model.mlir planned.mlir x.npy y.npy"
-          + (f" arg1.npy..arg{count - 1}.npy" if count > 1 else ""))
+    print(
+        f"memplan: output {got.shape} {'matches' if ok else 'DIFFERS FROM'} torch "
+        f"(max abs difference {error:.3g}; rtol {args.rtol:g}, atol {args.atol:g}); "
+        f"heap: {run.heap}"
+    )
+    print(
+        f"files in {args.out}/: model.mlir planned.mlir x.npy y.npy"
+        + (f" arg1.npy..arg{count - 1}.npy" if count > 1 else "")
+    )
     return 0 if ok else 1
 
 

@@ -32,10 +32,24 @@ _API = {
     "ForeignModuleError": "memplan.ir.foreign",
     "import_module": "memplan.ir.foreign",
 }
-_SUBPACKAGES = frozenset({
-    "capacity", "cli", "deallocation", "debug", "inplace", "ir", "lifetimes", "numerics", "packing",
-    "pass_declarations", "peak", "pipeline", "reuse", "transients",
-})
+_SUBPACKAGES = frozenset(
+    {
+        "capacity",
+        "cli",
+        "deallocation",
+        "debug",
+        "inplace",
+        "ir",
+        "lifetimes",
+        "numerics",
+        "packing",
+        "pass_declarations",
+        "peak",
+        "pipeline",
+        "reuse",
+        "transients",
+    }
+)
 
 __all__ = ["ForeignModuleError", "PipelineError", "import_module", "run_pipeline", "__version__"]
 

@@ -17,8 +17,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from memplan.passes import (CAPACITY, SEARCH_BUDGET, Option, alignment, forward_options, register_pass,
-                            register_pipeline, uint32, uint64)
+from memplan.passes import (
+    CAPACITY,
+    SEARCH_BUDGET,
+    Option,
+    alignment,
+    forward_options,
+    register_pass,
+    register_pipeline,
+    uint32,
+    uint64,
+)
 from memplan.pipeline import MEMPLAN_ONE_SHOT, PEAK_PASSES
 
 # ---------------------------------------------------------------------------
@@ -32,13 +41,26 @@ HEURISTICS = ("bottom-up", "top-down", "bottom-up-from-terminators", "fuzzer", "
 #: ``one-shot-bufferize`` options plus ``analysis-heuristic=min-copy-bytes``
 #: (see :mod:`memplan.inplace.options`).
 ONE_SHOT_BUFFERIZE_OPTIONS = [
-    Option("bufferize-function-boundaries", bool, False, "bufferize function boundaries (module analysis)"),
-    Option("function-boundary-type-conversion", str, "infer-layout-map",
-           "layout of function boundary memrefs",
-           choices=("infer-layout-map", "identity-layout-map", "fully-dynamic-layout-map")),
-    Option("unknown-type-conversion", str, "fully-dynamic-layout-map",
-           "layout of memrefs at unknown-op boundaries",
-           choices=("identity-layout-map", "fully-dynamic-layout-map")),
+    Option(
+        "bufferize-function-boundaries",
+        bool,
+        False,
+        "bufferize function boundaries (module analysis)",
+    ),
+    Option(
+        "function-boundary-type-conversion",
+        str,
+        "infer-layout-map",
+        "layout of function boundary memrefs",
+        choices=("infer-layout-map", "identity-layout-map", "fully-dynamic-layout-map"),
+    ),
+    Option(
+        "unknown-type-conversion",
+        str,
+        "fully-dynamic-layout-map",
+        "layout of memrefs at unknown-op boundaries",
+        choices=("identity-layout-map", "fully-dynamic-layout-map"),
+    ),
     Option("allow-return-allocs-from-loops", bool, False, "allow loops to yield new allocations"),
     Option("allow-unknown-ops", bool, False, "treat ops that are not bufferizable as unknown ops"),
     Option("analysis-heuristic", str, "bottom-up", "analysis order", choices=HEURISTICS),
@@ -51,13 +73,25 @@ ONE_SHOT_BUFFERIZE_OPTIONS = [
     Option("dialect-filter", str, "", "comma-separated dialects to bufferize; empty: all"),
     Option("no-analysis-func-filter", str, "", "comma-separated functions to skip in the analysis"),
     Option("check-parallel-regions", bool, True, "privatize buffers written in parallel regions"),
-    Option("must-infer-memory-space", bool, False,
-           "memory spaces of new buffers must be inferred (no default memory space)"),
-    Option("use-encoding-for-memory-space", bool, False,
-           "use a ranked tensor's encoding as its buffer's memory space"),
-    Option("cfg-conflicts-as-upstream", bool, False,
-           "miss, as upstream does, the conflict of a write to a block argument in a later "
-           "block of unstructured control flow (a miscompile; for differential tests)"),
+    Option(
+        "must-infer-memory-space",
+        bool,
+        False,
+        "memory spaces of new buffers must be inferred (no default memory space)",
+    ),
+    Option(
+        "use-encoding-for-memory-space",
+        bool,
+        False,
+        "use a ranked tensor's encoding as its buffer's memory space",
+    ),
+    Option(
+        "cfg-conflicts-as-upstream",
+        bool,
+        False,
+        "miss, as upstream does, the conflict of a write to a block argument in a later "
+        "block of unstructured control flow (a miscompile; for differential tests)",
+    ),
 ]
 
 register_pass(
@@ -75,17 +109,25 @@ register_pass(
 
 #: The option of the passes that ask the in-place analysis.
 FUNCTION_BOUNDARIES = Option(
-    "bufferize-function-boundaries", bool, True,
-    "analyze as One-Shot Module Bufferize (function boundaries) bufferizes, as memplan-memory-pipeline does")
+    "bufferize-function-boundaries",
+    bool,
+    True,
+    "analyze as One-Shot Module Bufferize (function boundaries) bufferizes, as "
+    "memplan-memory-pipeline does",
+)
 
 register_pass(
     "memplan-fold-transposes",
     "Fold transposes and broadcasts into the indexing maps of the ops that read them",
     None,
     options=[
-        Option("generalize", bool, True,
-               "make a named op whose maps are fixed the linalg.generic with the same loops and "
-               "payload, so that it reads the source where it lies"),
+        Option(
+            "generalize",
+            bool,
+            True,
+            "make a named op whose maps are fixed the linalg.generic with the same loops and "
+            "payload, so that it reads the source where it lies",
+        ),
         Option("remarks", bool, False, "emit a remark per decision (folded, kept and why)"),
     ],
     run="memplan.peak.fold_transposes:run",
@@ -105,15 +147,21 @@ register_pass(
     None,
     options=[
         Option("remarks", bool, False, "emit a remark per decision (recomputed, or held and why)"),
-        Option("max-added-work-percent", int, 2,
-               "work recomputation may add to a function, in percent of its linalg work (negative: no limit)"),
+        Option(
+            "max-added-work-percent",
+            int,
+            2,
+            "work recomputation may add to a function, in percent of its linalg work (negative: "
+            "no limit)",
+        ),
     ],
     run="memplan.peak.recompute:run",
 )
 
 register_pass(
     "memplan-reuse-dying-inputs",
-    "Write elementwise results into an input that dies there, where the in-place analysis allows it",
+    "Write elementwise results into an input that dies there, where the in-place analysis allows "
+    "it",
     None,
     options=[FUNCTION_BOUNDARIES],
     run="memplan.peak.dying_inputs:run",
@@ -126,11 +174,16 @@ register_pass(
     options=[
         FUNCTION_BOUNDARIES,
         Option("beam-width", int, 8, "partial schedules kept at each step of the search (>= 1)"),
-        Option("lookahead", int, 16,
-               "ops each partial schedule extends the committed prefix by (>= 1)"),
+        Option(
+            "lookahead", int, 16, "ops each partial schedule extends the committed prefix by (>= 1)"
+        ),
         Option("branching", int, 4, "ready ops tried where each would allocate (>= 1)"),
-        Option("dying-inputs", bool, True,
-               "model the writes of memplan-reuse-dying-inputs (false when it does not run next)"),
+        Option(
+            "dying-inputs",
+            bool,
+            True,
+            "model the writes of memplan-reuse-dying-inputs (false when it does not run next)",
+        ),
     ],
     run="memplan.peak.reorder:run",
 )
@@ -139,9 +192,15 @@ register_pass(
     "memplan-eliminate-subset-copies",
     "Compute values copied into a pad, concat or insert_slice straight into that subset",
     None,
-    options=[FUNCTION_BOUNDARIES,
-             Option("remarks", bool, False,
-                    "emit a remark per candidate value: written in place, or why it stays a copy")],
+    options=[
+        FUNCTION_BOUNDARIES,
+        Option(
+            "remarks",
+            bool,
+            False,
+            "emit a remark per candidate value: written in place, or why it stays a copy",
+        ),
+    ],
     run="memplan.peak.subset_copies:run",
 )
 
@@ -179,11 +238,17 @@ register_pass(
     "into it, and a function returns copies of what it does not own. Functions the analysis "
     "cannot reason about are left to upstream's buffer-deallocation-pipeline and "
     "optimize-allocation-liveness, run with every other function's body hidden.",
-    options=[Option("remarks", bool, False, "emit a remark for each function left to upstream's passes"),
-             Option("drop-dead-values", bool, False,
-                    "first drop what no path reads (unused region-op results, views, selects and "
-                    "loads, loop arguments carried for nothing), so that no dead alias holds a "
-                    "buffer past its last use")],
+    options=[
+        Option("remarks", bool, False, "emit a remark for each function left to upstream's passes"),
+        Option(
+            "drop-dead-values",
+            bool,
+            False,
+            "first drop what no path reads (unused region-op results, views, selects and "
+            "loads, loop arguments carried for nothing), so that no dead alias holds a "
+            "buffer past its last use",
+        ),
+    ],
     run="memplan.deallocation.dealloc_pass:run",
 )
 
@@ -230,24 +295,56 @@ register_pass(
 
 #: Each tensor-level pass of ``memplan-memory-pipeline`` (PEAK_PASSES, in
 #: order) with the pipeline option that turns it off.
-PEAK_PASS_OPTIONS: dict[str, Option] = dict(zip(PEAK_PASSES, (
-    Option("fold-transposes", bool, True,
-           "fold transposes and broadcasts into the ops that read them (memplan-fold-transposes)"),
-    Option("split-destinations", bool, True,
-           "give every use of a shared tensor.empty its own, right before its user "
-           "(memplan-split-destinations)"),
-    Option("recompute", bool, True,
-           "recompute cheap values (fills, broadcasts of constants) at their users where "
-           "holding them costs bytes at the peak (memplan-recompute-cheap-values)"),
-    Option("reorder", bool, True,
-           "reorder each function body where its modeled peak goes down "
-           "(memplan-reorder-for-memory; the importer's order stays elsewhere)"),
-    Option("reuse-dying-inputs", bool, True,
-           "write elementwise results into dying inputs (memplan-reuse-dying-inputs)"),
-    Option("eliminate-subset-copies", bool, True,
-           "compute values copied into a pad, concat or insert_slice straight into that subset "
-           "(memplan-eliminate-subset-copies)"),
-), strict=True))
+PEAK_PASS_OPTIONS: dict[str, Option] = dict(
+    zip(
+        PEAK_PASSES,
+        (
+            Option(
+                "fold-transposes",
+                bool,
+                True,
+                "fold transposes and broadcasts into the ops that read them "
+                "(memplan-fold-transposes)",
+            ),
+            Option(
+                "split-destinations",
+                bool,
+                True,
+                "give every use of a shared tensor.empty its own, right before its user "
+                "(memplan-split-destinations)",
+            ),
+            Option(
+                "recompute",
+                bool,
+                True,
+                "recompute cheap values (fills, broadcasts of constants) at their users where "
+                "holding them costs bytes at the peak (memplan-recompute-cheap-values)",
+            ),
+            Option(
+                "reorder",
+                bool,
+                True,
+                "reorder each function body where its modeled peak goes down "
+                "(memplan-reorder-for-memory; the importer's order stays elsewhere)",
+            ),
+            Option(
+                "reuse-dying-inputs",
+                bool,
+                True,
+                "write elementwise results into dying inputs (memplan-reuse-dying-inputs)",
+            ),
+            Option(
+                "eliminate-subset-copies",
+                bool,
+                True,
+                "compute values copied into a pad, concat or insert_slice straight into that "
+                "subset "
+                "(memplan-eliminate-subset-copies)",
+            ),
+        ),
+        strict=True,
+    )
+)
 
 
 def _expand_memory_pipeline(options: dict[str, Any]) -> str:
@@ -265,9 +362,8 @@ def _expand_memory_pipeline(options: dict[str, Any]) -> str:
     steps.append("memplan-buffer-deallocation{drop-dead-values=true}")
     # The packing options reach memplan-buffer-reuse where they are set.
     packing = forward_options(options, (CAPACITY, SEARCH_BUDGET))
-    steps.append(
-        f"memplan-buffer-reuse{{algorithm={options['algorithm']} alignment={options['alignment']}{packing}}}"
-    )
+    reuse = f"algorithm={options['algorithm']} alignment={options['alignment']}{packing}"
+    steps.append(f"memplan-buffer-reuse{{{reuse}}}")
     return ", ".join(steps)
 
 
@@ -283,7 +379,12 @@ register_pipeline(
         _ALIGNMENT,
         CAPACITY,
         SEARCH_BUDGET,
-        Option("promote-to-stack", bool, False, "run promote-buffers-to-stack before pooling (small buffers become allocas)"),
+        Option(
+            "promote-to-stack",
+            bool,
+            False,
+            "run promote-buffers-to-stack before pooling (small buffers become allocas)",
+        ),
         *PEAK_PASS_OPTIONS.values(),
     ],
 )
@@ -293,7 +394,9 @@ register_pipeline(
 # ---------------------------------------------------------------------------
 
 #: The transient passes' offset alignment (memplan.transients.plan.DEFAULT_ALIGNMENT).
-_TRANSIENT_ALIGNMENT = Option("alignment", alignment, 64, "byte alignment of every offset in the storage")
+_TRANSIENT_ALIGNMENT = Option(
+    "alignment", alignment, 64, "byte alignment of every offset in the storage"
+)
 _ASSERT_SIZE = Option("assert-size", bool, True, "check the storage size with cf.assert")
 
 register_pass(
@@ -313,7 +416,11 @@ register_pass(
     "call, a mutable global, or a value that cannot be recomputed at the function "
     "entry, on recursion, and on a malformed storage argument. Remarks name the "
     "allocations that stay on the heap and why. The IR is unchanged.",
-    options=[Option("remarks", bool, True, "emit remarks for allocations left on the heap"), CAPACITY, SEARCH_BUDGET],
+    options=[
+        Option("remarks", bool, True, "emit remarks for allocations left on the heap"),
+        CAPACITY,
+        SEARCH_BUDGET,
+    ],
     per_module=True,
     run="memplan.transients.passes:run_verify",
 )

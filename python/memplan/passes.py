@@ -91,8 +91,15 @@ class capacity(str):
 
 
 #: The type MLIR declares for each option type (lib/passes/ExternalPass.cpp).
-_MLIR_TYPES = {bool: "bool", int: "int", alignment: "int", uint32: "uint32", uint64: "uint64", str: "str",
-               capacity: "str"}
+_MLIR_TYPES = {
+    bool: "bool",
+    int: "int",
+    alignment: "int",
+    uint32: "uint32",
+    uint64: "uint64",
+    str: "str",
+    capacity: "str",
+}
 
 
 # No dataclasses here: importing them costs memplan-opt a tenth of its
@@ -139,20 +146,27 @@ class Option(NamedTuple):
 
 
 CAPACITY = Option(
-    "capacity", capacity, capacity(""),
+    "capacity",
+    capacity,
+    capacity(""),
     "bytes each memory space may use: N (every space) or SPACE:N,... (0: the default space; "
-    "a plain N for the spaces not listed)")
+    "a plain N for the spaces not listed)",
+)
 """The ``capacity`` option of memplan-buffer-liveness, memplan-buffer-reuse and
 the transient-storage passes (declared once, here)."""
 
 SEARCH_BUDGET = Option(
-    "search-budget", uint64, _core.PACKING_DEFAULT_BUDGET,
+    "search-budget",
+    uint64,
+    _core.PACKING_DEFAULT_BUDGET,
     "steps the packer's exact search may spend on each pool, when its heuristics stop above the "
     "lower bound or outside the capacity (counted, not timed: the same plan on any machine; "
-    f"0: heuristics only). The default, {_core.PACKING_DEFAULT_BUDGET}, is about 5 s of one core of "
+    f"0: heuristics only). The default, {_core.PACKING_DEFAULT_BUDGET}, is about 5 s of one core "
+    "of "
     "the reference machine (a 2-core x86 with no other job); with a capacity it lets the search "
     f"for a pool within the capacity go on to {_core.PACKING_DEFAULT_CAPACITY_BUDGET} steps, about "
-    "30 s, before it gives up")
+    "30 s, before it gives up",
+)
 """The ``search-budget`` option of the passes that pack buffers into pools
 (memplan-buffer-reuse and the transient-storage passes)."""
 
@@ -169,8 +183,11 @@ def forward_options(values: dict[str, Any], options: Sequence[Option]) -> str:
     """`` name=value`` for each of ``options`` set in ``values`` (a pipeline's
     typed option values) to other than its default: how a pipeline alias
     passes its options on to the passes it expands to."""
-    return "".join(f" {o.name}={o.format(values[o.py_name])}"
-                   for o in options if values[o.py_name] != o.default)
+    return "".join(
+        f" {o.name}={o.format(values[o.py_name])}"
+        for o in options
+        if values[o.py_name] != o.default
+    )
 
 
 _BOOL_TEXT = {"true": True, "1": True, "false": False, "0": False}
@@ -205,7 +222,9 @@ def _convert(opt: Option, value: Any) -> Any:
             # (alignment 0: none).
             if not 0 <= value < 2**opt.type.BITS:
                 raise PassOptionError(
-                    f"option '{opt.name}' expects an unsigned {opt.type.BITS}-bit integer, got {value}")
+                    f"option '{opt.name}' expects an unsigned {opt.type.BITS}-bit integer, got "
+                    f"{value}"
+                )
         if opt.type is alignment and (value <= 0 or value & (value - 1)):
             raise PassOptionError(
                 f"option '{opt.name}' must be a positive power of two, got {value}"
@@ -229,8 +248,12 @@ def _convert(opt: Option, value: Any) -> Any:
 class PassContext:
     """What a running pass sees: its options, and sinks for diagnostics and statistics."""
 
-    def __init__(self, info: "PassInfo", options: dict[str, Any],
-                 nested_pipeline: Optional[Callable[[str], bool]] = None):
+    def __init__(
+        self,
+        info: "PassInfo",
+        options: dict[str, Any],
+        nested_pipeline: Optional[Callable[[str], bool]] = None,
+    ):
         self.info = info
         self.options = options
         self.failed = False
@@ -256,8 +279,9 @@ class PassContext:
         """Emit an MLIR error at an op or location, with ``notes`` (op or
         location, message) attached; the pass will fail."""
         if notes:
-            _core.emit_diagnostic(_location(where), 0, message,
-                                  [(_location(at), note) for at, note in notes])
+            _core.emit_diagnostic(
+                _location(where), 0, message, [(_location(at), note) for at, note in notes]
+            )
         else:
             _location(where).emit_error(message)
         self.failed = True
@@ -284,8 +308,9 @@ class PassContext:
 EMIT_THROUGH_MLIR = False
 
 
-def _report(loc: "ir.Location", severity: str, message: str,
-            notes: Sequence[tuple["ir.Location", str]] = ()) -> None:
+def _report(
+    loc: "ir.Location", severity: str, message: str, notes: Sequence[tuple["ir.Location", str]] = ()
+) -> None:
     if EMIT_THROUGH_MLIR:
         _core.emit_diagnostic(loc, {"warning": 1, "remark": 2}[severity], message, list(notes))
         return
@@ -310,9 +335,16 @@ RunFn = Callable[["ir.Operation", PassContext], None]
 class PassInfo:
     """A registered pass: its pipeline argument, documentation and options."""
 
-    def __init__(self, argument: str, summary: str, declared_description: Optional[str],
-                 options: Sequence[Option], run: Union[RunFn, str, None] = None,
-                 expand: Optional[Callable[[dict[str, Any]], str]] = None, per_module: bool = False):
+    def __init__(
+        self,
+        argument: str,
+        summary: str,
+        declared_description: Optional[str],
+        options: Sequence[Option],
+        run: Union[RunFn, str, None] = None,
+        expand: Optional[Callable[[dict[str, Any]], str]] = None,
+        per_module: bool = False,
+    ):
         self.argument = argument
         self.summary = summary
         #: The long description; None: the docstring of the module of ``run``.
@@ -360,7 +392,9 @@ class PassInfo:
         docstring, imported on first use)."""
         if self.declared_description is not None:
             return self.declared_description
-        module = self.run.partition(":")[0] if isinstance(self.run, str) else self.runner().__module__
+        module = (
+            self.run.partition(":")[0] if isinstance(self.run, str) else self.runner().__module__
+        )
         return (importlib.import_module(module).__doc__ or "").strip()
 
     def option(self, name: str) -> Option:
@@ -455,8 +489,12 @@ class MemplanPass:
         return f"<MemplanPass {self.pipeline_text()}>"
 
 
-def execute(info: PassInfo, values: dict[str, Any], op: "ir.Operation",
-            nested_pipeline: Optional[Callable[[str], bool]] = None) -> PassContext:
+def execute(
+    info: PassInfo,
+    values: dict[str, Any],
+    op: "ir.Operation",
+    nested_pipeline: Optional[Callable[[str], bool]] = None,
+) -> PassContext:
     """Run the pass ``info`` with resolved option ``values`` on ``op``; an
     exception becomes a located error (a bug must not take the process down)."""
     ctx = PassContext(info, values, nested_pipeline)
@@ -464,7 +502,7 @@ def execute(info: PassInfo, values: dict[str, Any], op: "ir.Operation",
     with op.location:
         try:
             run = info.runner()
-            for module in (modules_in(op) if info.per_module else [op]):
+            for module in modules_in(op) if info.per_module else [op]:
                 run(module, ctx)
         except Exception as err:
             if os.environ.get("MEMPLAN_DEBUG"):
@@ -524,7 +562,11 @@ def register_pass(
     A ``description`` of None is the docstring of the body's module."""
 
     def wrap(body: Union[RunFn, str]) -> Any:
-        _add(PassInfo(argument, summary, description, tuple(options), run=body, per_module=per_module))
+        _add(
+            PassInfo(
+                argument, summary, description, tuple(options), run=body, per_module=per_module
+            )
+        )
         return body
 
     if run is not None:
@@ -576,7 +618,12 @@ def _register_in_mlir(info: PassInfo) -> None:
     ``PassManager.parse`` (or any MLIR tool in this process) find it. MLIR
     parses the options; the hooks get their typed values."""
     if not info.is_pipeline:
-        def run(op: "ir.Operation", values: Sequence[tuple[str, Any]], run_pipeline: Callable[[str], bool]):
+
+        def run(
+            op: "ir.Operation",
+            values: Sequence[tuple[str, Any]],
+            run_pipeline: Callable[[str], bool],
+        ):
             options = info.typed_values(values)
             ctx = execute(info, dict(options), op, run_pipeline)
             runs = _recording.get(op.context)
@@ -587,25 +634,40 @@ def _register_in_mlir(info: PassInfo) -> None:
             # MLIR's pass statistics are 32-bit unsigned counters
             # (mlir::Pass::Statistic::operator=(unsigned)): clamped here,
             # saturating where MLIR sums them.
-            stats = [(name, desc, min(max(int(value), 0), 2**32 - 1))
-                     for name, (value, desc) in ctx.statistics.items()]
+            stats = [
+                (name, desc, min(max(int(value), 0), 2**32 - 1))
+                for name, (value, desc) in ctx.statistics.items()
+            ]
             return not ctx.failed, stats, ctx.preserves_all_analyses
 
-        _core.register_pass(info.argument, mlir_pass_name(info), info.summary,
-                            _option_specs(info), info.check, run)
+        _core.register_pass(
+            info.argument, mlir_pass_name(info), info.summary, _option_specs(info), info.check, run
+        )
     else:
+
         def expand(values: Sequence[tuple[str, Any]]) -> str:
             return info.expand(info.typed_values(values))
 
-        _core.register_pipeline(info.argument, info.summary, _option_specs(info), info.check, expand)
+        _core.register_pipeline(
+            info.argument, info.summary, _option_specs(info), info.check, expand
+        )
 
 
 def _option_specs(info: PassInfo) -> list[tuple[str, str, str, str, list[str]]]:
     """``info``'s options as MLIR declares them: (name, type, default text,
     description, choices)."""
     return [
-        (opt.name, _MLIR_TYPES[opt.type], "true" if opt.default is True else "false" if opt.default is False
-         else str(opt.default), opt.help, list(opt.choices or ()))
+        (
+            opt.name,
+            _MLIR_TYPES[opt.type],
+            "true"
+            if opt.default is True
+            else "false"
+            if opt.default is False
+            else str(opt.default),
+            opt.help,
+            list(opt.choices or ()),
+        )
         for opt in info.options
     ]
 

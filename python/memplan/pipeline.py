@@ -20,19 +20,23 @@ if TYPE_CHECKING:  # mlir.ir imports numpy: imported where a pipeline runs
 #: identity-layout function boundaries, explicit deallocations, lifetimes
 #: shortened.
 UPSTREAM_BUFFERIZATION = (
-    "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},"
+    "one-shot-bufferize{bufferize-function-boundaries "
+    "function-boundary-type-conversion=identity-layout-map},"
     "buffer-deallocation-pipeline,func.func(optimize-allocation-liveness)"
 )
 
 #: The same with memplan's in-place analysis driving the bufferization (the
 #: same memref IR, without upstream's analysis): what memplan's memory passes
 #: expect as input.
-BUFFERIZATION = UPSTREAM_BUFFERIZATION.replace("one-shot-bufferize{", "memplan-one-shot-bufferize{", 1)
+BUFFERIZATION = UPSTREAM_BUFFERIZATION.replace(
+    "one-shot-bufferize{", "memplan-one-shot-bufferize{", 1
+)
 
 #: memplan's in-place analysis, the bufferization ``memplan-memory-pipeline``
 #: runs before its deallocation.
 MEMPLAN_ONE_SHOT = (
-    "memplan-one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map}"
+    "memplan-one-shot-bufferize{bufferize-function-boundaries "
+    "function-boundary-type-conversion=identity-layout-map}"
 )
 
 #: memplan's in-place analysis and its own deallocation (upstream's
@@ -41,8 +45,14 @@ MEMPLAN_BUFFERIZATION = f"{MEMPLAN_ONE_SHOT},memplan-buffer-deallocation"
 
 #: memplan's tensor-level passes that lower the peak bufferization reaches
 #: (:mod:`memplan.peak`), in the order ``memplan-memory-pipeline`` runs them.
-PEAK_PASSES = ("memplan-fold-transposes", "memplan-split-destinations", "memplan-recompute-cheap-values",
-               "memplan-reorder-for-memory", "memplan-reuse-dying-inputs", "memplan-eliminate-subset-copies")
+PEAK_PASSES = (
+    "memplan-fold-transposes",
+    "memplan-split-destinations",
+    "memplan-recompute-cheap-values",
+    "memplan-reorder-for-memory",
+    "memplan-reuse-dying-inputs",
+    "memplan-eliminate-subset-copies",
+)
 
 
 class PipelineError(ValueError):

@@ -40,8 +40,17 @@ def gdb_unusable_reason() -> str | None:
         return "gdb is not installed"
     with tempfile.NamedTemporaryFile("w", suffix=".gdb", delete=False) as f:
         f.write(_GDB_PROBE)
-    command = [gdb, "-batch", "-nx", "-x", f.name, "--args", sys.executable, "-c",
-               "import os; os.getpid()"]
+    command = [
+        gdb,
+        "-batch",
+        "-nx",
+        "-x",
+        f.name,
+        "--args",
+        sys.executable,
+        "-c",
+        "import os; os.getpid()",
+    ]
     try:
         run = subprocess.run(command, capture_output=True, text=True, timeout=120)
     except subprocess.TimeoutExpired:

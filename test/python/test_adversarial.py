@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from mlir import ir
+from progs.oddwidths import generate
 
 import memplan
 from memplan import numerics
@@ -17,7 +18,6 @@ from memplan.ir import parse_source
 from memplan.reuse import oracle
 from memplan.reuse.check import check_module
 from memplan.transients import runtime
-from progs.oddwidths import generate
 
 SEEDS = range(10)
 
@@ -37,8 +37,14 @@ def test_reuse_on_adversarial_program(seed):
     # Every guard taken and every loop run: the path the static peak is about
     # (a pool is allocated whether or not the guarded code runs).
     rng = np.random.default_rng(seed)
-    inputs = [rng.uniform(-1, 1, 16).astype(np.float32), rng.integers(0, 2, 16).astype(np.bool_),
-              np.int64(3), np.int64(2), np.zeros(16, np.float32), np.zeros(16, np.bool_)]
+    inputs = [
+        rng.uniform(-1, 1, 16).astype(np.float32),
+        rng.integers(0, 2, 16).astype(np.bool_),
+        np.int64(3),
+        np.int64(2),
+        np.zeros(16, np.float32),
+        np.zeros(16, np.bool_),
+    ]
     result = numerics.compare(text, after, "main", inputs=inputs, poison=True)
     assert result.ok, str(result)
     assert result.heap_after.peak_blocks_bytes <= result.heap_before.peak_blocks_bytes
@@ -55,11 +61,19 @@ def test_transients_on_adversarial_program(seed):
         after = str(module)
     rng = np.random.default_rng(seed)
     for d, trips in ((0, 0), (3, 2)):  # %d = 0: the guarded divisions must not run
-        inputs = [rng.uniform(-1, 1, 16).astype(np.float32), rng.integers(0, 2, 16).astype(np.bool_),
-                  np.int64(d), np.int64(trips), np.zeros(16, np.float32), np.zeros(16, np.bool_)]
+        inputs = [
+            rng.uniform(-1, 1, 16).astype(np.float32),
+            rng.integers(0, 2, 16).astype(np.bool_),
+            np.int64(d),
+            np.int64(trips),
+            np.zeros(16, np.float32),
+            np.zeros(16, np.bool_),
+        ]
         needed = runtime.required_bytes(after, "main", inputs)
         storage = np.zeros(needed, np.uint8)
-        result = numerics.compare(before, after, "main", inputs=inputs + [storage], scratch=[6], poison=True)
+        result = numerics.compare(
+            before, after, "main", inputs=inputs + [storage], scratch=[6], poison=True
+        )
         assert result.ok, str(result)
         assert oracle.run(after, "main", inputs=inputs + [storage], scratch=[6]).ok
         assert result.heap_after.allocations <= result.heap_before.allocations

@@ -58,7 +58,9 @@ def test_operands_and_uses_are_consistent(ctx):
     # Every operand occurrence appears exactly once among the uses of its value.
     pairs = set()
     for op in range(graph.num_ops):
-        for k, v in enumerate(graph.operands[graph.operand_begin[op] : graph.operand_begin[op + 1]]):
+        for k, v in enumerate(
+            graph.operands[graph.operand_begin[op] : graph.operand_begin[op + 1]]
+        ):
             pairs.add((int(v), op, k))
     uses = set()
     for v in range(graph.num_values):
@@ -70,7 +72,10 @@ def test_operands_and_uses_are_consistent(ctx):
 
 def test_subtree_and_dominance(ctx):
     graph = extract_graph(parse_source(NESTED, "nested.mlir"))
-    name = lambda i: graph.names[graph.op_name[i]]
+
+    def name(i: int) -> str:
+        return graph.names[graph.op_name[i]]
+
     loop = next(i for i in range(graph.num_ops) if name(i) == "scf.for")
     load = next(i for i in range(graph.num_ops) if name(i) == "memref.load")
     ret = next(i for i in range(graph.num_ops) if name(i) == "func.return")
@@ -92,7 +97,10 @@ def test_subtree_and_dominance(ctx):
 
 def test_regions_and_blocks(ctx):
     graph = extract_graph(parse_source(NESTED, "nested.mlir"))
-    name = lambda i: graph.names[graph.op_name[i]]
+
+    def name(i: int) -> str:
+        return graph.names[graph.op_name[i]]
+
     if_op = next(i for i in range(graph.num_ops) if name(i) == "scf.if")
     first, last = graph.region_begin[if_op], graph.region_begin[if_op + 1]
     assert last - first == 2
@@ -110,7 +118,7 @@ def test_types_and_functions(ctx):
     info = graph.types[graph.value_type[arg]]
     assert info.is_memref and info.shape == [8] and info.elem_bits == 32
     assert info.static_bytes == 32 and info.identity_layout and info.memory_space == 0
-    assert 'nested.mlir' in graph.location(function_ids(graph)[0])
+    assert "nested.mlir" in graph.location(function_ids(graph)[0])
 
 
 def test_arrays_are_read_only_views(ctx):
@@ -233,7 +241,7 @@ def test_order_and_dominance_across_blocks_and_regions():
         for op in range(g.num_ops):
             ops.setdefault(g.names[g.op_name[op]], []).append(op)
         (x,) = ops["arith.addi"]
-        y, t, e, l, r, j = ops["arith.constant"]
+        y, t, e, left, r, j = ops["arith.constant"]
         # ^bb2 dominates ^bb1 although it comes later in the text.
         assert g.happens_before(y, x) and not g.happens_before(x, y)
         assert g.properly_dominates(y, x) and not g.properly_dominates(x, y)
@@ -246,9 +254,9 @@ def test_order_and_dominance_across_blocks_and_regions():
         # enclosing it, properly dominates b): the branch before the join
         # does, the exclusive branches and a branch against the join do not.
         (cond_br,) = ops["cf.cond_br"]
-        assert g.happens_before(cond_br, j) and g.happens_before(cond_br, l)
-        assert not g.happens_before(l, r) and not g.happens_before(r, l)
-        assert not g.happens_before(l, j) and not g.properly_dominates(l, j)
+        assert g.happens_before(cond_br, j) and g.happens_before(cond_br, left)
+        assert not g.happens_before(left, r) and not g.happens_before(r, left)
+        assert not g.happens_before(left, j) and not g.properly_dominates(left, j)
         # The entry-block argument of @cfg dominates every op of the function.
         cfg = int(g.op_parent[x])
         assert g.value_dominates(int(g.block_arg_begin[entry_block(g, cfg)]), x)

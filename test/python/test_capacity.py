@@ -10,6 +10,8 @@ import sys
 import numpy as np
 import pytest
 from mlir import ir, passmanager
+from progs.litcases import lit_cases, parse_text, rewrite, run_reuse
+from progs.packing_instances import family
 
 import memplan
 import memplan.passes
@@ -23,10 +25,10 @@ from memplan.reuse import oracle
 from memplan.reuse.plan import PoolCapacityError, plan_function
 from memplan.transients import runtime
 from memplan.transients.plan import plan_module
-from progs.litcases import lit_cases, parse_text, rewrite, run_reuse
-from progs.packing_instances import family
 
-REUSE_CASES = [c for c in lit_cases("reuse/capacity.mlir") if c.runnable and "expected-error" not in c.text]
+REUSE_CASES = [
+    c for c in lit_cases("reuse/capacity.mlir") if c.runnable and "expected-error" not in c.text
+]
 
 
 def _reuse(text: str, **options) -> tuple[str, dict[str, int]]:
@@ -45,7 +47,9 @@ def test_reuse_within_capacity_is_bit_identical(case):
     after, stats = _reuse(case.text, capacity=512)
     assert stats["pools"] == 1 and stats["bytes-after"] <= 512
     for func in case.functions:
-        result = numerics.compare(before, after, func, poison=True, values={1: 37} if func == "dynamic" else None)
+        result = numerics.compare(
+            before, after, func, poison=True, values={1: 37} if func == "dynamic" else None
+        )
         assert result.ok, (func, result.mismatch, result.uninitialized)
         assert oracle.run(after, func).ok, func
 
@@ -53,7 +57,9 @@ def test_reuse_within_capacity_is_bit_identical(case):
 def test_transients_within_capacity_are_bit_identical():
     (case,) = [c for c in lit_cases("transients/capacity.mlir") if c.functions == ["fits"]]
     before = parse_text(case.text)
-    after = rewrite(case.text, "builtin.module(memplan-transients{capacity=2048})", allow_unregistered=False)
+    after = rewrite(
+        case.text, "builtin.module(memplan-transients{capacity=2048})", allow_unregistered=False
+    )
     with ir.Context():
         index = runtime.storage_index(ir.Module.parse(after), "fits")
     x = np.random.default_rng(0).uniform(-1, 1, 256).astype(np.float32)
@@ -74,7 +80,9 @@ def test_transient_storage_is_whole_alignment_units():
         graph = extract_graph(parse_source(case.text, "fits.mlir"))
         assert not plan_module(graph, capacity=2048).errors
         (error,) = plan_module(graph, capacity=2047).errors
-        assert error.message.endswith("need 2048 bytes, more than the capacity of 2047 bytes"), error.message
+        assert error.message.endswith(
+            "need 2048 bytes, more than the capacity of 2047 bytes"
+        ), error.message
         assert len(error.notes) == 2
 
 
@@ -93,14 +101,18 @@ def _program(starts, ends, sizes) -> str:
     for t in range(steps):
         for i in np.nonzero(ends == t)[0].tolist():
             ty = f"memref<{sizes[i]}xi8>"
-            lines += [f"  %s{i} = memref.subview %b{i}[0] [64] [1] : {ty} to memref<64xi8, strided<[1]>>",
-                      f"  linalg.add ins(%s{i}, %out : memref<64xi8, strided<[1]>>, memref<64xi8>) "
-                      f"outs(%out : memref<64xi8>)",
-                      f"  memref.dealloc %b{i} : {ty}"]
+            lines += [
+                f"  %s{i} = memref.subview %b{i}[0] [64] [1] : {ty} to memref<64xi8, strided<[1]>>",
+                f"  linalg.add ins(%s{i}, %out : memref<64xi8, strided<[1]>>, memref<64xi8>) "
+                f"outs(%out : memref<64xi8>)",
+                f"  memref.dealloc %b{i} : {ty}",
+            ]
         for i in np.nonzero(starts == t)[0].tolist():
             ty = f"memref<{sizes[i]}xi8>"
-            lines += [f"  %b{i} = memref.alloc() : {ty}",
-                      f"  linalg.fill ins(%c{i} : i8) outs(%b{i} : {ty})"]
+            lines += [
+                f"  %b{i} = memref.alloc() : {ty}",
+                f"  linalg.fill ins(%c{i} : i8) outs(%b{i} : {ty})",
+            ]
     lines += ["  return", "}"]
     return "\n".join(lines)
 
@@ -124,8 +136,10 @@ def test_budget_exhausted_is_the_smallest_pool_found(hard):
         e = err.value
         assert e.over is None and e.packing_error.result.pool_size > ins.optimum
         text = str(e.packing_error)
-        assert text.startswith(f"no packing within {ins.optimum} bytes found: the smallest pool found is "
-                               f"{e.packing_error.result.pool_size} bytes")
+        assert text.startswith(
+            f"no packing within {ins.optimum} bytes found: the smallest pool found is "
+            f"{e.packing_error.result.pool_size} bytes"
+        )
         assert text.endswith("the exact search did not run")
         with pytest.raises(PoolCapacityError) as err:
             plan_function(lt, capacity=ins.optimum, budget=1000)
@@ -157,7 +171,10 @@ def test_liveness_statistics_say_whether_functions_fit():
             if fits:
                 pm.run(module)
             else:
-                with pytest.raises(ir.MLIRError, match=r"the buffers live at point \d+ \(memref.alloc\) need 512 bytes"):
+                with pytest.raises(
+                    ir.MLIRError,
+                    match=r"the buffers live at point \d+ \(memref.alloc\) need 512 bytes",
+                ):
                     pm.run(module)
             stats[cap] = {k: v for k, (v, _) in p.statistics.items()}
     assert stats[512]["capacity-fits"] == 1 and "capacity-over" not in stats[512]
@@ -174,16 +191,26 @@ def test_parse_capacity():
     assert (cap.of(0), cap.of(1), cap.of(3)) == (1048576, 1048576, 49152)
     only = parse_capacity("3:100")
     assert (only.of(0), only.of(3)) == (None, 100) and only
-    for bad, words in (("0", "positive"), ("-1", "positive"), ("1e3", "expects"), ("3:0", "positive"),
-                       ("1,2", "twice"), ("3:1,3:2", "twice"), ("a:1", "integer memory space"),
-                       (True, "expects"), (1.5, "expects")):
+    for bad, words in (
+        ("0", "positive"),
+        ("-1", "positive"),
+        ("1e3", "expects"),
+        ("3:0", "positive"),
+        ("1,2", "twice"),
+        ("3:1,3:2", "twice"),
+        ("a:1", "integer memory space"),
+        (True, "expects"),
+        (1.5, "expects"),
+    ):
         with pytest.raises(ValueError, match=words):
             parse_capacity(bad)
 
 
 def test_python_api_checks_the_option():
     assert memplan.passes.buffer_reuse(capacity=4096).options["capacity"] == "4096"
-    with pytest.raises(PassOptionError, match="option 'capacity' must be a positive number of bytes, got '0'"):
+    with pytest.raises(
+        PassOptionError, match="option 'capacity' must be a positive number of bytes, got '0'"
+    ):
         memplan.passes.buffer_reuse(capacity=0)
     with pytest.raises(PassOptionError, match="got 'lots'"):
         memplan.passes.buffer_liveness(capacity="lots")
@@ -193,9 +220,17 @@ def test_python_api_checks_the_option():
 def test_bad_value_is_one_line_exit_1(tmp_path, value):
     src = tmp_path / "f.mlir"
     src.write_text("func.func @f() {\n  return\n}\n")
-    r = subprocess.run([sys.executable, "-m", "memplan.cli.opt", str(src),
-                        f"--pass-pipeline=builtin.module(memplan-buffer-reuse{{capacity={value}}})"],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "memplan.cli.opt",
+            str(src),
+            f"--pass-pipeline=builtin.module(memplan-buffer-reuse{{capacity={value}}})",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 1 and "Traceback" not in r.stderr
     errors = [line for line in r.stderr.splitlines() if "error:" in line]
     assert len(errors) == 1 and f"got '{value}'" in errors[0], r.stderr

@@ -17,6 +17,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
+
 def _clang_format() -> Optional[str]:
     """The clang-format next to this Python (a venv's), else on PATH."""
     beside = Path(sys.executable).parent / "clang-format"
@@ -27,8 +28,9 @@ def _clang_format() -> Optional[str]:
 
 def _sources() -> List[Path]:
     """Every C++ source and header of lib/ and include/."""
-    return sorted(p for d in ("lib", "include") for p in (ROOT / d).rglob("*")
-                  if p.suffix in (".cpp", ".h"))
+    return sorted(
+        p for d in ("lib", "include") for p in (ROOT / d).rglob("*") if p.suffix in (".cpp", ".h")
+    )
 
 
 @pytest.fixture(scope="module")
@@ -40,8 +42,11 @@ def clang_format() -> str:
 
 
 def _check(exe: str, files: List[Path]) -> subprocess.CompletedProcess:
-    return subprocess.run([exe, "--dry-run", "-Werror", "--style=file", *map(str, files)],
-                          capture_output=True, text=True)
+    return subprocess.run(
+        [exe, "--dry-run", "-Werror", "--style=file", *map(str, files)],
+        capture_output=True,
+        text=True,
+    )
 
 
 def test_sources_are_formatted(clang_format: str) -> None:
@@ -50,7 +55,8 @@ def test_sources_are_formatted(clang_format: str) -> None:
     run = _check(clang_format, files)
     assert run.returncode == 0, (
         "clang-format would change these files (run clang-format -i on them):\n"
-        + run.stderr[-4000:])
+        + run.stderr[-4000:]
+    )
 
 
 def test_the_check_sees_a_misformatted_file(clang_format: str, tmp_path: Path) -> None:
@@ -61,8 +67,10 @@ def test_the_check_sees_a_misformatted_file(clang_format: str, tmp_path: Path) -
     text = source.read_text()
     assert "} // namespace memplan" in text
     bad = tmp_path / "Bad.cpp"
-    bad.write_text(text.replace("} // namespace memplan", "}  // namespace memplan")
-                   + "int f(int a, int b) { return a + b + a + b + a + b + a + b + a + b + a; }\n")
+    bad.write_text(
+        text.replace("} // namespace memplan", "}  // namespace memplan")
+        + "int f(int a, int b) { return a + b + a + b + a + b + a + b + a + b + a; }\n"
+    )
     run = _check(clang_format, [bad])
     assert run.returncode != 0
     assert "Bad.cpp" in run.stderr

@@ -38,7 +38,7 @@ func.func @main(%x: tensor<64xf32>, %s: f32) -> (tensor<64xf32>, f32) {
 }
 """
 
-BUFFERIZE = ("one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map}")
+BUFFERIZE = "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map}"
 OUT_PARAMS = "buffer-results-to-out-params{modify-public-functions hoist-static-allocs}"
 
 
@@ -61,19 +61,33 @@ def forms(tmp_path_factory):
     broken = out_params.replace("arith.mulf %in, %arg1", "arith.addf %in, %out", 1)
     assert broken != out_params
     paths = {}
-    for name, text in (("tensor", TENSOR), ("out", out_params), ("transients", transients),
-                       ("broken", broken)):
+    for name, text in (
+        ("tensor", TENSOR),
+        ("out", out_params),
+        ("transients", transients),
+        ("broken", broken),
+    ):
         paths[name] = folder / f"{name}.mlir"
         paths[name].write_text(text)
     return paths
 
 
 def check(*args, **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run([CHECK, *map(str, args)], capture_output=True, text=True, timeout=300, **kwargs)
+    return subprocess.run(
+        [CHECK, *map(str, args)], capture_output=True, text=True, timeout=300, **kwargs
+    )
 
 
-@pytest.mark.parametrize("before, after", [("tensor", "out"), ("tensor", "transients"), ("out", "tensor"),
-                                           ("out", "transients"), ("transients", "tensor")])
+@pytest.mark.parametrize(
+    "before, after",
+    [
+        ("tensor", "out"),
+        ("tensor", "transients"),
+        ("out", "tensor"),
+        ("out", "transients"),
+        ("transients", "tensor"),
+    ],
+)
 def test_forms_compare(forms, before, after):
     p = check(forms[before], forms[after], "--entry", "main")
     assert p.returncode == 0 and p.stdout.startswith("OK: 3 outputs identical"), p.stdout + p.stderr
@@ -81,10 +95,14 @@ def test_forms_compare(forms, before, after):
 
     def form(name: str, other: str) -> str:
         if name == "tensor":  # memplan-check's default reference bufferization
-            return ("tensor level, bufferized here by memplan's upstream-identical "
-                    "memplan-one-shot-bufferize")
+            return (
+                "tensor level, bufferized here by memplan's upstream-identical "
+                "memplan-one-shot-bufferize"
+            )
         # The out-params are a difference only against the tensor form.
-        text = "memref level, run as given" + ("; results as out-params %arg2" if other == "tensor" else "")
+        text = "memref level, run as given" + (
+            "; results as out-params %arg2" if other == "tensor" else ""
+        )
         if name == "transients":
             text += "; transient storage %arg3 (256 bytes, from @main_transient_size)"
         return text
@@ -119,19 +137,47 @@ def test_expect_and_save_outputs(forms, tmp_path):
     np.save(tmp_path / "y.npy", (x + x) * np.float32(0.5))
     np.save(tmp_path / "wrong.npy", (x + x) * np.float32(0.25))
     out = tmp_path / "out"
-    p = check(forms["tensor"], forms["transients"], "--entry", "main", "--input", f"arg0={tmp_path / 'x.npy'}",
-              "--value", "1=0.5", "--expect", tmp_path / "y.npy", "--save-outputs", out)
+    p = check(
+        forms["tensor"],
+        forms["transients"],
+        "--entry",
+        "main",
+        "--input",
+        f"arg0={tmp_path / 'x.npy'}",
+        "--value",
+        "1=0.5",
+        "--expect",
+        tmp_path / "y.npy",
+        "--save-outputs",
+        out,
+    )
     assert p.returncode == 0, p.stdout + p.stderr
     assert "expect result0 = " in p.stdout and "(bit for bit): before and after match" in p.stdout
     np.testing.assert_array_equal(np.load(out / "result0.npy"), (x + x) * np.float32(0.5))
     assert float(np.load(out / "result1.npy")) == 1.0
     np.testing.assert_array_equal(np.load(out / "arg0.npy"), x)
-    p = check(forms["tensor"], forms["out"], "--entry", "main", "--input", f"0={tmp_path / 'x.npy'}",
-              "--value", "1=0.5", "--expect", f"result0={tmp_path / 'wrong.npy'}")
+    p = check(
+        forms["tensor"],
+        forms["out"],
+        "--entry",
+        "main",
+        "--input",
+        f"0={tmp_path / 'x.npy'}",
+        "--value",
+        "1=0.5",
+        "--expect",
+        f"result0={tmp_path / 'wrong.npy'}",
+    )
     # The first line is the verdict; the largest errors say how far off it is.
-    assert p.returncode == 1 and p.stdout.startswith("MISMATCH: an output differs from --expect"), p.stdout
-    assert ("expect result0 = " in p.stdout and "(bit for bit): MISMATCH: before and after: 64 of 64 "
-            "elements differ; largest absolute error 0.5 at [0] (-1.0, expected -0.5)" in p.stdout), p.stdout
+    assert p.returncode == 1 and p.stdout.startswith(
+        "MISMATCH: an output differs from --expect"
+    ), p.stdout
+    assert (
+        "expect result0 = " in p.stdout
+        and "(bit for bit): MISMATCH: before and after: 64 of 64 "
+        "elements differ; largest absolute error 0.5 at [0] (-1.0, expected -0.5)"
+        in p.stdout
+    ), p.stdout
 
 
 def test_bad_expect_and_save_arguments(forms, tmp_path):
@@ -151,7 +197,9 @@ def test_expected_difference():
     a = np.array([1.0, 2.0, np.nan], np.float32)
     assert expected_difference(a, a.copy()) is None
     assert expected_difference(a, a.astype(np.float64)) is None
-    assert "at [1] (2.0, expected 2.5)" in expected_difference(a, np.array([1.0, 2.5, np.nan], np.float32))
+    assert "at [1] (2.0, expected 2.5)" in expected_difference(
+        a, np.array([1.0, 2.5, np.nan], np.float32)
+    )
     # With a tolerance: the count, and the largest absolute and relative
     # errors with where they are (not the first element that differs).
     got = np.array([[1.0, 100.0], [0.001, 5.0]], np.float32)
@@ -175,8 +223,11 @@ func.func @main(%x: memref<4xf32>, %i: index) -> f32 {
 def test_verdict_into_a_closed_pipe(forms):
     # `memplan-check ... | head` whose reader left before the verdict: exit 1
     # without a word (no BrokenPipeError traceback, no signal).
-    p = subprocess.Popen([CHECK, str(forms["tensor"]), str(forms["out"]), "--entry", "main", "-v"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p = subprocess.Popen(
+        [CHECK, str(forms["tensor"]), str(forms["out"]), "--entry", "main", "-v"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     p.stdout.close()  # the reader goes away
     err = p.stderr.read().decode()
     assert p.wait() == 1 and err == "", err
@@ -187,13 +238,20 @@ def test_a_crash_of_after_in_its_own_process_is_reported_as_one(tmp_path):
     # (--jobs 2), and the error says which side, as with --jobs 1.
     before, after = tmp_path / "before.mlir", tmp_path / "after.mlir"
     before.write_text(GATHER)
-    after.write_text(GATHER.replace("%v = memref.load %x[%i]", "%far = arith.constant 100000000000 "
-                                    ": index\n  %j = arith.addi %i, %far : index\n"
-                                    "  %v = memref.load %x[%j]"))
+    after.write_text(
+        GATHER.replace(
+            "%v = memref.load %x[%i]",
+            "%far = arith.constant 100000000000 "
+            ": index\n  %j = arith.addi %i, %far : index\n"
+            "  %v = memref.load %x[%j]",
+        )
+    )
     for jobs in ("2", "1"):
         p = check(before, after, "--entry", "main", "--value", "1=2", "--jobs", jobs)
         assert p.returncode == 1 and "Traceback" not in p.stderr, p.stderr
-        assert "memplan-check: error: after: @main crashed (signal 11, SIGSEGV)" in p.stderr, p.stderr
+        assert (
+            "memplan-check: error: after: @main crashed (signal 11, SIGSEGV)" in p.stderr
+        ), p.stderr
 
 
 def test_a_crashing_program_is_an_error_not_a_signal(tmp_path):
@@ -203,7 +261,10 @@ def test_a_crashing_program_is_an_error_not_a_signal(tmp_path):
     path.write_text(GATHER)
     p = check(path, path, "--entry", "main", "--value", "1=100000000000")
     assert p.returncode == 1 and "Traceback" not in p.stderr
-    assert "memplan-check: error: before: @main crashed (signal 11, SIGSEGV) on these inputs" in p.stderr
+    assert (
+        "memplan-check: error: before: @main crashed (signal 11, SIGSEGV) on these inputs"
+        in p.stderr
+    )
     # In bounds the isolated run gives the same answer as an in-process one.
     x = np.arange(4, dtype=np.float32)
     assert float(execute(GATHER, "main", inputs=[x, 2], isolate=True).outputs[0].data) == 2.0
@@ -222,11 +283,15 @@ def test_reference_bufferization_is_stated_and_upstream_can_be_forced(forms):
         runs[reference] = p.stdout.splitlines()
     assert runs["memplan"][1].startswith(
         "  before: tensor level, bufferized here by memplan's upstream-identical "
-        "memplan-one-shot-bufferize{bufferize-function-boundaries")
+        "memplan-one-shot-bufferize{bufferize-function-boundaries"
+    )
     assert runs["upstream"][1].startswith(
-        "  before: tensor level, bufferized here by upstream one-shot-bufferize{")
-    heaps = {ref: [line for line in lines if line.startswith("  heap before")]
-             for ref, lines in runs.items()}
+        "  before: tensor level, bufferized here by upstream one-shot-bufferize{"
+    )
+    heaps = {
+        ref: [line for line in lines if line.startswith("  heap before")]
+        for ref, lines in runs.items()
+    }
     assert heaps["memplan"] == heaps["upstream"] and heaps["memplan"]
     p = check(forms["tensor"], forms["out"], "--entry", "main", "--reference", "mine")
     assert p.returncode == 1 and "invalid choice: 'mine'" in p.stderr  # usage errors: 1
@@ -237,28 +302,42 @@ def test_verbose_prints_phase_times_after_the_verdict(forms):
     assert p.returncode == 0 and p.stdout.startswith("OK: 3 outputs identical"), p.stdout
     lines = p.stdout.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("  times (s, wall clock;"))
-    phases = [line.strip().split(":")[0] for line in lines[start + 1:]]
+    phases = [line.strip().split(":")[0] for line in lines[start + 1 :]]
     # Each phase: wall-clock seconds, then CPU seconds (its children's included).
     assert "CPU s in all" in lines[start]
-    assert all(re.fullmatch(r"[^:]+: \d+\.\d\d s, \d+\.\d\d CPU s( \(\d+ runs\))?",
-                            line.strip()) for line in lines[start + 1:]), lines[start + 1:]
+    assert all(
+        re.fullmatch(r"[^:]+: \d+\.\d\d s, \d+\.\d\d CPU s( \(\d+ runs\))?", line.strip())
+        for line in lines[start + 1 :]
+    ), lines[start + 1 :]
     # AFTER is compiled and run in a second process (--jobs 2, the default)
     # while BEFORE is, or after it with --jobs 1: the phases say which.
-    for name in ("before parsing", "before bufferization (memplan)", "before lowering to loops",
-                 "before lowering to LLVM", "after lowering to LLVM", "before JIT compilation",
-                 "before runs", "after JIT compilation (in parallel)", "after runs (in parallel)",
-                 "comparison"):
+    for name in (
+        "before parsing",
+        "before bufferization (memplan)",
+        "before lowering to loops",
+        "before lowering to LLVM",
+        "after lowering to LLVM",
+        "before JIT compilation",
+        "before runs",
+        "after JIT compilation (in parallel)",
+        "after runs (in parallel)",
+        "comparison",
+    ):
         assert name in phases, (name, phases)
     serial = check(forms["tensor"], forms["transients"], "--entry", "main", "-v", "--jobs", "1")
     lines_1 = serial.stdout.splitlines()
-    start_1 = next(i for i, line in enumerate(lines_1) if line.startswith("  times (s, wall clock;"))
+    start_1 = next(
+        i for i, line in enumerate(lines_1) if line.startswith("  times (s, wall clock;")
+    )
     assert lines_1[:start_1] == lines[:start]  # the same verdict, forms and heaps
-    phases_1 = [line.strip().split(":")[0] for line in lines_1[start_1 + 1:]]
+    phases_1 = [line.strip().split(":")[0] for line in lines_1[start_1 + 1 :]]
     assert "after runs" in phases_1 and "after runs (in parallel)" not in phases_1
     # A memref-level AFTER is not bufferized; poison mode runs each side twice.
     assert "after bufferization (memplan)" not in phases
-    assert not any(line.startswith("  times") for line in check(
-        forms["tensor"], forms["out"], "--entry", "main").stdout.splitlines())
+    assert not any(
+        line.startswith("  times")
+        for line in check(forms["tensor"], forms["out"], "--entry", "main").stdout.splitlines()
+    )
 
 
 #: Upstream's buffer-deallocation-pipeline aborts on this program (an
@@ -301,10 +380,24 @@ def test_reference_deallocation_crash_is_not_the_checkers(tmp_path, reference):
     after = tmp_path / "after.mlir"
     after.write_text(rewrite(DEALLOCATION_ABORTS, "memplan-memory-pipeline"))
     for c in ("0", "1"):
-        proc = subprocess.run([CHECK, str(before), str(after), "--entry", "main",
-                               "--value", f"1={c}", "--value", "2=1",
-                               "--reference", reference],
-                              capture_output=True, text=True, timeout=300)
+        proc = subprocess.run(
+            [
+                CHECK,
+                str(before),
+                str(after),
+                "--entry",
+                "main",
+                "--value",
+                f"1={c}",
+                "--value",
+                "2=1",
+                "--reference",
+                reference,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         lines = proc.stdout.splitlines()
         if reference == "upstream":
             assert proc.returncode == 1, proc.stdout + proc.stderr
@@ -312,6 +405,8 @@ def test_reference_deallocation_crash_is_not_the_checkers(tmp_path, reference):
         else:
             assert proc.returncode == 0, proc.stdout + proc.stderr
             assert lines[0].startswith("OK: 3 outputs identical"), proc.stdout
-        assert ("without frees: upstream's buffer-deallocation-pipeline died (signal 6) "
-                "before it reported") in proc.stdout, proc.stdout
+        assert (
+            "without frees: upstream's buffer-deallocation-pipeline died (signal 6) "
+            "before it reported"
+        ) in proc.stdout, proc.stdout
         assert "Assertion" not in proc.stderr, proc.stderr

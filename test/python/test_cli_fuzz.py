@@ -15,11 +15,17 @@ FUZZER = Path(__file__).parent / "helpers" / "fuzz_cli.py"
 def test_cli_fuzz(tmp_path):
     seed = os.environ.get("MEMPLAN_FUZZ_SEED", "0")
     cases = os.environ.get("MEMPLAN_FUZZ_CASES", "200")
-    p = subprocess.run([sys.executable, str(FUZZER), seed, cases, str(tmp_path)],
-                       capture_output=True, text=True, timeout=600)
+    p = subprocess.run(
+        [sys.executable, str(FUZZER), seed, cases, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     lines = p.stdout.splitlines()
     last_case = next((line for line in reversed(lines) if line.startswith("case ")), "")
     assert lines and lines[-1] == f"fuzz: {cases} cases, 0 failed", (
-        f"exit {p.returncode}; last case: {last_case}\n" + "\n".join(
-            line for line in lines if not line.startswith("case ")) + p.stderr[-3000:])
+        f"exit {p.returncode}; last case: {last_case}\n"
+        + "\n".join(line for line in lines if not line.startswith("case "))
+        + p.stderr[-3000:]
+    )
     assert p.returncode == 0

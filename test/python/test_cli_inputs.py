@@ -24,7 +24,9 @@ BRANCHES = (ROOT / "test" / "lit" / "lifetimes" / "report-cli.mlir").read_text()
 
 
 def run(*args, **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run([str(a) for a in args], capture_output=True, text=True, timeout=300, **kwargs)
+    return subprocess.run(
+        [str(a) for a in args], capture_output=True, text=True, timeout=300, **kwargs
+    )
 
 
 def one_line_error(proc: subprocess.CompletedProcess, *needles: str) -> None:
@@ -97,8 +99,9 @@ def test_memplan_report_reads_any_input(tmp_path, encode):
     assert "liveness @branches" in p.stdout
     # The same report but for the locations (a line more on top; the
     # bytecode was written from a module parsed without a file name).
-    assert [line.split()[:5] for line in p.stdout.splitlines()] == \
-        [line.split()[:5] for line in expected.splitlines()]
+    assert [line.split()[:5] for line in p.stdout.splitlines()] == [
+        line.split()[:5] for line in expected.splitlines()
+    ]
 
 
 def test_unreadable_and_unparsable_inputs(tmp_path):
@@ -107,21 +110,36 @@ def test_unreadable_and_unparsable_inputs(tmp_path):
     garbage.write_bytes(b"\x00\xff\xfe func.func")
     truncated = tmp_path / "truncated.mlirbc"
     truncated.write_bytes(bytecode(tmp_path / "full.mlirbc", SCALE.read_text()).read_bytes()[:60])
-    for args in ([MEMPLAN, "report"], [MEMPLAN, "explain"], [MEMPLAN, "transients", "--func", "f"],
-                 [CHECK, SCALE, "--entry", "scale"]):
-        for path, needle in ((missing, "cannot read"), (tmp_path, "cannot read"),
-                             (garbage, "error:"), (truncated, "bytecode")):
-            p = run(*args[:2], path, *args[2:]) if args[0] != CHECK else run(CHECK, SCALE, path, *args[2:])
+    for args in (
+        [MEMPLAN, "report"],
+        [MEMPLAN, "explain"],
+        [MEMPLAN, "transients", "--func", "f"],
+        [CHECK, SCALE, "--entry", "scale"],
+    ):
+        for path, needle in (
+            (missing, "cannot read"),
+            (tmp_path, "cannot read"),
+            (garbage, "error:"),
+            (truncated, "bytecode"),
+        ):
+            p = (
+                run(*args[:2], path, *args[2:])
+                if args[0] != CHECK
+                else run(CHECK, SCALE, path, *args[2:])
+            )
             one_line_error(p, needle)
 
 
-@pytest.mark.parametrize("target, needle", [
-    ("missing-folder/t.png", "No such file or directory"),
-    ("t.xyz", "unknown image format '.xyz'"),
-    ("t", "no image format"),
-    (".", "no image format"),
-    ("folder.png", "Is a directory"),
-])
+@pytest.mark.parametrize(
+    "target, needle",
+    [
+        ("missing-folder/t.png", "No such file or directory"),
+        ("t.xyz", "unknown image format '.xyz'"),
+        ("t", "no image format"),
+        (".", "no image format"),
+        ("folder.png", "Is a directory"),
+    ],
+)
 def test_report_plot_to_a_bad_path(tmp_path, target, needle):
     src = tmp_path / "b.mlir"
     src.write_text(BRANCHES)
@@ -131,13 +149,16 @@ def test_report_plot_to_a_bad_path(tmp_path, target, needle):
     assert p.stdout == "" and len(p.stderr.splitlines()) == 1
 
 
-@pytest.mark.parametrize("content, needle", [
-    ('{"version": 1}', "not a memplan liveness report"),
-    ('{"version": 1, "functions": [{"name": "f"}]}', "not a memplan liveness report"),
-    ('{"version": 2}', "not a memplan liveness report"),
-    ('{"vers', "not JSON"),
-    ("[1, 2]", "not a memplan liveness report"),
-])
+@pytest.mark.parametrize(
+    "content, needle",
+    [
+        ('{"version": 1}', "not a memplan liveness report"),
+        ('{"version": 1, "functions": [{"name": "f"}]}', "not a memplan liveness report"),
+        ('{"version": 2}', "not a memplan liveness report"),
+        ('{"vers', "not JSON"),
+        ("[1, 2]", "not a memplan liveness report"),
+    ],
+)
 def test_report_bad_json(tmp_path, content, needle):
     src = tmp_path / "r.json"
     src.write_text(content)
@@ -156,7 +177,11 @@ def test_standard_input(tmp_path):
     data = b"// \xe9\n" + BRANCHES.encode()
     p = subprocess.run([MEMPLAN, "report", "-"], input=data, capture_output=True, timeout=300)
     assert p.returncode == 0 and p.stdout.startswith(b"liveness @branches"), p.stderr
-    p = subprocess.run([MEMPLAN, "explain", "-"], input=MLP.read_bytes(), capture_output=True, timeout=300)
+    p = subprocess.run(
+        [MEMPLAN, "explain", "-"], input=MLP.read_bytes(), capture_output=True, timeout=300
+    )
     assert p.returncode == 0, p.stderr
-    p = subprocess.run([MEMPLAN, "report", "-"], input=b'{"version": 1}', capture_output=True, timeout=300)
+    p = subprocess.run(
+        [MEMPLAN, "report", "-"], input=b'{"version": 1}', capture_output=True, timeout=300
+    )
     assert p.returncode == 1 and b"read from a file, not from standard input" in p.stderr

@@ -38,24 +38,39 @@ def test_report_function_must_exist():
 
 
 def test_report_into_a_closed_pipe():
-    p = subprocess.run(f"'{MEMPLAN}' report '{RESMLP}' --bufferize | head -1", shell=True,
-                       capture_output=True, text=True, timeout=300)
+    p = subprocess.run(
+        f"'{MEMPLAN}' report '{RESMLP}' --bufferize | head -1",
+        shell=True,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert p.stdout.startswith("liveness @resmlp")
     assert "Traceback" not in p.stderr and "BrokenPipe" not in p.stderr
 
 
 def test_add_transient_storage_needs_func():
-    p = _run(MEMPLAN_OPT, os.path.join(ROOT, "examples", "scale.mlir"),
-             "--pass-pipeline=builtin.module(memplan-add-transient-storage)")
+    p = _run(
+        MEMPLAN_OPT,
+        os.path.join(ROOT, "examples", "scale.mlir"),
+        "--pass-pipeline=builtin.module(memplan-add-transient-storage)",
+    )
     assert p.returncode == 1
     assert "the option 'func' (the function to add storage to, without @) is required" in p.stderr
 
 
 def test_liveness_report_to_an_unwritable_path():
-    p = _run(MEMPLAN_OPT, RESMLP, "--pass-pipeline=builtin.module(one-shot-bufferize{bufferize-function-boundaries},"
-             "memplan-buffer-liveness{output=/nonexistent/dir/report.txt})")
+    p = _run(
+        MEMPLAN_OPT,
+        RESMLP,
+        "--pass-pipeline=builtin.module(one-shot-bufferize{bufferize-function-boundaries},"
+        "memplan-buffer-liveness{output=/nonexistent/dir/report.txt})",
+    )
     assert p.returncode == 1
-    assert "cannot write the report to '/nonexistent/dir/report.txt': No such file or directory" in p.stderr
+    assert (
+        "cannot write the report to '/nonexistent/dir/report.txt': No such file or directory"
+        in p.stderr
+    )
     assert "Traceback" not in p.stderr and "internal error" not in p.stderr
 
 
@@ -80,7 +95,11 @@ def test_only_cli_parses_command_lines():
                     imported = [a.name for a in node.names]
                 elif isinstance(node, ast.ImportFrom):
                     imported = [node.module or ""]
-                if "argparse" in imported or (isinstance(node, ast.Attribute) and node.attr == "argv"
-                                              and isinstance(node.value, ast.Name) and node.value.id == "sys"):
+                if "argparse" in imported or (
+                    isinstance(node, ast.Attribute)
+                    and node.attr == "argv"
+                    and isinstance(node.value, ast.Name)
+                    and node.value.id == "sys"
+                ):
                     offenders.append(f"{os.path.relpath(path, package)}:{node.lineno}")
     assert offenders == []

@@ -5,16 +5,15 @@ debugger hook, each with memplan's passes where they take part."""
 
 import importlib.util
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 import memplan.passes as registry
 
-MLIR_OPT = os.path.join(list(importlib.util.find_spec("mlir").submodule_search_locations)[0], "bin", "mlir-opt")
+MLIR_OPT = os.path.join(
+    list(importlib.util.find_spec("mlir").submodule_search_locations)[0], "bin", "mlir-opt"
+)
 INPUTS = Path(__file__).parent / "inputs" / "opt"
 
 GOOD = "func.func @f() {\n  return\n}\n"
@@ -142,8 +141,11 @@ def test_unwritable_output_is_a_message_not_a_traceback(tmp_path: Path):
 def test_broken_pipe_exits_1_without_traceback(tmp_path: Path):
     src = tmp_path / "big.mlir"
     src.write_text("".join(f"func.func @f{i}() {{ return }}\n" for i in range(20000)))
-    p = subprocess.Popen([sys.executable, "-m", "memplan.cli.opt", str(src)],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p = subprocess.Popen(
+        [sys.executable, "-m", "memplan.cli.opt", str(src)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     p.stdout.read(10)
     p.stdout.close()  # the reader goes away, like `| head`
     err = p.stderr.read().decode()
@@ -171,10 +173,12 @@ def test_verifier_errors_in_nested_modules_are_reported_not_fatal(tmp_path: Path
     multithreaded verifier the bindings' error capture ran on worker threads
     and aborted the process now and then; every run must report and exit 1."""
     src = tmp_path / "nested.mlir"
-    src.write_text("func.func @f() {\n  return\n}\n"
-                   "module attributes {x = 1} {\n  func.func @g() {\n    return\n  }\n}\n"
-                   "{-#\n  dialect_resources: {\n    builtin: {\n    }\n  }\n#-}\n"
-                   "module {\n}\n")
+    src.write_text(
+        "func.func @f() {\n  return\n}\n"
+        "module attributes {x = 1} {\n  func.func @g() {\n    return\n  }\n}\n"
+        "{-#\n  dialect_resources: {\n    builtin: {\n    }\n  }\n#-}\n"
+        "module {\n}\n"
+    )
     for _ in range(10):
         p = opt(str(src))
         assert p.returncode == 1, p.stderr
@@ -186,7 +190,7 @@ def _help_entries(text: str) -> list[list[str]]:
     a line at the left (an option, a category, a group's description such as
     "Compiler passes to run") with the lines nested under it."""
     entries: list[list[str]] = []
-    for line in text[text.index("OPTIONS:"):].splitlines():
+    for line in text[text.index("OPTIONS:") :].splitlines():
         if len(line) - len(line.lstrip()) <= 2 or not entries:
             entries.append([line])
         else:
@@ -231,11 +235,13 @@ def test_help_hidden_is_mlir_opt_s_plus_memplan_passes():
 def test_verify_diagnostics_checks_memplan_remarks_in_every_chunk(tmp_path: Path):
     # Each chunk runs in a context of its own: memplan's remarks are MLIR
     # diagnostics there, met by expected-remark lines; unmet ones fail.
-    chunk = ("func.func @{name}(%x: memref<8xf32>) -> memref<8xf32> {{\n"
-             "  // expected-remark @below {{{{not pooled: escapes-return}}}}\n"
-             "  %r = memref.alloc() : memref<8xf32>\n"
-             "  memref.copy %x, %r : memref<8xf32> to memref<8xf32>\n"
-             "  return %r : memref<8xf32>\n}}\n")
+    chunk = (
+        "func.func @{name}(%x: memref<8xf32>) -> memref<8xf32> {{\n"
+        "  // expected-remark @below {{{{not pooled: escapes-return}}}}\n"
+        "  %r = memref.alloc() : memref<8xf32>\n"
+        "  memref.copy %x, %r : memref<8xf32> to memref<8xf32>\n"
+        "  return %r : memref<8xf32>\n}}\n"
+    )
     src = tmp_path / "in.mlir"
     src.write_text("\n// -----\n\n".join(chunk.format(name=f"f{i}") for i in range(3)))
     common = [str(src), "--split-input-file", "-verify-diagnostics", "-o", os.devnull]
@@ -243,7 +249,9 @@ def test_verify_diagnostics_checks_memplan_remarks_in_every_chunk(tmp_path: Path
     assert (r.returncode, r.stderr) == (0, "")
     r = opt(*common, "-memplan-buffer-reuse")
     assert r.returncode == 1
-    assert r.stderr.count('error: expected remark "not pooled: escapes-return" was not produced') == 3
+    assert (
+        r.stderr.count('error: expected remark "not pooled: escapes-return" was not produced') == 3
+    )
 
 
 def test_crash_reproducer_of_a_failing_memplan_pass(tmp_path: Path):
@@ -252,8 +260,12 @@ def test_crash_reproducer_of_a_failing_memplan_pass(tmp_path: Path):
     src = INPUTS / "call_writes_arg.mlir"
     pipeline = "builtin.module(memplan-one-shot-bufferize{bufferize-function-boundaries copy-before-write})"
     error = "error: memplan-one-shot-bufferize: copy-before-write"
-    r = opt(str(src), f"--pass-pipeline={pipeline}", "--mlir-pass-pipeline-crash-reproducer=repro.mlir",
-            cwd=tmp_path)
+    r = opt(
+        str(src),
+        f"--pass-pipeline={pipeline}",
+        "--mlir-pass-pipeline-crash-reproducer=repro.mlir",
+        cwd=tmp_path,
+    )
     assert r.returncode == 1 and f"{src}:8:8: {error}" in r.stderr
     repro = (tmp_path / "repro.mlir").read_text()
     assert "mlir_reproducer" in repro and "memplan-one-shot-bufferize{" in repro
@@ -272,12 +284,17 @@ def test_bad_debug_counter_is_exit_1_not_an_abort(tmp_path: Path):
     assert r.stderr == (
         "error: expected DebugCounter argument to have an `=` separating the counter name and value, "
         "but the provided argument was: `pass-execution`\n"
-        "LLVM ERROR: Invalid DebugCounter command-line configuration\n")
+        "LLVM ERROR: Invalid DebugCounter command-line configuration\n"
+    )
 
 
 def test_log_actions_shows_memplan_passes(tmp_path: Path):
-    r = opt(str(INPUTS / "bufz.mlir"), "--log-actions-to=-", "--mlir-disable-threading",
-            "--pass-pipeline=builtin.module(canonicalize,memplan-buffer-liveness{format=none})")
+    r = opt(
+        str(INPUTS / "bufz.mlir"),
+        "--log-actions-to=-",
+        "--mlir-disable-threading",
+        "--pass-pipeline=builtin.module(canonicalize,memplan-buffer-liveness{format=none})",
+    )
     assert r.returncode == 0, r.stderr
     assert "Action `pass-execution` running `Canonicalizer`" in r.stdout
     assert "Action `pass-execution` running `MemplanBufferLivenessPass`" in r.stdout
@@ -287,16 +304,25 @@ def test_plugin_that_does_not_load_is_an_error(tmp_path: Path):
     # mlir-opt prints "Failed to load ... Request ignored." and then aborts on
     # the unchecked error; memplan-opt says why and exits with 1.
     bufz = str(INPUTS / "bufz.mlir")
-    upstream = subprocess.run([MLIR_OPT, bufz, "--load-pass-plugin=/nonexistent/p.so"], capture_output=True)
+    upstream = subprocess.run(
+        [MLIR_OPT, bufz, "--load-pass-plugin=/nonexistent/p.so"], capture_output=True
+    )
     assert upstream.returncode < 0 or upstream.returncode >= 128
-    for flag in (["--load-pass-plugin=/nonexistent/p.so"], ["-load-pass-plugin", "/nonexistent/p.so"]):
+    for flag in (
+        ["--load-pass-plugin=/nonexistent/p.so"],
+        ["-load-pass-plugin", "/nonexistent/p.so"],
+    ):
         r = opt(bufz, *flag)
         assert r.returncode == 1 and r.stdout == ""
         assert r.stderr.startswith(
-            "Failed to load passes from '/nonexistent/p.so': Could not load library '/nonexistent/p.so': ")
+            "Failed to load passes from '/nonexistent/p.so': Could not load library '/nonexistent/p.so': "
+        )
     # A shared library without the entry point.
-    libm = subprocess.run(["python3", "-c", "import ctypes.util; print(ctypes.util.find_library('m'))"],
-                          capture_output=True, text=True).stdout.strip()
+    libm = subprocess.run(
+        ["python3", "-c", "import ctypes.util; print(ctypes.util.find_library('m'))"],
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     r = opt(bufz, f"--load-dialect-plugin={libm}")
     assert r.returncode == 1 and r.stdout == ""
     assert r.stderr.startswith(f"Failed to load dialect plugin from '{libm}': ")
@@ -328,7 +354,12 @@ def build_plugin(tmp_path: Path, api: int) -> Path:
 
 def test_plugins_load_like_mlir_opt(tmp_path: Path):
     lib = build_plugin(tmp_path, 1)
-    args = [str(INPUTS / "bufz.mlir"), f"--load-pass-plugin={lib}", f"--load-dialect-plugin={lib}", "-canonicalize"]
+    args = [
+        str(INPUTS / "bufz.mlir"),
+        f"--load-pass-plugin={lib}",
+        f"--load-dialect-plugin={lib}",
+        "-canonicalize",
+    ]
     want = subprocess.run([MLIR_OPT, *args], capture_output=True, text=True)
     got = opt(*args)
     assert want.stderr == "pass plugin registered\ndialect plugin got a registry: 1\n"
@@ -339,8 +370,10 @@ def test_plugin_of_another_api_version_is_an_error(tmp_path: Path):
     lib = build_plugin(tmp_path, 7)
     r = opt(str(INPUTS / "bufz.mlir"), f"--load-pass-plugin={lib}")
     assert r.returncode == 1 and r.stdout == ""
-    assert r.stderr == (f"Failed to load passes from '{lib}': Wrong API version on plugin '{lib}'. "
-                        "Got version 7, supported version is 1.\n")
+    assert r.stderr == (
+        f"Failed to load passes from '{lib}': Wrong API version on plugin '{lib}'. "
+        "Got version 7, supported version is 1.\n"
+    )
 
 
 # The debugger hook under gdb: memplan-opt runs as `python -m
@@ -376,11 +409,18 @@ func.func @foo(%arg0: i32) -> i32 {
 
 def test_debugger_hook_skips_passes_under_gdb(gdb: str, tmp_path: Path):
     (tmp_path / "in.mlir").write_text(FOLDABLE)
-    args = ("-m memplan.cli.opt in.mlir --mlir-enable-debugger-hook --mlir-disable-threading "
-            "-canonicalize -o out.mlir > stdout 2> stderr")
+    args = (
+        "-m memplan.cli.opt in.mlir --mlir-enable-debugger-hook --mlir-disable-threading "
+        "-canonicalize -o out.mlir > stdout 2> stderr"
+    )
     (tmp_path / "session.gdb").write_text(DEBUGGER_SESSION.format(args=args))
-    session = subprocess.run([gdb, "-batch", "-nx", "-x", "session.gdb", sys.executable],
-                             cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    session = subprocess.run(
+        [gdb, "-batch", "-nx", "-x", "session.gdb", sys.executable],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert "exited normally" in session.stdout, session.stdout + session.stderr
     assert session.stdout.count("in mlirDebuggerBreakpointHook") == 1
     assert "`pass-execution` running `Canonicalizer`" in (tmp_path / "stdout").read_text()

@@ -10,7 +10,6 @@ import os
 import subprocess
 import sys
 
-import numpy as np
 import pytest
 from mlir import ir
 
@@ -42,7 +41,7 @@ def run_paths(source: str, planned: str, entry: str, paths: list[dict[int, objec
         assert result.ok, result
         run = execute(planned, entry, values=values)
         assert run.heap.invalid_frees == 0, (values, run.heap)
-        returned = sum(o.data.nbytes for o in run.outputs[:_memref_results(planned, entry)])
+        returned = sum(o.data.nbytes for o in run.outputs[: _memref_results(planned, entry)])
         assert run.heap.live_at_exit == returned, (values, run.heap)
 
 
@@ -102,7 +101,9 @@ func.func @main(%c: i1, %a: tensor<16xf32>, %b: tensor<16xf32>) -> tensor<16xf32
 
 @pytest.mark.parametrize("promote", [False, True])
 def test_branch_buffers_promoted_to_the_stack_are_not_freed(promote):
-    planned = plan(BRANCH_BUFFERS, f"builtin.module(memplan-memory-pipeline{{promote-to-stack={promote}}})")
+    planned = plan(
+        BRANCH_BUFFERS, f"builtin.module(memplan-memory-pipeline{{promote-to-stack={promote}}})"
+    )
     if promote:
         assert "memref.alloca" in planned
     run_paths(BRANCH_BUFFERS, planned, "main", [{0: True}, {0: False}])
@@ -143,9 +144,17 @@ def test_call_and_branches_do_not_reach_upstream(tmp_path):
     source = tmp_path / "prog.mlir"
     source.write_text(CALL_AND_BRANCHES)
     opt = os.path.join(os.path.dirname(sys.executable), "memplan-opt")
-    done = subprocess.run([opt, str(source), "--mlir-pass-statistics",
-                           "--pass-pipeline=builtin.module(memplan-memory-pipeline,"
-                           "memplan-verify-deallocation)"], capture_output=True, text=True)
+    done = subprocess.run(
+        [
+            opt,
+            str(source),
+            "--mlir-pass-statistics",
+            "--pass-pipeline=builtin.module(memplan-memory-pipeline,"
+            "memplan-verify-deallocation)",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr
     assert "0 functions-left-to-upstream" in done.stderr and "0 violations" in done.stderr
     # The reference: memplan's bufferization without frees (numerics would
@@ -159,7 +168,8 @@ def test_call_and_branches_do_not_reach_upstream(tmp_path):
 # memref-level producers): flags, checked on every path against the
 # program without frees.
 FLAGGED = {
-    "loop": ("""
+    "loop": (
+        """
 func.func @main(%x: memref<8xf32>, %n: index, %out: memref<8xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -170,8 +180,11 @@ func.func @main(%x: memref<8xf32>, %n: index, %out: memref<8xf32>) {
   }
   memref.copy %r, %out : memref<8xf32> to memref<8xf32>
   return
-}""", [{1: 0}, {1: 1}, {1: 3}]),
-    "while": ("""
+}""",
+        [{1: 0}, {1: 1}, {1: 3}],
+    ),
+    "while": (
+        """
 func.func @main(%x: memref<8xf32>, %n: index, %out: memref<8xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -189,8 +202,11 @@ func.func @main(%x: memref<8xf32>, %n: index, %out: memref<8xf32>) {
   }
   memref.copy %r#0, %out : memref<8xf32> to memref<8xf32>
   return
-}""", [{1: 0}, {1: 1}, {1: 3}]),
-    "branches": ("""
+}""",
+        [{1: 0}, {1: 1}, {1: 3}],
+    ),
+    "branches": (
+        """
 func.func @main(%c: i1, %d: i1, %x: memref<8xf32>, %out: memref<8xf32>) -> memref<8xf32> {
   %r = scf.if %c -> memref<8xf32> {
     %a = memref.alloc() : memref<8xf32>
@@ -209,7 +225,9 @@ func.func @main(%c: i1, %d: i1, %x: memref<8xf32>, %out: memref<8xf32>) -> memre
 ^bb3(%z: memref<8xf32>):
   memref.copy %z, %out : memref<8xf32> to memref<8xf32>
   return %z : memref<8xf32>
-}""", [{0: c, 1: d} for c in (True, False) for d in (True, False)]),
+}""",
+        [{0: c, 1: d} for c in (True, False) for d in (True, False)],
+    ),
 }
 
 

@@ -41,9 +41,13 @@ def test_violations_are_located_records(ctx):
 
 def test_the_other_path_is_clean(ctx):
     # Freed on both paths, once each: nothing to report.
-    module = parse_source(DOUBLE_FREE.replace("  }\n  memref.dealloc", "  } else {\n"
-                                              "    memref.dealloc %a : memref<16xf32>\n  }\n  //"),
-                          "once.mlir")
+    module = parse_source(
+        DOUBLE_FREE.replace(
+            "  }\n  memref.dealloc",
+            "  } else {\n" "    memref.dealloc %a : memref<16xf32>\n  }\n  //",
+        ),
+        "once.mlir",
+    )
     assert verify(module) == []
 
 
@@ -51,11 +55,14 @@ def test_the_pass_fails_on_a_violation_and_not_on_a_clean_program(ctx):
     module = parse_source(DOUBLE_FREE, "double.mlir")
     with pytest.raises(ir.MLIRError, match="already freed on this path"):
         memplan.run_pipeline(module, "builtin.module(memplan-verify-deallocation)")
-    clean = parse_source("""
+    clean = parse_source(
+        """
 func.func @g() -> memref<4xf32> {
   %a = memref.alloc() : memref<4xf32>
   return %a : memref<4xf32>
-}""", "clean.mlir")
+}""",
+        "clean.mlir",
+    )
     (ran,) = memplan.run_pipeline(clean, "builtin.module(memplan-verify-deallocation)")
     assert ran.statistics["violations"][0] == 0 and ran.statistics["unproven"][0] == 0
 
@@ -125,13 +132,16 @@ def test_upstream_loop_deallocation_is_proven(ctx):
 def test_upstream_returning_one_buffer_twice_is_a_violation(ctx):
     # Upstream's deallocation returns an allocation and a view of it; the
     # caller owns (and frees) both.
-    module = parse_source("""
+    module = parse_source(
+        """
 func.func @shapes(%t: tensor<2x4xf32>, %f: f32, %i: index) -> (tensor<8xf32>, tensor<2x4xf32>) {
   %c = tensor.collapse_shape %t [[0, 1]] : tensor<2x4xf32> into tensor<8xf32>
   %w = tensor.insert %f into %c[%i] : tensor<8xf32>
   %e = tensor.expand_shape %w [[0, 1]] output_shape [2, 4] : tensor<8xf32> into tensor<2x4xf32>
   %x = tensor.extract %t[%i, %i] : tensor<2x4xf32>
   return %w, %e : tensor<8xf32>, tensor<2x4xf32>
-}""", "twice.mlir")
+}""",
+        "twice.mlir",
+    )
     memplan.run_pipeline(module, f"builtin.module({UPSTREAM_BUFFERIZATION})")
     assert [v.kind for v in verify(module)] == ["bad-return"]

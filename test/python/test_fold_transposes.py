@@ -13,17 +13,19 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from mlir import ir
+from progs.litcases import lit_cases, rewrite
+from test_peak import UPSTREAM, check_against_upstream, static_peak_and_bound
 
 from memplan import _core, numerics
 from memplan.ir import parse_source
 from memplan.numerics.lowering import PACK_MAX_BYTES, PACK_TILE
-from progs.litcases import lit_cases, rewrite
-from test_peak import UPSTREAM, check_against_upstream, static_peak_and_bound
 
 FOLD = "builtin.module(memplan-fold-transposes)"
 
 
-@pytest.mark.parametrize("case", [c for c in lit_cases("peak/fold-transposes.mlir") if c.runnable], ids=str)
+@pytest.mark.parametrize(
+    "case", [c for c in lit_cases("peak/fold-transposes.mlir") if c.runnable], ids=str
+)
 def test_folds_keep_the_numerics(case):
     after = rewrite(case.text, FOLD)
     for fn in case.functions:
@@ -56,7 +58,7 @@ def linear_layers(layers: int, width: int, batch: str = "?") -> str:
             f"  %m{i} = linalg.matmul ins({prev}, %wt{i} : {x}, {w}) outs(%z{i} : {x}) -> {x}",
             f"  %r{i} = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
             "affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], "
-            "iterator_types = [\"parallel\", \"parallel\"]}"
+            'iterator_types = ["parallel", "parallel"]}'
             f" ins(%m{i}, %b{i} : {x}, tensor<{width}xf32>) outs(%e{i} : {x}) {{",
             "  ^bb0(%in: f32, %bias: f32, %out: f32):",
             "    %s = arith.addf %in, %bias : f32",
@@ -96,7 +98,9 @@ def test_dynamic_batch_weights_fold():
 def test_generalize_false_keeps_named_ops():
     # Without generalization, a batched matmul whose batch dimension the
     # map would move keeps its transposed copy; the numerics are unchanged.
-    case = next(c for c in lit_cases("peak/fold-transposes.mlir") if "attention_scores" in c.functions)
+    case = next(
+        c for c in lit_cases("peak/fold-transposes.mlir") if "attention_scores" in c.functions
+    )
     after = rewrite(case.text, "builtin.module(memplan-fold-transposes{generalize=false})")
     assert "linalg.batch_matmul" in after and after.count("linalg.transpose") == 2
     assert numerics.compare(case.text, after, "attention_scores").ok
@@ -128,7 +132,9 @@ def test_packed_reads_compute_the_same_bits(n):
     # tile when the extent is not a multiple of the tile, one small tile
     # when it is smaller); the sums are taken in the same order as on the
     # transposed copy, which is not packed: the same bits.
-    result = numerics.compare(transposed_matmul(6, n, 40, False), transposed_matmul(6, n, 40, True), "main")
+    result = numerics.compare(
+        transposed_matmul(6, n, 40, False), transposed_matmul(6, n, 40, True), "main"
+    )
     assert result.ok, result
     assert result.heap_after.peak_blocks_bytes < result.heap_before.peak_blocks_bytes
 

@@ -57,7 +57,9 @@ def foreign(text: str) -> ForeignModule:
 
 
 def test_run_pipeline_names_a_foreign_module():
-    with pytest.raises(TypeError, match=r"other MLIR Python bindings .*memplan\.import_module\(module\)"):
+    with pytest.raises(
+        TypeError, match=r"other MLIR Python bindings .*memplan\.import_module\(module\)"
+    ):
         memplan.run_pipeline(foreign(LINALG), "builtin.module(canonicalize)")
     with pytest.raises(TypeError, match="expected an mlir.ir.Module"):
         memplan.run_pipeline("not a module", "builtin.module(canonicalize)")
@@ -83,14 +85,18 @@ def test_import_module_falls_back_to_the_custom_form():
 
 def test_import_module_names_unknown_dialects():
     generic = foreign(LINALG).operation.generic.replace('"arith.addf"', '"torch.aten.add"')
-    with pytest.raises(memplan.ForeignModuleError, match=r"dialect 'torch' \(e\.g\. torch\.aten\.add\).*"
-                                                          r"output_type='linalg-on-tensors'"):
+    with pytest.raises(
+        memplan.ForeignModuleError,
+        match=r"dialect 'torch' \(e\.g\. torch\.aten\.add\).*" r"output_type='linalg-on-tensors'",
+    ):
         memplan.import_module(ForeignModule(generic))
 
 
 def test_import_module_syntax_of_a_newer_mlir():
     bad = '"builtin.module"() ({ "func.func"() <{sym_name = #builtin.newer<1>}> '
-    with pytest.raises(memplan.ForeignModuleError, match=r"does not parse with MLIR 22\.1\.8.*newer MLIR"):
+    with pytest.raises(
+        memplan.ForeignModuleError, match=r"does not parse with MLIR 22\.1\.8.*newer MLIR"
+    ):
         memplan.import_module(ForeignModule(bad))
 
 
@@ -106,8 +112,10 @@ def test_newer_bytecode_says_what_happened():
     assert "Hand the module over as text" in message
 
 
-@pytest.mark.parametrize("tool", [["memplan", "explain"], ["memplan", "report"],
-                                  ["memplan", "transients", "--func", "main"]])
+@pytest.mark.parametrize(
+    "tool",
+    [["memplan", "explain"], ["memplan", "report"], ["memplan", "transients", "--func", "main"]],
+)
 def test_every_tool_explains_newer_bytecode(tool):
     cmd = [os.path.join(BIN, tool[0]), tool[1], str(LLVM24_BYTECODE), *tool[2:]]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
@@ -136,8 +144,9 @@ def test_import_module_names_the_torch_dialect_of_text():
     with pytest.raises(memplan.ForeignModuleError) as err:
         memplan.import_module(TORCH_TEXT.read_text())
     message = str(err.value)
-    assert message.startswith("the module uses dialect 'torch' (e.g. torch.constant.int) that MLIR "
-                              "22.1.8")
+    assert message.startswith(
+        "the module uses dialect 'torch' (e.g. torch.constant.int) that MLIR " "22.1.8"
+    )
     assert "output_type='linalg-on-tensors'" in message
     assert "<import>:3:33: error:" in message  # MLIR's located diagnostic follows
     # Generic-form ops and attributes of an unknown dialect are named too.
@@ -149,9 +158,15 @@ def test_import_module_names_the_torch_dialect_of_text():
         memplan.import_module("func.func @f() attributes {x = #iree.layout<1>} {\n  return\n}\n")
 
 
-@pytest.mark.parametrize("tool", [["memplan-opt"], ["memplan-check", "--entry", "main", "{0}"],
-                                  ["memplan", "explain"],
-                                  ["memplan", "transients", "--func", "main"]])
+@pytest.mark.parametrize(
+    "tool",
+    [
+        ["memplan-opt"],
+        ["memplan-check", "--entry", "main", "{0}"],
+        ["memplan", "explain"],
+        ["memplan", "transients", "--func", "main"],
+    ],
+)
 @pytest.mark.parametrize("source", [TORCH_TEXT, LLVM24_BYTECODE])
 def test_every_tool_explains_foreign_input(tool, source):
     # memplan-opt is MLIR's driver: its notes come after the driver's errors.

@@ -8,7 +8,6 @@ runs the long one."""
 from __future__ import annotations
 
 import pytest
-
 from progs.gencheck import check_isolated
 from progs.randprog import ELEMENTS, Features, numeric_program
 
@@ -37,9 +36,12 @@ KNOWN = {
 #: deallocation), and why.
 KNOWN_PEAKS = {
     7: ("pools", "pools: the pooled program peaks above upstream's on a path"),
-    27: ("memplan", "deallocation: an arith.select of an owned buffer and an argument is "
-         "owned by nobody statically, so the function returns a copy and frees the buffer "
-         "after it; upstream selects the ownership flags at run time and returns the buffer"),
+    27: (
+        "memplan",
+        "deallocation: an arith.select of an owned buffer and an argument is "
+        "owned by nobody statically, so the function returns a copy and frees the buffer "
+        "after it; upstream selects the ownership flags at run time and returns the buffer",
+    ),
 }
 
 
@@ -93,10 +95,22 @@ def test_generated_regression(ops, seed):
 def test_generator_covers_every_feature():
     # The short budget's programs hold every construct the generator makes.
     text = "".join(numeric_program(seed, n_ops=OPS).text for seed in SEEDS)
-    for construct in ("scf.if", "scf.for", "scf.while", "cf.cond_br", "func.call @helper",
-                      "func.call @rec", "tensor.extract_slice", "tensor.insert_slice",
-                      "tensor.cast", "tensor.expand_shape", "tensor.collapse_shape",
-                      "tensor<?x", "tensor.empty(%", "arith.select"):
+    for construct in (
+        "scf.if",
+        "scf.for",
+        "scf.while",
+        "cf.cond_br",
+        "func.call @helper",
+        "func.call @rec",
+        "tensor.extract_slice",
+        "tensor.insert_slice",
+        "tensor.cast",
+        "tensor.expand_shape",
+        "tensor.collapse_shape",
+        "tensor<?x",
+        "tensor.empty(%",
+        "arith.select",
+    ):
         assert construct in text, construct
     elements = {numeric_program(seed, n_ops=OPS).features.element for seed in SEEDS}
     assert {"i1", "f16", "i3", "i24", "i48"} <= elements, elements
@@ -111,8 +125,14 @@ def test_generator_is_deterministic():
 def test_a_planted_defect_is_found():
     # The bufferization alone frees nothing: the verifier names the leaks.
     program = numeric_program(1, n_ops=OPS, features=Features(element="f32", cf=False))
-    report = check_isolated(program, run=False, pipeline=(
-        "one-shot-bufferize{bufferize-function-boundaries "
-        "function-boundary-type-conversion=identity-layout-map}"))
-    assert any(d.kind == "verifier" and "not freed" in d.message for d in report.defects), \
-        report.defects
+    report = check_isolated(
+        program,
+        run=False,
+        pipeline=(
+            "one-shot-bufferize{bufferize-function-boundaries "
+            "function-boundary-type-conversion=identity-layout-map}"
+        ),
+    )
+    assert any(
+        d.kind == "verifier" and "not freed" in d.message for d in report.defects
+    ), report.defects

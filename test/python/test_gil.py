@@ -37,9 +37,14 @@ func.func @f(%n: index) -> memref<?xf32> {
 
 #: Three nested modules: a pass anchored on them runs on the pass manager's
 #: worker threads, one module each.
-NESTED_MODULES = "module {\n" + "".join(
-    f"  module @m{i} {{\n    func.func @f(%a: memref<4xf32>) {{ return }}\n  }}\n"
-    for i in range(3)) + "}\n"
+NESTED_MODULES = (
+    "module {\n"
+    + "".join(
+        f"  module @m{i} {{\n    func.func @f(%a: memref<4xf32>) {{ return }}\n  }}\n"
+        for i in range(3)
+    )
+    + "}\n"
+)
 
 SCRIPT = """
 import sys
@@ -70,23 +75,37 @@ print("ok")
 """
 
 
-def run_child(tmp_path, source: str, how: str, pipeline: str,
-              handler: str = "none") -> subprocess.CompletedProcess:
+def run_child(
+    tmp_path, source: str, how: str, pipeline: str, handler: str = "none"
+) -> subprocess.CompletedProcess:
     path = tmp_path / "input.mlir"
     path.write_text(source)
     script = tmp_path / "run.py"
     script.write_text(textwrap.dedent(SCRIPT))
-    return subprocess.run([sys.executable, str(script), str(path), how, pipeline, handler],
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, str(script), str(path), how, pipeline, handler],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 @pytest.mark.parametrize("how", ["pass_manager", "run_pipeline"])
-@pytest.mark.parametrize("source, pipeline, message", [
-    (NOT_BUFFERIZABLE, "builtin.module(memplan-one-shot-bufferize{copy-before-write})",
-     "op was not bufferized"),
-    (UNKNOWN_EFFECTS, "builtin.module(memplan-buffer-deallocation)",
-     "ops with unknown memory side effects are not supported"),
-])
+@pytest.mark.parametrize(
+    "source, pipeline, message",
+    [
+        (
+            NOT_BUFFERIZABLE,
+            "builtin.module(memplan-one-shot-bufferize{copy-before-write})",
+            "op was not bufferized",
+        ),
+        (
+            UNKNOWN_EFFECTS,
+            "builtin.module(memplan-buffer-deallocation)",
+            "ops with unknown memory side effects are not supported",
+        ),
+    ],
+)
 def test_failing_nested_pipeline_is_an_mlir_error(tmp_path, how, source, pipeline, message):
     # Upstream's pass fails inside memplan's pass; its diagnostics reach the
     # bindings' error capture with the GIL held: MLIRError, with the error and
@@ -94,7 +113,7 @@ def test_failing_nested_pipeline_is_an_mlir_error(tmp_path, how, source, pipelin
     run = run_child(tmp_path, source, how, pipeline)
     assert run.returncode == 3, (run.returncode, run.stderr[-2000:])
     assert "MLIRError: Failure while executing pass pipeline" in run.stdout
-    assert f'error: "-":' in run.stdout and f": {message}" in run.stdout
+    assert 'error: "-":' in run.stdout and f": {message}" in run.stdout
     assert "note:" in run.stdout and "see current operation" in run.stdout
 
 
@@ -103,8 +122,13 @@ def test_python_handler_sees_nested_diagnostics_with_the_gil(tmp_path, how):
     # With emit_error_diagnostics, the nested pipeline's error goes to a
     # handler attached from Python (which the bindings call without taking
     # the GIL): it sees it, and the run is still an MLIRError.
-    run = run_child(tmp_path, NOT_BUFFERIZABLE, how,
-                    "builtin.module(memplan-one-shot-bufferize{copy-before-write})", "handler")
+    run = run_child(
+        tmp_path,
+        NOT_BUFFERIZABLE,
+        how,
+        "builtin.module(memplan-one-shot-bufferize{copy-before-write})",
+        "handler",
+    )
     assert run.returncode == 3, (run.returncode, run.stderr[-2000:])
     assert "MLIRError: Failure while executing pass pipeline" in run.stdout
     assert "handler saw: op was not bufferized" in run.stdout
@@ -113,8 +137,12 @@ def test_python_handler_sees_nested_diagnostics_with_the_gil(tmp_path, how):
 def test_nested_modules_with_pass_manager_run_fail_instead_of_hanging(tmp_path):
     # Upstream's PassManager.run holds the GIL while MLIR runs the pass on its
     # worker threads: each pass fails with a located error saying so.
-    run = run_child(tmp_path, NESTED_MODULES, "pass_manager",
-                    "builtin.module(builtin.module(memplan-buffer-liveness))")
+    run = run_child(
+        tmp_path,
+        NESTED_MODULES,
+        "pass_manager",
+        "builtin.module(builtin.module(memplan-buffer-liveness))",
+    )
     assert run.returncode == 3, (run.returncode, run.stderr[-2000:])
     assert run.stdout.count("runs this pass on a worker thread") == 3
     assert "memplan.run_pipeline" in run.stdout
@@ -123,8 +151,12 @@ def test_nested_modules_with_pass_manager_run_fail_instead_of_hanging(tmp_path):
 def test_nested_modules_run_in_parallel_with_run_pipeline(tmp_path):
     # memplan.run_pipeline releases the GIL while MLIR runs: the passes on
     # the worker threads take it in turn.
-    run = run_child(tmp_path, NESTED_MODULES, "run_pipeline",
-                    "builtin.module(builtin.module(memplan-buffer-liveness))")
+    run = run_child(
+        tmp_path,
+        NESTED_MODULES,
+        "run_pipeline",
+        "builtin.module(builtin.module(memplan-buffer-liveness))",
+    )
     assert run.returncode == 0, (run.returncode, run.stdout[-2000:], run.stderr[-2000:])
     assert run.stdout.strip().endswith("ok")
     assert run.stdout.count("liveness @f") == 3
@@ -135,17 +167,27 @@ def test_nested_pipeline_failure_in_memplan_opt(tmp_path):
     path = tmp_path / "input.mlir"
     path.write_text(NOT_BUFFERIZABLE)
     run = subprocess.run(
-        [sys.executable, "-m", "memplan.cli.opt", "--allow-unregistered-dialect", str(path),
-         "--pass-pipeline=builtin.module(memplan-one-shot-bufferize{copy-before-write})"],
-        capture_output=True, text=True, timeout=300)
+        [
+            sys.executable,
+            "-m",
+            "memplan.cli.opt",
+            "--allow-unregistered-dialect",
+            str(path),
+            "--pass-pipeline=builtin.module(memplan-one-shot-bufferize{copy-before-write})",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 1, (run.returncode, run.stderr[-2000:])
     assert "input.mlir:3:8: error: op was not bufferized" in run.stderr
 
 
 def test_run_pipeline_records_passes_of_every_thread(ctx):
     # The memplan passes run on worker threads are recorded too.
-    import memplan
     from mlir import ir
+
+    import memplan
 
     module = ir.Module.parse(NESTED_MODULES)
     ran = memplan.run_pipeline(module, "builtin.module(builtin.module(memplan-buffer-liveness))")

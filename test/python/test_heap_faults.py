@@ -29,35 +29,49 @@ func.func @main(%a: memref<16xf32>) -> memref<16xf32> {
 def program(body: str) -> str:
     """``@main`` with a temporary %m (line 2) copied into the returned %r
     (line 4), then ``body`` (from line 6 on)."""
-    return ("func.func @main(%a: memref<16xf32>) -> memref<16xf32> {\n"
-            "  %m = memref.alloc() : memref<16xf32>\n"
-            "  memref.copy %a, %m : memref<16xf32> to memref<16xf32>\n"
-            "  %r = memref.alloc() : memref<16xf32>\n"
-            "  memref.copy %m, %r : memref<16xf32> to memref<16xf32>\n"
-            + body +
-            "  return %r : memref<16xf32>\n}\n")
+    return (
+        "func.func @main(%a: memref<16xf32>) -> memref<16xf32> {\n"
+        "  %m = memref.alloc() : memref<16xf32>\n"
+        "  memref.copy %a, %m : memref<16xf32> to memref<16xf32>\n"
+        "  %r = memref.alloc() : memref<16xf32>\n"
+        "  memref.copy %m, %r : memref<16xf32> to memref<16xf32>\n"
+        + body
+        + "  return %r : memref<16xf32>\n}\n"
+    )
 
 
 FREED = "  memref.dealloc %m : memref<16xf32>\n"
 
 FAULTS = {
     # The second free of %m.
-    "double": (program(FREED + FREED),
-               "double free: memref.dealloc at <after>:7:3 frees the buffer of memref.alloc at "
-               "<after>:2:8, which memref.dealloc at <after>:6:3 freed already"),
+    "double": (
+        program(FREED + FREED),
+        "double free: memref.dealloc at <after>:7:3 frees the buffer of memref.alloc at "
+        "<after>:2:8, which memref.dealloc at <after>:6:3 freed already",
+    ),
     # %m is freed, and a second temporary is not.
-    "leak": (program(FREED + "  %l = memref.alloc() : memref<16xf32>\n"
-                     "  memref.copy %a, %l : memref<16xf32> to memref<16xf32>\n"),
-             "leak: the buffer of memref.alloc at <after>:7:8 (64 B) is neither freed nor returned"),
+    "leak": (
+        program(
+            FREED + "  %l = memref.alloc() : memref<16xf32>\n"
+            "  memref.copy %a, %l : memref<16xf32> to memref<16xf32>\n"
+        ),
+        "leak: the buffer of memref.alloc at <after>:7:8 (64 B) is neither freed nor returned",
+    ),
     # A free of the argument.
-    "argument": (program(FREED + "  memref.dealloc %a : memref<16xf32>\n"),
-                 "invalid free: memref.dealloc at <after>:7:3 frees memory the heap did not hand "
-                 "out (a stack buffer, an argument, a global?)"),
+    "argument": (
+        program(FREED + "  memref.dealloc %a : memref<16xf32>\n"),
+        "invalid free: memref.dealloc at <after>:7:3 frees memory the heap did not hand "
+        "out (a stack buffer, an argument, a global?)",
+    ),
     # A free of stack memory.
-    "stack": (program(FREED + "  %s = memref.alloca() : memref<4xf32>\n"
-                      "  memref.dealloc %s : memref<4xf32>\n"),
-              "invalid free: memref.dealloc at <after>:8:3 frees memory the heap did not hand "
-              "out (a stack buffer, an argument, a global?)"),
+    "stack": (
+        program(
+            FREED + "  %s = memref.alloca() : memref<4xf32>\n"
+            "  memref.dealloc %s : memref<4xf32>\n"
+        ),
+        "invalid free: memref.dealloc at <after>:8:3 frees memory the heap did not hand "
+        "out (a stack buffer, an argument, a global?)",
+    ),
 }
 
 
@@ -102,7 +116,8 @@ func.func @main(%a: memref<16xf32>) -> memref<16xf32> {
     result = compare(CLEAN, after, "main")
     assert not result.ok
     assert result.heap_after.faults == {
-        "leak: the buffer of memref.alloc at <after>:9:10 (64 B) is neither freed nor returned": 3}
+        "leak: the buffer of memref.alloc at <after>:9:10 (64 B) is neither freed nor returned": 3
+    }
     assert result.heap_after.leaks == 3 and result.heap_after.leaked_bytes == 192
     assert "neither freed nor returned (3 times)" in str(result)
 
@@ -116,14 +131,23 @@ def test_a_program_that_frees_nothing_is_not_checked_for_leaks():
     assert "1 never freed (the program frees nothing: not checked for leaks)" in str(result)
 
 
-@pytest.mark.parametrize("body, phase", [
-    # The copy reads %m after its free.
-    ("  memref.dealloc %m : memref<16xf32>\n  memref.copy %m, %r : memref<16xf32> to "
-     "memref<16xf32>\n", ""),
-    # A store into %m after its free.
-    ("  memref.dealloc %m : memref<16xf32>\n  %c0 = arith.constant 0 : index\n"
-     "  %z = arith.constant 0.0 : f32\n  memref.store %z, %m[%c0] : memref<16xf32>\n", ""),
-])
+@pytest.mark.parametrize(
+    "body, phase",
+    [
+        # The copy reads %m after its free.
+        (
+            "  memref.dealloc %m : memref<16xf32>\n  memref.copy %m, %r : memref<16xf32> to "
+            "memref<16xf32>\n",
+            "",
+        ),
+        # A store into %m after its free.
+        (
+            "  memref.dealloc %m : memref<16xf32>\n  %c0 = arith.constant 0 : index\n"
+            "  %z = arith.constant 0.0 : f32\n  memref.store %z, %m[%c0] : memref<16xf32>\n",
+            "",
+        ),
+    ],
+)
 def test_an_access_to_freed_memory_is_a_use_after_free(body, phase):
     # The quarantine of an isolated run: the freed block's pages are
     # inaccessible, whatever the access reads or writes.
@@ -131,7 +155,8 @@ def test_an_access_to_freed_memory_is_a_use_after_free(body, phase):
         compare(CLEAN, program(body), "main", isolate=True)
     assert str(err.value) == (
         "after: @main: use after free: an access to byte 0 of the buffer of memref.alloc at "
-        "<after>:2:8, freed by memref.dealloc at <after>:6:3")
+        "<after>:2:8, freed by memref.dealloc at <after>:6:3"
+    )
 
 
 def test_a_returned_buffer_that_was_freed_is_a_use_after_free():
@@ -150,10 +175,12 @@ func.func @main(%a: memref<16xf32>) -> memref<16xf32> {
 def test_a_read_of_freed_memory_whose_value_is_not_used_is_found():
     # The loaded value goes to a stack buffer nobody reads: no output can
     # show it, the quarantine does.
-    body = ("  memref.dealloc %m : memref<16xf32>\n  %c3 = arith.constant 3 : index\n"
-            "  %x = memref.load %m[%c3] : memref<16xf32>\n"
-            "  %s = memref.alloca() : memref<1xf32>\n  %c0 = arith.constant 0 : index\n"
-            "  memref.store %x, %s[%c0] : memref<1xf32>\n")
+    body = (
+        "  memref.dealloc %m : memref<16xf32>\n  %c3 = arith.constant 3 : index\n"
+        "  %x = memref.load %m[%c3] : memref<16xf32>\n"
+        "  %s = memref.alloca() : memref<1xf32>\n  %c0 = arith.constant 0 : index\n"
+        "  memref.store %x, %s[%c0] : memref<1xf32>\n"
+    )
     with pytest.raises(UseAfterFree, match=r"byte 12 of the buffer of memref.alloc at <after>:2:8"):
         compare(CLEAN, program(body), "main", isolate=True, opt_level=0)
 
@@ -161,8 +188,12 @@ def test_a_read_of_freed_memory_whose_value_is_not_used_is_found():
 def run_check(tmp_path, after: str, *extra: str) -> subprocess.CompletedProcess:
     (tmp_path / "before.mlir").write_text(CLEAN)
     (tmp_path / "after.mlir").write_text(after)
-    return subprocess.run([CHECK, "before.mlir", "after.mlir",
-                           "--entry", "main", *extra], capture_output=True, text=True, cwd=tmp_path)
+    return subprocess.run(
+        [CHECK, "before.mlir", "after.mlir", "--entry", "main", *extra],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
 
 
 @pytest.mark.parametrize("kind", ["double", "leak", "stack"])
@@ -175,20 +206,24 @@ def test_memplan_check_exits_1_and_names_the_op(tmp_path, kind):
 
 
 def test_memplan_check_exits_1_on_a_use_after_free(tmp_path):
-    run = run_check(tmp_path, program(FREED + "  memref.copy %m, %r : memref<16xf32> to "
-                                              "memref<16xf32>\n"))
+    run = run_check(
+        tmp_path, program(FREED + "  memref.copy %m, %r : memref<16xf32> to " "memref<16xf32>\n")
+    )
     assert run.returncode == 1, run.stdout + run.stderr
-    assert ("memplan-check: error: after: @main: use after free: an access to byte 0 of the "
-            "buffer of memref.alloc at after.mlir:2:8, freed by memref.dealloc at "
-            "after.mlir:6:3") in run.stderr
+    assert (
+        "memplan-check: error: after: @main: use after free: an access to byte 0 of the "
+        "buffer of memref.alloc at after.mlir:2:8, freed by memref.dealloc at "
+        "after.mlir:6:3"
+    ) in run.stderr
 
 
 def test_expect_names_the_result_that_is_not_there(tmp_path):
     # Two unnamed files for one result: the second is result1.
     np.save(tmp_path / "x.npy", np.zeros(16, np.float32))
     np.save(tmp_path / "y.npy", np.zeros(16, np.float32))
-    run = run_check(tmp_path, program(FREED), "--input", "arg0=x.npy", "--expect", "x.npy",
-                    "--expect", "y.npy")
+    run = run_check(
+        tmp_path, program(FREED), "--input", "arg0=x.npy", "--expect", "x.npy", "--expect", "y.npy"
+    )
     assert run.returncode == 1, run.stdout + run.stderr
     assert "expect x.npy: " not in run.stdout.split("result0 = x.npy")[0]
     assert "  expect y.npy: no output result1 (outputs: result0, arg0)" in run.stdout

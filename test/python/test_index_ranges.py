@@ -12,11 +12,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from mlir import ir
+from test_numerics_programs import bufferize
 
 from memplan.numerics import compare, execute
 from memplan.numerics.signature import DEFAULT_DIM, index_argument_ranges
-
-from test_numerics_programs import bufferize
 
 SIZE = (1, DEFAULT_DIM)
 
@@ -75,9 +74,7 @@ def test_subview_offset_and_strided_slice():
 
 
 def test_dim_index_is_below_the_rank():
-    found = ranges(
-        "%d = memref.dim %m, %i : memref<4x?x5xf32>", "%m: memref<4x?x5xf32>, %i: index"
-    )
+    found = ranges("%d = memref.dim %m, %i : memref<4x?x5xf32>", "%m: memref<4x?x5xf32>, %i: index")
     assert found == {1: (0, 2)}
 
 

@@ -17,19 +17,25 @@ from typing import Optional
 
 import pytest
 from mlir import ir
+from progs.randprog import random_program
 
 import memplan
 from memplan.inplace import InplaceAnalysisError, analyze
 from memplan.inplace.options import MIN_COPY_BYTES_ORDERS, order_name
-from progs.randprog import random_program
 from memplan.ir.parse import parse_source
 
-MLIR_OPT = os.path.join(list(importlib.util.find_spec("mlir").submodule_search_locations)[0], "bin", "mlir-opt")
+MLIR_OPT = os.path.join(
+    list(importlib.util.find_spec("mlir").submodule_search_locations)[0], "bin", "mlir-opt"
+)
 
 
 def upstream(text: str, options: str) -> tuple[int, str]:
-    p = subprocess.run([MLIR_OPT, "-", f"--one-shot-bufferize={options}"], input=text,
-                       capture_output=True, text=True)
+    p = subprocess.run(
+        [MLIR_OPT, "-", f"--one-shot-bufferize={options}"],
+        input=text,
+        capture_output=True,
+        text=True,
+    )
     return p.returncode, p.stdout
 
 
@@ -114,13 +120,19 @@ def test_analyze_api(ctx):
     assert len(data["operands"]) == len(result.operands)
     assert data["alias_sets"] and data["equivalence_sets"]
     text = result.explain_text()
-    assert "conflicting write: simple.mlir:5:8" in text and "read:              simple.mlir:6:8" in text
+    assert (
+        "conflicting write: simple.mlir:5:8" in text
+        and "read:              simple.mlir:6:8" in text
+    )
 
 
 def test_analyze_one_function(ctx):
     module = parse_source(SIMPLE + SIMPLE.replace("@f", "@g"), "two.mlir")
-    g = [op for op in module.regions[0].blocks[0].operations
-         if ir.StringAttr(op.operation.attributes["sym_name"]).value == "g"][0]
+    g = [
+        op
+        for op in module.regions[0].blocks[0].operations
+        if ir.StringAttr(op.operation.attributes["sym_name"]).value == "g"
+    ][0]
     result = analyze(g.operation, bufferize_function_boundaries=True)
     assert {d.function for d in result.operands} == {"g"}
 
@@ -130,22 +142,41 @@ def test_unknown_op_as_upstream(tmp_path):
     unknown op (with or without allow-unknown-ops), as upstream does; the
     rewrite without allow-unknown-ops fails at the op, as upstream's does."""
     src = tmp_path / "u.mlir"
-    src.write_text('func.func @u(%t: tensor<4xf32>) -> tensor<4xf32> {\n'
-                   '  %0 = "test.foo"(%t) : (tensor<4xf32>) -> tensor<4xf32>\n'
-                   '  return %0 : tensor<4xf32>\n}\n')
+    src.write_text(
+        "func.func @u(%t: tensor<4xf32>) -> tensor<4xf32> {\n"
+        '  %0 = "test.foo"(%t) : (tensor<4xf32>) -> tensor<4xf32>\n'
+        "  return %0 : tensor<4xf32>\n}\n"
+    )
     opt = os.path.join(os.path.dirname(sys.executable), "memplan-opt")
     for options in ("test-analysis-only", "test-analysis-only allow-unknown-ops"):
-        p = subprocess.run([opt, str(src), "--allow-unregistered-dialect",
-                            f"--pass-pipeline=builtin.module(memplan-one-shot-bufferize{{{options}}})"],
-                           capture_output=True, text=True)
-        up = subprocess.run([MLIR_OPT, str(src), "--allow-unregistered-dialect",
-                             f"--one-shot-bufferize={options}"], capture_output=True, text=True)
+        p = subprocess.run(
+            [
+                opt,
+                str(src),
+                "--allow-unregistered-dialect",
+                f"--pass-pipeline=builtin.module(memplan-one-shot-bufferize{{{options}}})",
+            ],
+            capture_output=True,
+            text=True,
+        )
+        up = subprocess.run(
+            [MLIR_OPT, str(src), "--allow-unregistered-dialect", f"--one-shot-bufferize={options}"],
+            capture_output=True,
+            text=True,
+        )
         assert p.returncode == 0 and up.returncode == 0
         assert '"test.foo"(%arg0) {__inplace_operands_attr__ = ["false"]}' in p.stdout
         assert p.stdout == up.stdout
-    p = subprocess.run([opt, str(src), "--allow-unregistered-dialect",
-                        "--pass-pipeline=builtin.module(memplan-one-shot-bufferize)"],
-                       capture_output=True, text=True)
+    p = subprocess.run(
+        [
+            opt,
+            str(src),
+            "--allow-unregistered-dialect",
+            "--pass-pipeline=builtin.module(memplan-one-shot-bufferize)",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert p.returncode == 1
     assert f"{src}:2:8: error: op was not bufferized" in p.stderr
 
@@ -160,12 +191,13 @@ def test_min_copy_bytes_never_worse_than_bottom_up(ctx):
     for seed in range(20):
         module = parse_source(random_program(seed, n_ops=14, loops=False), "r.mlir")
         base = analyze(module, bufferize_function_boundaries=True)
-        best = analyze(module, bufferize_function_boundaries=True, analysis_heuristic="min-copy-bytes")
+        best = analyze(
+            module, bufferize_function_boundaries=True, analysis_heuristic="min-copy-bytes"
+        )
         costs = [(b, c) for _, b, c in best.heuristic_costs if b is not None]
         assert best.heuristic_costs[0][0] == "bottom-up"
         assert best.heuristic_costs[0][1:] == _ranking_cost(base)
         assert _ranking_cost(best) == min(costs) <= _ranking_cost(base)
-
 
 
 def test_min_copy_bytes_order_costs_equal_standalone_analyses(ctx):
@@ -178,14 +210,22 @@ def test_min_copy_bytes_order_costs_equal_standalone_analyses(ctx):
         text = random_program(500 + seed, n_ops=14, loops=seed % 2 == 0)
         module = parse_source(text, "r.mlir")
         try:
-            ranked = analyze(module, bufferize_function_boundaries=True, analysis_heuristic="min-copy-bytes")
+            ranked = analyze(
+                module, bufferize_function_boundaries=True, analysis_heuristic="min-copy-bytes"
+            )
         except InplaceAnalysisError:
             continue
-        for (heuristic, fuzzer_seed), (name, *cost) in zip(MIN_COPY_BYTES_ORDERS, ranked.heuristic_costs):
+        for (heuristic, fuzzer_seed), (name, *cost) in zip(
+            MIN_COPY_BYTES_ORDERS, ranked.heuristic_costs
+        ):
             assert name == order_name(heuristic, fuzzer_seed)
             try:
-                alone = analyze(module, bufferize_function_boundaries=True, analysis_heuristic=heuristic,
-                                analysis_fuzzer_seed=fuzzer_seed)
+                alone = analyze(
+                    module,
+                    bufferize_function_boundaries=True,
+                    analysis_heuristic=heuristic,
+                    analysis_fuzzer_seed=fuzzer_seed,
+                )
             except InplaceAnalysisError:
                 assert cost == [None, None], name
                 continue
@@ -261,10 +301,15 @@ def test_analyze_errors_are_located(ctx):
     from memplan.inplace import InplaceAnalysisError
 
     ctx.allow_unregistered_dialects = True
-    module = parse_source('func.func @u(%t: tensor<4xf32>) -> tensor<4xf32> {\n'
-                          '  %0 = "test.foo"(%t) : (tensor<4xf32>) -> tensor<4xf32>\n'
-                          '  return %0 : tensor<4xf32>\n}\n', "u.mlir")
-    with pytest.raises(InplaceAnalysisError, match=r"^u.mlir:2:8: op 'test.foo' is not bufferizable"):
+    module = parse_source(
+        "func.func @u(%t: tensor<4xf32>) -> tensor<4xf32> {\n"
+        '  %0 = "test.foo"(%t) : (tensor<4xf32>) -> tensor<4xf32>\n'
+        "  return %0 : tensor<4xf32>\n}\n",
+        "u.mlir",
+    )
+    with pytest.raises(
+        InplaceAnalysisError, match=r"^u.mlir:2:8: op 'test.foo' is not bufferizable"
+    ):
         analyze(module)
     result = analyze(module, allow_unknown_ops=True, bufferize_function_boundaries=True)
     assert [c.op for c in result.copies] == ["test.foo"]
@@ -299,7 +344,9 @@ def test_analyze_decisions_match_upstream_annotations(seed):
     test-analysis-only annotations, per option set and heuristic."""
     text = random_program(3000 + seed, n_ops=14, extra=("while", "forall"))
     options = OPTION_SETS[seed % len(OPTION_SETS)]
-    options = " ".join(o for o in options.split() if o not in ("test-analysis-only", "dump-alias-sets"))
+    options = " ".join(
+        o for o in options.split() if o not in ("test-analysis-only", "dump-alias-sets")
+    )
     kwargs = {}
     for token in options.split():
         key, _, value = token.partition("=")
@@ -332,11 +379,18 @@ def _copies_and_allocs(text: str) -> tuple[int, int, int]:
             nonlocal total, count, allocs
             allocs += op.name == "memref.alloc"
             target = op.operands[1] if op.name == "memref.copy" else None
-            if target is not None and isinstance(target.owner, ir.OpView) and \
-                    target.owner.operation.name == "memref.alloc":
+            if (
+                target is not None
+                and isinstance(target.owner, ir.OpView)
+                and target.owner.operation.name == "memref.alloc"
+            ):
                 t = ir.MemRefType(target.type)
                 count += 1
-                total += t.element_type.width // 8 * math.prod(t.shape) if t.has_static_shape else 1 << 40
+                total += (
+                    t.element_type.width // 8 * math.prod(t.shape)
+                    if t.has_static_shape
+                    else 1 << 40
+                )
             return ir.WalkResult.ADVANCE
 
         module.operation.walk(visit)
@@ -385,5 +439,9 @@ def test_copy_costs_match_upstream_bufferization(seed):
     assert checked >= 1
     with ir.Context() as ctx:
         module = parse_source(text, "r.mlir", ctx)
-        ranked = analyze(module, bufferize_function_boundaries=True, analysis_heuristic="min-copy-bytes")
-    assert [name for name, _, _ in ranked.heuristic_costs] == [order_name(h, s) for h, s in MIN_COPY_BYTES_ORDERS]
+        ranked = analyze(
+            module, bufferize_function_boundaries=True, analysis_heuristic="min-copy-bytes"
+        )
+    assert [name for name, _, _ in ranked.heuristic_costs] == [
+        order_name(h, s) for h, s in MIN_COPY_BYTES_ORDERS
+    ]

@@ -60,7 +60,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
         path.append(node)
         for nxt in sorted(graph.get(node, ())):
             if state.get(nxt) == 1:
-                return path[path.index(nxt):] + [nxt]
+                return path[path.index(nxt) :] + [nxt]
             if nxt not in state:
                 cycle = visit(nxt)
                 if cycle:
@@ -95,6 +95,11 @@ def test_no_memplan_import_inside_functions():
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 for inner in ast.walk(node):
                     if isinstance(inner, (ast.Import, ast.ImportFrom)):
-                        names = [a.name for a in inner.names] if isinstance(inner, ast.Import) else [inner.module]
-                        assert not any(n and n.startswith("memplan") for n in names), \
-                            f"{module}.{node.name} imports {names} inside the function"
+                        names = (
+                            [a.name for a in inner.names]
+                            if isinstance(inner, ast.Import)
+                            else [inner.module]
+                        )
+                        assert not any(
+                            n and n.startswith("memplan") for n in names
+                        ), f"{module}.{node.name} imports {names} inside the function"

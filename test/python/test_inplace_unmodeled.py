@@ -24,13 +24,19 @@ from mlir import ir
 import memplan
 from memplan.ir.parse import parse_source
 
-MLIR_OPT = os.path.join(list(importlib.util.find_spec("mlir").submodule_search_locations)[0], "bin", "mlir-opt")
+MLIR_OPT = os.path.join(
+    list(importlib.util.find_spec("mlir").submodule_search_locations)[0], "bin", "mlir-opt"
+)
 MEMPLAN_OPT = os.path.join(os.path.dirname(sys.executable), "memplan-opt")
 
 
 def upstream(text: str, options: str, *flags: str) -> tuple[int, str, str]:
-    p = subprocess.run([MLIR_OPT, "-", *flags, f"--one-shot-bufferize={options}"], input=text,
-                       capture_output=True, text=True)
+    p = subprocess.run(
+        [MLIR_OPT, "-", *flags, f"--one-shot-bufferize={options}"],
+        input=text,
+        capture_output=True,
+        text=True,
+    )
     return p.returncode, p.stdout, p.stderr
 
 
@@ -46,7 +52,11 @@ def ours(text: str, options: str, name: str = "<stdin>") -> tuple[int, str, str]
         try:
             memplan.run_pipeline(module, f"builtin.module(memplan-one-shot-bufferize{{{options}}})")
         except ir.MLIRError as err:
-            return 1, "", "\n".join(f"{_loc(d.location)}: {d.message}" for d in err.error_diagnostics)
+            return (
+                1,
+                "",
+                "\n".join(f"{_loc(d.location)}: {d.message}" for d in err.error_diagnostics),
+            )
         return 0, str(module) + "\n", ""
 
 
@@ -110,9 +120,11 @@ def test_dealloc_tensor_matches_upstream(options):
     out = same_as_upstream(DEALLOC, options)
     if "test-analysis-only" in options:
         # Neither read nor written: in place, and %t is only written.
-        assert out.count('bufferization.dealloc_tensor') == 3
+        assert out.count("bufferization.dealloc_tensor") == 3
         if "bufferize-function-boundaries" in options:
-            assert 'bufferization.access = "write"' in out and 'bufferization.access = "none"' in out
+            assert (
+                'bufferization.access = "write"' in out and 'bufferization.access = "none"' in out
+            )
 
 
 # ---------------------------------------------------- no-analysis-func-filter
@@ -138,22 +150,29 @@ func.func @caller(%t: tensor<4xf32>, %f: f32, %i: index) -> (tensor<4xf32>, tens
 """
 
 
-@pytest.mark.parametrize("names", ["skipped", "skipped,ext", "skipped,callee", "callee,skipped,caller"])
-@pytest.mark.parametrize("options", [
-    "bufferize-function-boundaries test-analysis-only",
-    "bufferize-function-boundaries test-analysis-only dump-alias-sets analysis-heuristic=bottom-up-from-terminators",
-])
+@pytest.mark.parametrize(
+    "names", ["skipped", "skipped,ext", "skipped,callee", "callee,skipped,caller"]
+)
+@pytest.mark.parametrize(
+    "options",
+    [
+        "bufferize-function-boundaries test-analysis-only",
+        "bufferize-function-boundaries test-analysis-only dump-alias-sets analysis-heuristic=bottom-up-from-terminators",
+    ],
+)
 def test_no_analysis_func_filter_matches_upstream(names, options):
     out = same_as_upstream(FILTER, f"{options} no-analysis-func-filter={names}")
     for name in names.split(","):
         # A skipped function carries no annotation at all.
         head = out.index(f"@{name}(")
-        body = out[head:out.index("\n  }", head) if name != "ext" else out.index("\n", head)]
+        body = out[head : out.index("\n  }", head) if name != "ext" else out.index("\n", head)]
         assert "__inplace_operands_attr__" not in body and "bufferization.access" not in body
 
 
 def test_no_analysis_func_filter_rewrite_matches_upstream():
-    text = FILTER.split("func.func @skipped")[0] + """
+    text = (
+        FILTER.split("func.func @skipped")[0]
+        + """
 func.func @skipped(%t: tensor<4xf32>, %f: f32, %i: index) -> (tensor<4xf32>, f32) {
   %w = tensor.insert %f into %t[%i] : tensor<4xf32>
   %x = tensor.extract %t[%i] : tensor<4xf32>
@@ -166,6 +185,7 @@ func.func @caller(%t: tensor<4xf32>, %f: f32, %i: index) -> (tensor<4xf32>, tens
   return %r, %q, %y : tensor<4xf32>, tensor<4xf32>, f32
 }
 """
+    )
     for options in REWRITE:
         for names in ("skipped", "callee"):
             out = same_as_upstream(text, f"{options} no-analysis-func-filter={names}")
@@ -174,18 +194,23 @@ func.func @caller(%t: tensor<4xf32>, %f: f32, %i: index) -> (tensor<4xf32>, tens
 
 def test_no_analysis_func_filter_errors():
     # Without function boundaries: upstream's option error, before any analysis.
-    rc_up, _, err_up = upstream(FILTER, "test-analysis-only no-analysis-func-filter=skipped",
-                                "-allow-unregistered-dialect")
+    rc_up, _, err_up = upstream(
+        FILTER, "test-analysis-only no-analysis-func-filter=skipped", "-allow-unregistered-dialect"
+    )
     rc_us, _, err_us = ours(FILTER, "test-analysis-only no-analysis-func-filter=skipped")
     msg = "Invalid option: 'no-analysis-func-filter' requires 'bufferize-function-boundaries'"
     assert rc_up == 1 and msg in err_up
     assert rc_us == 1 and msg in err_us
     # Rewrite mode with a tensor call in a skipped function: upstream's rewrite
     # segfaults (MLIR 22); memplan refuses at the call.
-    rc_us, _, err_us = ours(FILTER, "bufferize-function-boundaries no-analysis-func-filter=skipped", "f.mlir")
+    rc_us, _, err_us = ours(
+        FILTER, "bufferize-function-boundaries no-analysis-func-filter=skipped", "f.mlir"
+    )
     assert rc_us == 1
-    assert err_us.startswith("f.mlir:10:8: 'func.call' op memplan-one-shot-bufferize: a func.call with tensor operands in a "
-                             "function named in no-analysis-func-filter crashes upstream's rewrite")
+    assert err_us.startswith(
+        "f.mlir:10:8: 'func.call' op memplan-one-shot-bufferize: a func.call with tensor operands in a "
+        "function named in no-analysis-func-filter crashes upstream's rewrite"
+    )
 
 
 # ----------------------------------------------------- scf.parallel and affine
@@ -269,7 +294,9 @@ func.func @red(%t: tensor<8xf32>, %f: f32, %g: f32, %n: index) -> tensor<8xf32> 
 NO_PRINT = [o.replace(" print-conflicts", "") for o in ANALYSIS]
 
 
-@pytest.mark.parametrize("options", NO_PRINT + REWRITE + ["test-analysis-only check-parallel-regions=false"])
+@pytest.mark.parametrize(
+    "options", NO_PRINT + REWRITE + ["test-analysis-only check-parallel-regions=false"]
+)
 def test_parallel_and_affine_bodies_match_upstream(options):
     out = same_as_upstream(PARALLEL, options)
     if "test-analysis-only" in options and "bufferize-function-boundaries" in options:
@@ -345,7 +372,10 @@ func.func @caller(%t: tensor<8xf32>, %u: tensor<8xf32>, %f: f32, %b: i1) -> (ten
 def test_unstructured_control_flow_matches_upstream(options):
     out = same_as_upstream(CFG, options)
     if "test-analysis-only" in options and "bufferize-function-boundaries" in options:
-        assert "__equivalent_func_args__ = [0, 1]" in out and "__equivalent_func_args__ = [0, 0]" in out
+        assert (
+            "__equivalent_func_args__ = [0, 1]" in out
+            and "__equivalent_func_args__ = [0, 0]" in out
+        )
 
 
 def _random_cfg(seed: int) -> str:
@@ -357,8 +387,12 @@ def _random_cfg(seed: int) -> str:
     nblocks = rng.randint(2, 6)
     nargs = [0] + [rng.randint(0, 2) for _ in range(nblocks - 1)]
     writable = rng.choice(["true", "false"])
-    lines = [f"func.func @f(%t0: {T}, %t1: {T} {{bufferization.writable = {writable}}}, %f: f32, %c: i1) "
-             f"-> ({T}, f32) {{", "  %i0 = arith.constant 0 : index", "  %i1 = arith.constant 1 : index"]
+    lines = [
+        f"func.func @f(%t0: {T}, %t1: {T} {{bufferization.writable = {writable}}}, %f: f32, %c: i1) "
+        f"-> ({T}, f32) {{",
+        "  %i0 = arith.constant 0 : index",
+        "  %i1 = arith.constant 1 : index",
+    ]
     n = 0
     for b in range(nblocks):
         if b:
@@ -384,8 +418,12 @@ def _random_cfg(seed: int) -> str:
                 lines.append(f"  {v} = arith.select %c, {x}, {rng.choice(tensors)} : {T}")
             else:
                 lines.append(f"  {v}s = tensor.extract_slice {x}[0] [4] [1] : {T} to tensor<4xf32>")
-                lines.append(f"  {v}f = linalg.fill ins(%f : f32) outs({v}s : tensor<4xf32>) -> tensor<4xf32>")
-                lines.append(f"  {v} = tensor.insert_slice {v}f into {x}[0] [4] [1] : tensor<4xf32> into {T}")
+                lines.append(
+                    f"  {v}f = linalg.fill ins(%f : f32) outs({v}s : tensor<4xf32>) -> tensor<4xf32>"
+                )
+                lines.append(
+                    f"  {v} = tensor.insert_slice {v}f into {x}[0] [4] [1] : tensor<4xf32> into {T}"
+                )
             tensors.append(v)
 
         def target():
@@ -400,11 +438,16 @@ def _random_cfg(seed: int) -> str:
             lines.append(f"  cf.br {target()}")
         else:
             lines.append(f"  cf.cond_br %c, {target()}, {target()}")
-    lines += ["}", f"func.func @g(%a: {T}, %b: {T}, %f: f32, %c: i1) -> ({T}, f32, f32) {{",
-              "  %i0 = arith.constant 0 : index",
-              f"  %r:2 = call @f(%a, %b, %f, %c) : ({T}, {T}, f32, i1) -> ({T}, f32)",
-              f"  %x = tensor.extract %a[%i0] : {T}", f"  %y = tensor.extract %b[%i0] : {T}",
-              f"  return %r#0, %x, %y : {T}, f32, f32", "}"]
+    lines += [
+        "}",
+        f"func.func @g(%a: {T}, %b: {T}, %f: f32, %c: i1) -> ({T}, f32, f32) {{",
+        "  %i0 = arith.constant 0 : index",
+        f"  %r:2 = call @f(%a, %b, %f, %c) : ({T}, {T}, f32, i1) -> ({T}, f32)",
+        f"  %x = tensor.extract %a[%i0] : {T}",
+        f"  %y = tensor.extract %b[%i0] : {T}",
+        f"  return %r#0, %x, %y : {T}, f32, f32",
+        "}",
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -423,8 +466,9 @@ def test_random_unstructured_control_flow_matches_upstream(seed):
     if rc_up < 0:
         # Upstream crashed: memplan names the reason instead.
         assert rc_us == 1
-        assert ("inconsistent analysis state" in err_us and "inconsistent analysis state" in err_up) or \
-            "recurses without end" in err_us
+        assert (
+            "inconsistent analysis state" in err_us and "inconsistent analysis state" in err_up
+        ) or "recurses without end" in err_us
         return
     assert rc_us == rc_up, err_us
     if rc_up == 0:
@@ -441,10 +485,14 @@ def test_unstructured_control_flow_upstream_crashes_are_located_errors():
   return %t : tensor<8xf32>
 }
 """
-    for options in ("bufferize-function-boundaries test-analysis-only", "bufferize-function-boundaries"):
+    for options in (
+        "bufferize-function-boundaries test-analysis-only",
+        "bufferize-function-boundaries",
+    ):
         rc, _, err = ours(cycle, options, "c.mlir")
-        assert rc == 1 and err.startswith("c.mlir:4:8: 'arith.select' op: upstream One-Shot Analysis "
-                                          "recurses without end")
+        assert rc == 1 and err.startswith(
+            "c.mlir:4:8: 'arith.select' op: upstream One-Shot Analysis " "recurses without end"
+        )
     # Without function boundaries the function is an unknown op: its block
     # arguments alias nothing, no cycle, and memplan matches upstream.
     same_as_upstream(cycle, "test-analysis-only dump-alias-sets")
@@ -494,17 +542,23 @@ func.func @sw(%t: tensor<8xf32>, %f: f32, %i: index, %k: index) -> tensor<8xf32>
 """
 
 
-@pytest.mark.parametrize("options", [
-    "bufferize-function-boundaries test-analysis-only dialect-filter=tensor,func",
-    "test-analysis-only dialect-filter=tensor dump-alias-sets",
-])
+@pytest.mark.parametrize(
+    "options",
+    [
+        "bufferize-function-boundaries test-analysis-only dialect-filter=tensor,func",
+        "test-analysis-only dialect-filter=tensor dump-alias-sets",
+    ],
+)
 def test_dialect_filter_keeps_exclusive_regions(options):
     """An scf.if / scf.index_switch denied by dialect-filter is an unknown op,
     but its regions stay mutually exclusive upstream: the write in one branch
     does not conflict with the read in the other."""
     out = same_as_upstream(EXCLUSIVE, options)
     if "bufferize-function-boundaries" in options:
-        assert '%inserted = tensor.insert %arg1 into %arg0[%arg2] {__inplace_operands_attr__ = ["none", "true", "none"]}' in out
+        assert (
+            '%inserted = tensor.insert %arg1 into %arg0[%arg2] {__inplace_operands_attr__ = ["none", "true", "none"]}'
+            in out
+        )
 
 
 # ------------------------- where memplan departs from upstream: proven by runs
@@ -526,16 +580,18 @@ func.func @main(%t: tensor<8xf32>, %c: i1, %i: index, %f: f32) -> tensor<8xf32> 
 IDENTITY = "bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map"
 
 
-def _interpreted_mismatches(tensor_text: str, before: str, after: str, entry: str,
-                            value_sets: list) -> tuple[int, int, int]:
+def _interpreted_mismatches(
+    tensor_text: str, before: str, after: str, entry: str, value_sets: list
+) -> tuple[int, int, int]:
     """Run the memref programs ``before`` (upstream's) and ``after``
     (memplan's) on each value set and compare each one's results with the
     tensor-level interpreter's on the same inputs: (paths interpreted,
     paths where upstream's results are wrong, where memplan's are)."""
+    from progs import interp
+
     from memplan.numerics import compare_paths
     from memplan.numerics.inputs import make_arguments
     from memplan.numerics.signature import entry_signature
-    from progs import interp
 
     with ir.Context():
         signature = entry_signature(ir.Module.parse(before), entry)
@@ -550,11 +606,13 @@ def _interpreted_mismatches(tensor_text: str, before: str, after: str, entry: st
     if not runs:
         return 0, 0, 0
     wrong_before = wrong_after = 0
-    for want, result in zip(expected, compare_paths(before, after, entry, runs, seed=0,
-                                                    keep_outputs=True)):
+    for want, result in zip(
+        expected, compare_paths(before, after, entry, runs, seed=0, keep_outputs=True)
+    ):
         for outputs, side in ((result.outputs_before, "before"), (result.outputs_after, "after")):
-            wrong = any(interp.differences(w, outputs[f"result{k}"].data)
-                        for k, w in enumerate(want))
+            wrong = any(
+                interp.differences(w, outputs[f"result{k}"].data) for k, w in enumerate(want)
+            )
             if wrong and side == "before":
                 wrong_before += 1
             elif wrong:
@@ -568,18 +626,23 @@ def test_write_to_argument_in_later_block_is_a_conflict():
     show upstream's output wrong and memplan's right."""
     options = "bufferize-function-boundaries test-analysis-only"
     _, out_up, _ = upstream(WRITE_IN_LATER_BLOCK, options)
-    assert 'tensor.insert %arg3 into %arg0[%arg2] {__inplace_operands_attr__ = ["none", "true"' \
+    assert (
+        'tensor.insert %arg3 into %arg0[%arg2] {__inplace_operands_attr__ = ["none", "true"'
         in out_up
+    )
     rc, out_us, err = ours(WRITE_IN_LATER_BLOCK, options)
     assert rc == 0, err
-    assert 'tensor.insert %arg3 into %arg0[%arg2] {__inplace_operands_attr__ = ["none", "false"' \
+    assert (
+        'tensor.insert %arg3 into %arg0[%arg2] {__inplace_operands_attr__ = ["none", "false"'
         in out_us
+    )
     assert ours(WRITE_IN_LATER_BLOCK, options + AS_UPSTREAM)[1] == out_up
     rc_up, before, err_up = upstream(WRITE_IN_LATER_BLOCK, IDENTITY)
     rc_us, after, err_us = ours(WRITE_IN_LATER_BLOCK, IDENTITY)
     assert rc_up == 0 and rc_us == 0, err_up + err_us
     seen, wrong_up, wrong_us = _interpreted_mismatches(
-        WRITE_IN_LATER_BLOCK, before, after, "main", [{1: True, 2: 1}, {1: False, 2: 1}])
+        WRITE_IN_LATER_BLOCK, before, after, "main", [{1: True, 2: 1}, {1: False, 2: 1}]
+    )
     assert (seen, wrong_up, wrong_us) == (2, 1, 0)
 
 

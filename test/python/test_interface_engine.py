@@ -20,16 +20,18 @@ from typing import Optional
 
 import pytest
 from mlir import ir
+from progs.randprog import random_program
 
 import memplan.passes
 from memplan import _core
-from progs.randprog import random_program
 from memplan.ir.parse import parse_source, split_input
 
 HERE = os.path.dirname(__file__)
 LIT_INPLACE = os.path.join(HERE, "..", "lit", "inplace")
 NEW_OPS = os.path.join(HERE, "inputs", "interface_engine_ops.mlir")
-MLIR_OPT = os.path.join(list(importlib.util.find_spec("mlir").submodule_search_locations)[0], "bin", "mlir-opt")
+MLIR_OPT = os.path.join(
+    list(importlib.util.find_spec("mlir").submodule_search_locations)[0], "bin", "mlir-opt"
+)
 SEPARATOR = "// -----\n"
 
 ANALYSIS_OPTION_SETS = [
@@ -43,7 +45,9 @@ ANALYSIS_OPTION_SETS = [
 ]
 # Only on programs without unregistered ops: upstream's dialect filter
 # dereferences their (null) dialect and crashes.
-DIALECT_FILTER = "test-analysis-only allow-return-allocs-from-loops dialect-filter=tensor,bufferization"
+DIALECT_FILTER = (
+    "test-analysis-only allow-return-allocs-from-loops dialect-filter=tensor,bufferization"
+)
 REWRITE_OPTION_SETS = [
     "bufferize-function-boundaries",
     "bufferize-function-boundaries allow-return-allocs-from-loops function-boundary-type-conversion=identity-layout-map",
@@ -52,16 +56,21 @@ REWRITE_OPTION_SETS = [
 ]
 PRINT_CONFLICTS = "bufferize-function-boundaries test-analysis-only print-conflicts"
 
+
 def engine_kwargs(options: str) -> dict:
     """`one-shot-bufferize` option text as run_interface_engine arguments
     (parsed by MLIR as memplan-one-shot-bufferize's options), deciding as
     upstream does where upstream misses a conflict under unstructured
     control flow (cfg-conflicts-as-upstream; test_inplace_unmodeled.py
     proves memplan's own decision there by runs)."""
-    values = memplan.passes.parse_option_text(memplan.passes.lookup("memplan-one-shot-bufferize"),
-                                              options + " cfg-conflicts-as-upstream")
-    return {"options": values, "analysis_heuristic": values["analysis_heuristic"],
-            "analysis_fuzzer_seed": values["analysis_fuzzer_seed"]}
+    values = memplan.passes.parse_option_text(
+        memplan.passes.lookup("memplan-one-shot-bufferize"), options + " cfg-conflicts-as-upstream"
+    )
+    return {
+        "options": values,
+        "analysis_heuristic": values["analysis_heuristic"],
+        "analysis_fuzzer_seed": values["analysis_fuzzer_seed"],
+    }
 
 
 def engine(text: str, options: str, ctx: Optional[ir.Context] = None) -> Optional[str]:
@@ -97,10 +106,19 @@ def upstream(texts: list[str], options: str) -> list[str]:
     """mlir-opt's output per chunk ("" where it failed or crashed), one
     process for all; one process per chunk if mlir-opt crashes (as it does on
     some inputs, which the engine must reject with a diagnostic)."""
-    p = subprocess.run([MLIR_OPT, "-", "--allow-unregistered-dialect", "--split-input-file",
-                        f"--one-shot-bufferize={options}"],
-                       input=("\n" + SEPARATOR).join(texts), capture_output=True, text=True,
-                       env=dict(os.environ, LLVM_DISABLE_SYMBOLIZATION="1"))
+    p = subprocess.run(
+        [
+            MLIR_OPT,
+            "-",
+            "--allow-unregistered-dialect",
+            "--split-input-file",
+            f"--one-shot-bufferize={options}",
+        ],
+        input=("\n" + SEPARATOR).join(texts),
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, LLVM_DISABLE_SYMBOLIZATION="1"),
+    )
     outputs = [o.strip() for o in p.stdout.split(SEPARATOR)]
     if p.returncode in (0, 1) and len(outputs) == len(texts):
         return outputs
@@ -128,8 +146,10 @@ def compare(texts: list[str], options: str, normalize=lambda s: s) -> int:
 @pytest.fixture(scope="module")
 def lit_corpus() -> list[list[str]]:
     """The `// -----` chunks of test/lit/inplace/*.mlir, per file."""
-    return [[c.text for c in split_input(open(path).read(), True)]
-            for path in sorted(glob.glob(os.path.join(LIT_INPLACE, "*.mlir")))]
+    return [
+        [c.text for c in split_input(open(path).read(), True)]
+        for path in sorted(glob.glob(os.path.join(LIT_INPLACE, "*.mlir")))
+    ]
 
 
 def compare_corpus(corpus: list[list[str]], options: str, normalize=lambda s: s) -> int:
@@ -209,7 +229,9 @@ func.func @read_after_write(%t: tensor<8xf32>, %f: f32, %i: index) -> (tensor<8x
 def test_print_conflicts_marks_match_upstream_for_a_unique_pair():
     got = engine(PRINT_CONFLICTS_UNIQUE, PRINT_CONFLICTS)
     assert got == upstream([PRINT_CONFLICTS_UNIQUE], PRINT_CONFLICTS)[0]
-    assert '"C_0[CONFL-WRITE: 1]"' in got and '"C_0[READ: 0]"' in got and '"C_0[DEF: bbArg 0]"' in got
+    assert (
+        '"C_0[CONFL-WRITE: 1]"' in got and '"C_0[READ: 0]"' in got and '"C_0[DEF: bbArg 0]"' in got
+    )
 
 
 def test_structured_results():
@@ -217,9 +239,15 @@ def test_structured_results():
     back as data (ops are pre-order ids of the module before the run)."""
     with ir.Context() as ctx:
         module = parse_source(PRINT_CONFLICTS_UNIQUE, "raw.mlir", ctx)
-        r = _core.run_interface_engine(module.operation._CAPIPtr, {"test_analysis_only": True,
-                                       "bufferize_function_boundaries": True, "print_conflicts": True},
-                                       conflict_counter=7)
+        r = _core.run_interface_engine(
+            module.operation._CAPIPtr,
+            {
+                "test_analysis_only": True,
+                "bufferize_function_boundaries": True,
+                "print_conflicts": True,
+            },
+            conflict_counter=7,
+        )
         assert r.ok
         # 0 module, 1 func, 2 insert, 3 extract, 4 return.
         assert r.scopes == [1]
@@ -227,8 +255,16 @@ def test_structured_results():
         assert r.conflicts == [((2, 1), (3, 0), (2, 1), (1, True, 0, 0, 0))]
         # Alias and equivalence sets come back from analysis-only runs only.
         assert r.alias_sets == [] and r.equivalence_sets == []
-        assert r.functions == [{"op": 1, "name": "read_after_write", "boundary_analyzed": True,
-                                "access": ["read", "", ""], "aliasing": [], "equivalent": []}]
+        assert r.functions == [
+            {
+                "op": 1,
+                "name": "read_after_write",
+                "boundary_analyzed": True,
+                "access": ["read", "", ""],
+                "aliasing": [],
+                "equivalent": [],
+            }
+        ]
         assert r.num_tensor_out_of_place == 1 and r.num_tensor_in_place == 2
         # The conflict marks continue the given process-wide counter.
         assert r.conflict_counter == 8
@@ -260,9 +296,16 @@ def test_analysis_only_copies_and_equivalence():
     with ir.Context() as ctx:
         module = parse_source(COPIES, "c.mlir", ctx)
         before = str(module)
-        r = _core.run_interface_engine(module.operation._CAPIPtr, {"bufferize_function_boundaries": True,
-                                       "print_conflicts": True, "dump_alias_sets": True,
-                                       "test_analysis_only": True}, analysis_only=True)
+        r = _core.run_interface_engine(
+            module.operation._CAPIPtr,
+            {
+                "bufferize_function_boundaries": True,
+                "print_conflicts": True,
+                "dump_alias_sets": True,
+                "test_analysis_only": True,
+            },
+            analysis_only=True,
+        )
         assert r.ok
         assert str(module) == before
         # 0 module, 1 func, 2 insert, 3 extract, 4 constant, 5 fill, 6 its linalg.yield, 7 slice,
@@ -281,14 +324,22 @@ def test_analysis_only_copies_and_equivalence():
 def test_analysis_only_rejects_ops_that_are_not_bufferizable():
     with ir.Context() as ctx:
         ctx.allow_unregistered_dialects = True
-        module = parse_source('func.func @u(%t: tensor<4xf32>) -> tensor<4xf32> {\n'
-                              '  %0 = "test.foo"(%t) : (tensor<4xf32>) -> tensor<4xf32>\n'
-                              '  return %0 : tensor<4xf32>\n}\n', "u.mlir", ctx)
+        module = parse_source(
+            "func.func @u(%t: tensor<4xf32>) -> tensor<4xf32> {\n"
+            '  %0 = "test.foo"(%t) : (tensor<4xf32>) -> tensor<4xf32>\n'
+            "  return %0 : tensor<4xf32>\n}\n",
+            "u.mlir",
+            ctx,
+        )
         messages = []
-        handler = ctx.attach_diagnostic_handler(lambda d: messages.append(str(d.location) + d.message) or True)
+        handler = ctx.attach_diagnostic_handler(
+            lambda d: messages.append(str(d.location) + d.message) or True
+        )
         r = _core.run_interface_engine(module.operation._CAPIPtr, {}, analysis_only=True)
         assert not r.ok and len(messages) == 1 and "'test.foo' is not bufferizable" in messages[0]
-        r = _core.run_interface_engine(module.operation._CAPIPtr, {"allow_unknown_ops": True}, analysis_only=True)
+        r = _core.run_interface_engine(
+            module.operation._CAPIPtr, {"allow_unknown_ops": True}, analysis_only=True
+        )
         handler.detach()
         # Upstream's copy insertion skips unknown ops: out of place, no copy.
         assert r.ok and (2, 0, False) in r.decisions and r.copies == []
@@ -297,7 +348,9 @@ def test_analysis_only_rejects_ops_that_are_not_bufferizable():
 def test_rewrite_mode_returns_stats_and_bufferizes():
     with ir.Context() as ctx:
         module = parse_source(PRINT_CONFLICTS_UNIQUE, "raw.mlir", ctx)
-        r = _core.run_interface_engine(module.operation._CAPIPtr, {"bufferize_function_boundaries": True})
+        r = _core.run_interface_engine(
+            module.operation._CAPIPtr, {"bufferize_function_boundaries": True}
+        )
         assert r.ok and r.num_buffer_alloc == 1
         text = str(module)
         assert "memref.alloc" in text and "memref.copy" in text and "tensor" not in text
@@ -330,8 +383,9 @@ def fact_check_failures(text: str, options: str, ctx: ir.Context, **extra) -> li
         module = parse_source(text, "<chunk>", ctx)
         handler = ctx.attach_diagnostic_handler(keep)
         try:
-            _core.run_interface_engine(module.operation._CAPIPtr, check_facts=True,
-                                       **engine_kwargs(options), **extra)
+            _core.run_interface_engine(
+                module.operation._CAPIPtr, check_facts=True, **engine_kwargs(options), **extra
+            )
         finally:
             handler.detach()
     return [m for m in seen if "kept interface fact differs" in m]
@@ -345,9 +399,14 @@ def test_kept_facts_match_upstream_answers(lit_corpus):
     facts too."""
     texts = [t for chunks in lit_corpus for t in chunks]
     texts += [c.text for c in split_input(open(NEW_OPS).read(), True)]
-    texts += [random_program(47000 + seed, n_ops=12 + seed % 15,
-                             extra=("while", "forall", "materialize") if seed % 2 else ())
-              for seed in range(12)]
+    texts += [
+        random_program(
+            47000 + seed,
+            n_ops=12 + seed % 15,
+            extra=("while", "forall", "materialize") if seed % 2 else (),
+        )
+        for seed in range(12)
+    ]
     ctx = ir.Context()
     ctx.allow_unregistered_dialects = True
     checked = 0
@@ -359,8 +418,12 @@ def test_kept_facts_match_upstream_answers(lit_corpus):
             continue
         for options in FACT_CHECK_OPTION_SETS:
             assert fact_check_failures(text, options, ctx) == [], f"under '{options}':\n{text}"
-        ranked = fact_check_failures(text, "test-analysis-only", ctx,
-                                     rank_orders=[("bottom-up", 0), ("top-down", 0), ("fuzzer", 3)])
+        ranked = fact_check_failures(
+            text,
+            "test-analysis-only",
+            ctx,
+            rank_orders=[("bottom-up", 0), ("top-down", 0), ("fuzzer", 3)],
+        )
         assert ranked == [], text
         checked += 1
     assert checked >= 150

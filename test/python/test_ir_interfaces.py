@@ -7,7 +7,13 @@ from mlir import ir
 
 from memplan import _core
 from memplan.cli.transients import _evaluate
-from memplan.ir.interfaces import constant_number, function_type, has_interface, is_function, is_module
+from memplan.ir.interfaces import (
+    constant_number,
+    function_type,
+    has_interface,
+    is_function,
+    is_module,
+)
 
 # Constants of four dialects and kinds, an llvm.func and a func.func.
 CONSTANTS = """
@@ -58,12 +64,15 @@ def test_functions_and_modules_from_interfaces(ctx):
 def test_size_query_of_index_ops_evaluates(ctx):
     """A query whose steps are index ops: they fold to index.constant, which
     counts as a constant (the old arith.constant name check did not)."""
-    module = _module(ctx, """
+    module = _module(
+        ctx,
+        """
       func.func @q() -> index {
         %a = index.constant 3000
         %b = index.constant 10
         %c = index.divu %a, %b
         %d = index.mul %c, %b
         return %d : index
-      }""")
+      }""",
+    )
     assert _evaluate(module.body.operations[0].operation) == 3000

@@ -21,10 +21,34 @@ from memplan.transients import runtime
 # Types whose size every LLVM layout agrees on, and integers above 64 bits,
 # where layouts differ (LLVM's default aligns them to 4, x86-64 to 16): there
 # the model takes the larger size.
-EXACT = ["i1", "i7", "i8", "i24", "i48", "i64", "f16", "bf16", "f32", "f64", "f80", "f128",
-         "index", "f8E4M3FN", "f4E2M1FN", "complex<f32>", "complex<f80>", "complex<i24>",
-         "vector<3xf32>", "vector<4xi1>", "vector<17xi1>", "vector<2x3xf32>",
-         "vector<2xf80>", "vector<3xi24>", "vector<f32>", "vector<2xindex>"]
+EXACT = [
+    "i1",
+    "i7",
+    "i8",
+    "i24",
+    "i48",
+    "i64",
+    "f16",
+    "bf16",
+    "f32",
+    "f64",
+    "f80",
+    "f128",
+    "index",
+    "f8E4M3FN",
+    "f4E2M1FN",
+    "complex<f32>",
+    "complex<f80>",
+    "complex<i24>",
+    "vector<3xf32>",
+    "vector<4xi1>",
+    "vector<17xi1>",
+    "vector<2x3xf32>",
+    "vector<2xf80>",
+    "vector<3xi24>",
+    "vector<f32>",
+    "vector<2xindex>",
+]
 WIDE = ["i65", "i96", "i128", "i200"]
 
 
@@ -32,8 +56,10 @@ def _measured_stride(elem: str) -> int:
     """Bytes per element the lowered code allocates: (size of 7) - (size of 5), halved."""
     sizes = []
     for n in (5, 7):
-        text = (f"func.func @f() {{\n  %a = memref.alloc() : memref<{n}x{elem}>\n"
-                f"  memref.dealloc %a : memref<{n}x{elem}>\n  return\n}}")
+        text = (
+            f"func.func @f() {{\n  %a = memref.alloc() : memref<{n}x{elem}>\n"
+            f"  memref.dealloc %a : memref<{n}x{elem}>\n  return\n}}"
+        )
         with ir.Context():
             sizes.append(numerics.execute(ir.Module.parse(text), "f").heap.total_bytes)
     return (sizes[1] - sizes[0]) // 2
@@ -137,7 +163,10 @@ def test_reuse_pools_odd_widths_at_their_layout_size(ctx):
 
 
 def test_transients_place_odd_widths_at_their_layout_size(ctx):
-    text = ODD.replace("%mask_out: memref<20xi1>)", "%mask_out: memref<20xi1>, %storage: memref<?xi8> {memplan.transients})")
+    text = ODD.replace(
+        "%mask_out: memref<20xi1>)",
+        "%mask_out: memref<20xi1>, %storage: memref<?xi8> {memplan.transients})",
+    )
     before = parse_source(text, "odd.mlir")
     after = parse_source(text, "odd.mlir")
     memplan.run_pipeline(after, "builtin.module(memplan-transients{alignment=16})")
@@ -148,6 +177,8 @@ def test_transients_place_odd_widths_at_their_layout_size(ctx):
     run = runtime.run(after, "main", x, mask, out, mask_out)
     assert 900 <= run.storage_bytes <= 900 + 5 * 15
     storage = np.zeros(run.storage_bytes, dtype=np.uint8)
-    result = numerics.compare(before, after, "main", inputs=[x, mask, out, mask_out, storage], scratch=[4])
+    result = numerics.compare(
+        before, after, "main", inputs=[x, mask, out, mask_out, storage], scratch=[4]
+    )
     assert result.ok, str(result)
     assert oracle.run(str(after), "main", inputs=[x, mask, out, mask_out, storage], scratch=[4]).ok

@@ -8,6 +8,7 @@ import os
 import numpy as np
 import pytest
 from mlir import ir
+from progs.scale import chain
 
 import memplan
 from memplan.cli.main import run as memplan_main
@@ -16,7 +17,6 @@ from memplan.lifetimes import REASONS, analyze_function, analyze_module
 from memplan.lifetimes.analysis import peak_live
 from memplan.lifetimes.reasons import bit, names, primary
 from memplan.lifetimes.report import format_text, load_report
-from progs.scale import chain
 
 MLP = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "mlp.mlir")
 
@@ -48,7 +48,8 @@ def test_intervals_are_plain_arrays():
 
 
 def test_alias_and_to_tensor_extend_lifetime():
-    lt, allocs = _one("""
+    lt, allocs = _one(
+        """
     func.func @f(%x: memref<4xf32>) -> tensor<4xf32> {
       %a = memref.alloc() : memref<4xf32>
       %b = memref.alloc() : memref<4xf32>
@@ -59,7 +60,9 @@ def test_alias_and_to_tensor_extend_lifetime():
       memref.dealloc %b : memref<4xf32>
       return %t : tensor<4xf32>
     }""".replace("%c0, %c0", "%i, %i").replace(
-        "      %v = ", "      %i = arith.constant 0 : index\n      %v = "))
+            "      %v = ", "      %i = arith.constant 0 : index\n      %v = "
+        )
+    )
     a, b = allocs
     assert a.reason == "escapes-return"  # through to_tensor
     assert b.eligible and (b.start, b.end) == (2, 3)  # never used: live at its alloc
@@ -145,7 +148,8 @@ def test_report_json_round_trip(tmp_path):
         )
         path = tmp_path / "mlp.json"
         memplan.run_pipeline(
-            module, f"builtin.module(memplan-buffer-liveness{{format=json output={path}}})")
+            module, f"builtin.module(memplan-buffer-liveness{{format=json output={path}}})"
+        )
     doc = load_report(str(path))
     (func,) = doc["functions"]
     assert func["peak_live_bytes"] == 16384 and func["total_alloc_bytes"] == 18432

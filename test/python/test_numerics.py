@@ -191,9 +191,7 @@ def test_poison_exposes_use_after_free():
 # -- heap figures ---------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "entry, peak", [("sequential", 256), ("nested", 64 + 128 + 256)]
-)
+@pytest.mark.parametrize("entry, peak", [("sequential", 256), ("nested", 64 + 128 + 256)])
 def test_heap_of_a_run_is_exact(entry, peak):
     stats = execute(src("three_allocs.mlir"), entry).heap
     assert isinstance(stats, HeapStats)
@@ -226,8 +224,11 @@ def test_scalar_results():
     run = execute(src("scalars.mlir"), "main", inputs=[1.5, 2.25, 4, -7])
     values = [o.data for o in run.outputs]
     assert [o.name for o in run.outputs] == [
-        "result #0 (f32)", "result #1 (f64)", "result #2 (index)",
-        "result #3 (i32)", "result #4 (i1)",
+        "result #0 (f32)",
+        "result #1 (f64)",
+        "result #2 (index)",
+        "result #3 (i32)",
+        "result #4 (i1)",
     ]
     assert values[0].dtype == np.float32 and values[0] == 3.75
     assert values[1].dtype == np.float64 and values[1] == 3.75
@@ -320,7 +321,9 @@ def test_failed_assert_is_reported_not_fatal():
 def check(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "memplan.cli.check", *args],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
@@ -334,8 +337,12 @@ def test_cli_ok():
 
 
 def test_cli_mismatch():
-    proc = check(str(INPUTS / "two_buffers.mlir"), str(INPUTS / "two_buffers_swapped.mlir"),
-                 "--entry", "main")
+    proc = check(
+        str(INPUTS / "two_buffers.mlir"),
+        str(INPUTS / "two_buffers_swapped.mlir"),
+        "--entry",
+        "main",
+    )
     assert proc.returncode == 1
     assert proc.stdout.startswith("MISMATCH")
     assert "arg #1 (memref<16xf32>) (output 1), element 0" in proc.stdout
@@ -373,16 +380,18 @@ def test_reference_falls_back_to_upstream_where_memplans_fails(monkeypatch):
     from memplan.numerics.timing import PhaseTimes
 
     text = src("tensor_chain.mlir")
-    failing = lowering.REFERENCES["memplan"].replace(
-        "{", "{analysis-heuristic=fuzzer ", 1)
+    failing = lowering.REFERENCES["memplan"].replace("{", "{analysis-heuristic=fuzzer ", 1)
     monkeypatch.setitem(lowering.REFERENCES, "memplan", failing)
     times = PhaseTimes()
     program = lowering.lower(text, "main", reference="memplan", times=times, label="before")
     assert program.reference.startswith("upstream, as memplan's failed (bufferization failed: ")
     assert "analysis-fuzzer-seed" in program.reference, program.reference
     assert program.bufferization.startswith(lowering.REFERENCES["upstream"] + ",")
-    assert list(times.seconds)[:3] == ["before copy", "before bufferization (memplan)",
-                                       "before bufferization (upstream)"]
+    assert list(times.seconds)[:3] == [
+        "before copy",
+        "before bufferization (memplan)",
+        "before bufferization (upstream)",
+    ]
     assert times.counts["before copy"] == 2  # the fresh copy upstream's runs on
     fallback = compare(text, text, "main", reference="memplan")
     upstream = compare(text, text, "main", reference="upstream")

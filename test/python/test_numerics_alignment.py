@@ -8,7 +8,6 @@ import os
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import numpy as np
 
@@ -31,7 +30,12 @@ func.func @main(%x: memref<64xf32>, %y: memref<64xf32>) {
 
 
 def test_aligned_copy():
-    for shape, dtype in (((3,), np.float32), ((5, 7), np.float64), ((0,), np.int32), ((9,), np.bool_)):
+    for shape, dtype in (
+        ((3,), np.float32),
+        ((5, 7), np.float64),
+        ((0,), np.int32),
+        ((9,), np.bool_),
+    ):
         a = np.arange(int(np.prod(shape))).astype(dtype).reshape(shape)
         b = aligned_copy(a)
         assert b.ctypes.data % ARGUMENT_ALIGNMENT == 0 and b.dtype == a.dtype
@@ -42,8 +46,10 @@ def test_every_argument_is_64_byte_aligned():
     # The program returns the address of each argument's data.
     sizes = (1, 3, 5, 17, 100, 1000, 4096)
     args = ", ".join(f"%a{i}: memref<{n}xf32>" for i, n in enumerate(sizes))
-    body = "\n".join(f"  %p{i} = memref.extract_aligned_pointer_as_index %a{i} : memref<{n}xf32> -> index"
-                     for i, n in enumerate(sizes))
+    body = "\n".join(
+        f"  %p{i} = memref.extract_aligned_pointer_as_index %a{i} : memref<{n}xf32> -> index"
+        for i, n in enumerate(sizes)
+    )
     results = ", ".join(f"%p{i}" for i in range(len(sizes)))
     types = ", ".join("index" for _ in sizes)
     text = f"func.func @main({args}) -> ({types}) {{\n{body}\n  return {results} : {types}\n}}"
@@ -70,6 +76,10 @@ def test_vector_cast_loads_of_arguments_run(tmp_path):
     """)
     p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert p.returncode == 0 and p.stdout == "ok\n", (p.returncode, p.stderr)
-    p = subprocess.run([CHECK, str(path), str(path), "--entry", "main"], capture_output=True, text=True,
-                       timeout=300)
+    p = subprocess.run(
+        [CHECK, str(path), str(path), "--entry", "main"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert p.returncode == 0 and p.stdout.startswith("OK"), (p.returncode, p.stdout, p.stderr)

@@ -11,10 +11,10 @@ import sys
 import numpy as np
 import pytest
 
+from memplan.ir import parse_source
 from memplan.numerics import compare, execute
 from memplan.numerics.signature import value_spec
 from memplan.pipeline import run_pipeline
-from memplan.ir import parse_source
 
 CHECK = os.path.join(os.path.dirname(sys.executable), "memplan-check")
 
@@ -50,14 +50,22 @@ def planned(text: str) -> str:
 def wrap(values: np.ndarray, width: int) -> np.ndarray:
     """Two's complement values of ``width`` bits, sign-extended."""
     values = np.asarray(values, dtype=object) % (1 << width)
-    return np.array([v - (1 << width) if v >= 1 << (width - 1) else v for v in values.ravel()],
-                    dtype=np.int64).reshape(np.shape(values))
+    return np.array(
+        [v - (1 << width) if v >= 1 << (width - 1) else v for v in values.ravel()], dtype=np.int64
+    ).reshape(np.shape(values))
 
 
-@pytest.mark.parametrize("t, dtype, bits", [
-    ("i12", np.int16, 12), ("i24", np.int32, 24), ("i48", np.int64, 48), ("ui24", np.uint32, 24),
-    ("i3", np.uint8, 0), ("i32", np.int32, 0),
-])
+@pytest.mark.parametrize(
+    "t, dtype, bits",
+    [
+        ("i12", np.int16, 12),
+        ("i24", np.int32, 24),
+        ("i48", np.int64, 48),
+        ("ui24", np.uint32, 24),
+        ("i3", np.uint8, 0),
+        ("i32", np.int32, 0),
+    ],
+)
 def test_odd_widths_are_held_in_their_alloc_size(ctx, t, dtype, bits):
     from mlir import ir
 
@@ -85,8 +93,11 @@ def test_values_wrap_at_their_width(t, width):
 def test_memory_pipeline_output_checks_bit_for_bit(t):
     # Heap buffers of i24 keep their fourth byte from the poison: the two
     # poison runs agree only by the meaningful bits.
-    text = program(t) if t != "i1" else program(t).replace("arith.muli", "arith.andi").replace(
-        "arith.addi", "arith.xori")
+    text = (
+        program(t)
+        if t != "i1"
+        else program(t).replace("arith.muli", "arith.andi").replace("arith.addi", "arith.xori")
+    )
     result = compare(text, planned(text), "main", poison=True, isolate=True)
     assert result.ok, str(result)
     assert result.heap_after.allocations >= 1
@@ -96,8 +107,12 @@ def test_memplan_check_runs_i24(tmp_path):
     # It refused them before ("unsupported integer width in i24").
     (tmp_path / "before.mlir").write_text(program("i24"))
     (tmp_path / "after.mlir").write_text(planned(program("i24")))
-    run = subprocess.run([CHECK, "before.mlir", "after.mlir", "--entry", "main"],
-                         capture_output=True, text=True, cwd=tmp_path)
+    run = subprocess.run(
+        [CHECK, "before.mlir", "after.mlir", "--entry", "main"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     assert run.stdout.startswith("OK: 4 outputs identical (poison checked)")
 
@@ -105,9 +120,11 @@ def test_memplan_check_runs_i24(tmp_path):
 def test_a_difference_in_the_meaningful_bits_is_a_mismatch():
     # s + 1 instead of s: every element differs, by its low bit.
     text = program("i24")
-    wrong = text.replace("%d = arith.addi %m, %s : i24",
-                         "%one = arith.constant 1 : i24\n    %s1 = arith.addi %s, %one : i24\n"
-                         "    %d = arith.addi %m, %s1 : i24")
+    wrong = text.replace(
+        "%d = arith.addi %m, %s : i24",
+        "%one = arith.constant 1 : i24\n    %s1 = arith.addi %s, %one : i24\n"
+        "    %d = arith.addi %m, %s1 : i24",
+    )
     result = compare(text, wrong, "main")
     assert not result.ok and result.mismatch is not None
     assert result.mismatch.output_name == "result #0 (memref<8xi24>)"

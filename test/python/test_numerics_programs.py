@@ -21,7 +21,7 @@ from mlir import execution_engine, ir
 
 import memplan
 from memplan.ir import parse_source
-from memplan.numerics import LoweringError, compare, execute
+from memplan.numerics import compare, execute
 from memplan.pipeline import UPSTREAM_BUFFERIZATION
 
 WORKLOADS = Path(__file__).resolve().parents[2] / ".." / "shared" / "workloads"
@@ -38,7 +38,9 @@ def bufferize(text: str, pipeline: str = UPSTREAM_BUFFERIZATION) -> str:
 def check(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "memplan.cli.check", *args],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
@@ -99,7 +101,9 @@ def test_sub_byte_memrefs_load_and_store():
       memref.store %k, %n[%c1] : memref<3xi4>
       return %x, %q : i1, i4
     }"""
-    run = execute(text, "main", inputs=[np.array([0, 0, 1, 0], bool), np.array([1, 2, 15], np.uint8), True])
+    run = execute(
+        text, "main", inputs=[np.array([0, 0, 1, 0], bool), np.array([1, 2, 15], np.uint8), True]
+    )
     assert bool(run.outputs[0].data) is True and int(run.outputs[1].data) == 15
     np.testing.assert_array_equal(run.outputs[2].data, [False, True, True, False])
     np.testing.assert_array_equal(run.outputs[3].data, [1, 13, 15])  # -3 as i4, zero-extended
@@ -241,7 +245,10 @@ def test_static_strided_arguments_compare_by_element():
       return
     }"""
     assert compare(plain, strided, "main").ok
-    wrong = strided.replace("memref.copy %x, %y", "linalg.transpose ins(%x : memref<2x3xf32, strided<[5, 1], offset: 2>>) outs(%y : memref<2x3xf32>) permutation = [0, 1]\n      // ")
+    wrong = strided.replace(
+        "memref.copy %x, %y",
+        "linalg.transpose ins(%x : memref<2x3xf32, strided<[5, 1], offset: 2>>) outs(%y : memref<2x3xf32>) permutation = [0, 1]\n      // ",
+    )
     assert compare(plain, wrong, "main").ok  # the identity permutation: same values
     x = np.arange(6, dtype=np.float32).reshape(2, 3)
     run = execute(strided, "main", inputs=[x, np.zeros((2, 3), np.float32)])
@@ -280,8 +287,20 @@ def test_cli_value_input_and_seed(tmp_path):
     path.write_text(text)
     x = tmp_path / "x.npy"
     np.save(x, np.array([0, 2, 4, 6, 8], np.float32))
-    proc = check(str(path), str(path), "--entry", "main", "--value", "1=1.5",
-                 "--value", "2=7", "--input", f"0={x}", "--seed", "4")
+    proc = check(
+        str(path),
+        str(path),
+        "--entry",
+        "main",
+        "--value",
+        "1=1.5",
+        "--value",
+        "2=7",
+        "--input",
+        f"0={x}",
+        "--seed",
+        "4",
+    )
     no_traceback(proc)
     assert proc.returncode == 0 and proc.stdout.startswith("OK"), proc.stdout + proc.stderr
     run = execute(text, "main", values={0: np.load(x), 1: 1.5, 2: 7})

@@ -67,11 +67,21 @@ def test_tiled_matmuls_have_the_bits_of_the_loops(counted):
     for t, p in zip(tiled.outputs, plain.outputs):
         np.testing.assert_array_equal(t.data, p.data)
     # and they compute a matmul (C's input drawn with the same seed: C0 + A @ B)
-    a, b, c = (o.data.reshape(s) for o, s in zip(tiled.outputs[:3],
-                                                   [(37, 70), (70, 150), (37, 150)]))
-    before = execute(MATMULS.replace("linalg.matmul ins", "// ", 1)
-                     .replace("outs(%C : memref<37x150xf32>)", "", 1), "main", seed=5,
-                     poison=None).outputs[2].data.reshape(37, 150)
+    a, b, c = (
+        o.data.reshape(s) for o, s in zip(tiled.outputs[:3], [(37, 70), (70, 150), (37, 150)])
+    )
+    before = (
+        execute(
+            MATMULS.replace("linalg.matmul ins", "// ", 1).replace(
+                "outs(%C : memref<37x150xf32>)", "", 1
+            ),
+            "main",
+            seed=5,
+            poison=None,
+        )
+        .outputs[2]
+        .data.reshape(37, 150)
+    )
     np.testing.assert_allclose(c, before + a @ b, rtol=1e-4, atol=1e-4)
 
 
@@ -90,7 +100,8 @@ def test_only_matmul_like_generics_are_eligible():
     with ir.Context():
         module = ir.Module.parse(MATMULS)
         passmanager.PassManager.parse("builtin.module(linalg-generalize-named-ops)").run(
-            module.operation)
+            module.operation
+        )
         hoist_reductions(module)
         plans = []
 
@@ -102,5 +113,7 @@ def test_only_matmul_like_generics_are_eligible():
         module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
         # The columns' loop first, then tiles of TILE_COLUMNS columns by
         # TILE_ROWS rows, in each the reductions before the rows.
-        assert plans == [([2, 0, 1], [64, 8, 0], [2, 1, 0]),
-                         ([3, 0, 1, 2], [64, 0, 8, 0], [1, 3, 2, 0])]
+        assert plans == [
+            ([2, 0, 1], [64, 8, 0], [2, 1, 0]),
+            ([3, 0, 1, 2], [64, 0, 8, 0], [1, 3, 2, 0]),
+        ]

@@ -14,14 +14,22 @@ from pathlib import Path
 import memplan.passes as registry
 
 ROOT = Path(__file__).parents[2]
-SEEDS = [ROOT / "examples" / "mlp.mlir", Path(__file__).parent / "inputs" / "opt" / "bufz.mlir",
-         Path(__file__).parent / "inputs" / "opt" / "call_writes_arg.mlir"]
+SEEDS = [
+    ROOT / "examples" / "mlp.mlir",
+    Path(__file__).parent / "inputs" / "opt" / "bufz.mlir",
+    Path(__file__).parent / "inputs" / "opt" / "call_writes_arg.mlir",
+]
 #: Upstream passes that do not crash on any input we know of (upstream's own
 #: crashes are upstream's; memplan's handling of its passes is under test).
-UPSTREAM = ["canonicalize", "cse", "symbol-dce",
-            "one-shot-bufferize{bufferize-function-boundaries}",
-            "func.func(optimize-allocation-liveness)", "buffer-deallocation-pipeline"]
-BAD_VALUES = ["", "x", "-1", "0", "3", "1.5", "true", "\"\"", "{", "}", "=", "99999999999999999999"]
+UPSTREAM = [
+    "canonicalize",
+    "cse",
+    "symbol-dce",
+    "one-shot-bufferize{bufferize-function-boundaries}",
+    "func.func(optimize-allocation-liveness)",
+    "buffer-deallocation-pipeline",
+]
+BAD_VALUES = ["", "x", "-1", "0", "3", "1.5", "true", '""', "{", "}", "=", "99999999999999999999"]
 #: Cases per run: fixed, so that every machine tries the same inputs.
 CASES = 48
 
@@ -41,8 +49,10 @@ def _memplan_pass(rng: random.Random) -> str:
 
 
 def _pipeline(rng: random.Random) -> list[str]:
-    elements = [_memplan_pass(rng) if rng.random() < 0.6 else rng.choice(UPSTREAM)
-                for _ in range(rng.randint(1, 4))]
+    elements = [
+        _memplan_pass(rng) if rng.random() < 0.6 else rng.choice(UPSTREAM)
+        for _ in range(rng.randint(1, 4))
+    ]
     if rng.random() < 0.5:
         return [f"--pass-pipeline=builtin.module({','.join(elements)})"]
     # Flag form: -pass or -pass=options.
@@ -80,8 +90,13 @@ def test_fuzz_memplan_opt(tmp_path: Path):
         if rng.random() < 0.3:
             args.append("--split-input-file")
         out = tmp_path / "out.mlir"
-        r = subprocess.run([sys.executable, "-m", "memplan.cli.opt", *args, "-o", str(out)],
-                           capture_output=True, timeout=120)
+        r = subprocess.run(
+            [sys.executable, "-m", "memplan.cli.opt", *args, "-o", str(out)],
+            capture_output=True,
+            timeout=120,
+        )
         case = f"{args} on {data[:200]!r}"
         assert b"Traceback" not in r.stderr, case + "\n" + r.stderr.decode(errors="replace")
-        assert r.returncode in (0, 1, 2), f"exit {r.returncode}: {case}\n" + r.stderr.decode(errors="replace")[-2000:]
+        assert r.returncode in (0, 1, 2), (
+            f"exit {r.returncode}: {case}\n" + r.stderr.decode(errors="replace")[-2000:]
+        )

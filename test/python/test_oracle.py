@@ -47,8 +47,9 @@ def test_flags_views_sharing_bytes_while_live():
 
 
 def test_passes_the_same_views_at_disjoint_offsets():
-    good = OLD_F80_LAYOUT.replace("%c272 = arith.constant 272", "%c272 = arith.constant 384").replace(
-        "392xi8", "544xi8")
+    good = OLD_F80_LAYOUT.replace(
+        "%c272 = arith.constant 272", "%c272 = arith.constant 384"
+    ).replace("392xi8", "544xi8")
     run = oracle.run(good, "main")
     assert run.views == 2 and run.touches > 0 and run.ok
 

@@ -174,9 +174,7 @@ def test_zero_sizes_and_empty_lifetimes():
 def test_half_open_intervals_touching_do_not_conflict():
     r = packing.pack([0, 5, 10], [5, 10, 15], [64, 64, 64])
     assert r.pool_size == 64
-    assert packing.verify([0, 4], [5, 10], [64, 64], [0, 0]) == [
-        packing.Violation("overlap", 0, 1)
-    ]
+    assert packing.verify([0, 4], [5, 10], [64, 64], [0, 0]) == [packing.Violation("overlap", 0, 1)]
 
 
 def test_accepts_lists_and_numpy_of_any_int_type():
@@ -308,7 +306,9 @@ def test_worst_case_all_overlapping():
     n = 3000
     rng = np.random.default_rng(7)
     z = rng.integers(1, 10_000, n)
-    r = packing.pack(np.zeros(n, np.int64), np.ones(n, np.int64), z, alignment=1)  # time: bench/bench_scaling.py
+    r = packing.pack(
+        np.zeros(n, np.int64), np.ones(n, np.int64), z, alignment=1
+    )  # time: bench/bench_scaling.py
     assert r.pool_size == z.sum()  # nothing can share
     assert packing.verify(np.zeros(n, int), np.ones(n, int), z, r.offsets, 1, r.pool_size) == []
 

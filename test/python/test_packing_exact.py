@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from memplan import packing
 from progs.packing_instances import FAMILIES, family, tiled
 from test_packing import optimal_pool, random_buffers
+
+from memplan import packing
 
 
 def valid(s, e, z, r, alignment=64) -> bool:
@@ -59,7 +59,9 @@ def test_exact_raises_the_bound_where_no_packing_reaches_it():
     assert raised == 4
 
 
-@pytest.mark.parametrize("kind, seed", [(k, s) for k in ("chain", "random", "wide") for s in range(6)])
+@pytest.mark.parametrize(
+    "kind, seed", [(k, s) for k in ("chain", "random", "wide") for s in range(6)]
+)
 def test_exact_is_valid_and_never_worse_than_its_start(kind, seed):
     rng = np.random.default_rng(4000 + seed)
     s, e, z = random_buffers(rng, int(rng.integers(1, 200)), kind)
@@ -336,6 +338,7 @@ def test_a_stated_capacity_gets_the_longer_default_search():
     assert given.search_budget == 200_000_000
     # The passes hand the packer its default where search-budget has its own.
     from memplan.passes import SEARCH_BUDGET, search_budget
+
     assert SEARCH_BUDGET.default == packing.DEFAULT_BUDGET
     assert search_budget({"search_budget": packing.DEFAULT_BUDGET}) is None
     assert search_budget({"search_budget": 5}) == 5

@@ -9,8 +9,9 @@ generated instance's known optimum.
 
 from __future__ import annotations
 
-from memplan import packing
 from progs.packing_instances import tiled
+
+from memplan import packing
 
 
 def best(ins):

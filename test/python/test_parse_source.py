@@ -12,7 +12,9 @@ from mlir import ir
 
 from memplan.ir import parse
 
-MLIR_OPT = os.path.join(list(importlib.util.find_spec("mlir").submodule_search_locations)[0], "bin", "mlir-opt")
+MLIR_OPT = os.path.join(
+    list(importlib.util.find_spec("mlir").submodule_search_locations)[0], "bin", "mlir-opt"
+)
 
 FUNC = """func.func @{name}(%a: tensor<4xf32>) -> tensor<4xf32> {{
   %e = tensor.empty() : tensor<4xf32>
@@ -29,16 +31,27 @@ RESOURCE = '{-#\n  dialect_resources: {\n    builtin: {\n      blob: "0x04000000
 
 CASES = {
     "alias-first": ALIAS + FUNC.format(name="f"),
-    "alias-first-two-funcs": ALIAS + "// two\n" + FUNC.format(name="f") + "\n" + FUNC.format(name="g"),
-    "alias-between": ALIAS + FUNC.format(name="f") + "  #id2 = affine_map<(d0) -> (d0)>\n" + FUNC.format(name="g"),
-    "type-alias-after": ALIAS + FUNC.format(name="f") + "!t = tensor<4xf32>\n" + FUNC.format(name="g"),
+    "alias-first-two-funcs": ALIAS
+    + "// two\n"
+    + FUNC.format(name="f")
+    + "\n"
+    + FUNC.format(name="g"),
+    "alias-between": ALIAS
+    + FUNC.format(name="f")
+    + "  #id2 = affine_map<(d0) -> (d0)>\n"
+    + FUNC.format(name="g"),
+    "type-alias-after": ALIAS
+    + FUNC.format(name="f")
+    + "!t = tensor<4xf32>\n"
+    + FUNC.format(name="g"),
     "explicit-module": ALIAS + "module {\n" + FUNC.format(name="f") + "}\n",
     "trailing-resource": ALIAS + FUNC.format(name="f") + "// end\n\n" + RESOURCE,
     "trailing-comments": ALIAS + FUNC.format(name="f") + "\n// a\n   // b\n\n",
     "long-preamble": "// comment\n" * 200 + ALIAS + FUNC.format(name="f"),
     "resource-used": (
         ALIAS + FUNC.format(name="f") + "func.func @c() -> tensor<2xi32> {\n"
-        "  %c = arith.constant dense_resource<blob> : tensor<2xi32>\n  return %c : tensor<2xi32>\n}\n" + RESOURCE
+        "  %c = arith.constant dense_resource<blob> : tensor<2xi32>\n  return %c : tensor<2xi32>\n}\n"
+        + RESOURCE
     ),
     "op-on-last-line": ALIAS + "func.func @f() { return }",
     "no-trailing-newline": ALIAS + FUNC.format(name="f").rstrip("\n"),

@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import pytest
 from mlir import ir
+from progs.layers import shared_destination_layers
+from progs.litcases import lit_cases, rewrite
+from progs.randprog import random_program
 
 import memplan
 from memplan import numerics
@@ -20,9 +23,6 @@ from memplan.lifetimes.analysis import analyze_module
 from memplan.lifetimes.peaks import dataflow_bound, input_peak
 from memplan.pipeline import UPSTREAM_BUFFERIZATION
 from memplan.reuse import oracle
-from progs.layers import shared_destination_layers
-from progs.litcases import lit_cases, rewrite
-from progs.randprog import random_program
 
 MEMORY = "builtin.module(memplan-memory-pipeline)"
 UPSTREAM = f"builtin.module({UPSTREAM_BUFFERIZATION})"
@@ -48,18 +48,32 @@ def check_against_upstream(src: str, entry: str, **kwargs) -> tuple[numerics.Com
     assert after.clean, after
     assert after.live_at_exit <= before.live_at_exit
     assert after.peak_blocks_bytes <= before.peak_blocks_bytes
-    assert oracle.run(ours, entry, **{k: v for k, v in kwargs.items() if k in ("inputs", "seed")}).ok
+    assert oracle.run(
+        ours, entry, **{k: v for k, v in kwargs.items() if k in ("inputs", "seed")}
+    ).ok
     return result, ours
 
 
-@pytest.mark.parametrize("case", [c for c in lit_cases("peak/split-destinations.mlir",
-                                                        "peak/reuse-dying-inputs.mlir",
-                                                        "peak/reorder-for-memory.mlir") if c.runnable],
-                         ids=str)
+@pytest.mark.parametrize(
+    "case",
+    [
+        c
+        for c in lit_cases(
+            "peak/split-destinations.mlir",
+            "peak/reuse-dying-inputs.mlir",
+            "peak/reorder-for-memory.mlir",
+        )
+        if c.runnable
+    ],
+    ids=str,
+)
 def test_tensor_passes_keep_the_numerics(case):
     for fn in case.functions:
-        for pipeline in ("memplan-split-destinations", "memplan-reuse-dying-inputs",
-                         "memplan-reorder-for-memory"):
+        for pipeline in (
+            "memplan-split-destinations",
+            "memplan-reuse-dying-inputs",
+            "memplan-reorder-for-memory",
+        ):
             after = rewrite(case.text, f"builtin.module({pipeline})")
             assert numerics.compare(case.text, after, fn).ok, (pipeline, fn)
         check_against_upstream(case.text, fn)
@@ -75,8 +89,11 @@ def test_shared_destinations_reach_the_dataflow_bound(layers):
     upstream = rewrite(src, UPSTREAM)
     up_peak, bound = static_peak_and_bound(upstream)
     assert bound < up_peak
-    split_only = rewrite(src, "builtin.module(memplan-memory-pipeline{fold-transposes=false "
-                              "reuse-dying-inputs=false reorder=false})")
+    split_only = rewrite(
+        src,
+        "builtin.module(memplan-memory-pipeline{fold-transposes=false "
+        "reuse-dying-inputs=false reorder=false})",
+    )
     assert static_peak_and_bound(split_only)[0] == bound
     result, ours = check_against_upstream(src, "main")
     assert static_peak_and_bound(ours)[0] <= bound
@@ -119,9 +136,11 @@ def test_random_programs_through_the_memory_pipeline():
     assert checked >= 12
 
 
-DEALLOCATION = ("builtin.module(memplan-one-shot-bufferize{bufferize-function-boundaries "
-                "function-boundary-type-conversion=identity-layout-map}, "
-                "memplan-buffer-deallocation)")
+DEALLOCATION = (
+    "builtin.module(memplan-one-shot-bufferize{bufferize-function-boundaries "
+    "function-boundary-type-conversion=identity-layout-map}, "
+    "memplan-buffer-deallocation)"
+)
 
 
 def test_memplan_deallocation_frees_everything_once():

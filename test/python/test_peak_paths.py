@@ -9,10 +9,10 @@ for bit, clean heaps) and compares the heaps' peaks.
 from __future__ import annotations
 
 import pytest
+from progs.litcases import rewrite
 
 from memplan import numerics
 from memplan.pipeline import UPSTREAM_BUFFERIZATION
-from progs.litcases import rewrite
 
 MEMORY = "builtin.module(memplan-memory-pipeline)"
 UPSTREAM = f"builtin.module({UPSTREAM_BUFFERIZATION})"
@@ -108,8 +108,9 @@ def test_dead_aliases_hold_no_buffer_past_its_last_use(name, cond):
     program, cond_arg, dynamic_arg, indices = CASES[name]
     ours = rewrite(program, MEMORY)
     theirs = rewrite(program, UPSTREAM)
-    result = numerics.compare(theirs, ours, "main", values={cond_arg: cond, **indices},
-                              dims={dynamic_arg: 5})
+    result = numerics.compare(
+        theirs, ours, "main", values={cond_arg: cond, **indices}, dims={dynamic_arg: 5}
+    )
     assert result.ok, result
     assert not result.heap_after.fault_lines()
     assert result.heap_after.peak_blocks_bytes <= result.heap_before.peak_blocks_bytes

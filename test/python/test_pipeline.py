@@ -27,20 +27,35 @@ func.func @double(%x: tensor<8xf32>) -> tensor<8xf32> {
 
 def test_mlir_parses_mixed_pipelines(ctx):
     pm = parse_pipeline("builtin.module(canonicalize, memplan-test-print-graph, func.func(cse))")
-    assert str(pm) == "builtin.module(canonicalize{  max-iterations=10 max-num-rewrites=-1 region-simplify=normal test-convergence=false top-down=true},memplan-test-print-graph{stream=stdout},func.func(cse))"
+    assert (
+        str(pm)
+        == "builtin.module(canonicalize{  max-iterations=10 max-num-rewrites=-1 region-simplify=normal test-convergence=false top-down=true},memplan-test-print-graph{stream=stdout},func.func(cse))"
+    )
 
 
 @pytest.mark.parametrize(
     "pipeline, message",
     [
-        ("builtin.module(memplan-nope)", "'memplan-nope' does not refer to a registered pass or pass pipeline"),
+        (
+            "builtin.module(memplan-nope)",
+            "'memplan-nope' does not refer to a registered pass or pass pipeline",
+        ),
         # An unknown option: MLIR's pass option parser, MLIR's words.
         ("builtin.module(memplan-test-print-graph{bad=1})", "no such option bad"),
-        ("builtin.module(canonicalize", "expected pass pipeline to be wrapped with the anchor operation type"),
+        (
+            "builtin.module(canonicalize",
+            "expected pass pipeline to be wrapped with the anchor operation type",
+        ),
         # Written without the anchor, a pipeline is an error, as in mlir-opt.
-        ("canonicalize,memplan-test-print-graph", "expected pass pipeline to be wrapped with the anchor operation type"),
+        (
+            "canonicalize,memplan-test-print-graph",
+            "expected pass pipeline to be wrapped with the anchor operation type",
+        ),
         # memplan's passes run on builtin.module: not moved out of func.func.
-        ("builtin.module(func.func(memplan-test-print-graph))", "restricted to 'builtin.module' on a PassManager intended to run on 'func.func'"),
+        (
+            "builtin.module(func.func(memplan-test-print-graph))",
+            "restricted to 'builtin.module' on a PassManager intended to run on 'func.func'",
+        ),
     ],
 )
 def test_pipeline_errors(pipeline, message):
@@ -84,7 +99,7 @@ def test_upstream_error_is_reported(ctx):
 
 
 def test_failing_pass_raises_with_location(ctx):
-    from memplan.passes import PassInfo, MemplanPass
+    from memplan.passes import MemplanPass, PassInfo
 
     def fail(op, pass_ctx):
         pass_ctx.error(op.regions[0].blocks[0].operations[0], "cannot plan this")

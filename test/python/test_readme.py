@@ -5,7 +5,6 @@ environment this test runs in)."""
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
 import subprocess
@@ -27,8 +26,10 @@ def _blocks(language: str) -> list[tuple[str, str]]:
     for doc in DOCUMENTS:
         text = doc.read_text()
         name = doc.relative_to(ROOT)
-        blocks += [(f"{name}:{text[: m.start()].count(chr(10)) + 1}", m.group(1))
-                   for m in re.finditer(rf"^```{language}\n(.*?)^```", text, re.S | re.M)]
+        blocks += [
+            (f"{name}:{text[: m.start()].count(chr(10)) + 1}", m.group(1))
+            for m in re.finditer(rf"^```{language}\n(.*?)^```", text, re.S | re.M)
+        ]
     return blocks
 
 
@@ -39,7 +40,9 @@ def _python_cases():
 
 @pytest.mark.parametrize("code", list(_python_cases()))
 def test_python_block_runs(code: str):
-    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    r = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
     assert r.returncode == 0, r.stderr[-3000:]
 
 
@@ -47,14 +50,21 @@ def _shell_commands():
     for where, block in _blocks("sh"):
         for command in block.splitlines():
             # The environment steps are this test's own environment.
-            steps = [s.strip() for s in command.split("&&")
-                     if not re.match(r"\s*(python3 -m venv|\S*pip install)", s)]
+            steps = [
+                s.strip()
+                for s in command.split("&&")
+                if not re.match(r"\s*(python3 -m venv|\S*pip install)", s)
+            ]
             for step in steps:
                 try:
                     words = shlex.split(step.split(" #")[0])
                 except ValueError:  # prose in a usage line (mlir-opt's flags)
                     continue
-                if not words or words[0].replace(".venv/bin/", "") not in ("memplan-opt", "memplan", "memplan-check"):
+                if not words or words[0].replace(".venv/bin/", "") not in (
+                    "memplan-opt",
+                    "memplan",
+                    "memplan-check",
+                ):
                     continue
                 files = [w for w in words[1:] if w.endswith(".mlir") and not w.startswith("-")]
                 if not files or not all((ROOT / f).exists() for f in files):
@@ -65,7 +75,9 @@ def _shell_commands():
 @pytest.mark.parametrize("words", list(_shell_commands()))
 def test_shell_command_runs(words: list[str]):
     tool = BIN / words[0].replace(".venv/bin/", "")
-    r = subprocess.run([str(tool), *words[1:]], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    r = subprocess.run(
+        [str(tool), *words[1:]], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
     assert r.returncode == 0, r.stderr[-3000:]
     assert "Traceback" not in r.stderr
 
@@ -89,25 +101,32 @@ def test_first_command_prints_the_planned_module():
     # it prints is checked, not only its exit code.
     from mlir import ir
 
+    import memplan
     from memplan.ir import parse_source
     from memplan.lifetimes.analysis import analyze_module
     from memplan.lifetimes.peaks import input_peak
     from memplan.numerics import compare
     from memplan.pipeline import UPSTREAM_BUFFERIZATION
-    import memplan
 
     words = _first_command()
     tool = BIN / words[0].replace(".venv/bin/", "")
-    r = subprocess.run([str(tool), *words[1:]], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    r = subprocess.run(
+        [str(tool), *words[1:]], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
     assert r.returncode == 0, r.stderr[-3000:]
     source = (ROOT / words[1]).read_text()
     planned = r.stdout
     # A memref program: no tensor left, the intermediates in a pool of views.
     assert planned.startswith("module") and "tensor<" not in planned
-    assert "memref.view" in planned and re.search(r"memref\.alloc\(\) \{alignment = 64 : i64\} : memref<\d+xi8>", planned)
+    assert "memref.view" in planned and re.search(
+        r"memref\.alloc\(\) \{alignment = 64 : i64\} : memref<\d+xi8>", planned
+    )
     # The statistics: one section per memplan pass of the pipeline, and the
     # planned peak is the peak of the printed module, at most upstream's.
-    stats = {name: int(value) for value, name in re.findall(r"^\s*\(S\)\s+(\d+) ([\w-]+)", r.stderr, re.M)}
+    stats = {
+        name: int(value)
+        for value, name in re.findall(r"^\s*\(S\)\s+(\d+) ([\w-]+)", r.stderr, re.M)
+    }
     assert "MemplanBufferReusePass" in r.stderr and "MemplanBufferDeallocationPass" in r.stderr
     with ir.Context():
         printed_peak = sum(input_peak(lt) for lt in analyze_module(parse_source(planned)))

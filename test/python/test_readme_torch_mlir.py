@@ -35,7 +35,7 @@ def readme_section() -> str:
     text = (ROOT / "README.md").read_text()
     start = text.index("## Using memplan with torch-mlir")
     end = text.find("\n## ", start + 1)
-    return text[start:end if end > 0 else len(text)]
+    return text[start : end if end > 0 else len(text)]
 
 
 def code_blocks(section: str) -> list[tuple[str, str]]:
@@ -77,17 +77,20 @@ def _torch_python() -> tuple[str, str]:
     if given:
         problem = _works(given)
         return (given, "") if not problem else ("", f"$MEMPLAN_TORCH_PYTHON: {problem}")
-    folder = Path(os.environ.get("MEMPLAN_TORCH_VENV",
-                                 Path.home() / ".cache" / "memplan" / "torch-venv"))
+    folder = Path(
+        os.environ.get("MEMPLAN_TORCH_VENV", Path.home() / ".cache" / "memplan" / "torch-venv")
+    )
     python = str(folder / "bin" / "python")
     if os.path.exists(python) and not _works(python):
         return python, ""
     if os.environ.get("MEMPLAN_TORCH_INSTALL") != "1":
         # Installing torch takes minutes and a gigabyte: not within the test
         # suite's budget unless asked for.
-        return "", (f"no torch venv at {folder}: set MEMPLAN_TORCH_INSTALL=1 to make one with "
-                    "the README's install line (CPU torch, about 1 GB, needs the network), "
-                    "or MEMPLAN_TORCH_PYTHON to a python that has torch and torch-mlir")
+        return "", (
+            f"no torch venv at {folder}: set MEMPLAN_TORCH_INSTALL=1 to make one with "
+            "the README's install line (CPU torch, about 1 GB, needs the network), "
+            "or MEMPLAN_TORCH_PYTHON to a python that has torch and torch-mlir"
+        )
     try:
         venv.EnvBuilder(with_pip=True, clear=True).create(folder)
     except (OSError, subprocess.CalledProcessError) as err:
@@ -101,7 +104,11 @@ def _torch_python() -> tuple[str, str]:
         last = (p.stderr.strip().splitlines() or ["pip failed"])[-1]
         return "", f"`{' '.join(cmd[2:])}` fails here: {last}"
     problem = _works(python)
-    return (python, "") if not problem else ("", f"torch-mlir does not import after install: {problem}")
+    return (
+        (python, "")
+        if not problem
+        else ("", f"torch-mlir does not import after install: {problem}")
+    )
 
 
 TORCH_PYTHON, REASON = _torch_python()
@@ -125,22 +132,40 @@ def test_readme_section_in_a_separate_venv(tmp_path):
     line = next(line for line in blocks[0][1].splitlines() if "--torch-python" in line)
     words = shlex.split(line, comments=True)
     assert words[0] == "python"
-    p = subprocess.run([sys.executable, *words[1:]], cwd=tmp_path, env=env, capture_output=True,
-                       text=True, timeout=900)
+    p = subprocess.run(
+        [sys.executable, *words[1:]],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert p.returncode == 0, p.stdout + p.stderr
     assert "Traceback" not in p.stderr
     for name in ("model.mlir", "planned.mlir", "x.npy", "y.npy"):
         assert (tmp_path / "out" / name).is_file(), name
 
     # Step 2, in memplan's python.
-    p = subprocess.run([sys.executable, "-c", blocks[1][1]], cwd=tmp_path, env=env,
-                       capture_output=True, text=True, timeout=900)
+    p = subprocess.run(
+        [sys.executable, "-c", blocks[1][1]],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert p.returncode == 0, p.stdout + p.stderr
     assert "allocs" in p.stdout  # print(run.heap)
 
     # Step 3: memplan-check on step 1's files; its first line is the verdict.
-    p = subprocess.run(["sh", "-c", blocks[2][1]], cwd=tmp_path, env=env, capture_output=True,
-                       text=True, timeout=900)
+    p = subprocess.run(
+        ["sh", "-c", blocks[2][1]],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert p.returncode == 0, p.stdout + p.stderr
     assert p.stdout.startswith("OK: ") and "before and after match" in p.stdout
 
@@ -149,8 +174,12 @@ def test_example_says_what_is_missing(tmp_path):
     # memplan's python has no torch: the export child says so, no traceback.
     if not _works(sys.executable):
         pytest.skip("torch is importable in memplan's python too")
-    p = subprocess.run([sys.executable, str(ROOT / "examples" / "torch_mlir.py"), str(tmp_path)],
-                       capture_output=True, text=True, timeout=600)
+    p = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "torch_mlir.py"), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert p.returncode != 0 and p.returncode < 128
     assert "Traceback" not in p.stderr and "CalledProcessError" not in p.stderr
     assert "torch" in p.stderr and "--torch-python" in p.stderr

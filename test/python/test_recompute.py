@@ -13,12 +13,12 @@ from __future__ import annotations
 import os
 
 import pytest
-
-from memplan import numerics
-from memplan.pipeline import UPSTREAM_BUFFERIZATION
 from progs.layers import shared_fill_layers
 from progs.litcases import lit_cases, rewrite
 from test_peak import check_against_upstream, static_peak_and_bound
+
+from memplan import numerics
+from memplan.pipeline import UPSTREAM_BUFFERIZATION
 
 MEMORY = "builtin.module(memplan-memory-pipeline)"
 UPSTREAM = f"builtin.module({UPSTREAM_BUFFERIZATION})"
@@ -66,9 +66,17 @@ RECOMPUTE = "builtin.module(memplan-recompute-cheap-values{max-added-work-percen
 WORKLOADS = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "workloads")
 
 
-@pytest.mark.parametrize("case", [c for c in lit_cases("peak/recompute-cheap-values.mlir",
-                                                        "peak/recompute-cheap-values-budget.mlir")
-                                  if c.runnable], ids=str)
+@pytest.mark.parametrize(
+    "case",
+    [
+        c
+        for c in lit_cases(
+            "peak/recompute-cheap-values.mlir", "peak/recompute-cheap-values-budget.mlir"
+        )
+        if c.runnable
+    ],
+    ids=str,
+)
 def test_recomputed_values_keep_the_numerics(case):
     # The pass alone, bit for bit with fresh memory poisoned; then the memory
     # pipeline (which runs it) against upstream's: same bits, pools without

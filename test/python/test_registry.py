@@ -58,20 +58,25 @@ def test_plain_pass_manager_runs_memplan_passes():
 
 def test_bad_option_fails_to_parse():
     with pytest.raises(ValueError, match="option 'alignment' expects int, got 'abc'"):
-        passmanager.PassManager.parse("builtin.module(memplan-buffer-reuse{alignment=abc})",
-                                      ir.Context())
+        passmanager.PassManager.parse(
+            "builtin.module(memplan-buffer-reuse{alignment=abc})", ir.Context()
+        )
     with pytest.raises(ValueError, match="no such option nope"):
-        passmanager.PassManager.parse("builtin.module(memplan-memory-pipeline{nope=1})", ir.Context())
+        passmanager.PassManager.parse(
+            "builtin.module(memplan-memory-pipeline{nope=1})", ir.Context()
+        )
 
 
 def test_module_pass_rejected_inside_func():
     # Like upstream's module passes: anchored on builtin.module.
     with pytest.raises(ValueError, match="restricted to 'builtin.module'"):
-        passmanager.PassManager.parse("builtin.module(func.func(memplan-buffer-reuse))", ir.Context())
+        passmanager.PassManager.parse(
+            "builtin.module(func.func(memplan-buffer-reuse))", ir.Context()
+        )
 
 
 def test_pass_failure_is_a_pipeline_failure():
-    bad = "func.func @f(%a: tensor<8xf32>) -> tensor<8xf32> {\n  %0 = \"test.unknown\"(%a) : (tensor<8xf32>) -> tensor<8xf32>\n  return %0 : tensor<8xf32>\n}\n"
+    bad = 'func.func @f(%a: tensor<8xf32>) -> tensor<8xf32> {\n  %0 = "test.unknown"(%a) : (tensor<8xf32>) -> tensor<8xf32>\n  return %0 : tensor<8xf32>\n}\n'
     with ir.Context() as ctx:
         ctx.allow_unregistered_dialects = True
         module = ir.Module.parse(bad)
@@ -98,11 +103,21 @@ def test_import_registers_every_pass_without_importing_pass_modules():
         assert _core.is_registered_pass("memplan-buffer-reuse")
         print(" ".join(sorted(sys.modules)))
     """)
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
     assert out.returncode == 0, out.stderr
     loaded = set(out.stdout.split())
-    light = {"memplan", "memplan._core", "memplan.capacity", "memplan.cli", "memplan.cli.opt",
-             "memplan.pass_declarations", "memplan.passes", "memplan.pipeline"}
+    light = {
+        "memplan",
+        "memplan._core",
+        "memplan.capacity",
+        "memplan.cli",
+        "memplan.cli.opt",
+        "memplan.pass_declarations",
+        "memplan.passes",
+        "memplan.pipeline",
+    }
     assert {m for m in loaded if m.startswith("memplan")} == light
     heavy = {"numpy", "mlir.ir", "mlir.passmanager", "dataclasses", "matplotlib"}
     assert not heavy & loaded, heavy & loaded
@@ -141,7 +156,9 @@ def test_first_use_from_two_threads():
         print(errors)
     """)
     for _ in range(3):
-        out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+        out = subprocess.run(
+            [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+        )
         assert out.returncode == 0, out.stderr
         assert out.stdout.strip() == "[]", out.stdout
 
@@ -174,11 +191,14 @@ def test_pass_that_preserves_all_analyses_is_not_verified_again(preserved):
 def test_one_shot_annotation_preserves_all_analyses(analysis_only):
     # test-analysis-only only adds discardable attributes; bufferization
     # rewrites the IR.
-    info = next(i for i in memplan.passes.registered_passes() if i.argument == "memplan-one-shot-bufferize")
+    info = next(
+        i for i in memplan.passes.registered_passes() if i.argument == "memplan-one-shot-bufferize"
+    )
     with ir.Context():
         module = ir.Module.parse(TENSOR_FN)
-        values = info.resolve_options({"bufferize_function_boundaries": True,
-                                       "test_analysis_only": analysis_only})
+        values = info.resolve_options(
+            {"bufferize_function_boundaries": True, "test_analysis_only": analysis_only}
+        )
         ctx = memplan.passes.execute(info, values, module.operation)
         assert not ctx.failed
         assert ctx.preserves_all_analyses == analysis_only
@@ -198,15 +218,22 @@ def test_hooks_get_the_values_mlir_parsed():
         seen.append(("run", list(values)))
         return True, [], True
 
-    options = [("flag", "bool", "false", "a flag", []), ("n", "int", "7", "a number", []),
-               ("u", "uint64", "0", "a wide number", []), ("s", "str", "x", "a string", []),
-               ("c", "str", "b", "a choice", ["a", "b"])]
-    assert _core.register_pass("memplan-test-typed-options", "MemplanTestTypedOptions", "test", options,
-                               check, run)
+    options = [
+        ("flag", "bool", "false", "a flag", []),
+        ("n", "int", "7", "a number", []),
+        ("u", "uint64", "0", "a wide number", []),
+        ("s", "str", "x", "a string", []),
+        ("c", "str", "b", "a choice", ["a", "b"]),
+    ]
+    assert _core.register_pass(
+        "memplan-test-typed-options", "MemplanTestTypedOptions", "test", options, check, run
+    )
     with ir.Context():
         module = ir.Module.parse("func.func @f() { return }")
-        passmanager.PassManager.parse("builtin.module(memplan-test-typed-options{flag n=0x10 "
-                                      "u=18446744073709551615 s={a b} c=a})").run(module.operation)
+        passmanager.PassManager.parse(
+            "builtin.module(memplan-test-typed-options{flag n=0x10 "
+            "u=18446744073709551615 s={a b} c=a})"
+        ).run(module.operation)
         with pytest.raises(ValueError, match="n may not be 13"):
             passmanager.PassManager.parse("builtin.module(memplan-test-typed-options{n=13})")
         with pytest.raises(ValueError, match="option 'c' must be one of a, b; got 'z'"):
@@ -216,17 +243,34 @@ def test_hooks_get_the_values_mlir_parsed():
     assert [type(v) for _, v in seen[1][1]] == [bool, int, int, str, str]
     # The same parse from Python, defaults for what is not given.
     assert _core.parse_pass_options("memplan-test-typed-options", "n=-3") == [
-        ("flag", False), ("n", -3), ("u", 0), ("s", "x"), ("c", "b")]
+        ("flag", False),
+        ("n", -3),
+        ("u", 0),
+        ("s", "x"),
+        ("c", "b"),
+    ]
 
 
 def test_statistics_saturate_at_32_bits(tmp_path):
     # MLIR's pass statistics are 32-bit unsigned counters: 2^33 bytes of
     # allocations are counted as 2^32 - 1, not wrapped around.
     src = tmp_path / "big.mlir"
-    src.write_text("func.func @f() {\n  %0 = memref.alloc() : memref<8589934592xi8>\n"
-                   "  memref.dealloc %0 : memref<8589934592xi8>\n  return\n}\n")
-    r = subprocess.run([sys.executable, "-m", "memplan.cli.opt", str(src), "--mlir-pass-statistics",
-                        "--pass-pipeline=builtin.module(memplan-buffer-liveness{format=none})"],
-                       capture_output=True, text=True, timeout=120)
+    src.write_text(
+        "func.func @f() {\n  %0 = memref.alloc() : memref<8589934592xi8>\n"
+        "  memref.dealloc %0 : memref<8589934592xi8>\n  return\n}\n"
+    )
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "memplan.cli.opt",
+            str(src),
+            "--mlir-pass-statistics",
+            "--pass-pipeline=builtin.module(memplan-buffer-liveness{format=none})",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode == 0, r.stderr
     assert "(S) 4294967295 total-alloc-bytes" in r.stderr, r.stderr

@@ -32,8 +32,9 @@ def test_given_sizes_match_a_measured_run(n, m):
     doc = _report(symbolic.ArgumentSizes({(0, 0): n}, {1: m}))
     assert doc["peak_live_bytes"] == max(4 * n, 8 * m) + 64
     x = np.arange(n, dtype=np.float32)
-    heap = numerics.execute(CASE, "dyn", inputs=[x, np.int64(m), np.zeros(n, np.float32),
-                                                 np.zeros(16, np.float32)]).heap
+    heap = numerics.execute(
+        CASE, "dyn", inputs=[x, np.int64(m), np.zeros(n, np.float32), np.zeros(16, np.float32)]
+    ).heap
     assert heap.peak_bytes == doc["peak_live_bytes"]
 
 
@@ -54,8 +55,14 @@ def test_peak_drops_dominated_live_sets():
     a, b, c = symbolic._leaf("arg0.dim0"), symbolic._leaf("arg1.dim0"), symbolic.const(8)
     start, end = np.array([0, 0, 2]), np.array([4, 2, 4])
     # {a, b} then {a, c}: neither dominates; a alone is dominated by both.
-    assert symbolic.max_text(symbolic.peak(start, end, [a, b, c])) == "max(arg0.dim0 + arg1.dim0, arg0.dim0 + 8)"
-    assert symbolic.max_text(symbolic.peak(np.array([0, 1]), np.array([3, 2]), [a, b])) == "arg0.dim0 + arg1.dim0"
+    assert (
+        symbolic.max_text(symbolic.peak(start, end, [a, b, c]))
+        == "max(arg0.dim0 + arg1.dim0, arg0.dim0 + 8)"
+    )
+    assert (
+        symbolic.max_text(symbolic.peak(np.array([0, 1]), np.array([3, 2]), [a, b]))
+        == "arg0.dim0 + arg1.dim0"
+    )
 
 
 def test_dominance_needs_leaves_that_are_never_negative():

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from mlir import ir, passmanager
+from mlir import ir
+from progs.generator import generate
+from progs.litcases import lit_cases, nested_module, parse_text, rewrite, run_reuse
 
 import memplan
 import memplan.passes
@@ -14,15 +16,17 @@ from memplan import numerics, packing
 from memplan.ir import extract_graph, function_ids, function_name, parse_source
 from memplan.lifetimes import LifetimeAnalysis
 from memplan.pipeline import parse_pipeline
-from memplan.reuse import plan_function
-from memplan.reuse import oracle
+from memplan.reuse import oracle, plan_function
 from memplan.reuse.check import check_module
-from progs.generator import generate
-from progs.litcases import lit_cases, nested_module, parse_text, rewrite, run_reuse
 
 REUSE = "builtin.module(memplan-buffer-reuse)"
-LIT_FILES = ("reuse/static.mlir", "reuse/regions.mlir", "reuse/dynamic.mlir",
-             "reuse/branches.mlir", "reuse/skip.mlir")
+LIT_FILES = (
+    "reuse/static.mlir",
+    "reuse/regions.mlir",
+    "reuse/dynamic.mlir",
+    "reuse/branches.mlir",
+    "reuse/skip.mlir",
+)
 CASES = lit_cases(*LIT_FILES)
 RUNNABLE = [c for c in CASES if c.runnable]
 
@@ -45,11 +49,17 @@ def test_lit_case_bit_identical(case):
         # A few inputs leak by design (a branch buffer merged with an argument
         # cannot simply be freed): the rewrite keeps exactly that leak.
         before_heap, after_heap = result.heap_before, result.heap_after
-        leaky_input = (before_heap.leaks and not before_heap.invalid_frees
-                       and (after_heap.leaks, after_heap.leaked_bytes, after_heap.invalid_frees)
-                       == (before_heap.leaks, before_heap.leaked_bytes, 0))
-        same = (result.mismatch is None and not result.uninitialized
-                and result.assert_counts_before == result.assert_counts_after)
+        leaky_input = (
+            before_heap.leaks
+            and not before_heap.invalid_frees
+            and (after_heap.leaks, after_heap.leaked_bytes, after_heap.invalid_frees)
+            == (before_heap.leaks, before_heap.leaked_bytes, 0)
+        )
+        same = (
+            result.mismatch is None
+            and not result.uninitialized
+            and result.assert_counts_before == result.assert_counts_after
+        )
         assert result.ok or (leaky_input and same), (func, str(result))
         # Every heap byte counted (returned buffers too): never above the input.
         assert result.heap_after.peak_blocks_bytes <= result.heap_before.peak_blocks_bytes, func
@@ -164,24 +174,43 @@ def test_options_and_errors():
 
 def test_memory_pipeline_alias_expands():
     with ir.Context():
-        text = str(parse_pipeline("builtin.module(memplan-memory-pipeline{algorithm=best-fit promote-to-stack reorder})"))
+        text = str(
+            parse_pipeline(
+                "builtin.module(memplan-memory-pipeline{algorithm=best-fit promote-to-stack reorder})"
+            )
+        )
     # memplan's tensor passes, its bufferization, promotion to the stack
     # before deallocation (upstream's order: a promoted buffer is never
     # freed), then pools.
-    order = ["memplan-fold-transposes", "memplan-split-destinations", "memplan-recompute-cheap-values",
-             "memplan-reorder-for-memory", "memplan-reuse-dying-inputs", "memplan-eliminate-subset-copies",
-             "memplan-one-shot-bufferize", "promote-buffers-to-stack", "memplan-buffer-deallocation",
-             "memplan-buffer-reuse"]
+    order = [
+        "memplan-fold-transposes",
+        "memplan-split-destinations",
+        "memplan-recompute-cheap-values",
+        "memplan-reorder-for-memory",
+        "memplan-reuse-dying-inputs",
+        "memplan-eliminate-subset-copies",
+        "memplan-one-shot-bufferize",
+        "promote-buffers-to-stack",
+        "memplan-buffer-deallocation",
+        "memplan-buffer-reuse",
+    ]
     positions = [text.index(p) for p in order]
     assert positions == sorted(positions)
     # Upstream's deallocation runs inside memplan-buffer-deallocation, only when needed.
-    assert "ownership-based-buffer-deallocation" not in text and "optimize-allocation-liveness" not in text
+    assert (
+        "ownership-based-buffer-deallocation" not in text
+        and "optimize-allocation-liveness" not in text
+    )
     # MLIR prints the options of memplan's passes, as of upstream ones.
-    assert text.endswith(",memplan-buffer-reuse{algorithm=best-fit alignment=64 capacity= remarks=false "
-                         f"search-budget={packing.DEFAULT_BUDGET}}})")
+    assert text.endswith(
+        ",memplan-buffer-reuse{algorithm=best-fit alignment=64 capacity= remarks=false "
+        f"search-budget={packing.DEFAULT_BUDGET}}})"
+    )
     # The alias' own text; each tensor pass can be turned off.
     info = memplan.passes.lookup("memplan-memory-pipeline")
-    expansion = info.expand(memplan.passes.parse_option_text(info, "algorithm=best-fit promote-to-stack"))
+    expansion = info.expand(
+        memplan.passes.parse_option_text(info, "algorithm=best-fit promote-to-stack")
+    )
     assert expansion.endswith("memplan-buffer-reuse{algorithm=best-fit alignment=64}")
     # The memory-aware order is on by default (it keeps the importer's order
     # where its modeled peak does not go down), and models the dying-input
@@ -189,17 +218,24 @@ def test_memory_pipeline_alias_expands():
     assert "memplan-reorder-for-memory, memplan-reuse-dying-inputs" in expansion
     no_reuse = info.expand(memplan.passes.parse_option_text(info, "reuse-dying-inputs=false"))
     assert "memplan-reorder-for-memory{dying-inputs=false}" in no_reuse
-    off = info.expand(memplan.passes.parse_option_text(
-        info, "fold-transposes=false split-destinations=false recompute=false reorder=false "
-        "reuse-dying-inputs=false eliminate-subset-copies=false"))
+    off = info.expand(
+        memplan.passes.parse_option_text(
+            info,
+            "fold-transposes=false split-destinations=false recompute=false reorder=false "
+            "reuse-dying-inputs=false eliminate-subset-copies=false",
+        )
+    )
     assert off.startswith("memplan-one-shot-bufferize{")
 
 
 def test_memory_pipeline_numerics_on_mlp():
     src = open(__file__.replace("test/python/test_reuse.py", "examples/mlp.mlir")).read()
-    prepared = rewrite(src, "builtin.module(one-shot-bufferize{bufferize-function-boundaries "
-                            "function-boundary-type-conversion=identity-layout-map}, "
-                            "buffer-deallocation-pipeline, func.func(optimize-allocation-liveness))")
+    prepared = rewrite(
+        src,
+        "builtin.module(one-shot-bufferize{bufferize-function-boundaries "
+        "function-boundary-type-conversion=identity-layout-map}, "
+        "buffer-deallocation-pipeline, func.func(optimize-allocation-liveness))",
+    )
     pooled = rewrite(src, "builtin.module(memplan-memory-pipeline)")
     result = numerics.compare(src, pooled, "mlp")
     assert result.ok
@@ -214,7 +250,9 @@ def test_memory_pipeline_numerics_on_mlp():
     assert after.allocations == after.frees + 1 and before.allocations == before.frees + 1
 
 
-@pytest.mark.parametrize("case", lit_cases("reuse/pipeline.mlir", "reuse/pipeline-regions.mlir"), ids=str)
+@pytest.mark.parametrize(
+    "case", lit_cases("reuse/pipeline.mlir", "reuse/pipeline-regions.mlir"), ids=str
+)
 def test_memory_pipeline_lit_cases_bit_identical(case):
     pooled = rewrite(case.text, "builtin.module(memplan-memory-pipeline)")
     with ir.Context():
@@ -225,12 +263,13 @@ def test_memory_pipeline_lit_cases_bit_identical(case):
             assert result.ok, (func, result.mismatch, result.uninitialized)
 
 
-
 @pytest.mark.parametrize("nested", ["inner", "deepest"])
 def test_nested_module_functions_are_pooled_bit_identical(nested):
     """Functions of nested modules are pooled (they were skipped): each nested
     module, before and after, runs as a module of its own."""
-    text = (__import__("pathlib").Path(__file__).parents[1] / "lit" / "reuse" / "nested-modules.mlir").read_text()
+    text = (
+        __import__("pathlib").Path(__file__).parents[1] / "lit" / "reuse" / "nested-modules.mlir"
+    ).read_text()
     after, stats, check = _run_reuse(text)
     assert check.ok, check.violations
     assert stats["pools"] == 3

@@ -12,6 +12,8 @@ import re
 import pytest
 from mlir import ir
 from mlir.dialects import arith
+from progs.generator import generate
+from progs.litcases import run_reuse
 
 from memplan import numerics
 from memplan.ir import extract_graph, parse_source
@@ -19,8 +21,6 @@ from memplan.lifetimes import bounds as B
 from memplan.lifetimes import symbolic
 from memplan.reuse import oracle
 from memplan.reuse.check import check_module
-from progs.generator import generate
-from progs.litcases import run_reuse
 
 SIZES = (0, 1, 7, 33)
 
@@ -105,19 +105,23 @@ def test_attention_with_a_second_size():
     # pool is taken only where domination alone proves it (the single-size
     # scan does not apply), here the static members' pool; runs at every
     # size alike (the sizes meet at run time, dims "*").
-    text = ATTENTION.replace(
-        "%out: memref<?x8xf32>) {", "%out: memref<?x8xf32>, %side: memref<?xf32>) {"
-    ).replace(
-        "  %a = memref.alloc(%n) : memref<?x8xf32>",
-        "  %ms = memref.dim %side, %c0 : memref<?xf32>\n"
-        "  %e = memref.alloc(%ms) : memref<?xf32>\n"
-        "  linalg.exp ins(%side : memref<?xf32>) outs(%e : memref<?xf32>)\n"
-        "  %a = memref.alloc(%n) : memref<?x8xf32>",
-    ).replace(
-        "  memref.dealloc %mask : memref<?x?xi8>",
-        "  memref.copy %e, %side : memref<?xf32> to memref<?xf32>\n"
-        "  memref.dealloc %e : memref<?xf32>\n"
-        "  memref.dealloc %mask : memref<?x?xi8>",
+    text = (
+        ATTENTION.replace(
+            "%out: memref<?x8xf32>) {", "%out: memref<?x8xf32>, %side: memref<?xf32>) {"
+        )
+        .replace(
+            "  %a = memref.alloc(%n) : memref<?x8xf32>",
+            "  %ms = memref.dim %side, %c0 : memref<?xf32>\n"
+            "  %e = memref.alloc(%ms) : memref<?xf32>\n"
+            "  linalg.exp ins(%side : memref<?xf32>) outs(%e : memref<?xf32>)\n"
+            "  %a = memref.alloc(%n) : memref<?x8xf32>",
+        )
+        .replace(
+            "  memref.dealloc %mask : memref<?x?xi8>",
+            "  memref.copy %e, %side : memref<?xf32> to memref<?xf32>\n"
+            "  memref.dealloc %e : memref<?xf32>\n"
+            "  memref.dealloc %mask : memref<?x?xi8>",
+        )
     )
     after, stats, check = run_reuse(text)
     assert check.ok and not check.unproven_pairs, (check.violations, check.unproven_pairs)
@@ -164,8 +168,11 @@ def test_unaligned_static_beside_dynamic():
     low = after.replace(view, "memref.view %alloc[%c64][%dim]")
     with ir.Context():
         found = check_module(parse_source(low))
-    assert [v for v in found.violations if "share bytes [64, 68)" in v and v.endswith(
-        "at arg1.dim0 = 1")], found.violations
+    assert [
+        v
+        for v in found.violations
+        if "share bytes [64, 68)" in v and v.endswith("at arg1.dim0 = 1")
+    ], found.violations
     assert not oracle.run(low, "main", dims={"*": 1}).ok
     assert not numerics.compare(UNALIGNED, low, "main", dims={"*": 7}, poison=True).ok
 
@@ -176,8 +183,10 @@ def test_generated_mixed_pools_at_every_size(seed):
     # generator reads 7 elements of them: sizes from 7 on).
     text = generate(seed)
     after, stats, check = run_reuse(text)
-    assert check.ok and not check.unchecked and not check.unproven_pairs, \
-        (check.violations, check.unproven_pairs)
+    assert check.ok and not check.unchecked and not check.unproven_pairs, (
+        check.violations,
+        check.unproven_pairs,
+    )
     for n in (7, 9, 100):
         result = numerics.compare(text, after, "main", seed=seed, dims={"*": n}, poison=True)
         assert result.ok, (n, result.mismatch, result.uninitialized)
@@ -196,8 +205,11 @@ def _mixed_program(seed: int) -> str:
     starts = sorted(rng.sample(range(2 * count), count))
     ends = [s + rng.randint(1, 6) for s in starts]
     args = ["%x: memref<?xf32>"] + [f"%o{k}: memref<{t}xf32>" for k, t in enumerate(kinds)]
-    lines = [f"func.func @main({', '.join(args)}) {{", "  %zero = arith.constant 0 : index",
-             "  %n = memref.dim %x, %zero : memref<?xf32>"]
+    lines = [
+        f"func.func @main({', '.join(args)}) {{",
+        "  %zero = arith.constant 0 : index",
+        "  %n = memref.dim %x, %zero : memref<?xf32>",
+    ]
     for t in range(2 * count + 8):
         for k in range(count):
             if starts[k] == t:
@@ -329,8 +341,10 @@ def test_simplified_index_follows_sign_tests():
     with ir.Context():
         module = parse_source(text)
         g = extract_graph(module)
-        names = [g.names[g.op_name[int(g.value_op[v])]] if int(g.value_op[v]) >= 0 else "arg"
-                 for v in range(g.num_values)]
+        names = [
+            g.names[g.op_name[int(g.value_op[v])]] if int(g.value_op[v]) >= 0 else "arg"
+            for v in range(g.num_values)
+        ]
         back = max(v for v in range(g.num_values) if names[v] == "arith.index_cast")
         dim = next(v for v in range(g.num_values) if names[v] == "memref.dim")
         assert g.simplified_index(back) == dim

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 from mlir import ir
+from progs.litcases import run_reuse
 
 import memplan
 from memplan import numerics
@@ -19,7 +20,6 @@ from memplan.lifetimes.analysis import analyze_module
 from memplan.pipeline import MEMPLAN_BUFFERIZATION, PEAK_PASSES, UPSTREAM_BUFFERIZATION
 from memplan.reuse import oracle
 from memplan.reuse.plan import plan_function
-from progs.litcases import run_reuse
 
 # A long-lived buffer %l and a short one %s used inside a region that may
 # not run; %r, returned (never pooled), is allocated while %l lives. One pool
@@ -49,8 +49,9 @@ func.func @zero_trip(%x: memref<16xf32>, %n: index, %out: memref<16xf32>) -> mem
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index""" + _BODY.replace("{open}", "scf.for %i = %c0 to %n step %c1 {{")
 UNTAKEN = """
-func.func @untaken(%x: memref<16xf32>, %flag: i1, %out: memref<16xf32>) -> memref<16xf32> {{""" + \
-    _BODY.replace("{open}", "scf.if %flag {{")
+func.func @untaken(%x: memref<16xf32>, %flag: i1, %out: memref<16xf32>) -> memref<16xf32> {{""" + _BODY.replace(
+    "{open}", "scf.if %flag {{"
+)
 ZERO_TRIP, UNTAKEN = ZERO_TRIP.format(), UNTAKEN.format()
 
 # The same shape at tensor level, through the whole memory pipeline: %t's
@@ -85,10 +86,14 @@ def _pipeline(text: str, pipeline: str) -> str:
         return str(module)
 
 
-@pytest.mark.parametrize("text,entry,values", [
-    (ZERO_TRIP, "zero_trip", (0, 1, 3)),
-    (UNTAKEN, "untaken", (0, 1)),
-], ids=["zero-trip", "untaken-branch"])
+@pytest.mark.parametrize(
+    "text,entry,values",
+    [
+        (ZERO_TRIP, "zero_trip", (0, 1, 3)),
+        (UNTAKEN, "untaken", (0, 1)),
+    ],
+    ids=["zero-trip", "untaken-branch"],
+)
 def test_pool_never_raises_a_path(text, entry, values):
     after, _, check = run_reuse(text)
     assert check.ok, check.violations
@@ -113,8 +118,10 @@ def test_path_check_refuses_the_stretched_pool():
 def test_path_tree_nodes():
     # The loop body is a node of its own below the function body; an
     # scf.if with an else takes one of its two nodes on every path.
-    text = UNTAKEN.replace("    memref.dealloc %c : memref<16xf32>\n  }",
-                           "    memref.dealloc %c : memref<16xf32>\n  } else {\n  }")
+    text = UNTAKEN.replace(
+        "    memref.dealloc %c : memref<16xf32>\n  }",
+        "    memref.dealloc %c : memref<16xf32>\n  } else {\n  }",
+    )
     with ir.Context():
         for source, kinds in ((ZERO_TRIP, 0), (text, 1)):
             (lt,) = analyze_module(parse_source(source))

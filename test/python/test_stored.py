@@ -49,8 +49,9 @@ func.func @{name}(%a: memref<1024xf32>, %out: memref<1024xf32>, %out2: memref<10
 
 
 def _text(name: str, before: str, b_input: str, d_inputs: str, after: str) -> str:
-    return _MAPS + _BODY.format(name=name, before=before, b_input=b_input, d_inputs=d_inputs,
-                                after=after)
+    return _MAPS + _BODY.format(
+        name=name, before=before, b_input=b_input, d_inputs=d_inputs, after=after
+    )
 
 
 def _report(*args: str) -> dict:
@@ -103,8 +104,13 @@ def test_fill_held_across_the_peak_is_cheap_to_recompute():
     # %z, zero-filled, is held across %t's ops for D: filled again before D,
     # it would not be live at the peak. %x, a copy of an argument, is not
     # cheap to recompute.
-    doc = _report("held", _Z + "\n  " + _X, "%a", "%z, %x",
-                  "memref.dealloc %z : memref<1024xf32>\n  memref.dealloc %x : memref<1024xf32>")
+    doc = _report(
+        "held",
+        _Z + "\n  " + _X,
+        "%a",
+        "%z, %x",
+        "memref.dealloc %z : memref<1024xf32>\n  memref.dealloc %x : memref<1024xf32>",
+    )
     assert doc["peak_site"]["bytes"] == 24576
     (stored,) = doc["stored_at_peak"]
     assert stored["name"] == "%alloc" and stored["kind"] == "cheap to recompute"
@@ -126,10 +132,14 @@ def test_fill_read_at_the_peak_is_not_listed():
 def test_fill_partly_overwritten_before_the_peak_is_not_listed():
     # Between the fill and the peak, part of %z is copied from an argument:
     # its contents are not made from constants alone.
-    part = ("%zs = memref.subview %z[0] [512] [1] : memref<1024xf32> to memref<512xf32, strided<[1]>>\n"
-            "  %as = memref.subview %a[0] [512] [1] : memref<1024xf32> to memref<512xf32, strided<[1]>>\n"
-            "  memref.copy %as, %zs : memref<512xf32, strided<[1]>> to memref<512xf32, strided<[1]>>")
-    doc = _report("partly", _Z + "\n  " + part, "%a", "%z, %out", "memref.dealloc %z : memref<1024xf32>")
+    part = (
+        "%zs = memref.subview %z[0] [512] [1] : memref<1024xf32> to memref<512xf32, strided<[1]>>\n"
+        "  %as = memref.subview %a[0] [512] [1] : memref<1024xf32> to memref<512xf32, strided<[1]>>\n"
+        "  memref.copy %as, %zs : memref<512xf32, strided<[1]>> to memref<512xf32, strided<[1]>>"
+    )
+    doc = _report(
+        "partly", _Z + "\n  " + part, "%a", "%z, %out", "memref.dealloc %z : memref<1024xf32>"
+    )
     assert doc["peak_site"]["bytes"] == 20480
     assert doc["stored_at_peak"] == []
     control = _report("whole", _Z, "%a", "%z, %out", "memref.dealloc %z : memref<1024xf32>")

@@ -15,6 +15,7 @@ import random
 
 import pytest
 from mlir import ir
+from progs.litcases import lit_cases, rewrite
 
 import memplan
 from memplan import numerics
@@ -24,14 +25,15 @@ from memplan.lifetimes.analysis import analyze_module
 from memplan.lifetimes.peaks import input_peak
 from memplan.peak.subset_copies import copy_decisions
 from memplan.pipeline import UPSTREAM_BUFFERIZATION
-from progs.litcases import lit_cases, rewrite
 
 PASS = "builtin.module(memplan-eliminate-subset-copies)"
 MEMORY = "builtin.module(memplan-memory-pipeline)"
 WITHOUT = "builtin.module(memplan-memory-pipeline{eliminate-subset-copies=false})"
 UPSTREAM = f"builtin.module({UPSTREAM_BUFFERIZATION})"
-ANALYSIS = ("bufferize-function-boundaries test-analysis-only "
-            "function-boundary-type-conversion=identity-layout-map")
+ANALYSIS = (
+    "bufferize-function-boundaries test-analysis-only "
+    "function-boundary-type-conversion=identity-layout-map"
+)
 
 
 def static_peak(memref_text: str) -> int:
@@ -58,8 +60,13 @@ def check_pipeline(src: str, entry: str, run_without: bool = True) -> tuple[str,
     return ours, without
 
 
-CASES = [c for c in lit_cases("peak/eliminate-subset-copies.mlir", "peak/eliminate-subset-copies-remarks.mlir")
-         if c.runnable and "bufferization.to_tensor" not in c.text]
+CASES = [
+    c
+    for c in lit_cases(
+        "peak/eliminate-subset-copies.mlir", "peak/eliminate-subset-copies-remarks.mlir"
+    )
+    if c.runnable and "bufferization.to_tensor" not in c.text
+]
 
 
 @pytest.mark.parametrize("case", CASES, ids=str)
@@ -80,13 +87,23 @@ def test_rewritten_slices_bufferize_in_place_in_memplan_and_upstream():
     # Every insert_slice and extract_slice the pass makes is in place under
     # memplan's analysis, and upstream's One-Shot Analysis annotates the
     # rewritten module exactly as memplan's does.
-    text = "\n".join(c.text for c in CASES if "@pad_after_conv" in c.text or "@concat_two_producers" in c.text
-                     or "@pad_of_concat" in c.text or "@insert_strided" in c.text)
+    text = "\n".join(
+        c.text
+        for c in CASES
+        if "@pad_after_conv" in c.text
+        or "@concat_two_producers" in c.text
+        or "@pad_of_concat" in c.text
+        or "@insert_strided" in c.text
+    )
     after = rewrite(text, PASS)
     ours = rewrite(after, f"builtin.module(memplan-one-shot-bufferize{{{ANALYSIS}}})")
     theirs = rewrite(after, f"builtin.module(one-shot-bufferize{{{ANALYSIS}}})")
     assert ours == theirs
-    slices = [line for line in ours.splitlines() if "tensor.insert_slice" in line or "tensor.extract_slice" in line]
+    slices = [
+        line
+        for line in ours.splitlines()
+        if "tensor.insert_slice" in line or "tensor.extract_slice" in line
+    ]
     assert len(slices) >= 10
     assert all('"false"' not in line for line in slices), slices
 
@@ -168,11 +185,13 @@ def random_subset_program(seed: int) -> str:
     rows, cols = rng.choice([(4, 4), (4, 8), (8, 4)]), None
     rows, cols = rows
     t = f"tensor<{rows}x{cols}xf32>"
-    lines = [f"func.func @main(%x: {t}, %y: {t}) -> ({{results}}) {{",
-             "  %zero = arith.constant 0.0 : f32",
-             "  %one = arith.constant 1.5 : f32",
-             f"  %shared = tensor.empty() : {t}",
-             f"  %fill = linalg.fill ins(%one : f32) outs(%shared : {t}) -> {t}"]
+    lines = [
+        f"func.func @main(%x: {t}, %y: {t}) -> ({{results}}) {{",
+        "  %zero = arith.constant 0.0 : f32",
+        "  %one = arith.constant 1.5 : f32",
+        f"  %shared = tensor.empty() : {t}",
+        f"  %fill = linalg.fill ins(%one : f32) outs(%shared : {t}) -> {t}",
+    ]
     values = ["%x", "%y"]
     results: list[tuple[str, str]] = []
     n = 0
@@ -195,7 +214,11 @@ def random_subset_program(seed: int) -> str:
             lines.append(f"  {e} = tensor.empty() : {t}")
             lines.append(f"  {d} = linalg.fill ins(%zero : f32) outs({e} : {t}) -> {t}")
         v = fresh("v")
-        op = "linalg.add" if dest != "empty" else rng.choice(["linalg.exp", "linalg.negf", "linalg.abs"])
+        op = (
+            "linalg.add"
+            if dest != "empty"
+            else rng.choice(["linalg.exp", "linalg.negf", "linalg.abs"])
+        )
         if op == "linalg.add":
             lines.append(f"  {v} = linalg.add ins({start}, {d} : {t}, {t}) outs({d} : {t}) -> {t}")
         else:
@@ -222,10 +245,12 @@ def random_subset_program(seed: int) -> str:
             lo, hi = rng.randint(0, 2), rng.randint(0, 2)
             pt = f"tensor<{rows + 2 * lo}x{cols + lo + hi}xf32>"
             r = fresh("p")
-            lines += [f"  {r} = tensor.pad {s} low[{lo}, {lo}] high[{lo}, {hi}] {{",
-                      "  ^bb0(%i: index, %j: index):",
-                      f"    tensor.yield {rng.choice(['%zero', '%one'])} : f32",
-                      f"  }} : {t} to {pt}"]
+            lines += [
+                f"  {r} = tensor.pad {s} low[{lo}, {lo}] high[{lo}, {hi}] {{",
+                "  ^bb0(%i: index, %j: index):",
+                f"    tensor.yield {rng.choice(['%zero', '%one'])} : f32",
+                f"  }} : {t} to {pt}",
+            ]
             results.append((r, pt))
         elif kind in ("concat", "pad-concat"):
             a, b = chain(), chain() if rng.random() < 0.7 else rng.choice(values)
@@ -235,10 +260,12 @@ def random_subset_program(seed: int) -> str:
             if kind == "pad-concat":
                 q = fresh("p")
                 pt = f"tensor<{2 * rows + 2}x{cols + 2}xf32>"
-                lines += [f"  {q} = tensor.pad {r} low[1, 1] high[1, 1] {{",
-                          "  ^bb0(%i: index, %j: index):",
-                          "    tensor.yield %one : f32",
-                          f"  }} : {ct} to {pt}"]
+                lines += [
+                    f"  {q} = tensor.pad {r} low[1, 1] high[1, 1] {{",
+                    "  ^bb0(%i: index, %j: index):",
+                    "    tensor.yield %one : f32",
+                    f"  }} : {ct} to {pt}",
+                ]
                 results.append((q, pt))
             else:
                 results.append((r, ct))
@@ -246,18 +273,24 @@ def random_subset_program(seed: int) -> str:
             s = chain()
             bt = f"tensor<{rows + 3}x{2 * cols}xf32>"
             e, f, r = fresh("e"), fresh("f"), fresh("i")
-            lines += [f"  {e} = tensor.empty() : {bt}",
-                      f"  {f} = linalg.fill ins(%zero : f32) outs({e} : {bt}) -> {bt}",
-                      f"  {r} = tensor.insert_slice {s} into {f}[1, 0] [{rows}, {cols}] [1, 2] : {t} into {bt}"]
+            lines += [
+                f"  {e} = tensor.empty() : {bt}",
+                f"  {f} = linalg.fill ins(%zero : f32) outs({e} : {bt}) -> {bt}",
+                f"  {r} = tensor.insert_slice {s} into {f}[1, 0] [{rows}, {cols}] [1, 2] : {t} into {bt}",
+            ]
             results.append((r, bt))
         if rng.random() < 0.4:
             # A reader after the copy of some value.
             v = rng.choice(values)
             r, e = fresh("r"), fresh("e")
-            lines += [f"  {e} = tensor.empty() : {t}",
-                      f"  {r} = linalg.exp ins({v} : {t}) outs({e} : {t}) -> {t}"]
+            lines += [
+                f"  {e} = tensor.empty() : {t}",
+                f"  {r} = linalg.exp ins({v} : {t}) outs({e} : {t}) -> {t}",
+            ]
             results.append((r, t))
-    lines.append(f"  return {', '.join(r for r, _ in results)} : {', '.join(ty for _, ty in results)}")
+    lines.append(
+        f"  return {', '.join(r for r, _ in results)} : {', '.join(ty for _, ty in results)}"
+    )
     lines.append("}")
     return "\n".join(lines).replace("{results}", ", ".join(ty for _, ty in results)) + "\n"
 
@@ -319,17 +352,20 @@ def test_report_names_pad_copies_at_the_peak(tmp_path, capsys):
     (copy,) = site["subset_copies"]
     assert copy["bytes"] == 2048 and copy["location"] == f"{src}:8:8"
     assert {copy["source"], copy["target"]} <= set(site["live"])
-    assert copy["decision"] == ("the padded value would be computed in the padded tensor: "
-                                "no copy, 2048 bytes saved")
+    assert copy["decision"] == (
+        "the padded value would be computed in the padded tensor: " "no copy, 2048 bytes saved"
+    )
     # The source is read after the copy (by the add): nothing is named, and
     # the pass leaves that pad alone.
     assert functions["residual"]["peak_site"]["subset_copies"] == []
     assert memplan_main(["report", str(src), "--bufferize"]) == 0
     text = capsys.readouterr().out
     assert text.count("is copied into a subset of") == 1
-    assert (f"is copied into a subset of {copy['target']} at {src}:8:8 and dies there: "
-            "computing it in place frees 2048 B at the peak (memplan-eliminate-subset-copies: "
-            "the padded value would be computed in the padded tensor") in text
+    assert (
+        f"is copied into a subset of {copy['target']} at {src}:8:8 and dies there: "
+        "computing it in place frees 2048 B at the peak (memplan-eliminate-subset-copies: "
+        "the padded value would be computed in the padded tensor"
+    ) in text
     # The dry run left the tensor program as it was: the pass still rewrites.
     with ir.Context():
         module = parse_source(REPORT_PROGRAM)

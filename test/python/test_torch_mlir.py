@@ -20,8 +20,12 @@ CHECK = os.path.join(os.path.dirname(sys.executable), "memplan-check")
 def _torch_mlir_missing() -> str:
     """Why torch-mlir cannot run here ("" when it can); asked in a child, so
     that torch never loads into the test process."""
-    p = subprocess.run([sys.executable, "-c", "import torch, torch_mlir.fx"], capture_output=True,
-                       text=True, timeout=300)
+    p = subprocess.run(
+        [sys.executable, "-c", "import torch, torch_mlir.fx"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     if p.returncode == 0:
         return ""
     last = (p.stderr.strip().splitlines() or ["import failed"])[-1]
@@ -35,8 +39,12 @@ pytestmark = pytest.mark.skipif(bool(REASON), reason=REASON or "torch-mlir avail
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory):
     out = tmp_path_factory.mktemp("torch")
-    p = subprocess.run([sys.executable, str(ROOT / "examples" / "torch_mlir.py"), str(out)],
-                       capture_output=True, text=True, timeout=600)
+    p = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "torch_mlir.py"), str(out)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert p.returncode == 0, p.stdout + p.stderr
     return out, p.stdout
 
@@ -48,9 +56,26 @@ def test_example_matches_torch(exported):
 
 def test_memplan_check_against_torch(exported):
     out, _ = exported
-    p = subprocess.run([CHECK, str(out / "model.mlir"), str(out / "planned.mlir"), "--entry", "main",
-                        "--input", f"arg0={out / 'x.npy'}", "--expect", str(out / "y.npy"),
-                        "--rtol", "1e-4", "--atol", "1e-5"], capture_output=True, text=True, timeout=300)
+    p = subprocess.run(
+        [
+            CHECK,
+            str(out / "model.mlir"),
+            str(out / "planned.mlir"),
+            "--entry",
+            "main",
+            "--input",
+            f"arg0={out / 'x.npy'}",
+            "--expect",
+            str(out / "y.npy"),
+            "--rtol",
+            "1e-4",
+            "--atol",
+            "1e-5",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert p.returncode == 0, p.stdout + p.stderr
     assert p.stdout.startswith("OK") and "before and after match" in p.stdout
 
@@ -85,6 +110,8 @@ def test_import_module_takes_a_torch_mlir_module(tmp_path):
     """)
     p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, p.stderr
-    assert "foreign: run_pipeline got a Module of other MLIR Python bindings (torch_mlir." in p.stdout
+    assert (
+        "foreign: run_pipeline got a Module of other MLIR Python bindings (torch_mlir." in p.stdout
+    )
     assert "planned: True" in p.stdout
     assert "torch dialect: the module from torch_mlir uses dialect 'torch'" in p.stdout

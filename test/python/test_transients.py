@@ -10,6 +10,7 @@ import memplan
 from memplan import numerics
 from memplan.ir import extract_graph, parse_source
 from memplan.ir import sizeexpr as E
+from memplan.pipeline import UPSTREAM_BUFFERIZATION as BUFFERIZE
 from memplan.reuse import oracle
 from memplan.transients import runtime
 from memplan.transients.emplace import ASSERT_MESSAGE
@@ -17,7 +18,6 @@ from memplan.transients.plan import plan_module
 
 INPUTS = Path(__file__).parent / "inputs" / "transients"
 EXAMPLES = Path(__file__).parents[2] / "examples"
-from memplan.pipeline import UPSTREAM_BUFFERIZATION as BUFFERIZE
 
 
 def storage_arg(module, fn="entry") -> int:
@@ -52,7 +52,9 @@ def check_program(before, after, fn, inputs, heap_after_allocs):
 
 def test_bufferized_mlp_example(ctx):
     text = (EXAMPLES / "mlp.mlir").read_text()
-    before, after = emplaced(text, "mlp.mlir", f"{BUFFERIZE},memplan-add-transient-storage{{func=mlp}}")
+    before, after = emplaced(
+        text, "mlp.mlir", f"{BUFFERIZE},memplan-add-transient-storage{{func=mlp}}"
+    )
     rng = np.random.default_rng(0)
     inputs = [
         rng.uniform(-1, 1, (16, 64)).astype(np.float32),
@@ -118,15 +120,24 @@ def test_run_requires_storage_argument(ctx):
 # --- every runnable lit case, checked through the ExecutionEngine -----------
 
 from progs.litcases import lit_cases, nested_module, parse_text, rewrite  # noqa: E402
+
 from memplan.numerics.signature import entry_signature  # noqa: E402
 
-_STORAGE_FUNC = __import__("re").compile(r"^\s*func\.func\s+@(\w+)\(.*\{memplan\.transients\}", __import__("re").M)
+_STORAGE_FUNC = __import__("re").compile(
+    r"^\s*func\.func\s+@(\w+)\(.*\{memplan\.transients\}", __import__("re").M
+)
 
 
 def _storage_cases():
     out = []
-    for case in lit_cases("transients/annotate.mlir", "transients/emplace.mlir", "transients/calls.mlir",
-                          "transients/guarded.mlir", "transients/signatures.mlir", "transients/branches.mlir"):
+    for case in lit_cases(
+        "transients/annotate.mlir",
+        "transients/emplace.mlir",
+        "transients/calls.mlir",
+        "transients/guarded.mlir",
+        "transients/signatures.mlir",
+        "transients/branches.mlir",
+    ):
         if not case.runnable:
             continue
         for fn in _STORAGE_FUNC.findall(case.text):
@@ -182,7 +193,9 @@ def test_size_assert_aborts_in_plain_lowering(tmp_path, size, aborts):
     src = tmp_path / "static_pair.mlir"
     src.write_text(chunk[: chunk.index("\n}\n") + 3])
     script = Path(__file__).parent / "helpers" / "run_static_pair.py"
-    r = subprocess.run([sys.executable, str(script), str(src), str(size)], capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, str(script), str(src), str(size)], capture_output=True, text=True
+    )
     if aborts:
         assert r.returncode != 0
         assert ASSERT_MESSAGE in r.stdout + r.stderr
@@ -203,7 +216,9 @@ def test_guarded_size_is_not_hoisted_out_of_its_guard(d):
         needed = runtime.required_bytes(after, "guarded_divui", [np.int64(d), out])
         assert needed == 256  # 64 f32: the quotient's bound
         storage = np.zeros(needed, dtype=np.uint8)
-        result = numerics.compare(before, after, "guarded_divui", inputs=[np.int64(d), out, storage], scratch=[2])
+        result = numerics.compare(
+            before, after, "guarded_divui", inputs=[np.int64(d), out, storage], scratch=[2]
+        )
         assert result.ok, str(result)
 
 
@@ -224,9 +239,15 @@ def test_transients_never_larger_than_one_pool_of_the_same_buffers(ctx):
     graph = extract_graph(module)
     (f,) = [f for f in function_ids(graph) if function_name(graph, f) == "forward"]
     _, pool = pool_layout(LifetimeAnalysis(graph).function(f))
-    memplan.run_pipeline(module, "builtin.module(memplan-add-transient-storage{func=forward}, memplan-transients)")
-    forward = next(op for op in module.regions[0].blocks[0].operations
-                   if op.operation.name == "func.func" and ir.StringAttr(op.attributes["sym_name"]).value == "forward")
+    memplan.run_pipeline(
+        module, "builtin.module(memplan-add-transient-storage{func=forward}, memplan-transients)"
+    )
+    forward = next(
+        op
+        for op in module.regions[0].blocks[0].operations
+        if op.operation.name == "func.func"
+        and ir.StringAttr(op.attributes["sym_name"]).value == "forward"
+    )
     storage = ir.IntegerAttr(forward.attributes["memplan.transient_size"]).value
     assert storage <= -(-pool["size"] // 64) * 64
 
@@ -262,16 +283,21 @@ def test_nested_module_is_planned_bit_identical():
         needed = runtime.required_bytes(after_inner, "scale", [x])
         assert needed == 512
         storage = np.zeros(needed, dtype=np.uint8)
-        result = numerics.compare(before_inner, after_inner, "scale", inputs=[x, storage], scratch=[1])
+        result = numerics.compare(
+            before_inner, after_inner, "scale", inputs=[x, storage], scratch=[1]
+        )
         assert result.ok, str(result)
         assert result.heap_after.allocations == 0 < result.heap_before.allocations
 
 
-@pytest.mark.parametrize("fn, args, needed", [
-    ("affine_loop", [], 256),  # affine.for: LoopLikeOpInterface
-    ("affine_min", [np.int64(40)], 128),  # ValueBoundsOpInterface
-    ("subtraction", [np.int64(10)], 64),  # arith.subi: ValueBoundsOpInterface
-])
+@pytest.mark.parametrize(
+    "fn, args, needed",
+    [
+        ("affine_loop", [], 256),  # affine.for: LoopLikeOpInterface
+        ("affine_min", [np.int64(40)], 128),  # ValueBoundsOpInterface
+        ("subtraction", [np.int64(10)], 64),  # arith.subi: ValueBoundsOpInterface
+    ],
+)
 def test_sizes_bounded_by_interfaces_run_bit_identical(fn, args, needed):
     """Sizes over-allocated to the bounds interfaces state (no op name lists
     them): the storage holds every iteration's buffer, outputs match bit for

@@ -20,15 +20,27 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import TYPE_CHECKING, Callable, Dict, List, NoReturn, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Callable, List, NoReturn, Optional, Sequence, Tuple, Union
 
 if TYPE_CHECKING:  # mlir is imported where it is used (start-up time)
     from mlir import ir
 
 __all__ = [
-    "ArgumentParser", "UsageError", "load_input", "print_error", "INDEX_MAX",
-    "argument_number", "parse_dim", "parse_value", "parse_input", "add_argument_options",
-    "check_arguments", "function_arguments", "argument_name", "DimKey", "parse_expect",
+    "ArgumentParser",
+    "UsageError",
+    "load_input",
+    "print_error",
+    "INDEX_MAX",
+    "argument_number",
+    "parse_dim",
+    "parse_value",
+    "parse_input",
+    "add_argument_options",
+    "check_arguments",
+    "function_arguments",
+    "argument_name",
+    "DimKey",
+    "parse_expect",
 ]
 
 #: The largest size a 64-bit ``index`` holds.
@@ -72,8 +84,7 @@ def print_error(prog: str, message: str) -> int:
     return 1
 
 
-def load_input(prog: str, path: str,
-               context: Optional[ir.Context] = None) -> Optional[ir.Module]:
+def load_input(prog: str, path: str, context: Optional[ir.Context] = None) -> Optional[ir.Module]:
     """The ``ir.Module`` in file ``path`` (``-``: standard input), or ``None``
     after printing why it cannot be read (``PROG: error: cannot read ...``)
     or parsed (MLIR's located diagnostics, as mlir-opt prints them)."""
@@ -86,7 +97,6 @@ def load_input(prog: str, path: str,
     except ParseError as err:
         print(err, file=sys.stderr)
     return None
-
 
 
 def argument_number(text: str) -> int:
@@ -121,12 +131,14 @@ def parse_dim(text: str) -> Tuple[DimKey, int]:
     except ValueError:
         raise argparse.ArgumentTypeError(
             f"invalid --dim {text!r}: expected ARG:DIM=SIZE, ARG=SIZE or *=SIZE "
-            "(ARG: N, argN or %argN; SIZE: an integer)") from None
+            "(ARG: N, argN or %argN; SIZE: an integer)"
+        ) from None
     if size < 0:
         raise argparse.ArgumentTypeError(f"invalid --dim {text!r}: size {size} is negative")
     if size > INDEX_MAX:
         raise argparse.ArgumentTypeError(
-            f"invalid --dim {text!r}: size {size} does not fit a 64-bit index (at most {INDEX_MAX})")
+            f"invalid --dim {text!r}: size {size} does not fit a 64-bit index (at most {INDEX_MAX})"
+        )
     try:
         if key.strip() == "*":
             return "*", size
@@ -137,7 +149,8 @@ def parse_dim(text: str) -> Tuple[DimKey, int]:
     except ValueError:
         raise argparse.ArgumentTypeError(
             f"invalid --dim {text!r}: expected ARG:DIM=SIZE, ARG=SIZE or *=SIZE "
-            "(ARG: N, argN or %argN; DIM: a number)") from None
+            "(ARG: N, argN or %argN; DIM: a number)"
+        ) from None
 
 
 def parse_value(text: str) -> Tuple[int, Union[int, float]]:
@@ -154,7 +167,8 @@ def parse_value(text: str) -> Tuple[int, Union[int, float]]:
         return argument_number(arg), number
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"invalid --value {text!r}: expected ARG=NUMBER (ARG: N, argN or %argN)") from None
+            f"invalid --value {text!r}: expected ARG=NUMBER (ARG: N, argN or %argN)"
+        ) from None
 
 
 def parse_input(text: str) -> Tuple[int, str]:
@@ -166,7 +180,8 @@ def parse_input(text: str) -> Tuple[int, str]:
         return argument_number(arg), path
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"invalid --input {text!r}: expected ARG=FILE.npy (ARG: N, argN or %argN)") from None
+            f"invalid --input {text!r}: expected ARG=FILE.npy (ARG: N, argN or %argN)"
+        ) from None
 
 
 def parse_expect(text: str) -> Tuple[Optional[str], str]:
@@ -178,26 +193,44 @@ def parse_expect(text: str) -> Tuple[Optional[str], str]:
     kind = name.rstrip("0123456789")
     if kind not in ("result", "arg") or kind == name or not path:
         raise argparse.ArgumentTypeError(
-            f"invalid --expect {text!r}: expected [OUTPUT=]FILE.npy (OUTPUT: resultN or argN)")
+            f"invalid --expect {text!r}: expected [OUTPUT=]FILE.npy (OUTPUT: resultN or argN)"
+        )
     return name, path
 
 
 def add_argument_options(parser: argparse.ArgumentParser, inputs: bool = False) -> None:
     """Add ``--dim`` and ``--value`` (and ``--input``), the same in every tool."""
     parser.add_argument(
-        "--dim", dest="dims", action="append", type=parse_dim, default=[], metavar="ARG:DIM=SIZE",
+        "--dim",
+        dest="dims",
+        action="append",
+        type=parse_dim,
+        default=[],
+        metavar="ARG:DIM=SIZE",
         help="size of a dynamic dimension of an argument (repeatable; ARG is the function's own "
-             "argument number: N, argN or %%argN; ARG=SIZE sets all of that argument's dynamic "
-             "dimensions, *=SIZE every other one)")
+        "argument number: N, argN or %%argN; ARG=SIZE sets all of that argument's dynamic "
+        "dimensions, *=SIZE every other one)",
+    )
     parser.add_argument(
-        "--value", dest="values", action="append", type=parse_value, default=[], metavar="ARG=N",
-        help="value of a scalar (integer, index or float) argument (repeatable)")
+        "--value",
+        dest="values",
+        action="append",
+        type=parse_value,
+        default=[],
+        metavar="ARG=N",
+        help="value of a scalar (integer, index or float) argument (repeatable)",
+    )
     if inputs:
         parser.add_argument(
-            "--input", dest="inputs", action="append", type=parse_input, default=[],
+            "--input",
+            dest="inputs",
+            action="append",
+            type=parse_input,
+            default=[],
             metavar="ARG=FILE.npy",
             help="contents of a tensor/memref argument from a .npy file (repeatable; its shape "
-                 "sets the dynamic sizes)")
+            "sets the dynamic sizes)",
+        )
 
 
 def _integer_width(t) -> Optional[int]:
@@ -245,15 +278,18 @@ def check_arguments(
     from mlir import ir
 
     count = len(types)
-    have = (f"@{function} has {count} argument{'s' if count != 1 else ''}"
-            + (f" (%arg0 to %arg{count - 1})" if count > 1 else " (%arg0)" if count == 1 else ""))
+    have = f"@{function} has {count} argument{'s' if count != 1 else ''}" + (
+        f" (%arg0 to %arg{count - 1})" if count > 1 else " (%arg0)" if count == 1 else ""
+    )
 
     def argument(option: str, text: str, index: int):
         if not 0 <= index < count:
             raise UsageError(f"{option} {text}: no argument {argument_name(index)}: {have}")
         if index == storage and (option != "--dim" or not storage_sized):
-            raise UsageError(f"{option} {text}: {argument_name(index)} is the transient storage "
-                             "(memplan sizes it from the other arguments)")
+            raise UsageError(
+                f"{option} {text}: {argument_name(index)} is the transient storage "
+                "(memplan sizes it from the other arguments)"
+            )
         return types[index]
 
     def shaped(t) -> bool:
@@ -268,22 +304,29 @@ def check_arguments(
         if shaped(t):
             rank = ir.ShapedType(t).rank
             if dim is not None and not 0 <= dim < rank:
-                raise UsageError(f"--dim {text}: {argument_name(index)} ({t}) has no "
-                                 f"dimension {dim} (rank {rank})")
+                raise UsageError(
+                    f"--dim {text}: {argument_name(index)} ({t}) has no "
+                    f"dimension {dim} (rank {rank})"
+                )
         elif dim is not None or not isinstance(t, ir.IndexType):
-            raise UsageError(f"--dim {text}: {argument_name(index)} is {t}, not a "
-                             "shaped value" + (" (give it with --value)" if not shaped(t) else ""))
+            raise UsageError(
+                f"--dim {text}: {argument_name(index)} is {t}, not a "
+                "shaped value" + (" (give it with --value)" if not shaped(t) else "")
+            )
     for index, number in values:
         text = f"{index}={number}"
         t = argument("--value", text, index)
         if isinstance(t, ir.ShapedType):
-            raise UsageError(f"--value {text}: {argument_name(index)} is {t}: --value "
-                             "gives scalar arguments (--input gives contents, --dim sizes)")
+            raise UsageError(
+                f"--value {text}: {argument_name(index)} is {t}: --value "
+                "gives scalar arguments (--input gives contents, --dim sizes)"
+            )
         width = _integer_width(t)
         if width is not None:
             if not isinstance(number, int):
-                raise UsageError(f"--value {text}: {argument_name(index)} is {t}: "
-                                 "give an integer")
+                raise UsageError(
+                    f"--value {text}: {argument_name(index)} is {t}: " "give an integer"
+                )
             if isinstance(t, ir.IndexType):  # a signed 64-bit number
                 low, high = -(1 << 63), INDEX_MAX
             elif getattr(t, "is_unsigned", False) or width == 1:
@@ -293,12 +336,15 @@ def check_arguments(
             else:  # signless: either reading
                 low, high = -(1 << (width - 1)), (1 << width) - 1
             if not low <= number <= high:
-                raise UsageError(f"--value {text}: {number} does not fit {argument_name(index)} "
-                                 f"({t}: {low} to {high})")
+                raise UsageError(
+                    f"--value {text}: {number} does not fit {argument_name(index)} "
+                    f"({t}: {low} to {high})"
+                )
     for index, path in inputs:
         t = argument("--input", f"{index}={path}", index)
         if not shaped(t):
-            raise UsageError(f"--input {index}={path}: {argument_name(index)} is "
-                             f"{t}: --input gives the contents of tensors and memrefs "
-                             "(--value gives scalars)")
-
+            raise UsageError(
+                f"--input {index}={path}: {argument_name(index)} is "
+                f"{t}: --input gives the contents of tensors and memrefs "
+                "(--value gives scalars)"
+            )

@@ -57,41 +57,80 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("before", metavar="BEFORE.mlir", help="reference program")
     parser.add_argument("after", metavar="AFTER.mlir", help="rewritten program")
-    parser.add_argument("--entry", required=True, metavar="NAME",
-                        help="name of the func.func to run (without @)")
-    parser.add_argument("--seed", type=int, default=0,
-                        help="seed of the random inputs (default: 0)")
-    parser.add_argument("--no-poison", dest="poison", action="store_false",
-                        help="do not check for reads of uninitialized heap memory")
+    parser.add_argument(
+        "--entry", required=True, metavar="NAME", help="name of the func.func to run (without @)"
+    )
+    parser.add_argument(
+        "--seed", type=int, default=0, help="seed of the random inputs (default: 0)"
+    )
+    parser.add_argument(
+        "--no-poison",
+        dest="poison",
+        action="store_false",
+        help="do not check for reads of uninitialized heap memory",
+    )
     add_argument_options(parser, inputs=True)
-    parser.add_argument("--expect", dest="expect", action="append", type=parse_expect, default=[],
-                        metavar="[OUTPUT=]FILE.npy",
-                        help="expected value of an output (repeatable): OUTPUT is resultN or argN "
-                             "(the program's results, then its memref arguments, numbered as "
-                             "BEFORE's function); without it the files go to the results in order")
-    parser.add_argument("--rtol", type=float, default=0.0,
-                        help="relative tolerance of --expect (default 0: bit for bit)")
-    parser.add_argument("--atol", type=float, default=0.0,
-                        help="absolute tolerance of --expect (default 0)")
-    parser.add_argument("--save-outputs", metavar="DIR",
-                        help="write every output of AFTER as DIR/OUTPUT.npy (resultN.npy, argN.npy; "
-                             "BEFORE's too, as DIR/before.OUTPUT.npy, where they differ)")
-    parser.add_argument("--reference", choices=("memplan", "upstream"), default="memplan",
-                        help="bufferization of a tensor-level program: memplan's "
-                             "memplan-one-shot-bufferize (default: upstream One-Shot Analysis' "
-                             "decisions, near-linear time) or upstream's one-shot-bufferize "
-                             "(about cubic on long programs); the output names the one run")
-    parser.add_argument("-v", "--verbose", action="store_true",
-                        help="print the seconds of each phase (parsing, bufferization, "
-                             "lowering, JIT compilation, runs, comparison) after the verdict")
-    parser.add_argument("--jobs", type=int, choices=(1, 2), default=2, metavar="1|2",
-                        help="2 (default, on a machine with two cores or more): AFTER is "
-                             "JIT-compiled and run in a second process while BEFORE is; 1: one "
-                             "after the other")
-    parser.add_argument("--opt-level", type=int, choices=range(4), default=None,
-                        metavar="0-3",
-                        help="LLVM optimization level of the JIT (default: "
-                             f"{DEFAULT_OPT_LEVEL}, the fastest whole check measured)")
+    parser.add_argument(
+        "--expect",
+        dest="expect",
+        action="append",
+        type=parse_expect,
+        default=[],
+        metavar="[OUTPUT=]FILE.npy",
+        help="expected value of an output (repeatable): OUTPUT is resultN or argN "
+        "(the program's results, then its memref arguments, numbered as "
+        "BEFORE's function); without it the files go to the results in order",
+    )
+    parser.add_argument(
+        "--rtol",
+        type=float,
+        default=0.0,
+        help="relative tolerance of --expect (default 0: bit for bit)",
+    )
+    parser.add_argument(
+        "--atol", type=float, default=0.0, help="absolute tolerance of --expect (default 0)"
+    )
+    parser.add_argument(
+        "--save-outputs",
+        metavar="DIR",
+        help="write every output of AFTER as DIR/OUTPUT.npy (resultN.npy, argN.npy; "
+        "BEFORE's too, as DIR/before.OUTPUT.npy, where they differ)",
+    )
+    parser.add_argument(
+        "--reference",
+        choices=("memplan", "upstream"),
+        default="memplan",
+        help="bufferization of a tensor-level program: memplan's "
+        "memplan-one-shot-bufferize (default: upstream One-Shot Analysis' "
+        "decisions, near-linear time) or upstream's one-shot-bufferize "
+        "(about cubic on long programs); the output names the one run",
+    )
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="print the seconds of each phase (parsing, bufferization, "
+        "lowering, JIT compilation, runs, comparison) after the verdict",
+    )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        choices=(1, 2),
+        default=2,
+        metavar="1|2",
+        help="2 (default, on a machine with two cores or more): AFTER is "
+        "JIT-compiled and run in a second process while BEFORE is; 1: one "
+        "after the other",
+    )
+    parser.add_argument(
+        "--opt-level",
+        type=int,
+        choices=range(4),
+        default=None,
+        metavar="0-3",
+        help="LLVM optimization level of the JIT (default: "
+        f"{DEFAULT_OPT_LEVEL}, the fastest whole check measured)",
+    )
     return parser
 
 
@@ -123,8 +162,9 @@ def _check(argv: Optional[List[str]]) -> int:
 
     try:
         types, storage = function_arguments(modules[0], entry)
-        check_arguments(entry, types, args.dims, args.values, args.inputs, storage,
-                        storage_sized=True)
+        check_arguments(
+            entry, types, args.dims, args.values, args.inputs, storage, storage_sized=True
+        )
     except KeyError as err:
         return print_error(PROG, f"BEFORE: {err.args[0]}")
     except UsageError as err:
@@ -145,22 +185,37 @@ def _check(argv: Optional[List[str]]) -> int:
             reason = getattr(err, "strerror", None) or err
             return print_error(PROG, f"cannot read '{path}': {reason}")
     if not all(t >= 0 and t == t for t in (args.rtol, args.atol)):  # t == t: not NaN
-        return print_error(PROG, f"--rtol {args.rtol} / --atol {args.atol}: tolerances are numbers >= 0")
+        return print_error(
+            PROG, f"--rtol {args.rtol} / --atol {args.atol}: tolerances are numbers >= 0"
+        )
     if args.save_outputs is not None:
         if os.path.exists(args.save_outputs) and not os.path.isdir(args.save_outputs):
-            return print_error(PROG, f"cannot write outputs to '{args.save_outputs}': Not a directory")
+            return print_error(
+                PROG, f"cannot write outputs to '{args.save_outputs}': Not a directory"
+            )
         try:
             os.makedirs(args.save_outputs, exist_ok=True)
         except OSError as err:
-            return print_error(PROG, f"cannot write outputs to '{args.save_outputs}': "
-                                     f"{err.strerror or err}")
+            return print_error(
+                PROG, f"cannot write outputs to '{args.save_outputs}': " f"{err.strerror or err}"
+            )
     opt_level = DEFAULT_OPT_LEVEL if args.opt_level is None else args.opt_level
     try:
-        result = compare(modules[0], modules[1], entry, seed=args.seed,
-                         poison=args.poison, dims=dims or None, values=values or None,
-                         opt_level=opt_level, keep_outputs=bool(expected or args.save_outputs),
-                         isolate=True, reference=args.reference, times=times,
-                         parallel=args.jobs > 1)
+        result = compare(
+            modules[0],
+            modules[1],
+            entry,
+            seed=args.seed,
+            poison=args.poison,
+            dims=dims or None,
+            values=values or None,
+            opt_level=opt_level,
+            keep_outputs=bool(expected or args.save_outputs),
+            isolate=True,
+            reference=args.reference,
+            times=times,
+            parallel=args.jobs > 1,
+        )
     except KeyError as err:
         print(f"memplan-check: error: {err.args[0]}", file=sys.stderr)
         return 1
@@ -180,14 +235,17 @@ def _check(argv: Optional[List[str]]) -> int:
         if not expect_ok and ok:
             # The first line is the verdict: before and after agree, the
             # expected values do not.
-            lines[0] = (f"MISMATCH: an output differs from --expect ({lines[0]}, before and after "
-                        "alike)")
+            lines[0] = (
+                f"MISMATCH: an output differs from --expect ({lines[0]}, before and after " "alike)"
+            )
         ok = expect_ok and ok
         lines[1:1] = expect_lines
     if times is not None:
-        lines.append(f"  times (s, wall clock; {time.perf_counter() - started:.2f} s, "
-                     f"{cpu_seconds() - started_cpu:.2f} CPU s in all, from parsing to the "
-                     "verdict):")
+        lines.append(
+            f"  times (s, wall clock; {time.perf_counter() - started:.2f} s, "
+            f"{cpu_seconds() - started_cpu:.2f} CPU s in all, from parsing to the "
+            "verdict):"
+        )
         lines.extend(f"    {line}" for line in times.lines())
     print("\n".join(lines))
     if args.save_outputs is not None and result.output_names:
@@ -214,8 +272,9 @@ def _check_expected(result, expected, rtol: float, atol: float) -> tuple[bool, l
         if name is None:
             name, unnamed = f"result{unnamed}", unnamed + 1
         if name not in result.outputs_after:
-            lines.append(f"  expect {path}: no output {name} (outputs: "
-                         f"{', '.join(result.output_names)})")
+            lines.append(
+                f"  expect {path}: no output {name} (outputs: " f"{', '.join(result.output_names)})"
+            )
             ok = False
             continue
         problems = []
@@ -223,7 +282,7 @@ def _check_expected(result, expected, rtol: float, atol: float) -> tuple[bool, l
             problem = expected_difference(_array(outputs[name]), array, rtol, atol)
             if problem:
                 problems.append(f"{side}: {problem}")
-        if len(problems) == 2 and problems[0][len("before: "):] == problems[1][len("after: "):]:
+        if len(problems) == 2 and problems[0][len("before: ") :] == problems[1][len("after: ") :]:
             problems = [f"before and after: {problems[0][len('before: '):]}"]
         tolerance = f" (rtol {rtol}, atol {atol})" if rtol or atol else " (bit for bit)"
         if problems:
@@ -259,6 +318,7 @@ def _print_diagnostic(diag) -> None:
     print(f"{_loc_text(diag.location)}: error: {diag.message}", file=sys.stderr)
     for note in diag.notes:
         print(f"{_loc_text(note.location)}: note: {note.message}", file=sys.stderr)
+
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -17,14 +17,24 @@ PROG = "memplan explain"
 
 def add_parser(sub: "argparse._SubParsersAction") -> None:
     """Add the ``explain`` subcommand to ``sub`` (argparse subparsers)."""
-    p = sub.add_parser("explain", help="explain the copies of One-Shot Bufferize",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "explain",
+        help="explain the copies of One-Shot Bufferize",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("file", help="MLIR input file (- for stdin)")
     p.add_argument("--json", action="store_true", help="print the whole analysis as JSON")
-    p.add_argument("--no-function-boundaries", action="store_true",
-                   help="analyze function bodies only (default: bufferize-function-boundaries)")
-    p.add_argument("--heuristic", default="bottom-up",
-                   choices=("bottom-up", "top-down", "bottom-up-from-terminators", "min-copy-bytes"))
+    p.add_argument(
+        "--no-function-boundaries",
+        action="store_true",
+        help="analyze function bodies only (default: bufferize-function-boundaries)",
+    )
+    p.add_argument(
+        "--heuristic",
+        default="bottom-up",
+        choices=("bottom-up", "top-down", "bottom-up-from-terminators", "min-copy-bytes"),
+    )
     p.add_argument("--allow-unknown-ops", action="store_true")
     p.add_argument("--allow-return-allocs-from-loops", action="store_true")
     p.add_argument("--function", help="only this function")
@@ -36,8 +46,8 @@ def run(args: argparse.Namespace) -> int:
     from mlir import ir
 
     from memplan.cli.arguments import load_input
-    from memplan.ir.interfaces import is_function, symbol_name
     from memplan.inplace.explain import InplaceAnalysisError, analyze
+    from memplan.ir.interfaces import is_function, symbol_name
 
     with ir.Context() as ctx:
         ctx.allow_unregistered_dialects = True
@@ -55,9 +65,13 @@ def run(args: argparse.Namespace) -> int:
                 print(f"memplan explain: no function @{args.function}", file=sys.stderr)
                 return 1
         try:
-            result = analyze(target, bufferize_function_boundaries=not args.no_function_boundaries,
-                             analysis_heuristic=args.heuristic, allow_unknown_ops=args.allow_unknown_ops,
-                             allow_return_allocs_from_loops=args.allow_return_allocs_from_loops)
+            result = analyze(
+                target,
+                bufferize_function_boundaries=not args.no_function_boundaries,
+                analysis_heuristic=args.heuristic,
+                allow_unknown_ops=args.allow_unknown_ops,
+                allow_return_allocs_from_loops=args.allow_return_allocs_from_loops,
+            )
         except InplaceAnalysisError as err:
             print(f"memplan explain: {err}", file=sys.stderr)
             return 1

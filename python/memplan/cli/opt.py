@@ -92,8 +92,9 @@ def _failure_notes(args: list[str]) -> list[str]:
     data = open(path, "rb").read()
     try:
         with ir.Context() as ctx:
-            ctx.allow_unregistered_dialects = any(a.lstrip("-") == "allow-unregistered-dialect"
-                                                  for a in args)
+            ctx.allow_unregistered_dialects = any(
+                a.lstrip("-") == "allow-unregistered-dialect" for a in args
+            )
             parse_module(data, path, ctx)
     except ParseError as err:
         return failure_notes(data, str(err), path)

@@ -31,15 +31,29 @@ def add_parser(subparsers: "argparse._SubParsersAction") -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("file", help="JSON report or .mlir file")
-    p.add_argument("--function", help="report only this function (and plot it; default: all, plot the first)")
-    p.add_argument("--plot", metavar="IMAGE",
-                   help="draw the memory timeline to this image (its extension gives the format: png, svg, pdf...)")
+    p.add_argument(
+        "--function", help="report only this function (and plot it; default: all, plot the first)"
+    )
+    p.add_argument(
+        "--plot",
+        metavar="IMAGE",
+        help="draw the memory timeline to this image (its extension gives the format: png, svg, "
+        "pdf...)",
+    )
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.add_argument("--bufferize", action="store_true", help="bufferize tensor-level MLIR first")
-    p.add_argument("--algorithm", default="best", choices=ALGORITHMS,
-                   help="packing algorithm for MLIR input (default: best)")
-    p.add_argument("--alignment", type=_alignment, default=64,
-                   help="pool alignment in bytes for MLIR input, a power of two (default: 64)")
+    p.add_argument(
+        "--algorithm",
+        default="best",
+        choices=ALGORITHMS,
+        help="packing algorithm for MLIR input (default: best)",
+    )
+    p.add_argument(
+        "--alignment",
+        type=_alignment,
+        default=64,
+        help="pool alignment in bytes for MLIR input, a power of two (default: 64)",
+    )
     # Sizes for dynamic shapes: the report (sizes, pool, peaks, plot) is then
     # that instance's; without them sizes and the peak are expressions over
     # the arguments (arg0.dim0, arg1).
@@ -54,7 +68,9 @@ def _alignment(text: str) -> int:
     except ValueError:
         value = 0
     if value <= 0 or value & (value - 1):
-        raise argparse.ArgumentTypeError(f"invalid --alignment {text!r}: a power of two (bytes) is needed")
+        raise argparse.ArgumentTypeError(
+            f"invalid --alignment {text!r}: a power of two (bytes) is needed"
+        )
     return value
 
 
@@ -72,7 +88,9 @@ def _load(args: argparse.Namespace) -> dict:
         try:
             return load_report(args.file)
         except json.JSONDecodeError as err:
-            raise ValueError(f"{args.file}: not a memplan liveness report (not JSON: {err})") from None
+            raise ValueError(
+                f"{args.file}: not a memplan liveness report (not JSON: {err})"
+            ) from None
     from mlir import ir
 
     from memplan.lifetimes.analysis import analyze_module
@@ -92,15 +110,22 @@ def _load(args: argparse.Namespace) -> dict:
                 decisions = copy_decisions(module.operation)
             run_pipeline(module, PREPARE)
         elif _has_tensors(module.operation):
-            raise ValueError(f"{args.file} holds tensor IR: the report needs memrefs "
-                             "(pass --bufferize to bufferize it first)")
+            raise ValueError(
+                f"{args.file} holds tensor IR: the report needs memrefs "
+                "(pass --bufferize to bufferize it first)"
+            )
         sizes = None
         if args.dims or args.values:
             from memplan.lifetimes.symbolic import ArgumentSizes
 
             sizes = ArgumentSizes(dict(args.dims), dict(args.values))
-        return report_dict(analyze_module(module), algorithm=args.algorithm,
-                           alignment=args.alignment, sizes=sizes, copy_decisions=decisions)
+        return report_dict(
+            analyze_module(module),
+            algorithm=args.algorithm,
+            alignment=args.alignment,
+            sizes=sizes,
+            copy_decisions=decisions,
+        )
 
 
 def _has_tensors(module) -> bool:
@@ -135,7 +160,11 @@ def _plot_problem(path: str) -> Optional[str]:
     formats = sorted(FigureCanvasBase.get_supported_filetypes())
     extension = os.path.splitext(path)[1][1:].lower()
     if extension not in formats:
-        what = f"unknown image format '.{extension}'" if extension else "no image format (file extension)"
+        what = (
+            f"unknown image format '.{extension}'"
+            if extension
+            else "no image format (file extension)"
+        )
         return f"cannot write the plot to '{path}': {what}; use one of: {', '.join(formats)}"
     folder = os.path.dirname(path) or "."
     if not os.path.isdir(folder):

@@ -19,9 +19,11 @@ import sys
 from typing import Optional
 
 from mlir import ir, passmanager
-from mlir.dialects import arith, func as func_dialect
+from mlir.dialects import arith
+from mlir.dialects import func as func_dialect
 
 import memplan
+from memplan import _core
 from memplan.cli.arguments import (
     INDEX_MAX,
     UsageError,
@@ -31,22 +33,24 @@ from memplan.cli.arguments import (
     load_input,
     print_error,
 )
-from memplan import _core
 from memplan.ir.interfaces import constant_number
 from memplan.ir.parse import format_diagnostics
 from memplan.numerics.signature import entry_signature, find_func
+from memplan.pipeline import BUFFERIZATION as BUFFERIZE
 from memplan.transients.contract import marked_arguments
 from memplan.transients.queries import CONSTANT_ATTR, QUERY_SUFFIX
-
-from memplan.pipeline import BUFFERIZATION as BUFFERIZE
 
 PROG = "memplan transients"
 
 
 def add_parser(sub: "argparse._SubParsersAction") -> None:
     """Add the ``transients`` subcommand to ``sub`` (argparse subparsers)."""
-    p = sub.add_parser("transients", help="print the transient storage a function needs",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "transients",
+        help="print the transient storage a function needs",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("file", help="MLIR file (tensor or memref level)")
     p.add_argument("--func", required=True, help="the function (without @)")
     add_argument_options(p)
@@ -70,7 +74,9 @@ def required_storage(module: ir.Operation, fn: str, dims: dict, values: dict) ->
     if CONSTANT_ATTR in func.attributes:
         return ir.IntegerAttr(func.attributes[CONSTANT_ATTR]).value, True
     storage = marked_arguments(func.operation)
-    return _fold_query(module, fn + QUERY_SUFFIX, dims, values, storage[0] if storage else None), False
+    return _fold_query(
+        module, fn + QUERY_SUFFIX, dims, values, storage[0] if storage else None
+    ), False
 
 
 class _NoFold(Exception):
@@ -81,8 +87,9 @@ class _Overflow(Exception):
     """A step of the query does not fit its 64-bit type; ``args[0]`` is the op."""
 
 
-def _fold_query(module: ir.Operation, name: str, dims: dict, values: dict,
-                storage: Optional[int]) -> int:
+def _fold_query(
+    module: ir.Operation, name: str, dims: dict, values: dict, storage: Optional[int]
+) -> int:
     """Evaluate the size query for the given shapes without running it: the
     dims of memref arguments and the scalar arguments become constants and
     the query is evaluated op by op (it is pure arithmetic over them), so no
@@ -109,12 +116,16 @@ def _fold_query(module: ir.Operation, name: str, dims: dict, values: dict,
                     raise ValueError(f"the size query reads argument #{i} through {user.name}")
                 d = shaped_dim[1]
                 if d is None or not 0 <= d < len(spec.shape):
-                    raise ValueError(f"the size query reads a non-constant dimension of argument #{i}")
+                    raise ValueError(
+                        f"the size query reads a non-constant dimension of argument #{i}"
+                    )
                 size = spec.shape[d]
                 if size is None:
                     size = dims.get((i, d), dims.get(i, dims.get("*")))
                 if size is None:
-                    raise ValueError(f"argument #{i} dimension {d} is dynamic: give --dim {i}:{d}=SIZE")
+                    raise ValueError(
+                        f"argument #{i} dimension {d} is dynamic: give --dim {i}:{d}=SIZE"
+                    )
                 with ir.InsertionPoint(user), user.location:
                     const = arith.ConstantOp(index, int(size)).result
                 user.results[0].replace_all_uses_with(const)
@@ -131,15 +142,19 @@ def _fold_query(module: ir.Operation, name: str, dims: dict, values: dict,
     except _NoFold:
         raise ValueError(
             f"the size of @{function} does not fold for the given shapes and values "
-            "(a division by zero, or a size that is not pure arithmetic)") from None
+            "(a division by zero, or a size that is not pure arithmetic)"
+        ) from None
     except _Overflow as err:
         raise ValueError(
             f"the size of @{function} does not fit a 64-bit index for the given shapes and values "
             f"(at {_location(err.args[0])}: {err.args[0].name} overflows; the function would "
-            "compute a wrapped size)") from None
+            "compute a wrapped size)"
+        ) from None
     if not 0 <= size <= INDEX_MAX:
-        raise ValueError(f"the size of @{function} is {size} bytes for the given shapes and values: "
-                         "not a size a 64-bit index holds")
+        raise ValueError(
+            f"the size of @{function} is {size} bytes for the given shapes and values: "
+            "not a size a 64-bit index holds"
+        )
     return size
 
 
@@ -188,7 +203,9 @@ def _fold_one(op: ir.Operation, operands: list, widen: bool):
             for attr in op.attributes:
                 name = getattr(attr, "name", attr)
                 attributes[name] = op.attributes[name]
-            clone = ir.Operation.create(op.name, results=result_types, operands=args, attributes=attributes)
+            clone = ir.Operation.create(
+                op.name, results=result_types, operands=args, attributes=attributes
+            )
             func_dialect.ReturnOp(clone.results)
     try:
         if not scratch.operation.verify():
@@ -196,7 +213,9 @@ def _fold_one(op: ir.Operation, operands: list, widen: bool):
     except ir.MLIRError:
         return None
     try:
-        passmanager.PassManager.parse("builtin.module(func.func(canonicalize))").run(scratch.operation)
+        passmanager.PassManager.parse("builtin.module(func.func(canonicalize))").run(
+            scratch.operation
+        )
     except ir.MLIRError:
         return None
     ret = list(scratch.body.operations[0].regions[0].blocks[0].operations)[-1]
@@ -226,7 +245,9 @@ def _evaluate(query: ir.Operation) -> int:
         if value is None:
             # Negative 64-bit operands fold at their own width: widened, an
             # unsigned op would read them as 128-bit numbers.
-            widen = all(x >= 0 for x, v in zip(operands, op.operands) if _integer_bits(v.type) == 64)
+            widen = all(
+                x >= 0 for x, v in zip(operands, op.operands) if _integer_bits(v.type) == 64
+            )
             value = _fold_one(op, operands, widen=True) if widen else None
             if value is None:
                 if not all(_fits(x, v.type) for x, v in zip(operands, op.operands)):
@@ -257,7 +278,9 @@ def run(args: argparse.Namespace) -> int:
         except UsageError as err:
             return print_error(PROG, str(err))
         try:
-            size, constant = required_storage(loaded.operation, fn, dict(args.dims), dict(args.values))
+            size, constant = required_storage(
+                loaded.operation, fn, dict(args.dims), dict(args.values)
+            )
         except ir.MLIRError as err:
             print(format_diagnostics(err), file=sys.stderr)
             return 1

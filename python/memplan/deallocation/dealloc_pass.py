@@ -20,30 +20,36 @@ from memplan import _core
 from memplan.passes import PassContext
 
 #: What runs for the functions memplan leaves to upstream.
-UPSTREAM_DEALLOCATION = "builtin.module(buffer-deallocation-pipeline, func.func(optimize-allocation-liveness))"
+UPSTREAM_DEALLOCATION = (
+    "builtin.module(buffer-deallocation-pipeline, func.func(optimize-allocation-liveness))"
+)
 
 
 def run(module: ir.Operation, ctx: PassContext) -> None:
     """Frees what memplan's ownership analysis reasons about; upstream's
     deallocation runs for the functions it leaves."""
-    stats, left, unawaited = _core.deallocate_buffers(module._CAPIPtr,
-                                                      ctx.options["drop_dead_values"])
+    stats, left, unawaited = _core.deallocate_buffers(
+        module._CAPIPtr, ctx.options["drop_dead_values"]
+    )
     for attribute, statistic, description in _core.DeallocationStats.STATISTICS:
         ctx.stat(statistic, getattr(stats, attribute), description)
     for buffer, work in unawaited:
-        ctx.warning(ir.Location._CAPICreate(buffer),
-                    "memplan-buffer-deallocation: not freed: asynchronous work that uses "
-                    "the buffer is never awaited in its block",
-                    [(ir.Location._CAPICreate(work), "the work starts here")])
+        ctx.warning(
+            ir.Location._CAPICreate(buffer),
+            "memplan-buffer-deallocation: not freed: asynchronous work that uses "
+            "the buffer is never awaited in its block",
+            [(ir.Location._CAPICreate(work), "the work starts here")],
+        )
     if not left:
         ctx.preserves_all_analyses = not stats.frees and not stats.copies
         return
     functions = [ir.Operation._CAPICreate(func) for func, _, _, _ in left]
     for func, (_, at, reason, allocations) in zip(functions, left):
         if ctx.options["remarks"]:
-            ctx.remark(ir.Operation._CAPICreate(at),
-                       f"left to upstream's deallocation ({allocations} heap allocations): "
-                       f"{reason}")
+            ctx.remark(
+                ir.Operation._CAPICreate(at),
+                f"left to upstream's deallocation ({allocations} heap allocations): " f"{reason}",
+            )
         if not _core.check_upstream_deallocation(func._CAPIPtr):
             ctx.failed = True
     if ctx.failed:

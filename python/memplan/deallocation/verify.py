@@ -26,8 +26,15 @@ from memplan.ir.parse import location_prefix
 from memplan.passes import PassContext
 
 #: Every kind of issue; all but ``unproven`` are violations (errors).
-KINDS = ("double-free", "invalid-free", "leak", "use-after-free", "async-free", "bad-return",
-         "unproven")
+KINDS = (
+    "double-free",
+    "invalid-free",
+    "leak",
+    "use-after-free",
+    "async-free",
+    "bad-return",
+    "unproven",
+)
 
 
 @dataclass(frozen=True)
@@ -61,8 +68,14 @@ def verify(module: Union[ir.Module, ir.Operation, ir.OpView]) -> list[Violation]
     op = module.operation if isinstance(module, (ir.Module, ir.OpView)) else module
     out = []
     for kind, loc, message, notes in _core.verify_deallocation(op._CAPIPtr):
-        out.append(Violation(kind, ir.Location._CAPICreate(loc), message,
-                             tuple((ir.Location._CAPICreate(n), text) for n, text in notes)))
+        out.append(
+            Violation(
+                kind,
+                ir.Location._CAPICreate(loc),
+                message,
+                tuple((ir.Location._CAPICreate(n), text) for n, text in notes),
+            )
+        )
     return out
 
 

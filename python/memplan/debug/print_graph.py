@@ -30,7 +30,9 @@ def format_function(graph: Graph, func: int) -> str:
             f"%v{v}" if v >= 0 else "<outside>"
             for v in operands[operand_begin[op] : operand_begin[op + 1]]
         )
-        results = ", ".join(f"%v{v}" for v in range(result_begin[op], result_begin[op] + num_results[op]))
+        results = ", ".join(
+            f"%v{v}" for v in range(result_begin[op], result_begin[op] + num_results[op])
+        )
         regions = graph.region_begin[op + 1] - graph.region_begin[op]
         lines.append(
             f"  op {op} {names[op_name[op]]} parent={op_parent[op]} block={op_block[op]}"

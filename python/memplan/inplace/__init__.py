@@ -19,5 +19,11 @@ from memplan.inplace.explain import (
     analyze,
 )
 
-__all__ = ["analyze", "AnalysisResult", "OperandDecision", "ConflictInfo", "ValueInfo",
-           "InplaceAnalysisError"]
+__all__ = [
+    "analyze",
+    "AnalysisResult",
+    "OperandDecision",
+    "ConflictInfo",
+    "ValueInfo",
+    "InplaceAnalysisError",
+]

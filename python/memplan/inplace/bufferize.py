@@ -44,8 +44,11 @@ def upstream_pipeline(values: dict) -> str:
 def _report_costs(ctx: PassContext, ranking: Ranking) -> None:
     """min-copy-bytes: bytes and copies of every analysis order tried, and
     which one was kept."""
-    ctx.stat("min-copy-bytes-choice", ranking.choice,
-             "order kept (0 bottom-up, 1 top-down, 2 bottom-up-from-terminators, 3-5 fuzzer seeds 1-3)")
+    ctx.stat(
+        "min-copy-bytes-choice",
+        ranking.choice,
+        "order kept (0 bottom-up, 1 top-down, 2 bottom-up-from-terminators, 3-5 fuzzer seeds 1-3)",
+    )
     for name, nbytes, ncopies in ranking.costs:
         if nbytes is None:
             continue  # that order's analysis failed
@@ -53,12 +56,22 @@ def _report_costs(ctx: PassContext, ranking: Ranking) -> None:
         # statistics are 32-bit unsigned, so those copies are counted apart
         # from the static bytes.
         dynamic, static = divmod(nbytes, DYNAMIC_COST)
-        ctx.stat(f"copy-bytes-{name}", static, f"bytes of statically sized copies with analysis-heuristic={name}")
-        ctx.stat(f"dynamic-copies-{name}", dynamic, f"copies of dynamic size with analysis-heuristic={name}")
+        ctx.stat(
+            f"copy-bytes-{name}",
+            static,
+            f"bytes of statically sized copies with analysis-heuristic={name}",
+        )
+        ctx.stat(
+            f"dynamic-copies-{name}",
+            dynamic,
+            f"copies of dynamic size with analysis-heuristic={name}",
+        )
         ctx.stat(f"copies-{name}", ncopies, f"copies with analysis-heuristic={name}")
 
 
-def _boundary_memory_space_errors(module: ir.Operation, values: dict) -> list[tuple[ir.Operation, str]]:
+def _boundary_memory_space_errors(
+    module: ir.Operation, values: dict
+) -> list[tuple[ir.Operation, str]]:
     """Function boundaries whose memory space upstream cannot pick.
 
     With function boundaries, upstream's bufferization takes the memory space
@@ -74,12 +87,16 @@ def _boundary_memory_space_errors(module: ir.Operation, values: dict) -> list[tu
     if dialects and "func" not in dialects:
         return []  # upstream leaves functions alone
     if values["must_infer_memory_space"]:
+
         def has_no_space(t: ir.Type) -> bool:
             return isinstance(t, (ir.RankedTensorType, ir.UnrankedTensorType))
+
         option, why = "must-infer-memory-space", ""
     elif values["use_encoding_for_memory_space"]:
+
         def has_no_space(t: ir.Type) -> bool:
             return isinstance(t, ir.UnrankedTensorType)
+
         option, why = "use-encoding-for-memory-space", " (an unranked tensor has no encoding)"
     else:
         return []
@@ -93,9 +110,15 @@ def _boundary_memory_space_errors(module: ir.Operation, values: dict) -> list[tu
             where = [f"tensor argument #{i}" for i, t in enumerate(ftype.inputs) if has_no_space(t)]
             where += [f"tensor result #{i}" for i, t in enumerate(ftype.results) if has_no_space(t)]
             if where:
-                found.append((op, f"memplan-one-shot-bufferize: {option}: the memory space of {where[0]} "
-                                  f"cannot be inferred at a function boundary{why} (upstream one-shot-bufferize "
-                                  "asserts here)"))
+                found.append(
+                    (
+                        op,
+                        f"memplan-one-shot-bufferize: {option}: the memory space of {where[0]} "
+                        f"cannot be inferred at a function boundary{why} (upstream "
+                        "one-shot-bufferize "
+                        "asserts here)",
+                    )
+                )
         return ir.WalkResult.ADVANCE
 
     module.walk(visit, ir.WalkOrder.PRE_ORDER)
@@ -118,16 +141,26 @@ def _copy_before_write_blocker(module: ir.Operation) -> Optional[tuple[ir.Operat
         # Typed checks, as in _boundary_memory_space_errors.
         view = op.opview
         if isinstance(view, func.FuncOp) and op.regions[0].blocks:
-            if not any(len(block.operations)
-                       and isinstance(block.operations[len(block.operations) - 1].operation.opview, func.ReturnOp)
-                       for block in op.regions[0].blocks):
+            if not any(
+                len(block.operations)
+                and isinstance(
+                    block.operations[len(block.operations) - 1].operation.opview, func.ReturnOp
+                )
+                for block in op.regions[0].blocks
+            ):
                 found.append((op, "cannot bufferize func.func without func.return"))
                 return ir.WalkResult.INTERRUPT
-        elif isinstance(view, func.CallOp) and any(isinstance(v.type, (ir.RankedTensorType, ir.UnrankedTensorType))
-                                            for v in op.operands):
-            found.append((op, "memplan-one-shot-bufferize: copy-before-write with "
-                              "bufferize-function-boundaries does not support calls with tensor operands "
-                              "(upstream crashes on them)"))
+        elif isinstance(view, func.CallOp) and any(
+            isinstance(v.type, (ir.RankedTensorType, ir.UnrankedTensorType)) for v in op.operands
+        ):
+            found.append(
+                (
+                    op,
+                    "memplan-one-shot-bufferize: copy-before-write with "
+                    "bufferize-function-boundaries does not support calls with tensor operands "
+                    "(upstream crashes on them)",
+                )
+            )
             return ir.WalkResult.INTERRUPT
         return ir.WalkResult.ADVANCE
 
@@ -139,12 +172,18 @@ def run(module: ir.Operation, ctx: PassContext) -> None:
     values = ctx.options
     if values["analysis_heuristic"] == "fuzzer" and not values["analysis_fuzzer_seed"]:
         # Upstream aborts on it.
-        ctx.error(module, "memplan-one-shot-bufferize: analysis-heuristic=fuzzer needs a "
-                          "non-zero analysis-fuzzer-seed")
+        ctx.error(
+            module,
+            "memplan-one-shot-bufferize: analysis-heuristic=fuzzer needs a "
+            "non-zero analysis-fuzzer-seed",
+        )
         return
     if values["must_infer_memory_space"] and values["use_encoding_for_memory_space"]:
-        ctx.error(module, "only one of 'must-infer-memory-space' and 'use-encoding-for-memory-space' "
-                          "are allowed in memplan-one-shot-bufferize")
+        ctx.error(
+            module,
+            "only one of 'must-infer-memory-space' and 'use-encoding-for-memory-space' "
+            "are allowed in memplan-one-shot-bufferize",
+        )
         return
     boundary_errors = _boundary_memory_space_errors(module, values)
     for op, message in boundary_errors:
@@ -155,7 +194,9 @@ def run(module: ir.Operation, ctx: PassContext) -> None:
         if values["test_analysis_only"]:
             ctx.error(module, "copy-before-write cannot be combined with test-analysis-only")
             return
-        blocker = _copy_before_write_blocker(module) if values["bufferize_function_boundaries"] else None
+        blocker = (
+            _copy_before_write_blocker(module) if values["bufferize_function_boundaries"] else None
+        )
         if blocker is not None:
             ctx.error(*blocker)
             return
@@ -173,7 +214,9 @@ def run(module: ir.Operation, ctx: PassContext) -> None:
         ctx.failed = True
         return
     ctx.stat("num-tensor-in-place", result.num_tensor_in_place, "tensor operands in place")
-    ctx.stat("num-tensor-out-of-place", result.num_tensor_out_of_place, "tensor operands out of place")
+    ctx.stat(
+        "num-tensor-out-of-place", result.num_tensor_out_of_place, "tensor operands out of place"
+    )
     if values["test_analysis_only"]:
         # Only discardable attributes were added (the annotations).
         ctx.preserves_all_analyses = True

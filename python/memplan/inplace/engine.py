@@ -33,10 +33,15 @@ def reset_conflict_counters() -> None:
         _counters.update(conflicts=0, non_writable=0)
 
 
-def run(module: ir.Operation, values: dict, heuristic: str, seed: int,
-        analysis_only: bool = False,
-        orders: Sequence[tuple[str, int]] = (),
-        check_facts: bool = False) -> _core.EngineResult:
+def run(
+    module: ir.Operation,
+    values: dict,
+    heuristic: str,
+    seed: int,
+    analysis_only: bool = False,
+    orders: Sequence[tuple[str, int]] = (),
+    check_facts: bool = False,
+) -> _core.EngineResult:
     """Analyze ``module`` with the ``memplan-one-shot-bufferize`` option
     ``values`` (every option, keyed by Python name, as
     :class:`memplan.passes.PassContext` holds them; the engine reads them by

@@ -80,23 +80,37 @@ class OperandDecision:
 
     def explain(self) -> str:
         """Why this operand bufferizes out of place, as text."""
-        head = (f"{self.location}: operand #{self.operand} of {self.op} ({self.value.name} : "
-                f"{self.value.type}) bufferizes out of place")
+        head = (
+            f"{self.location}: operand #{self.operand} of {self.op} ({self.value.name} : "
+            f"{self.value.type}) bufferizes out of place"
+        )
         size = "dynamic size" if self.copy_bytes < 0 else f"{self.copy_bytes} bytes"
         subject = self.copy_of.name if self.copy_of else self.value.name
         if self.copy_of is None:
             lines = [f"{head}: no copy (the op is not bufferizable; it keeps its tensor operand)"]
         elif self.alloc_only:
-            lines = [f"{head}: a new buffer in place of {subject} ({size}; no copy, its contents are not read)"]
+            lines = [
+                f"{head}: a new buffer in place of {subject} ({size}; no copy, its contents are "
+                "not read)"
+            ]
         else:
             lines = [f"{head}: a copy of {subject} ({size})"]
         if self.conflict is not None:
             c = self.conflict
-            lines.append(f"  definition:        {c.definition.location}: {c.definition.name} "
-                         f"({c.definition.defined_by})")
-            lines.append(f"  conflicting write: {c.write.location}: operand #{c.write.operand} of {c.write.op}")
-            lines.append(f"  read:              {c.read.location}: operand #{c.read.operand} of {c.read.op}")
-            lines.append("  in place, the write would overwrite the definition before the read sees it")
+            lines.append(
+                f"  definition:        {c.definition.location}: {c.definition.name} "
+                f"({c.definition.defined_by})"
+            )
+            lines.append(
+                f"  conflicting write: {c.write.location}: operand #{c.write.operand} of "
+                f"{c.write.op}"
+            )
+            lines.append(
+                f"  read:              {c.read.location}: operand #{c.read.operand} of {c.read.op}"
+            )
+            lines.append(
+                "  in place, the write would overwrite the definition before the read sees it"
+            )
         elif self.non_writable:
             for v in self.non_writable:
                 lines.append(f"  not writable:      {v.location}: {v.name} ({v.defined_by})")
@@ -139,7 +153,9 @@ class AnalysisResult:
             "alias_sets": [[asdict(v) for v in s] for s in self.alias_sets],
             "equivalence_sets": [[asdict(v) for v in s] for s in self.equivalence_sets],
             "copy_bytes": self.copy_bytes,
-            "heuristic_costs": [{"order": h, "copy_bytes": b, "copies": c} for (h, b, c) in self.heuristic_costs],
+            "heuristic_costs": [
+                {"order": h, "copy_bytes": b, "copies": c} for (h, b, c) in self.heuristic_costs
+            ],
         }
 
     def to_json(self, indent: Optional[int] = 2) -> str:
@@ -226,8 +242,12 @@ class _Numbering:
             i = len(self.ops)
             self.ops.append(op)
             self.func.append(i if is_function(op) else (self.func[parent] if parent >= 0 else -1))
-            children = [child.operation for region in op.regions for block in region.blocks
-                        for child in block.operations]
+            children = [
+                child.operation
+                for region in op.regions
+                for block in region.blocks
+                for child in block.operations
+            ]
             stack.extend((c, i) for c in reversed(children))
         self._op_ids = {op: i for i, op in enumerate(self.ops)}
         self._states: dict[int, ir.AsmState] = {}
@@ -256,7 +276,13 @@ class _Numbering:
             for ri, region in enumerate(parent.regions):
                 for bi, block in enumerate(region.blocks):
                     if block == owner:
-                        return (self._op_ids[parent.operation], True, ri, bi, ir.BlockArgument(value).arg_number)
+                        return (
+                            self._op_ids[parent.operation],
+                            True,
+                            ri,
+                            bi,
+                            ir.BlockArgument(value).arg_number,
+                        )
             raise ValueError("a block argument outside its parent's regions")  # pragma: no cover
         return (self._op_ids[owner.operation], False, 0, 0, ir.OpResult(value).result_number)
 
@@ -271,9 +297,13 @@ class _Numbering:
                 state = self._states[f] = ir.AsmState(self.ops[f])
             value = self.value(key)
             kind = "bbArg" if is_arg else "result"
-            found = self._infos[key] = ValueInfo(self._ids.setdefault(key, len(self._ids)), value.get_name(state),
-                                                 str(value.type), f"{kind} {index} of {self.ops[op].name}",
-                                                 self.location(op))
+            found = self._infos[key] = ValueInfo(
+                self._ids.setdefault(key, len(self._ids)),
+                value.get_name(state),
+                str(value.type),
+                f"{kind} {index} of {self.ops[op].name}",
+                self.location(op),
+            )
         return found
 
     def ref(self, op: int, operand: int) -> OpRef:
@@ -282,17 +312,28 @@ class _Numbering:
     def tensor_values(self, op: int) -> list[tuple]:
         """Tensor results, then tensor block arguments, of op ``op``."""
         o = self.ops[op]
-        out = [(op, False, 0, 0, i) for i, r in enumerate(o.results)
-               if isinstance(r.type, (ir.RankedTensorType, ir.UnrankedTensorType))]
+        out = [
+            (op, False, 0, 0, i)
+            for i, r in enumerate(o.results)
+            if isinstance(r.type, (ir.RankedTensorType, ir.UnrankedTensorType))
+        ]
         for ri, region in enumerate(o.regions):
             for bi, block in enumerate(region.blocks):
-                out.extend((op, True, ri, bi, i) for i, a in enumerate(block.arguments)
-                           if isinstance(a.type, (ir.RankedTensorType, ir.UnrankedTensorType)))
+                out.extend(
+                    (op, True, ri, bi, i)
+                    for i, a in enumerate(block.arguments)
+                    if isinstance(a.type, (ir.RankedTensorType, ir.UnrankedTensorType))
+                )
         return out
 
 
-def build_result(module: ir.Operation, result: _core.EngineResult, heuristic: str, costs: list,
-                 func_name: Optional[str] = None) -> AnalysisResult:
+def build_result(
+    module: ir.Operation,
+    result: _core.EngineResult,
+    heuristic: str,
+    costs: list,
+    func_name: Optional[str] = None,
+) -> AnalysisResult:
     """The :class:`AnalysisResult` of an analysis-only engine ``result`` on
     ``module`` (only function ``func_name``'s operands and values if given)."""
     n = _Numbering(module)
@@ -310,7 +351,9 @@ def build_result(module: ir.Operation, result: _core.EngineResult, heuristic: st
             continue
         value = n.ops[op].operands[operand]
         key = n.value_key(value)
-        d = OperandDecision(n.ops[op].name, operand, n.location(op), n.function_name(op), n.info(key), inplace)
+        d = OperandDecision(
+            n.ops[op].name, operand, n.location(op), n.function_name(op), n.info(key), inplace
+        )
         if not inplace:
             c = conflicts.get((op, operand))
             if c is not None:
@@ -338,5 +381,10 @@ def build_result(module: ir.Operation, result: _core.EngineResult, heuristic: st
                 out.append([n.info(m) for m in sets[i]])
         return out
 
-    return AnalysisResult(decisions, groups(result.alias_sets), groups(result.equivalence_sets), heuristic,
-                          list(costs))
+    return AnalysisResult(
+        decisions,
+        groups(result.alias_sets),
+        groups(result.equivalence_sets),
+        heuristic,
+        list(costs),
+    )

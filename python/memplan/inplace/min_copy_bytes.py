@@ -45,16 +45,22 @@ class Ranking:
         return MIN_COPY_BYTES_ORDERS.index((self.heuristic, self.seed))
 
 
-def run_ranked(module: ir.Operation, values: dict,
-               analysis_only: bool = False) -> tuple[Ranking, _core.EngineResult]:
+def run_ranked(
+    module: ir.Operation, values: dict, analysis_only: bool = False
+) -> tuple[Ranking, _core.EngineResult]:
     """Rank the orders of MIN_COPY_BYTES_ORDERS on ``module`` with the pass
     option ``values``, then annotate or bufferize it (or, with
     ``analysis_only``, leave it untouched) with the cheapest order's
     analysis, as :func:`memplan.inplace.engine.run` does for one order. With
     no order left, bottom-up runs (and reports its errors)."""
-    result = engine.run(module, values, "bottom-up", 0, analysis_only=analysis_only,
-                        orders=MIN_COPY_BYTES_ORDERS)
-    costs = [(order_name(h, s), nbytes, ncopies)
-             for (h, s), (nbytes, ncopies) in zip(MIN_COPY_BYTES_ORDERS, result.order_costs)]
-    heuristic, seed = MIN_COPY_BYTES_ORDERS[result.chosen_order] if result.chosen_order >= 0 else ("bottom-up", 0)
+    result = engine.run(
+        module, values, "bottom-up", 0, analysis_only=analysis_only, orders=MIN_COPY_BYTES_ORDERS
+    )
+    costs = [
+        (order_name(h, s), nbytes, ncopies)
+        for (h, s), (nbytes, ncopies) in zip(MIN_COPY_BYTES_ORDERS, result.order_costs)
+    ]
+    heuristic, seed = (
+        MIN_COPY_BYTES_ORDERS[result.chosen_order] if result.chosen_order >= 0 else ("bottom-up", 0)
+    )
     return Ranking(heuristic, seed, costs), result

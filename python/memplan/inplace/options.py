@@ -22,8 +22,14 @@ from memplan.pass_declarations import ONE_SHOT_BUFFERIZE_OPTIONS as OPTIONS
 __all__ = ["HEURISTICS", "OPTIONS", "MIN_COPY_BYTES_ORDERS", "order_name"]
 
 #: The analysis orders min-copy-bytes tries, bottom-up first (it wins ties).
-MIN_COPY_BYTES_ORDERS = (("bottom-up", 0), ("top-down", 0), ("bottom-up-from-terminators", 0),
-                         ("fuzzer", 1), ("fuzzer", 2), ("fuzzer", 3))
+MIN_COPY_BYTES_ORDERS = (
+    ("bottom-up", 0),
+    ("top-down", 0),
+    ("bottom-up-from-terminators", 0),
+    ("fuzzer", 1),
+    ("fuzzer", 2),
+    ("fuzzer", 3),
+)
 
 
 def order_name(heuristic: str, seed: int) -> str:

@@ -22,7 +22,9 @@ class CallGraph:
 
     graph: Graph
     funcs: dict[str, int] = field(default_factory=dict)  # name -> func op id
-    calls: dict[int, list[tuple[int, str]]] = field(default_factory=dict)  # func -> [(call op, callee)]
+    calls: dict[int, list[tuple[int, str]]] = field(
+        default_factory=dict
+    )  # func -> [(call op, callee)]
     #: Strongly connected components that recurse (a cycle, or a self call).
     recursive: list[list[str]] = field(default_factory=list)
     #: Function names, callees before callers (recursive SCCs in any order).

@@ -19,8 +19,13 @@ from typing import Any, Optional
 from mlir import ir
 
 from memplan.ir.interfaces import is_module
-from memplan.ir.parse import (DIALECT_ADVICE, ParseError, mlir_version, parse_module,
-                              unregistered_dialects)
+from memplan.ir.parse import (
+    DIALECT_ADVICE,
+    ParseError,
+    mlir_version,
+    parse_module,
+    unregistered_dialects,
+)
 
 __all__ = ["ForeignModuleError", "import_module", "is_foreign", "foreign_module_message"]
 
@@ -52,8 +57,10 @@ def foreign_module_message(obj: Any, what: str = "memplan") -> str:
     """Why ``obj`` cannot be used as is, and what to do."""
     if is_foreign(obj):
         return (
-            f"{what} got a {type(obj).__name__} of other MLIR Python bindings ({type(obj).__module__}); "
-            f"memplan runs on the 'mlir' bindings (MLIR {mlir_version()}), and the two do not share "
+            f"{what} got a {type(obj).__name__} of other MLIR Python bindings "
+            f"({type(obj).__module__}); "
+            f"memplan runs on the 'mlir' bindings (MLIR {mlir_version()}), and the two do not "
+            "share "
             "objects: bring the module over with memplan.import_module(module) (it goes through "
             "text), or print it with its own bindings and parse the text"
         )
@@ -91,8 +98,10 @@ def _unknown_dialects(text: str, context: ir.Context) -> list[str]:
 def _dialects_message(source: str, unknown: list[str]) -> str:
     """Why a module using the ``unknown`` dialects (``'torch' (e.g. torch.aten.mm)``) is refused."""
     plural = "s" if len(unknown) > 1 else ""
-    return (f"the module{source} uses dialect{plural} {', '.join(unknown)} that MLIR "
-            f"{mlir_version()} (the bindings memplan runs on) does not have: {DIALECT_ADVICE}")
+    return (
+        f"the module{source} uses dialect{plural} {', '.join(unknown)} that MLIR "
+        f"{mlir_version()} (the bindings memplan runs on) does not have: {DIALECT_ADVICE}"
+    )
 
 
 def _named_in_text(text: str, dialects: list[str]) -> list[str]:
@@ -100,7 +109,7 @@ def _named_in_text(text: str, dialects: list[str]) -> list[str]:
     each in MLIR text (custom or generic form; types and attributes do not count)."""
     named = []
     for dialect in dialects:
-        op = re.search(rf'(?<![!#\w$.]){re.escape(dialect)}\.[\w$.]*[\w$]', text)
+        op = re.search(rf"(?<![!#\w$.]){re.escape(dialect)}\.[\w$.]*[\w$]", text)
         named.append(f"'{dialect}'" + (f" (e.g. {op.group(0)})" if op else ""))
     return named
 
@@ -126,14 +135,17 @@ def import_module(obj: Any, context: Optional[ir.Context] = None) -> ir.Module:
         context = ir.Context.current or ir.Context()
     if isinstance(obj, (str, bytes, bytearray)):
         try:
-            return parse_module(bytes(obj) if not isinstance(obj, str) else obj, "<import>", context)
+            return parse_module(
+                bytes(obj) if not isinstance(obj, str) else obj, "<import>", context
+            )
         except ParseError as err:
             dialects = unregistered_dialects(str(err))
             if not dialects:
                 raise ForeignModuleError(str(err)) from None
             text = obj if isinstance(obj, str) else bytes(obj).decode("latin-1")
-            raise ForeignModuleError(_dialects_message("", _named_in_text(text, dialects)) + "\n"
-                                     + str(err)) from None
+            raise ForeignModuleError(
+                _dialects_message("", _named_in_text(text, dialects)) + "\n" + str(err)
+            ) from None
     if _ours(obj):
         op = obj.operation
         if not is_module(op):
@@ -160,4 +172,5 @@ def import_module(obj: Any, context: Optional[ir.Context] = None) -> ir.Module:
             errors.append(str(err).splitlines()[0])
     raise ForeignModuleError(
         f"the module from {source} does not parse with MLIR {mlir_version()} (the bindings memplan "
-        f"runs on); it may use syntax of a newer MLIR: {errors[0]}")
+        f"runs on); it may use syntax of a newer MLIR: {errors[0]}"
+    )

@@ -56,7 +56,9 @@ def ir_value(graph: Graph, value: int) -> ir.Value:
     region = int(graph.block_region[block])
     owner = int(graph.block_parent_op[block])
     region_index = region - int(graph.region_begin[owner])
-    blocks = list(graph.region_blocks[graph.region_block_begin[region] : graph.region_block_begin[region + 1]])
+    blocks = list(
+        graph.region_blocks[graph.region_block_begin[region] : graph.region_block_begin[region + 1]]
+    )
     ir_block = operation(graph, owner).regions[region_index].blocks[blocks.index(block)]
     return ir_block.arguments[int(graph.value_index[value])]
 

@@ -68,7 +68,10 @@ def location_prefix(loc: ir.Location | str) -> str:
 
 
 def parse_module(
-    text: str | bytes, source_name: str = "<stdin>", context: ir.Context | None = None, first_line: int = 1
+    text: str | bytes,
+    source_name: str = "<stdin>",
+    context: ir.Context | None = None,
+    first_line: int = 1,
 ) -> ir.Module:
     """Parse MLIR text in any encoding mlir-opt takes, or MLIR bytecode, into
     an ``ir.Module``, as mlir-opt does (MLIR's own parser, implicit module
@@ -117,14 +120,18 @@ _UNREGISTERED = (
 #: The generic form of an op, ``"dialect.op"(``, on the source line MLIR
 #: quotes after "operation being parsed with an unregistered dialect".
 _GENERIC_OP_LINE = re.compile(
-    r"operation being parsed with an unregistered dialect.*\n.*?\"([\w$]+)\.[\w$.]+\"\(")
+    r"operation being parsed with an unregistered dialect.*\n.*?\"([\w$]+)\.[\w$.]+\"\("
+)
 
 
 def unregistered_dialects(diagnostics: str) -> list[str]:
     """The dialects MLIR's parse ``diagnostics`` say it does not have, in the
     order they are first named."""
-    named = sorted((match.start(), match.group(1)) for pattern in (*_UNREGISTERED, _GENERIC_OP_LINE)
-                   for match in pattern.finditer(diagnostics))
+    named = sorted(
+        (match.start(), match.group(1))
+        for pattern in (*_UNREGISTERED, _GENERIC_OP_LINE)
+        for match in pattern.finditer(diagnostics)
+    )
     return list(dict.fromkeys(name for _, name in named))
 
 
@@ -133,17 +140,24 @@ def dialect_note(dialects: list[str], source_name: str) -> str:
     does not have, and what to do (torch-mlir: export to linalg-on-tensors)."""
     names = ", ".join(f"'{d}'" for d in dialects)
     plural = "s" if len(dialects) > 1 else ""
-    return (f"{source_name}: note: the module uses dialect{plural} {names}, which MLIR "
-            f"{mlir_version()} (the MLIR memplan runs on) does not have: {DIALECT_ADVICE}")
+    return (
+        f"{source_name}: note: the module uses dialect{plural} {names}, which MLIR "
+        f"{mlir_version()} (the MLIR memplan runs on) does not have: {DIALECT_ADVICE}"
+    )
 
 
 #: What to do with a module of dialects the MLIR memplan runs on does not have.
-DIALECT_ADVICE = ("lower it to upstream dialects first (torch-mlir: export with "
-                  "output_type='linalg-on-tensors'; IREE: before its own dialects)")
+DIALECT_ADVICE = (
+    "lower it to upstream dialects first (torch-mlir: export with "
+    "output_type='linalg-on-tensors'; IREE: before its own dialects)"
+)
 
 
 def parse_source(
-    text: str | bytes, source_name: str = "<stdin>", context: ir.Context | None = None, first_line: int = 1
+    text: str | bytes,
+    source_name: str = "<stdin>",
+    context: ir.Context | None = None,
+    first_line: int = 1,
 ) -> ir.Operation:
     """:func:`parse_module`, as the ``builtin.module`` operation."""
     return parse_module(text, source_name, context, first_line).operation
@@ -196,8 +210,10 @@ def bytecode_note(data: bytes, source_name: str) -> str:
     header = bytecode_producer(data)
     ours = f"MLIR{mlir_version()}"
     if header is not None and header[1] == ours:
-        return (f"{source_name}: note: this bytecode was written by this MLIR ({ours}): the file is "
-                "damaged or truncated")
+        return (
+            f"{source_name}: note: this bytecode was written by this MLIR ({ours}): the file is "
+            "damaged or truncated"
+        )
     producer = f"by {header[1]!r}" if header else "by an unknown producer"
     return (
         f"{source_name}: note: this bytecode was written {producer} and memplan reads it with "

@@ -21,7 +21,12 @@ from typing import Optional, Union
 from mlir import ir
 
 from memplan import _core
-from memplan.ir.graph import Graph, entry_block, ir_value, operation  # noqa: F401 (ir_value re-exported)
+from memplan.ir.graph import (  # noqa: F401 (ir_value re-exported)
+    Graph,
+    entry_block,
+    ir_value,
+    operation,
+)
 
 _EFFECT_FREE = int(_core.OpPurity.EFFECT_FREE)
 _SPECULATABLE = int(_core.OpPurity.SPECULATABLE)
@@ -103,7 +108,9 @@ class SliceAnalysis:
         if purity & _READS_ONLY:
             return self._blocked_load(op, name)
         if int(g.op_role[op]) & 0xFF == _CALL:
-            return Blocked("call", op, f"depends on the result of '{name}', a call with side effects")
+            return Blocked(
+                "call", op, f"depends on the result of '{name}', a call with side effects"
+            )
         if not purity & _EFFECT_FREE:
             return Blocked("unknown-op", op, f"depends on '{name}', which cannot be hoisted")
         if not g.is_ancestor(self.func, op):
@@ -129,7 +136,9 @@ class SliceAnalysis:
         if src_op >= 0 and g.names[g.op_name[src_op]] == "memref.get_global":
             global_name = g.symbol_attribute(src_op, "name") or "?"
             if not self._global_is_constant(global_name):
-                return Blocked("mutable-global", op, f"depends on a load of the mutable global @{global_name}")
+                return Blocked(
+                    "mutable-global", op, f"depends on a load of the mutable global @{global_name}"
+                )
         return Blocked("load", op, f"depends on a memory load ('{name}')")
 
     def _global_is_constant(self, sym: str) -> bool:

@@ -21,13 +21,19 @@ dealloc (or the end of its block): that is when its memory really returns.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import Optional
 
 import numpy as np
 from mlir import ir
 
 from memplan import _core
-from memplan.ir.graph import Graph, extract_graph, function_ids, function_name, operation, qualified_function_name, value_namer
+from memplan.ir.graph import (
+    Graph,
+    extract_graph,
+    function_ids,
+    qualified_function_name,
+    value_namer,
+)
 from memplan.ir.parse import location_prefix
 from memplan.lifetimes import reasons as R
 from memplan.lifetimes import roles as K
@@ -153,8 +159,12 @@ class FunctionLifetimes:
         """
         rows = np.asarray(rows, dtype=np.int64)
         if not self.groups:
-            return (self.start[rows].astype(np.int64), self.end[rows].astype(np.int64),
-                    self.bytes[rows].astype(np.int64), np.arange(len(rows)))
+            return (
+                self.start[rows].astype(np.int64),
+                self.end[rows].astype(np.int64),
+                self.bytes[rows].astype(np.int64),
+                np.arange(len(rows)),
+            )
         group = self.group_of()[rows]
         # Rows outside groups are their own key; a group's key is its first row.
         first_row = np.array([min(g.rows) for g in self.groups], dtype=np.int64)
@@ -212,10 +222,15 @@ class FunctionLifetimes:
         if reason == "unsupported-element-type":
             return f"{reason} ({element_reason(info)})"
         if reason == "async-not-awaited":
-            return (f"{reason} (used by asynchronous work that no op of its block waits for: its token "
-                    "is not awaited there, or escapes where memplan cannot follow it)")
+            return (
+                f"{reason} (used by asynchronous work that no op of its block waits for: its token "
+                "is not awaited there, or escapes where memplan cannot follow it)"
+            )
         if reason == "size-overflow":
-            return f"{reason} ({info.text} needs {static_bytes(info)} bytes, more than a 64-bit index holds)"
+            return (
+                f"{reason} ({info.text} needs {static_bytes(info)} bytes, "
+                "more than a 64-bit index holds)"
+            )
         return reason
 
     def reason_counts(self) -> dict[str, int]:
@@ -288,7 +303,8 @@ class _TypeTables:
         #: Bytes of each statically shaped memref type at its data-layout size;
         #: -1 when dynamic, not modeled, or more than an ``index`` holds.
         self.static_bytes = np.array(
-            [-1 if b is None or b > INDEX_MAX else b for b in exact], dtype=np.int64)
+            [-1 if b is None or b > INDEX_MAX else b for b in exact], dtype=np.int64
+        )
         self.overflow = np.array([b is not None and b > INDEX_MAX for b in exact], dtype=bool)
         self.elem_ok = np.array([element_bytes(t) > 0 for t in types], dtype=bool)
 
@@ -296,8 +312,17 @@ class _TypeTables:
 #: The columns of ``_core.analyze_lifetimes`` that :class:`FunctionLifetimes`
 #: keeps under their own name (after the corrections
 #: :meth:`LifetimeAnalysis.function` makes to them in place).
-_KERNEL_COLUMNS = ("start", "end", "last_use", "dealloc", "scope", "hoist_scope", "seg_begin", "seg_start",
-                   "seg_end")
+_KERNEL_COLUMNS = (
+    "start",
+    "end",
+    "last_use",
+    "dealloc",
+    "scope",
+    "hoist_scope",
+    "seg_begin",
+    "seg_start",
+    "seg_end",
+)
 
 
 class LifetimeAnalysis:
@@ -356,9 +381,17 @@ class LifetimeAnalysis:
             end[rows] = grp.end
             last_use[rows] = grp.end - 1
         return FunctionLifetimes(
-            graph=g, func_op=func_op, name=qualified_function_name(g, func_op), op=ops, value=roots,
-            reasons=reasons, bytes=size, is_alloca=is_alloca, dynamic_slices=slices,
-            size_values=size_values, groups=groups,
+            graph=g,
+            func_op=func_op,
+            name=qualified_function_name(g, func_op),
+            op=ops,
+            value=roots,
+            reasons=reasons,
+            bytes=size,
+            is_alloca=is_alloca,
+            dynamic_slices=slices,
+            size_values=size_values,
+            groups=groups,
             **{column: t[column] for column in _KERNEL_COLUMNS},
         )
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import functools
 from collections import Counter
 from dataclasses import dataclass
-from typing import Callable, Iterable, Mapping, Optional, Sequence
+from typing import Iterable, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -144,8 +144,12 @@ class Sum:
 
     def text(self) -> str:
         """Readable form: ``align(4 * arg0.dim0, 64) + 128``."""
-        parts = [f"align({symbolic.to_text(a.terms)}, {a.alignment})" if a.alignment > 1
-                 else symbolic.to_text(a.terms) for a in self.atoms]
+        parts = [
+            f"align({symbolic.to_text(a.terms)}, {a.alignment})"
+            if a.alignment > 1
+            else symbolic.to_text(a.terms)
+            for a in self.atoms
+        ]
         if self.poly:
             parts.append(symbolic.to_text(thaw(self.poly)))
         if self.const or not parts:
@@ -269,7 +273,7 @@ def prune(sums: Iterable[Sum], limit: int = LIMIT) -> Bound:
             kept = [k for k in kept if not sum_dominates(s, k)] + [s]
     if len(kept) > limit:
         kept.sort(key=_weight, reverse=True)
-        kept = kept[: limit - 1] + [_Cover(cover(kept[limit - 1:]))]
+        kept = kept[: limit - 1] + [_Cover(cover(kept[limit - 1 :]))]
     return tuple(sorted(kept, key=_weight, reverse=True))
 
 
@@ -519,7 +523,31 @@ class Values:
         return self._memo[key]
 
 
-__all__ = ["Atom", "Bound", "FrozenPoly", "LIMIT", "SCAN_LIMIT", "Sum", "Values", "ZERO", "add",
-           "aligned", "below_max", "constant", "constant_value", "cover", "dominates", "evaluate",
-           "freeze", "is_constant", "is_exact", "leaves", "maximum", "prune", "sum_dominates",
-           "tail_from", "text", "thaw"]
+__all__ = [
+    "Atom",
+    "Bound",
+    "FrozenPoly",
+    "LIMIT",
+    "SCAN_LIMIT",
+    "Sum",
+    "Values",
+    "ZERO",
+    "add",
+    "aligned",
+    "below_max",
+    "constant",
+    "constant_value",
+    "cover",
+    "dominates",
+    "evaluate",
+    "freeze",
+    "is_constant",
+    "is_exact",
+    "leaves",
+    "maximum",
+    "prune",
+    "sum_dominates",
+    "tail_from",
+    "text",
+    "thaw",
+]

@@ -132,8 +132,12 @@ def find_branch_groups(
     scopes: np.ndarray,
 ) -> list[BranchGroup]:
     """Branch groups among the allocations ``ops`` (rows of a FunctionLifetimes)."""
-    rows = np.nonzero(((reasons & ~_CANDIDATE) == 0) & ((reasons & R.bit("escapes-block")) != 0)
-                      & (sizes >= 0) & (scopes >= 0))[0]
+    rows = np.nonzero(
+        ((reasons & ~_CANDIDATE) == 0)
+        & ((reasons & R.bit("escapes-block")) != 0)
+        & (sizes >= 0)
+        & (scopes >= 0)
+    )[0]
     by_exit: dict[tuple[int, int], list[tuple[int, set[int], list]]] = {}
     for row in rows:
         found = branch_exit(graph, int(ops[row]))

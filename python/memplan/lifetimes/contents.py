@@ -128,12 +128,16 @@ def held_without_contents(lt: FunctionLifetimes) -> list[HeldWithoutContents]:
         alloc = int(lt.op[r])
         first = segments[0][0]
         if busy(alloc, first):
-            out.append(HeldWithoutContents(r, "before-first-write", _site(lt, alloc), _site(lt, first)))
+            out.append(
+                HeldWithoutContents(r, "before-first-write", _site(lt, alloc), _site(lt, first))
+            )
         block = int(g.op_block[alloc])
         for (_, end), (nxt, _) in zip(segments, segments[1:]):
             last = g.ancestor_in_block(block, end - 1)
             if busy(last, nxt):
-                out.append(HeldWithoutContents(r, "between-contents", _site(lt, last), _site(lt, nxt)))
+                out.append(
+                    HeldWithoutContents(r, "between-contents", _site(lt, last), _site(lt, nxt))
+                )
     return out
 
 

@@ -35,16 +35,20 @@ class Over:
     """The live buffers (indices into the checked arrays)."""
 
 
-def over_capacity(starts: np.ndarray, ends: np.ndarray, sizes: np.ndarray,
-                  capacity: int, alignment: int = 1) -> Over | None:
+def over_capacity(
+    starts: np.ndarray, ends: np.ndarray, sizes: np.ndarray, capacity: int, alignment: int = 1
+) -> Over | None:
     """Where buffers live over ``[starts, ends)`` program points with
     ``sizes`` bytes cannot fit in ``capacity`` bytes, or None when the lower
     bound fits."""
     if not len(sizes):
         return None
     point, raw, aligned, live = _core.live_peak(
-        np.ascontiguousarray(starts, dtype=np.int64), np.ascontiguousarray(ends, dtype=np.int64),
-        np.ascontiguousarray(sizes, dtype=np.int64), alignment)
+        np.ascontiguousarray(starts, dtype=np.int64),
+        np.ascontiguousarray(ends, dtype=np.int64),
+        np.ascontiguousarray(sizes, dtype=np.int64),
+        alignment,
+    )
     if aligned <= capacity:
         return None
     return Over(int(point), int(raw), int(aligned), [int(i) for i in live])
@@ -62,14 +66,24 @@ def point_text(graph: Graph, point: int, func_op: int) -> str:
     return f"point {point - func_op} ({graph.names[graph.op_name[point]]})"
 
 
-def report_over(ctx: Any, graph: Graph, prefix: str, over: Over, capacity: int, where: str,
-                notes: Sequence[tuple[int, str]], func_op: int) -> None:
+def report_over(
+    ctx: Any,
+    graph: Graph,
+    prefix: str,
+    over: Over,
+    capacity: int,
+    where: str,
+    notes: Sequence[tuple[int, str]],
+    func_op: int,
+) -> None:
     """The located error for ``over`` (in the function ``func_op``): at its
     program point, with ``notes`` (op id, text) at the buffers live there."""
-    ctx.error(operation(graph, over.point),
-              f"{prefix}: the buffers live at {point_text(graph, over.point, func_op)}{where} need "
-              f"{bytes_text(over.live_bytes, over.needed)}, more than the capacity of {capacity} bytes",
-              [(operation(graph, op), text) for op, text in notes])
+    ctx.error(
+        operation(graph, over.point),
+        f"{prefix}: the buffers live at {point_text(graph, over.point, func_op)}{where} need "
+        f"{bytes_text(over.live_bytes, over.needed)}, more than the capacity of {capacity} bytes",
+        [(operation(graph, op), text) for op, text in notes],
+    )
 
 
 def buffer_note(graph: Graph, op: int, size: int) -> str:

@@ -12,9 +12,8 @@ from __future__ import annotations
 import json
 import sys
 
-from mlir import ir
-
 import numpy as np
+from mlir import ir
 
 from memplan.capacity import Capacity
 from memplan.ir.graph import extract_graph, function_ids, operation
@@ -38,17 +37,34 @@ def record_statistics(ctx: PassContext, lt: FunctionLifetimes) -> None:
     for reason, n in lt.reason_counts().items():
         ctx.stat(f"skipped-{reason}", n, f"Allocations not poolable: {reason}")
     peaks = heap_peaks(lt)
-    ctx.stat("heap-peak-input", peaks["input"],
-             "Peak heap bytes of the pass's input, every buffer counted, 64-byte blocks (summed over functions)")
+    ctx.stat(
+        "heap-peak-input",
+        peaks["input"],
+        "Peak heap bytes of the pass's input, every buffer counted, 64-byte blocks (summed over "
+        "functions)",
+    )
     if peaks["reuse"] is not None:
-        ctx.stat("heap-peak-reuse", peaks["reuse"],
-                 "Peak heap bytes after memplan-buffer-reuse (summed over functions)")
-    ctx.stat("heap-peak-lower-bound", peaks["lower_bound"],
-             "Peak with the given lifetimes, poolable buffers from allocation to last use (summed over functions)")
-    ctx.stat("heap-peak-dataflow-bound", peaks["dataflow_bound"],
-             "Peak with every buffer held only while its contents are needed (summed over functions)")
-    ctx.stat("held-without-contents", len(held_without_contents(lt)),
-             "Stretches where a buffer is held without contents it needs")
+        ctx.stat(
+            "heap-peak-reuse",
+            peaks["reuse"],
+            "Peak heap bytes after memplan-buffer-reuse (summed over functions)",
+        )
+    ctx.stat(
+        "heap-peak-lower-bound",
+        peaks["lower_bound"],
+        "Peak with the given lifetimes, poolable buffers from allocation to last use (summed over "
+        "functions)",
+    )
+    ctx.stat(
+        "heap-peak-dataflow-bound",
+        peaks["dataflow_bound"],
+        "Peak with every buffer held only while its contents are needed (summed over functions)",
+    )
+    ctx.stat(
+        "held-without-contents",
+        len(held_without_contents(lt)),
+        "Stretches where a buffer is held without contents it needs",
+    )
 
 
 def memory_spaces(lt: FunctionLifetimes) -> np.ndarray:
@@ -79,16 +95,23 @@ def check_capacity(ctx: PassContext, lt: FunctionLifetimes, capacity: Capacity) 
             for r, k in zip(rows.tolist(), np.asarray(item).tolist()):
                 first.setdefault(k, int(lt.op[r]))
             notes = [(first[k], buffer_note(lt.graph, first[k], int(size[k]))) for k in over.live]
-            report_over(ctx, lt.graph, "memplan-buffer-liveness", over, limit, where, notes, lt.func_op)
+            report_over(
+                ctx, lt.graph, "memplan-buffer-liveness", over, limit, where, notes, lt.func_op
+            )
             fits = False
             continue
         if ctx.options["remarks"]:
             peak = peak_live(start, end, size)
             unknown = f"; {dynamic} allocations with dynamic sizes not counted" if dynamic else ""
-            ctx.remark(func, f"fits in the capacity{where}: at most {peak} of {limit} bytes live{unknown}")
+            ctx.remark(
+                func, f"fits in the capacity{where}: at most {peak} of {limit} bytes live{unknown}"
+            )
         if dynamic:
-            ctx.stat("capacity-dynamic", dynamic,
-                     "Allocations with dynamic sizes in a memory space with a capacity (not counted)")
+            ctx.stat(
+                "capacity-dynamic",
+                dynamic,
+                "Allocations with dynamic sizes in a memory space with a capacity (not counted)",
+            )
     if fits:
         ctx.stat("capacity-fits", 1, "Functions whose buffers fit in the capacity")
     else:
@@ -128,5 +151,8 @@ def run(module: ir.Operation, ctx: PassContext) -> None:
             with open(ctx.options["output"], "w") as f:
                 f.write(text + "\n")
         except OSError as err:
-            ctx.error(module, f"memplan-buffer-liveness: cannot write the report to "
-                              f"'{ctx.options['output']}': {err.strerror}")
+            ctx.error(
+                module,
+                f"memplan-buffer-liveness: cannot write the report to "
+                f"'{ctx.options['output']}': {err.strerror}",
+            )

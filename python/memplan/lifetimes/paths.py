@@ -111,7 +111,7 @@ class PathTree:
         # path through their node takes one of the regions' nodes.
         self.choices: list[list[list[int]]] = [[] for _ in self.parent]
         one_of = int(K.EXCLUSIVE) | int(K.ONE_RUNS)
-        roles = g.op_role[func_op + 1: self.end]
+        roles = g.op_role[func_op + 1 : self.end]
         for op in np.nonzero((roles & one_of) == one_of)[0] + func_op + 1:
             op = int(op)
             regions = sorted({node(b) for b in self._region_blocks(g, op)})
@@ -177,8 +177,9 @@ class PathTree:
         return max(item.start, self.hi[item.node] + 1), item.end
 
 
-def _numeric_levels(tree: PathTree, items: Sequence[HeapItem], sizes: np.ndarray,
-                    exclude_escapes: bool) -> np.ndarray:
+def _numeric_levels(
+    tree: PathTree, items: Sequence[HeapItem], sizes: np.ndarray, exclude_escapes: bool
+) -> np.ndarray:
     """Bytes live at each point of the function (relative to its op)."""
     n = tree.end - tree.func_op
     delta = np.zeros(n + 1, dtype=np.int64)
@@ -215,6 +216,7 @@ def _node_targets(tree: PathTree, level_in: np.ndarray) -> np.ndarray:
 def numeric_ok(tree: PathTree, before: Sequence[HeapItem], after: Sequence[HeapItem]) -> bool:
     """Whether the plan ``after`` never raises the heap of the input
     ``before`` on any path, every size constant."""
+
     def sizes(items):
         return np.array([B.constant_value(it.size) for it in items], dtype=np.int64)
 
@@ -297,8 +299,9 @@ class HeapCheck:
             own, escapes = self._split(after, p)
             single = _sum_of([it for it in own if len(it.size) == 1 and it.values is None])
             multi = [it for it in own if len(it.size) > 1 or it.values is not None]
-            out.append(_Point(p, self.tree.node_of(p), _sum_of(own_in), single, multi,
-                              _sum_of(escapes)))
+            out.append(
+                _Point(p, self.tree.node_of(p), _sum_of(own_in), single, multi, _sum_of(escapes))
+            )
         return out
 
     def target(self, n: int) -> B.Bound:
@@ -367,8 +370,13 @@ class HeapCheck:
                 top = max(top, best)
         return top
 
-    def _scan(self, points: list[_Point], leaf: str, free: Optional[HeapItem] = None,
-              limit: int = B.SCAN_LIMIT) -> Optional[np.ndarray]:
+    def _scan(
+        self,
+        points: list[_Point],
+        leaf: str,
+        free: Optional[HeapItem] = None,
+        limit: int = B.SCAN_LIMIT,
+    ) -> Optional[np.ndarray]:
         """With one dynamic size ``leaf``: each point of the plan within
         bounds for every value up to the tail (:meth:`_tail`), evaluated
         exactly, and beyond by bounds. None when some value is not; else,
@@ -380,9 +388,14 @@ class HeapCheck:
             return None
         # Every level grows with the size: int64 where the largest fits.
         at_top = {leaf: top}
-        biggest = max([B.evaluate(self.target(pt.node), at_top) or 0 for pt in points]
-                      + [(B.evaluate(pt.plan(), at_top) or 0) + (pt.escapes.evaluate(at_top) or 0)
-                         for pt in points] + [0])
+        biggest = max(
+            [B.evaluate(self.target(pt.node), at_top) or 0 for pt in points]
+            + [
+                (B.evaluate(pt.plan(), at_top) or 0) + (pt.escapes.evaluate(at_top) or 0)
+                for pt in points
+            ]
+            + [0]
+        )
         values = B.Values(leaf, top, exact=biggest >= 1 << 60)
         slack = None if free is None else values.full(1 << 62)
         most = [values.full(0) for _ in self.tree.parent]
@@ -398,8 +411,9 @@ class HeapCheck:
                     holds_free = True
                     continue
                 if id(it) not in vectors:
-                    vectors[id(it)] = (it.values(values.x) if it.values is not None
-                                       else values.bound(it.size))
+                    vectors[id(it)] = (
+                        it.values(values.x) if it.values is not None else values.bound(it.size)
+                    )
                 own = own + vectors[id(it)]
             here = values.sum(pt.here)
             room = np.maximum(here - own, targets[pt.node] - own - values.sum(pt.escapes))

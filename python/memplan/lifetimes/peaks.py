@@ -5,9 +5,10 @@ on the heap from its allocation to its ``memref.dealloc`` (to the end of the
 function when it has none in its block: a returned buffer, a leak), each pool
 from its allocation to its dealloc, each heap copy (``bufferization.clone``:
 never pooled, in all the figures below) from the copy to its dealloc.
-``memref.alloca`` is stack memory and does not count; buffers with dynamic sizes have no static figure and are left
-out of all three peaks. The allocations of exclusive branches that merge into
-one result (a branch group) are one buffer. Each block counts rounded up to
+``memref.alloca`` is stack memory and does not count; buffers with dynamic
+sizes have no static figure and are left out of all three peaks. The
+allocations of exclusive branches that merge into one result (a branch
+group) are one buffer. Each block counts rounded up to
 :data:`ROUNDING` bytes.
 
 * :func:`input_peak`: the IR as it is. After upstream's
@@ -122,14 +123,18 @@ def _peak(starts: list[int], ends: list[int], sizes: list[int]) -> int:
         return 0
     blocks = [-(-b // ROUNDING) * ROUNDING if b > 0 else b for b in sizes]
     if sum(b for b in blocks if b > 0) >= 1 << 62:  # beyond int64 sums: exact Python integers
-        events = sorted([(e, 0, -b) for e, b in zip(ends, blocks) if b >= 0]
-                        + [(s, 1, b) for s, b in zip(starts, blocks) if b >= 0])
+        events = sorted(
+            [(e, 0, -b) for e, b in zip(ends, blocks) if b >= 0]
+            + [(s, 1, b) for s, b in zip(starts, blocks) if b >= 0]
+        )
         live = peak = 0
         for _, _, delta in events:
             live += delta
             peak = max(peak, live)
         return max(peak, max(blocks))
-    return peak_live(np.array(starts, np.int64), np.array(ends, np.int64), np.array(blocks, np.int64))
+    return peak_live(
+        np.array(starts, np.int64), np.array(ends, np.int64), np.array(blocks, np.int64)
+    )
 
 
 def dataflow_bound(lt: FunctionLifetimes) -> int:
@@ -236,11 +241,28 @@ def heap_peaks(lt: FunctionLifetimes) -> dict[str, Optional[int]]:
     try:
         plan = plan_function(lt)
     except PoolOverflow:  # memplan-buffer-reuse reports it as an error
-        return {"input": input_peak(lt), "reuse": None, "lower_bound": lower_bound_peak(lt),
-                "dataflow_bound": bound}
-    return {"input": plan.input_peak, "reuse": plan.peak, "lower_bound": plan.lower_bound,
-            "dataflow_bound": bound}
+        return {
+            "input": input_peak(lt),
+            "reuse": None,
+            "lower_bound": lower_bound_peak(lt),
+            "dataflow_bound": bound,
+        }
+    return {
+        "input": plan.input_peak,
+        "reuse": plan.peak,
+        "lower_bound": plan.lower_bound,
+        "dataflow_bound": bound,
+    }
 
 
-__all__ = ["heap_peaks", "ROUNDING", "Pool", "dataflow_bound", "plan_excess", "input_peak",
-           "plan_peak", "planned_items", "lower_bound_peak"]
+__all__ = [
+    "heap_peaks",
+    "ROUNDING",
+    "Pool",
+    "dataflow_bound",
+    "plan_excess",
+    "input_peak",
+    "plan_peak",
+    "planned_items",
+    "lower_bound_peak",
+]

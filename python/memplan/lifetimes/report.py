@@ -70,12 +70,12 @@ from typing import Any, Iterable, Mapping, Optional
 import numpy as np
 
 from memplan import packing
+from memplan.lifetimes import symbolic
 from memplan.lifetimes.analysis import FunctionLifetimes, peak_live
 from memplan.lifetimes.contents import Site, held_without_contents, peak_site
 from memplan.lifetimes.peaks import heap_peaks
-from memplan.lifetimes.subset_copies import subset_copies_at
 from memplan.lifetimes.stored import BlockFloors, BufferAccesses, Floor, op_at_peak, stored_at_peak
-from memplan.lifetimes import symbolic
+from memplan.lifetimes.subset_copies import subset_copies_at
 
 JSON_VERSION = 1
 
@@ -86,12 +86,22 @@ def pool_layout(
     """Offsets of the eligible static buffers packed into one pool, and its summary."""
     rows = np.nonzero(lt.eligible & (lt.bytes >= 0))[0]
     if rows.size == 0:
-        return {}, {"algorithm": algorithm, "size": 0, "lower_bound": 0,
-                    "lower_bound_aligned": 0, "alignment": alignment}
+        return {}, {
+            "algorithm": algorithm,
+            "size": 0,
+            "lower_bound": 0,
+            "lower_bound_aligned": 0,
+            "alignment": alignment,
+        }
     start, end, size, item = lt.items(rows)
     if sum(-(-int(b) // alignment) * alignment for b in size) >= packing.SIZE_LIMIT:
-        return {}, {"algorithm": algorithm, "size": None, "lower_bound": peak_live(start, end, size),
-                    "lower_bound_aligned": None, "alignment": alignment}
+        return {}, {
+            "algorithm": algorithm,
+            "size": None,
+            "lower_bound": peak_live(start, end, size),
+            "lower_bound_aligned": None,
+            "alignment": alignment,
+        }
     res = packing.pack(start, end, size, algorithm=algorithm, alignment=alignment)
     offsets = {int(r): int(o) for r, o in zip(rows, np.asarray(res.offsets)[item])}
     summary = {
@@ -118,7 +128,10 @@ def _dynamic_sizes(
 
     namer = value_namer(lt.graph, lt.func_op) if names else (lambda v: f"%v{v}")
     sym = symbolic.SymbolicSizes(lt.graph, lt.func_op, namer)
-    polys = [symbolic.const(int(b)) if b >= 0 else sym.alloc_bytes(int(op)) for b, op in zip(lt.bytes, lt.op)]
+    polys = [
+        symbolic.const(int(b)) if b >= 0 else sym.alloc_bytes(int(op))
+        for b, op in zip(lt.bytes, lt.op)
+    ]
     start, end, _, item = lt.items(np.arange(len(lt)))
     merged: dict[int, symbolic.Poly] = {}
     for row, k in enumerate(item):  # a branch group is sized by its largest member: keep one
@@ -147,15 +160,21 @@ def _dynamic_sizes(
     texts = {row: f"{texts[row]} = {values[row]}" for row in texts if values[row] is not None}
     missing = sorted(set().union(*(symbolic.leaves(p) for p, v in zip(polys, values) if v is None)))
     if missing:
-        raise ValueError(f"@{lt.name}: no value for {', '.join(missing)} (give --dim ARG:DIM=SIZE or "
-                         "--value ARG=N)")
+        raise ValueError(
+            f"@{lt.name}: no value for {', '.join(missing)} (give --dim ARG:DIM=SIZE or "
+            "--value ARG=N)"
+        )
     extra["sizes"] = {k: sizes[k] for k in extra["size_leaves"] if k in sizes}
     return dataclasses.replace(lt, bytes=np.array(values, dtype=np.int64)), extra, texts
 
 
 def function_dict(
-    lt: FunctionLifetimes, names: bool = True, algorithm: str = "best", alignment: int = 64,
-    sizes: Optional[Mapping[str, int]] = None, copy_decisions: Optional[Mapping[str, str]] = None,
+    lt: FunctionLifetimes,
+    names: bool = True,
+    algorithm: str = "best",
+    alignment: int = 64,
+    sizes: Optional[Mapping[str, int]] = None,
+    copy_decisions: Optional[Mapping[str, str]] = None,
 ) -> dict[str, Any]:
     """The JSON object of one function. ``sizes`` gives values to the leaves
     of dynamic sizes (``arg0.dim0``, ``arg2``): the report is then that
@@ -218,23 +237,39 @@ def _site_dict(site: Site) -> dict[str, Any]:
     return {"point": site.point, "op": site.op, "location": site.location}
 
 
-def _peak_site_dict(lt: FunctionLifetimes, records: list,
-                    copy_decisions: Mapping[str, str]) -> Optional[dict[str, Any]]:
+def _peak_site_dict(
+    lt: FunctionLifetimes, records: list, copy_decisions: Mapping[str, str]
+) -> Optional[dict[str, Any]]:
     site = peak_site(lt)
     if site is None:
         return None
-    copies = [{"source": records[c.source].name, "target": records[c.target].name,
-               "bytes": c.bytes, "location": c.location,
-               "decision": copy_decisions.get(c.location)}
-              for c in subset_copies_at(lt, site.at.point + lt.func_op, site.live)]
-    return dict(_site_dict(site.at), bytes=site.bytes, live=[records[r].name for r in site.live],
-                subset_copies=copies)
+    copies = [
+        {
+            "source": records[c.source].name,
+            "target": records[c.target].name,
+            "bytes": c.bytes,
+            "location": c.location,
+            "decision": copy_decisions.get(c.location),
+        }
+        for c in subset_copies_at(lt, site.at.point + lt.func_op, site.live)
+    ]
+    return dict(
+        _site_dict(site.at),
+        bytes=site.bytes,
+        live=[records[r].name for r in site.live],
+        subset_copies=copies,
+    )
 
 
 def _floor_dict(floor: Floor, records: list) -> dict[str, Any]:
-    return dict(_site_dict(floor.at), bytes=floor.bytes, touched_bytes=floor.touched_bytes,
-                crossing_bytes=floor.crossing_bytes, touched=[records[r].name for r in floor.touched],
-                crossing=[records[r].name for r in floor.crossing])
+    return dict(
+        _site_dict(floor.at),
+        bytes=floor.bytes,
+        touched_bytes=floor.touched_bytes,
+        crossing_bytes=floor.crossing_bytes,
+        touched=[records[r].name for r in floor.touched],
+        crossing=[records[r].name for r in floor.crossing],
+    )
 
 
 def _stored_dicts(lt: FunctionLifetimes, records: list) -> dict[str, Any]:
@@ -247,11 +282,18 @@ def _stored_dicts(lt: FunctionLifetimes, records: list) -> dict[str, Any]:
     op = op_at_peak(lt, site.at.point + lt.func_op, accesses)
     floors = BlockFloors(lt, int(lt.graph.op_block[op]), accesses)
     return {
-        "floor": dict(_floor_dict(floors.at(floors.ops.index(op)), records),
-                      highest=_floor_dict(floors.highest(), records)),
+        "floor": dict(
+            _floor_dict(floors.at(floors.ops.index(op)), records),
+            highest=_floor_dict(floors.highest(), records),
+        ),
         "stored_at_peak": [
-            {"name": records[s.row].name, "kind": s.kind, "saves": s.saves, "why": s.why,
-             "source": _site_dict(s.source)}
+            {
+                "name": records[s.row].name,
+                "kind": s.kind,
+                "saves": s.saves,
+                "why": s.why,
+                "source": _site_dict(s.source),
+            }
             for s in stored_at_peak(lt, accesses)
         ],
     }
@@ -276,7 +318,10 @@ def _bytes_line(doc: dict[str, Any], key: str, expression: str) -> str:
     if "sizes" in doc:
         given = ", ".join(f"{k} = {v}" for k, v in doc["sizes"].items())
         return f"  {key} = {doc[key]} for {given} ({doc[expression]})"
-    return f"  {key} = {doc[expression]} (static buffers alone: {doc[key]}; --dim/--value give a number)"
+    return (
+        f"  {key} = {doc[expression]} (static buffers alone: {doc[key]}; "
+        "--dim/--value give a number)"
+    )
 
 
 def format_function(doc: dict[str, Any]) -> str:
@@ -302,7 +347,8 @@ def format_function(doc: dict[str, Any]) -> str:
         static_only = " (static buffers alone)" if "peak_live" in doc and "sizes" not in doc else ""
         lines.append(
             f"  heap peak (64-byte blocks, every buffer) = {heap['input']} as is,"
-            f" {'n/a' if heap['reuse'] is None else heap['reuse']} after memplan-buffer-reuse{static_only}"
+            f" {'n/a' if heap['reuse'] is None else heap['reuse']} after "
+            f"memplan-buffer-reuse{static_only}"
         )
         floor = doc.get("floor")
         floor_text = ""
@@ -324,7 +370,9 @@ def format_function(doc: dict[str, Any]) -> str:
         by_name = {a["name"]: a for a in allocs}
         live = ", ".join(f"{n} {by_name[n]['size']}" for n in site["live"][:8])
         more = f", ... ({len(site['live'])} in all)" if len(site["live"]) > 8 else ""
-        lines.append(f"  peak at point {site['point']}, {site['op']} ({site['location']}): {live}{more}")
+        lines.append(
+            f"  peak at point {site['point']}, {site['op']} ({site['location']}): {live}{more}"
+        )
         for c in site.get("subset_copies") or []:
             decision = c.get("decision")
             said = f" (memplan-eliminate-subset-copies: {decision})" if decision else ""
@@ -335,15 +383,17 @@ def format_function(doc: dict[str, Any]) -> str:
     stored = doc.get("stored_at_peak") or []
     if stored:
         total = sum(s["saves"] for s in stored)
-        lines.append(f"  stored at the peak that a rewrite could leave out: {len(stored)} buffers,"
-                     f" {total} B")
+        lines.append(
+            f"  stored at the peak that a rewrite could leave out: {len(stored)} buffers,"
+            f" {total} B"
+        )
         for s in stored[:10]:
             lines.append(f"    {s['name']} ({s['kind']}, saves {s['saves']} B): {s['why']}")
     held = doc.get("held_without_contents") or []
     if held:
         lines.append(f"  held without contents: {len(held)} stretches")
         for h in sorted(held, key=lambda h: -(h["bytes"] or 0) * h["points"])[:10]:
-            what = ("allocated at" if h["kind"] == "before-first-write" else "contents die at")
+            what = "allocated at" if h["kind"] == "before-first-write" else "contents die at"
             lines.append(
                 f"    {h['name']} ({h['bytes'] if h['bytes'] is not None else 'dynamic'} B): {what}"
                 f" {h['from']['op']} ({h['from']['location']}), next written at {h['to']['op']}"
@@ -360,13 +410,16 @@ def format_function(doc: dict[str, Any]) -> str:
             )
         widths = [max(len(r[c]) for r in rows) for c in range(5)]
         for r in rows:
-            cells = [r[0].ljust(widths[0]), r[1].rjust(widths[1]), r[2].ljust(widths[2]),
-                     r[3].ljust(widths[3]), r[4]]
+            cells = [
+                r[0].ljust(widths[0]),
+                r[1].rjust(widths[1]),
+                r[2].ljust(widths[2]),
+                r[3].ljust(widths[3]),
+                r[4],
+            ]
             lines.append("  " + "  ".join(cells).rstrip())
     if doc["reasons"]:
-        lines.append(
-            "  not pooled: " + ", ".join(f"{k}={v}" for k, v in doc["reasons"].items())
-        )
+        lines.append("  not pooled: " + ", ".join(f"{k}={v}" for k, v in doc["reasons"].items()))
     return "\n".join(lines)
 
 

@@ -69,9 +69,7 @@ def static_bytes(info: _core.TypeInfo) -> int | None:
     return n
 
 
-def size_expression(
-    graph: Graph, alloc_op: int, value_name: Callable[[int], str]
-) -> str:
+def size_expression(graph: Graph, alloc_op: int, value_name: Callable[[int], str]) -> str:
     """Bytes of an allocation as text: ``"4096"`` or ``"16 * %n * %m"``."""
     info = graph.types[graph.value_type[graph.result_begin[alloc_op]]]
     exact = static_bytes(info)

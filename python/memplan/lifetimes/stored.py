@@ -99,8 +99,11 @@ class BufferAccesses:
                 kind = int(self.kind[op])
                 if kind in _ALIASING or int(g.view_source[op]) == k:
                     first = int(g.result_begin[op])
-                    work += [r for r in range(first, first + int(g.num_results[op]))
-                             if self.memref[g.value_type[r]]]
+                    work += [
+                        r
+                        for r in range(first, first + int(g.num_results[op]))
+                        if self.memref[g.value_type[r]]
+                    ]
                 elif kind not in _ACCESSING:
                     buffer.understood = False
                 if kind != int(K.DEALLOC):
@@ -169,7 +172,9 @@ class BlockFloors:
     op that depends on it: whatever the order, those contents cross it.
     Dependences are sets of ops as bits of Python ints, one per op."""
 
-    def __init__(self, lt: FunctionLifetimes, block: int, accesses: Optional[BufferAccesses] = None):
+    def __init__(
+        self, lt: FunctionLifetimes, block: int, accesses: Optional[BufferAccesses] = None
+    ):
         acc = self.accesses = accesses or BufferAccesses(lt)
         g = lt.graph
         self.lt = lt
@@ -211,8 +216,9 @@ class BlockFloors:
             after[i] = m
         self.touched = [acc.touched_by(o) for o in self.ops]
         size = np.array([b.bytes for b in acc.buffers], dtype=np.int64)
-        self.touched_bytes = np.array([int(size[list(t)].sum()) if t else 0 for t in self.touched],
-                                      dtype=np.int64)
+        self.touched_bytes = np.array(
+            [int(size[list(t)].sum()) if t else 0 for t in self.touched], dtype=np.int64
+        )
         self.crossing_bytes = np.zeros(n, dtype=np.int64)
         self._crossed: dict[int, np.ndarray] = {}
         for b, mine in enumerate(pairs):
@@ -235,15 +241,22 @@ class BlockFloors:
         acc = self.accesses
         crossing = [b for b, mask in self._crossed.items() if mask[i]]
         rows = lambda bs: tuple(sorted(acc.buffers[b].row for b in bs if acc.buffers[b].bytes > 0))  # noqa: E731
-        return Floor(_site(self.lt, self.ops[i]), rows(self.touched[i]), rows(crossing),
-                     int(self.touched_bytes[i]), int(self.crossing_bytes[i]))
+        return Floor(
+            _site(self.lt, self.ops[i]),
+            rows(self.touched[i]),
+            rows(crossing),
+            int(self.touched_bytes[i]),
+            int(self.crossing_bytes[i]),
+        )
 
     def highest(self) -> Floor:
         """The highest floor of the block: no order of its ops keeps the
         heap below it."""
         total = self.touched_bytes + self.crossing_bytes
         kind = self.accesses.kind
-        allocating = np.array([int(kind[o]) in (int(K.ALLOC), int(K.ALLOCA)) for o in self.ops], dtype=bool)
+        allocating = np.array(
+            [int(kind[o]) in (int(K.ALLOC), int(K.ALLOCA)) for o in self.ops], dtype=bool
+        )
         # Among the highest, an op that accesses memory rather than the
         # allocation before it.
         return self.at(int(np.lexsort((allocating, -total))[0]))
@@ -322,7 +335,9 @@ def finder(kind: str) -> Callable[[Finder], Finder]:
     return register
 
 
-def stored_at_peak(lt: FunctionLifetimes, accesses: Optional[BufferAccesses] = None) -> list[Stored]:
+def stored_at_peak(
+    lt: FunctionLifetimes, accesses: Optional[BufferAccesses] = None
+) -> list[Stored]:
     """Every finder's findings at the function's heap peak, most bytes saved first."""
     peak = peak_site(lt)
     if peak is None:
@@ -338,9 +353,12 @@ def _constant_memory(acc: BufferAccesses, v: int) -> bool:
     does not allocate (``memref.get_global``)."""
     g = acc.graph
     op = int(g.value_op[v])
-    return (op >= 0 and int(g.operand_begin[op + 1]) == int(g.operand_begin[op])
-            and bool(g.op_purity[op] & _core.OpPurity.EFFECT_FREE)
-            and int(acc.kind[op]) not in (int(K.ALLOC), int(K.ALLOCA)))
+    return (
+        op >= 0
+        and int(g.operand_begin[op + 1]) == int(g.operand_begin[op])
+        and bool(g.op_purity[op] & _core.OpPurity.EFFECT_FREE)
+        and int(acc.kind[op]) not in (int(K.ALLOC), int(K.ALLOCA))
+    )
 
 
 def _reads_only_constants(acc: BufferAccesses, writer: int, buffer: Buffer) -> bool:
@@ -384,7 +402,11 @@ def cheap_to_recompute(ctx: PeakContext) -> list[Stored]:
         bits = dict(buffer.accesses)
         if not bits.get(start, 0) & _FULL or bits[start] & _READ:
             continue
-        between = [(o, x) for o, x in buffer.accesses if start < o < op and not start <= o <= g.op_end[start]]
+        between = [
+            (o, x)
+            for o, x in buffer.accesses
+            if start < o < op and not start <= o <= g.op_end[start]
+        ]
         if any(x & _WRITE for _, x in between):
             continue
         if not _reads_only_constants(acc, start, buffer):
@@ -393,9 +415,16 @@ def cheap_to_recompute(ctx: PeakContext) -> list[Stored]:
         if nxt is None:
             continue
         source = _site(lt, start)
-        out.append(Stored(buffer.row, "cheap to recompute", buffer.bytes,
-                          f"written whole by {source.op} ({source.location}) from constants and scalars, "
-                          f"read next by {_site(lt, nxt).op} ({_site(lt, nxt).location})", source))
+        out.append(
+            Stored(
+                buffer.row,
+                "cheap to recompute",
+                buffer.bytes,
+                f"written whole by {source.op} ({source.location}) from constants and scalars, "
+                f"read next by {_site(lt, nxt).op} ({_site(lt, nxt).location})",
+                source,
+            )
+        )
     return out
 
 
@@ -448,11 +477,30 @@ def permuted_copies(ctx: PeakContext) -> list[Stored]:
             continue
         site = _site(lt, writer)
         kept = "held at the peak anyway" if held else "which would live on instead"
-        out.append(Stored(buffer.row, "permuted copy", saves,
-                          f"written by {site.op} ({site.location}) from a source {kept};"
-                          " its readers could read the source through their indexing maps", site))
+        out.append(
+            Stored(
+                buffer.row,
+                "permuted copy",
+                saves,
+                f"written by {site.op} ({site.location}) from a source {kept};"
+                " its readers could read the source through their indexing maps",
+                site,
+            )
+        )
     return out
 
 
-__all__ = ["BlockFloors", "BufferAccesses", "FINDERS", "Floor", "PeakContext", "Stored", "cheap_to_recompute", "finder",
-           "floor_at", "op_at_peak", "permuted_copies", "stored_at_peak"]
+__all__ = [
+    "BlockFloors",
+    "BufferAccesses",
+    "FINDERS",
+    "Floor",
+    "PeakContext",
+    "Stored",
+    "cheap_to_recompute",
+    "finder",
+    "floor_at",
+    "op_at_peak",
+    "permuted_copies",
+    "stored_at_peak",
+]

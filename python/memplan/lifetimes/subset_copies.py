@@ -128,8 +128,15 @@ def subset_copies_at(lt: FunctionLifetimes, point: int, live: Sequence[int]) -> 
             to = _root(lt, target, rows_by_value)
             if to is None or to == row or to not in live_set or target == int(lt.value[to]):
                 continue
-            found.append(SubsetCopy(row, to, op, location_prefix(g.location(op)),
-                                    -(-int(lt.bytes[row]) // ROUNDING) * ROUNDING))
+            found.append(
+                SubsetCopy(
+                    row,
+                    to,
+                    op,
+                    location_prefix(g.location(op)),
+                    -(-int(lt.bytes[row]) // ROUNDING) * ROUNDING,
+                )
+            )
     return sorted(found, key=lambda c: (-c.bytes, c.op))
 
 

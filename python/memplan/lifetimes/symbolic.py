@@ -118,7 +118,7 @@ class SymbolicSizes:
                 result = _leaf(f"arg{arg}")
         else:
             name = g.names[g.op_name[op]]
-            operands = [int(x) for x in g.operands[g.operand_begin[op]: g.operand_begin[op + 1]]]
+            operands = [int(x) for x in g.operands[g.operand_begin[op] : g.operand_begin[op + 1]]]
             shaped_dim = g.shaped_dim(op)
             if shaped_dim is not None:
                 source, dim = shaped_dim
@@ -148,7 +148,7 @@ class SymbolicSizes:
         size: Poly = {(): factor}
         count = sum(1 for d in info.shape if d == _core.DYNAMIC)
         begin = int(g.operand_begin[alloc_op])
-        for v in g.operands[begin: begin + count]:
+        for v in g.operands[begin : begin + count]:
             operand = self.value(int(v))
             if len(operand) == 1 and next(iter(operand.values())) == 1:
                 (mono,) = operand
@@ -188,7 +188,9 @@ def leaves(p: Poly) -> set[str]:
     return {leaf for m in p for leaf in m}
 
 
-def peak(start: np.ndarray, end: np.ndarray, sizes: list[Poly], nonneg: frozenset = frozenset()) -> list[Poly]:
+def peak(
+    start: np.ndarray, end: np.ndarray, sizes: list[Poly], nonneg: frozenset = frozenset()
+) -> list[Poly]:
     """The candidates for the most bytes live at once over intervals
     ``[start, end)``: the sums of the live sets that no other sum dominates
     (:func:`dominates`). The peak is their maximum."""
@@ -203,7 +205,8 @@ def peak(start: np.ndarray, end: np.ndarray, sizes: list[Poly], nonneg: frozense
     kept: list[Poly] = []
     for i, s in enumerate(sums):
         dominated = any(
-            j != i and dominates(o, s, nonneg) and (o != s or j < i) for j, o in enumerate(sums))
+            j != i and dominates(o, s, nonneg) and (o != s or j < i) for j, o in enumerate(sums)
+        )
         if not dominated and s not in kept:
             kept.append(s)
     return kept
@@ -278,4 +281,17 @@ class ArgumentSizes(Mapping[str, int]):
         return 0
 
 
-__all__ = ["Poly", "SymbolicSizes", "ArgumentSizes", "add", "const", "mul", "dominates", "to_text", "evaluate", "leaves", "peak", "max_text"]
+__all__ = [
+    "Poly",
+    "SymbolicSizes",
+    "ArgumentSizes",
+    "add",
+    "const",
+    "mul",
+    "dominates",
+    "to_text",
+    "evaluate",
+    "leaves",
+    "peak",
+    "max_text",
+]

@@ -14,10 +14,10 @@ The command line front end is ``memplan-check`` (:mod:`memplan.cli.check`).
 """
 
 from .compare import CompareResult, Mismatch, compare, compare_paths, expected_difference
+from .execute import execute
 from .heap import HeapStats
 from .inputs import DEFAULT_DIM
 from .lowering import LoweringError
-from .execute import execute
 from .runner import ExecutionCrash, Output, RunOutcome
 
 __all__ = [

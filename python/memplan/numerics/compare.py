@@ -21,19 +21,25 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from .heap import POISON_BYTES, HeapStats, UseAfterFree
 from .forms import Pairing, Role, pair_forms
+from .heap import POISON_BYTES, HeapStats, UseAfterFree
 from .inputs import ArgValue, DimsSpec, make_arguments, place_array
 from .lowering import LoweredProgram, lower
+from .parallel import cores
+from .parallel import start as parallel_start
 from .runner import DEFAULT_OPT_LEVEL, Executable, ExecutionCrash, Output, RunOutcome
 from .signature import Signature, ValueSpec
 from .source import ModuleSource
-from .parallel import cores
-from .parallel import start as parallel_start
 from .timing import PhaseTimes, phase
 
-__all__ = ["Mismatch", "CompareResult", "compare", "compare_paths", "first_difference",
-           "expected_difference"]
+__all__ = [
+    "Mismatch",
+    "CompareResult",
+    "compare",
+    "compare_paths",
+    "first_difference",
+    "expected_difference",
+]
 
 
 @dataclass
@@ -139,8 +145,11 @@ class CompareResult:
     outputs_after: Dict[str, Output] = field(default_factory=dict)
 
     def __str__(self) -> str:
-        agree = (self.mismatch is None and not self.uninitialized
-                 and self.assert_counts_before == self.assert_counts_after)
+        agree = (
+            self.mismatch is None
+            and not self.uninitialized
+            and self.assert_counts_before == self.assert_counts_after
+        )
         lines = ["OK" if self.ok else "HEAP FAULT" if agree else "MISMATCH"]
         if self.mismatch is not None:
             lines.append(f"  {self.mismatch}")
@@ -164,9 +173,8 @@ class CompareResult:
                     f"{'' if n == 1 else 's'}: {msg!r} (at {', '.join(locs)})"
                 )
         if self.ok:
-            lines[0] += (
-                f": {self.outputs} output{'' if self.outputs == 1 else 's'} identical"
-                + (" (poison checked)" if self.poison else "")
+            lines[0] += f": {self.outputs} output{'' if self.outputs == 1 else 's'} identical" + (
+                " (poison checked)" if self.poison else ""
             )
         if self.form_before:
             lines.append(f"  before: {self.form_before}")
@@ -176,8 +184,9 @@ class CompareResult:
         return "\n".join(lines)
 
 
-def expected_difference(actual: np.ndarray, expected: np.ndarray, rtol: float = 0.0,
-                        atol: float = 0.0) -> Optional[str]:
+def expected_difference(
+    actual: np.ndarray, expected: np.ndarray, rtol: float = 0.0, atol: float = 0.0
+) -> Optional[str]:
     """How an output differs from an expected array (``None``: it does not).
 
     With ``rtol == atol == 0`` the two must be equal bit for bit when they
@@ -207,13 +216,18 @@ def expected_difference(actual: np.ndarray, expected: np.ndarray, rtol: float = 
         return None
     count = f"{int(differs.sum())} of {actual.size} elements differ"
     try:
-        a64, e64 = actual.astype(np.complex128).reshape(-1), expected.astype(np.complex128).reshape(-1)
+        a64, e64 = (
+            actual.astype(np.complex128).reshape(-1),
+            expected.astype(np.complex128).reshape(-1),
+        )
     except (TypeError, ValueError):
         a64 = e64 = None
     if a64 is None or not np.isfinite(np.abs(a64 - e64)[differs]).all():
         flat = int(np.argmax(differs))
-        return (f"element {_where(flat, actual.shape)}: {actual.reshape(-1)[flat]}, expected "
-                f"{expected.reshape(-1)[flat]} ({count})")
+        return (
+            f"element {_where(flat, actual.shape)}: {actual.reshape(-1)[flat]}, expected "
+            f"{expected.reshape(-1)[flat]} ({count})"
+        )
     # The largest errors, to choose a tolerance from.
     error = np.where(differs, np.abs(a64 - e64), 0.0)
     magnitude = np.abs(e64)
@@ -221,11 +235,15 @@ def expected_difference(actual: np.ndarray, expected: np.ndarray, rtol: float = 
     worst, worst_rel = int(np.argmax(error)), int(np.argmax(relative))
 
     def element(flat: int) -> str:
-        return (f"at {_where(flat, actual.shape)} ({actual.reshape(-1)[flat]}, expected "
-                f"{expected.reshape(-1)[flat]})")
+        return (
+            f"at {_where(flat, actual.shape)} ({actual.reshape(-1)[flat]}, expected "
+            f"{expected.reshape(-1)[flat]})"
+        )
 
-    return (f"{count}; largest absolute error {error[worst]:.3g} {element(worst)}; largest relative "
-            f"error {relative[worst_rel]:.3g} {element(worst_rel)}")
+    return (
+        f"{count}; largest absolute error {error[worst]:.3g} {element(worst)}; largest relative "
+        f"error {relative[worst_rel]:.3g} {element(worst_rel)}"
+    )
 
 
 def _where(flat: int, shape: tuple) -> str:
@@ -256,7 +274,10 @@ def _same_bytes(x: np.ndarray, y: np.ndarray) -> bool:
 
 
 def first_difference(
-    left: Sequence[Output], right: Sequence[Output], kind: str = "value", elements: Optional[Sequence[str]] = None
+    left: Sequence[Output],
+    right: Sequence[Output],
+    kind: str = "value",
+    elements: Optional[Sequence[str]] = None,
 ) -> Optional[Mismatch]:
     """First output element whose bytes differ between two runs, or ``None``.
 
@@ -298,8 +319,14 @@ def first_difference(
 
 
 def _runs(
-    exe: Executable, args, poison: bool, scratch: Sequence[int], elements: List[str], label: str,
-    fill: Sequence[int] = (), isolate: bool = False,
+    exe: Executable,
+    args,
+    poison: bool,
+    scratch: Sequence[int],
+    elements: List[str],
+    label: str,
+    fill: Sequence[int] = (),
+    isolate: bool = False,
 ) -> Tuple[RunOutcome, Optional[Mismatch]]:
     """Run once (zeroed heap), or once per poison byte on the same compiled
     code; return the first run and the module's uninitialized read, if any.
@@ -323,15 +350,18 @@ def _runs(
 def _run_elements(sig: Signature, scratch: Sequence[int]) -> List[str]:
     """Element types of a run's outputs, in the runner's order."""
     return [r.element for r in sig.results] + [
-        a.element for i, a in enumerate(sig.args) if a.is_memref and i not in scratch]
+        a.element for i, a in enumerate(sig.args) if a.is_memref and i not in scratch
+    ]
 
 
 def _blank(spec: ValueSpec, index: int, what: str) -> ArgValue:
     """An argument the function writes (an out-param) or working memory of
     a static size: zeros, filled with poison before each run."""
     if any(d is None for d in spec.shape):
-        raise ValueError(f"{what} %arg{index} ({spec.type_str}) has a dynamic shape: give it with "
-                         "inputs, or compare forms whose out-params are static")
+        raise ValueError(
+            f"{what} %arg{index} ({spec.type_str}) has a dynamic shape: give it with "
+            "inputs, or compare forms whose out-params are static"
+        )
     shape = tuple(spec.shape)
     return place_array(spec, index, np.zeros(shape, spec.dtype), np.random.default_rng(0))
 
@@ -347,8 +377,11 @@ def _side_arguments(
     for i, (role, spec) in enumerate(zip(roles, sig.args)):
         if role.kind == "input":
             arg = base[role.index]
-            out.append(arg if arg.spec == spec or not spec.is_memref else
-                       place_array(spec, i, arg.view(), rng))
+            out.append(
+                arg
+                if arg.spec == spec or not spec.is_memref
+                else place_array(spec, i, arg.view(), rng)
+            )
         elif role.kind == "out":
             out.append(_blank(spec, i, "out-param"))
         else:
@@ -356,8 +389,9 @@ def _side_arguments(
     return out
 
 
-def _storage_size(program: LoweredProgram, exe: Executable, args: Sequence[Optional[ArgValue]],
-                  index: int) -> Tuple[int, str]:
+def _storage_size(
+    program: LoweredProgram, exe: Executable, args: Sequence[Optional[ArgValue]], index: int
+) -> Tuple[int, str]:
     """Bytes of transient storage ``program`` asks for through its size
     query (1 without one: the function's own size check then fails), and
     where the number comes from."""
@@ -380,7 +414,10 @@ def _place_storage(args: List[Optional[ArgValue]], sig: Signature, index: int, s
 
 
 def _program_outputs(
-    outputs: Sequence[Output], sig: Signature, roles: Sequence[Role], results: Sequence[int],
+    outputs: Sequence[Output],
+    sig: Signature,
+    roles: Sequence[Role],
+    results: Sequence[int],
     scratch: Sequence[int],
 ) -> Dict[Tuple[str, int], Tuple[Output, ValueSpec, bool]]:
     """A run's outputs by what they are in the program: ``("result", r)``
@@ -426,7 +463,10 @@ def _aligned_outputs(
         if (arg_b or arg_a) and (arg_b != arg_a or spec_b != spec_a):
             ob, oa = _logical(ob, name), _logical(oa, name)
         else:
-            ob, oa = Output(name, ob.data, ob.shape, ob.logical), Output(name, oa.data, oa.shape, oa.logical)
+            ob, oa = (
+                Output(name, ob.data, ob.shape, ob.logical),
+                Output(name, oa.data, oa.shape, oa.logical),
+            )
         left.append(ob)
         right.append(oa)
         elements.append(spec.element)
@@ -439,10 +479,13 @@ def _form(program: LoweredProgram, notes: Sequence[str]) -> str:
     here) and its signature's form."""
     if program.tensor_level:
         whose = {"upstream": "upstream", "memplan": "memplan's upstream-identical"}.get(
-            program.reference, program.reference)
-        text = (f"tensor level, bufferized here by {whose} {program.bufferization} (not "
-                "optimize-allocation-liveness: its heap is not what upstream's full memory "
-                "pipeline gives)")
+            program.reference, program.reference
+        )
+        text = (
+            f"tensor level, bufferized here by {whose} {program.bufferization} (not "
+            "optimize-allocation-liveness: its heap is not what upstream's full memory "
+            "pipeline gives)"
+        )
         if program.undeallocated:
             text += f", without frees: {program.undeallocated}"
     else:
@@ -513,10 +556,23 @@ def compare(
     ``LoweringError`` / ``mlir.ir.MLIRError`` when one cannot be lowered or
     compiled and ``ValueError`` for inputs that do not fit the signature.
     """
-    return compare_paths(before, after, entry, [values], inputs=inputs, seed=seed, poison=poison,
-                         dims=dims, opt_level=opt_level, scratch=scratch,
-                         keep_outputs=keep_outputs, isolate=isolate, reference=reference,
-                         times=times, parallel=parallel)[0]
+    return compare_paths(
+        before,
+        after,
+        entry,
+        [values],
+        inputs=inputs,
+        seed=seed,
+        poison=poison,
+        dims=dims,
+        opt_level=opt_level,
+        scratch=scratch,
+        keep_outputs=keep_outputs,
+        isolate=isolate,
+        reference=reference,
+        times=times,
+        parallel=parallel,
+    )[0]
 
 
 def compare_paths(
@@ -552,22 +608,53 @@ def compare_paths(
     pairing, difference = pair_forms(sig_b, sig_a)
     if pairing is None:
         mismatch = Mismatch(
-            "signature", -1, f"@{entry}", None, str(sig_b), str(sig_a), detail=difference,
+            "signature",
+            -1,
+            f"@{entry}",
+            None,
+            str(sig_b),
+            str(sig_a),
+            detail=difference,
         )
-        return [CompareResult(False, mismatch, HeapStats(), HeapStats(),
-                              signature=str(sig_b), poison=poison, seed=seed,
-                              form_before=_form(prog_b, ()), form_after=_form(prog_a, ()))
-                for _ in value_sets]
+        return [
+            CompareResult(
+                False,
+                mismatch,
+                HeapStats(),
+                HeapStats(),
+                signature=str(sig_b),
+                poison=poison,
+                seed=seed,
+                form_before=_form(prog_b, ()),
+                form_after=_form(prog_a, ()),
+            )
+            for _ in value_sets
+        ]
 
     exe_b, exe_a = Executable(prog_b, opt_level), Executable(prog_a, opt_level)
     results: List[Union[CompareResult, Exception]] = []
     for k, values in enumerate(value_sets):
         try:
-            results.append(_compare_once(prog_b, prog_a, exe_b, exe_a, pairing, inputs, seed,
-                                         poison, dims, scratch, values, keep_outputs, isolate,
-                                         last=k == len(value_sets) - 1, times=times,
-                                         parallel=parallel and len(value_sets) == 1
-                                         and cores() > 1))
+            results.append(
+                _compare_once(
+                    prog_b,
+                    prog_a,
+                    exe_b,
+                    exe_a,
+                    pairing,
+                    inputs,
+                    seed,
+                    poison,
+                    dims,
+                    scratch,
+                    values,
+                    keep_outputs,
+                    isolate,
+                    last=k == len(value_sets) - 1,
+                    times=times,
+                    parallel=parallel and len(value_sets) == 1 and cores() > 1,
+                )
+            )
         except (RuntimeError, ValueError) as err:
             if raise_errors:
                 raise
@@ -595,14 +682,28 @@ def _attach(run: RunOutcome) -> None:
             _, start, shape, strides = out.logical
             flat = out.data.reshape(-1)
             out.logical = np.lib.stride_tricks.as_strided(
-                flat[start // flat.itemsize:], shape=shape, strides=strides)
+                flat[start // flat.itemsize :], shape=shape, strides=strides
+            )
 
 
-def _compare_once(prog_b: LoweredProgram, prog_a: LoweredProgram, exe_b: Executable,
-                  exe_a: Executable, pairing: Pairing, inputs, seed: int, poison: bool, dims,
-                  scratch: Sequence[int], values, keep_outputs: bool,
-                  isolate: bool, last: bool = True,
-                  times: Optional[PhaseTimes] = None, parallel: bool = False) -> CompareResult:
+def _compare_once(
+    prog_b: LoweredProgram,
+    prog_a: LoweredProgram,
+    exe_b: Executable,
+    exe_a: Executable,
+    pairing: Pairing,
+    inputs,
+    seed: int,
+    poison: bool,
+    dims,
+    scratch: Sequence[int],
+    values,
+    keep_outputs: bool,
+    isolate: bool,
+    last: bool = True,
+    times: Optional[PhaseTimes] = None,
+    parallel: bool = False,
+) -> CompareResult:
     """One comparison on compiled programs (see :func:`compare`); the
     ``last`` one drops each engine once it has run (two large models' code
     is never held at once). With ``parallel`` (and ``isolate``, ``last``)
@@ -615,7 +716,9 @@ def _compare_once(prog_b: LoweredProgram, prog_a: LoweredProgram, exe_b: Executa
     args_b: List[Optional[ArgValue]] = list(make_arguments(sig_b, inputs, seed, dims, values))
     sized = inputs is not None or storage_b is None or sig_b.args[storage_b].shape[0] is not None
     if not sized and dims:
-        sized = any(k in dims for k in ((storage_b, 0), storage_b, f"arg{storage_b}", f"%arg{storage_b}"))
+        sized = any(
+            k in dims for k in ((storage_b, 0), storage_b, f"arg{storage_b}", f"%arg{storage_b}")
+        )
     for i in pairing.out_params("before"):
         args_b[i] = _blank(sig_b.args[i], i, "out-param")
     args_a = _side_arguments(args_b, sig_a, pairing.args_after, seed)
@@ -639,8 +742,16 @@ def _compare_once(prog_b: LoweredProgram, prog_a: LoweredProgram, exe_b: Executa
         with phase(times, f"{side} JIT compilation{how}"):
             exe.compile()
         with phase(times, f"{side} runs{how}"):
-            ran = _runs(exe, args, poison, scratch, _run_elements(sig, scratch), side,
-                        pairing.out_params(side), isolate)
+            ran = _runs(
+                exe,
+                args,
+                poison,
+                scratch,
+                _run_elements(sig, scratch),
+                side,
+                pairing.out_params(side),
+                isolate,
+            )
         if last:
             exe.close()
         return ran
@@ -649,8 +760,9 @@ def _compare_once(prog_b: LoweredProgram, prog_a: LoweredProgram, exe_b: Executa
         # AFTER is compiled and run in a forked child while BEFORE is here.
         def after_side():
             side_times = PhaseTimes() if times is not None else None
-            run, problem = compile_and_run("after", exe_a, args_a, sig_a, scratch_a, side_times,
-                                           " (in parallel)")
+            run, problem = compile_and_run(
+                "after", exe_a, args_a, sig_a, scratch_a, side_times, " (in parallel)"
+            )
             return _detached(run), problem, side_times
 
         child = parallel_start(after_side, "AFTER's JIT compilation and runs")
@@ -669,16 +781,25 @@ def _compare_once(prog_b: LoweredProgram, prog_a: LoweredProgram, exe_b: Executa
     uninitialized = [p for p in (problem_b, problem_a) if p is not None]
     with phase(times, "comparison"):
         left, right, elements, names = _aligned_outputs(
-            _program_outputs(run_b.outputs, sig_b, pairing.args_before, pairing.results_before,
-                             scratch_b),
-            _program_outputs(run_a.outputs, sig_a, pairing.args_after, pairing.results_after,
-                             scratch_a),
-            pairing, sig_b)
+            _program_outputs(
+                run_b.outputs, sig_b, pairing.args_before, pairing.results_before, scratch_b
+            ),
+            _program_outputs(
+                run_a.outputs, sig_a, pairing.args_after, pairing.results_after, scratch_a
+            ),
+            pairing,
+            sig_b,
+        )
         mismatch = first_difference(left, right, "value", elements)
     counts_b = run_b.assert_counts
     counts_a = run_a.assert_counts
-    ok = (mismatch is None and not uninitialized and counts_b == counts_a
-          and run_b.heap.clean and run_a.heap.clean)
+    ok = (
+        mismatch is None
+        and not uninitialized
+        and counts_b == counts_a
+        and run_b.heap.clean
+        and run_a.heap.clean
+    )
     return CompareResult(
         ok=ok,
         mismatch=mismatch,

@@ -60,4 +60,3 @@ def execute(
     program = lower(module, entry)
     args = make_arguments(program.signature, inputs, seed, dims, values)
     return Executable(program, opt_level).run(args, poison, scratch, isolate=isolate)
-

@@ -108,7 +108,10 @@ def pair_forms(before: Signature, after: Signature) -> Tuple[Optional[Pairing], 
         b, a = before.args[plain_b[k]], after.args[plain_a[k]]
         if not same_value_type(b, a):
             return None, f"argument #{plain_b[k]} is {b.type_str} before, {a.type_str} after"
-    args_b = [Role("storage") if i == before.storage else Role("input", i) for i in range(len(before.args))]
+    args_b = [
+        Role("storage") if i == before.storage else Role("input", i)
+        for i in range(len(before.args))
+    ]
     args_a = [Role("storage")] * len(after.args)
     for k in range(shared):
         args_a[plain_a[k]] = Role("input", plain_b[k])
@@ -131,16 +134,22 @@ def pair_forms(before: Signature, after: Signature) -> Tuple[Optional[Pairing], 
         names = ("before", "after") if after_writes else ("after", "before")
         matched = _match_results(returning, writing, plain_a if after_writes else plain_b, shared)
         if matched is None:
-            return None, (f"before {before}, after {after}: {names[1]} takes more arguments, but "
-                          f"not {names[0]}'s memref results as out-params")
+            return None, (
+                f"before {before}, after {after}: {names[1]} takes more arguments, but "
+                f"not {names[0]}'s memref results as out-params"
+            )
         outs, kept = matched
         roles = args_a if after_writes else args_b
         for arg, result in outs.items():
             roles[arg] = Role("out", result)
         results_returning = list(range(len(returning.results)))
-        results_b, results_a = (results_returning, kept) if after_writes else (kept, results_returning)
+        results_b, results_a = (
+            (results_returning, kept) if after_writes else (kept, results_returning)
+        )
         program_results = list(returning.results)
-        (notes_a if after_writes else notes_b).append(f"results as out-params {_names(sorted(outs))}")
+        (notes_a if after_writes else notes_b).append(
+            f"results as out-params {_names(sorted(outs))}"
+        )
     if before.storage is not None:
         notes_b.append(f"transient storage %arg{before.storage}")
     if after.storage is not None:

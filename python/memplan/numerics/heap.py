@@ -44,8 +44,17 @@ from typing import TYPE_CHECKING, Dict, Iterable, Iterator, List, Optional, Sequ
 if TYPE_CHECKING:
     from mlir.execution_engine import ExecutionEngine
 
-__all__ = ["HeapStats", "PoisonHeap", "POISON_BYTES", "ALLOC", "ALIGNED_ALLOC", "FREE",
-           "HEAP_SITE", "UseAfterFree", "use_after_free"]
+__all__ = [
+    "HeapStats",
+    "PoisonHeap",
+    "POISON_BYTES",
+    "ALLOC",
+    "ALIGNED_ALLOC",
+    "FREE",
+    "HEAP_SITE",
+    "UseAfterFree",
+    "use_after_free",
+]
 
 ALLOC = "_mlir_memref_to_llvm_alloc"
 ALIGNED_ALLOC = "_mlir_memref_to_llvm_aligned_alloc"
@@ -127,8 +136,10 @@ class HeapStats:
         if self.leaks:
             text += f", {self.leaks} LEAKED ({self.leaked_bytes} B)"
         if self.unfreed:
-            text += (f", {self.unfreed} never freed (the program frees nothing: not checked "
-                     "for leaks)")
+            text += (
+                f", {self.unfreed} never freed (the program frees nothing: not checked "
+                "for leaks)"
+            )
         return text
 
     def fault_lines(self) -> List[str]:
@@ -153,7 +164,8 @@ def use_after_free(record: bytes, sites: Sequence[str]) -> Optional[UseAfterFree
     when = " while the harness read the returned buffers" if phase == 2 else ""
     return UseAfterFree(
         f"use after free: an access to byte {offset} of the buffer of "
-        f"{_site(sites, alloc_site)}, freed by {_site(sites, free_site)}{when}")
+        f"{_site(sites, alloc_site)}, freed by {_site(sites, free_site)}{when}"
+    )
 
 
 def _site(sites: Sequence[str], number: int) -> str:
@@ -171,8 +183,12 @@ class PoisonHeap:
     this object alive as long as the engine (it owns the callbacks).
     """
 
-    def __init__(self, alignment: int = 64, poison: Optional[int] = POISON_BYTES[0],
-                 sites: Sequence[str] = ()):
+    def __init__(
+        self,
+        alignment: int = 64,
+        poison: Optional[int] = POISON_BYTES[0],
+        sites: Sequence[str] = (),
+    ):
         self.alignment = max(16, int(alignment))
         #: ``"<op> at <location>"`` by site number (LoweredProgram.heap_sites).
         self.sites = list(sites)
@@ -223,8 +239,12 @@ class PoisonHeap:
     def install(self, engine: ExecutionEngine) -> None:
         """Register the hooks as runtime symbols of ``engine``."""
         alloc, aligned_alloc, free = self._callbacks
-        for name, cb in ((ALLOC, alloc), (ALIGNED_ALLOC, aligned_alloc), (FREE, free),
-                         *self._extra.items()):
+        for name, cb in (
+            (ALLOC, alloc),
+            (ALIGNED_ALLOC, aligned_alloc),
+            (FREE, free),
+            *self._extra.items(),
+        ):
             # ExecutionEngine.register_runtime would prefix "_mlir_ciface_";
             # the lowered code calls these exact names.
             engine.raw_register_runtime(name, ctypes.cast(cb, ctypes.c_void_p))
@@ -246,8 +266,10 @@ class PoisonHeap:
             else:
                 self.stats.leaks += 1
                 self.stats.leaked_bytes += size
-                self._fault(f"leak: the buffer of {_site(self.sites, site)} ({size} B) is "
-                            "neither freed nor returned")
+                self._fault(
+                    f"leak: the buffer of {_site(self.sites, site)} ({size} B) is "
+                    "neither freed nor returned"
+                )
         return self.stats
 
     def release(self) -> None:
@@ -318,14 +340,18 @@ class PoisonHeap:
             freed = self._freed.get(address)
             if freed is not None:
                 self.stats.double_frees += 1
-                self._fault(f"double free: {_site(self.sites, site)} frees the buffer of "
-                            f"{_site(self.sites, freed[0])}, which "
-                            f"{_site(self.sites, freed[1])} freed already")
+                self._fault(
+                    f"double free: {_site(self.sites, site)} frees the buffer of "
+                    f"{_site(self.sites, freed[0])}, which "
+                    f"{_site(self.sites, freed[1])} freed already"
+                )
             else:
                 inside = next((a for a, (n, _) in self._live.items() if a < address < a + n), None)
-                what = (f"an address inside the buffer of {_site(self.sites, self._live[inside][1])}"
-                        if inside is not None else
-                        "memory the heap did not hand out (a stack buffer, an argument, a global?)")
+                what = (
+                    f"an address inside the buffer of {_site(self.sites, self._live[inside][1])}"
+                    if inside is not None
+                    else "memory the heap did not hand out (a stack buffer, an argument, a global?)"
+                )
                 self._fault(f"invalid free: {_site(self.sites, site)} frees {what}")
             return
         size, alloc_site = block

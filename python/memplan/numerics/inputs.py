@@ -28,9 +28,10 @@ A memref argument is held as a flat *backing* array plus shape, strides and
 offset in elements.  Every backing array a run sees starts on a
 :data:`ARGUMENT_ALIGNMENT` (64-byte) boundary, as MLIR's own allocations do:
 JIT code may load arguments with aligned vector moves (a ``vector.type_cast``
-load is a 32-byte ``vmovaps`` on AVX), and numpy only promises 16 bytes.  For identity layouts the backing array is exactly the
-row-major data; for a ``strided<...>`` layout with static strides/offset the
-backing array is large enough for them (its gaps get random data as well).
+load is a 32-byte ``vmovaps`` on AVX), and numpy only promises 16 bytes.
+For identity layouts the backing array is exactly the row-major data; for a
+``strided<...>`` layout with static strides/offset the backing array is large
+enough for them (its gaps get random data as well).
 """
 
 from __future__ import annotations
@@ -44,15 +45,23 @@ import numpy as np
 from .signature import DEFAULT_DIM, Signature, ValueSpec
 
 __all__ = [
-    "ArgValue", "ARGUMENT_ALIGNMENT", "DEFAULT_DIM", "DimsSpec", "aligned_copy", "make_arguments",
-    "place_array", "float_to_bf16_bits",
+    "ArgValue",
+    "ARGUMENT_ALIGNMENT",
+    "DEFAULT_DIM",
+    "DimsSpec",
+    "aligned_copy",
+    "make_arguments",
+    "place_array",
+    "float_to_bf16_bits",
 ]
 
 #: Alignment in bytes of the memory of every memref argument of a run.
 ARGUMENT_ALIGNMENT = 64
 
 
-def aligned_copy(array: np.ndarray, alignment: int = ARGUMENT_ALIGNMENT, shared: bool = False) -> np.ndarray:
+def aligned_copy(
+    array: np.ndarray, alignment: int = ARGUMENT_ALIGNMENT, shared: bool = False
+) -> np.ndarray:
     """A C-contiguous copy of ``array`` whose data starts on an
     ``alignment``-byte boundary; with ``shared``, in an anonymous shared
     mapping (page-aligned) that a forked child writes into."""
@@ -93,7 +102,7 @@ class ArgValue:
             return self.data
         item = self.data.itemsize
         return np.lib.stride_tricks.as_strided(
-            self.data[self.offset:],
+            self.data[self.offset :],
             shape=self.shape,
             strides=tuple(s * item for s in self.strides),
         )
@@ -111,7 +120,11 @@ def _narrow_width(element: str) -> int:
     digits = element.lstrip("sui")
     if element[:1] in "su" and not element.startswith(("si", "ui")):
         return 0
-    if digits.isdigit() and 1 < int(digits) < 8 and element.rstrip("0123456789") in ("i", "si", "ui"):
+    if (
+        digits.isdigit()
+        and 1 < int(digits) < 8
+        and element.rstrip("0123456789") in ("i", "si", "ui")
+    ):
         return int(digits)
     return 0
 
@@ -158,9 +171,7 @@ def _layout(spec: ValueSpec, shape: Tuple[int, ...]) -> Tuple[Tuple[int, ...], i
         contiguous.append(acc)
         acc *= max(size, 1)
     contiguous.reverse()
-    strides = tuple(
-        s if s is not None else c for s, c in zip(spec.strides, contiguous)
-    )
+    strides = tuple(s if s is not None else c for s, c in zip(spec.strides, contiguous))
     offset = spec.offset if spec.offset is not None else 0
     if any(d == 0 for d in shape):
         return strides, offset, offset
@@ -205,7 +216,9 @@ def _given_argument(spec: ValueSpec, i: int, given: Any, rng) -> ArgValue:
     return ArgValue(spec, spec.canonical(np.asarray(given).astype(spec.dtype).reshape(())))
 
 
-def _index_value(signature: Signature, i: int, dims: Optional[DimsSpec], rng) -> Optional[np.ndarray]:
+def _index_value(
+    signature: Signature, i: int, dims: Optional[DimsSpec], rng
+) -> Optional[np.ndarray]:
     if dims:
         for key in (i, f"arg{i}", f"%arg{i}"):
             if key in dims:
@@ -245,8 +258,7 @@ def make_arguments(
             continue
         if spec.is_memref:
             shape = tuple(
-                s if s is not None else _dim_size(dims, i, d)
-                for d, s in enumerate(spec.shape)
+                s if s is not None else _dim_size(dims, i, d) for d, s in enumerate(spec.shape)
             )
             strides, offset, extent = _layout(spec, shape)
             bounds = dict(signature.index_ranges).get(i)

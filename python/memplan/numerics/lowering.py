@@ -67,7 +67,8 @@ context of its own):
    ``math.ipowi`` become upstream's software functions: LLVM's ``powi``
    takes a C ``int`` and a wider exponent is a fatal code generation error)::
 
-       convert-math-to-funcs{min-width-of-fpowi-exponent=33}, memref-expand, arith-expand, convert-scf-to-cf, convert-vector-to-llvm,
+       convert-math-to-funcs{min-width-of-fpowi-exponent=33}, memref-expand,
+       arith-expand, convert-scf-to-cf, convert-vector-to-llvm,
        convert-complex-to-standard, convert-math-to-llvm, convert-math-to-libm,
        convert-complex-to-llvm, convert-arith-to-llvm,
        convert-index-to-llvm, finalize-memref-to-llvm{use-generic-functions=1},
@@ -93,9 +94,9 @@ from memplan import _core
 
 from .loop_order import hoist_reductions
 from .outline import mark_no_inline, outline_generics
-from .tiling import tile_for_reuse
 from .signature import Signature, entry_signature, find_func
 from .source import ModuleSource, location_text, private_copy
+from .tiling import tile_for_reuse
 from .timing import PhaseTimes, phase
 
 __all__ = [
@@ -217,9 +218,14 @@ def _errors_raised_as(context: ir.Context, what: str) -> Iterator[None]:
     finally:
         handler.detach()
     if errors:
-        raise LoweringError(f"{what} failed: {errors[0]}" + (
-            f" (and {len(errors) - 1} more error{'s' if len(errors) > 2 else ''})"
-            if len(errors) > 1 else ""))
+        raise LoweringError(
+            f"{what} failed: {errors[0]}"
+            + (
+                f" (and {len(errors) - 1} more error{'s' if len(errors) > 2 else ''})"
+                if len(errors) > 1
+                else ""
+            )
+        )
 
 
 def _run(module: ir.Module, pipeline: str, what: str) -> None:
@@ -302,7 +308,7 @@ def _widen_narrow_accesses(ops: List[ir.Operation]) -> None:
         mtype = ir.MemRefType(buffer.type)
         narrow = mtype.element_type
         wide_type = ir.MemRefType.get(mtype.shape, i8, mtype.layout, mtype.memory_space)
-        indices = list(op.operands)[1 if is_load else 2:]
+        indices = list(op.operands)[1 if is_load else 2 :]
         with ir.InsertionPoint(op), op.location:
             wide = builtin.UnrealizedConversionCastOp([wide_type], [buffer]).result
             if is_load:
@@ -423,8 +429,9 @@ def _check_lowered(module: ir.Module) -> None:
         )
 
 
-def _prepared_copy(source: ModuleSource, source_name: str, entry: str,
-                   also: Sequence[str]) -> Tuple[ir.Module, List[str]]:
+def _prepared_copy(
+    source: ModuleSource, source_name: str, entry: str, also: Sequence[str]
+) -> Tuple[ir.Module, List[str]]:
     """A private copy of ``source`` whose entry function, and those of
     ``also`` that exist, have a C interface; returns it and the names of
     ``also`` found. Raises ``KeyError`` without ``func.func @entry``."""
@@ -445,8 +452,9 @@ def _prepared_copy(source: ModuleSource, source_name: str, entry: str,
     return module, found
 
 
-def _bufferize(module: ir.Module, copy, reference: str, times: PhaseTimes | None,
-               prefix: str) -> Tuple[ir.Module, str, str, str]:
+def _bufferize(
+    module: ir.Module, copy, reference: str, times: PhaseTimes | None, prefix: str
+) -> Tuple[ir.Module, str, str, str]:
     """Bufferize tensor-level ``module`` with the ``reference`` pipeline, then
     deallocate it (:func:`_deallocate`) unless it frees buffers itself;
     returns the module, the pipelines run, whose bufferization it was and
@@ -507,8 +515,13 @@ def _deallocate(module: ir.Module) -> Tuple[ir.Module, str]:
 
 
 def lower(
-    source: ModuleSource, entry: str, source_name: str = "<input>", also: Sequence[str] = (),
-    reference: str = "upstream", times: PhaseTimes | None = None, label: str = "",
+    source: ModuleSource,
+    entry: str,
+    source_name: str = "<input>",
+    also: Sequence[str] = (),
+    reference: str = "upstream",
+    times: PhaseTimes | None = None,
+    label: str = "",
 ) -> LoweredProgram:
     """Lower ``source`` (module or MLIR text) for execution; see module doc.
 
@@ -523,9 +536,11 @@ def lower(
     :class:`memplan.ir.parse.ParseError` if text or bytecode does not parse.
     """
     if reference not in REFERENCES:
-        raise ValueError(f"reference bufferization '{reference}': expected one of "
-                         f"{', '.join(REFERENCES)}")
+        raise ValueError(
+            f"reference bufferization '{reference}': expected one of " f"{', '.join(REFERENCES)}"
+        )
     prefix = f"{label} " if label else ""
+
     def copy() -> ir.Module:
         with phase(times, f"{prefix}copy"):
             return _prepared_copy(source, source_name, entry, also)[0]
@@ -535,8 +550,9 @@ def lower(
     tensor_level = is_tensor_level(module)
     pipeline = undeallocated = ""
     if tensor_level:
-        module, pipeline, reference, undeallocated = _bufferize(module, copy, reference, times,
-                                                                prefix)
+        module, pipeline, reference, undeallocated = _bufferize(
+            module, copy, reference, times, prefix
+        )
     with module.context:
         signature = entry_signature(module, entry)
         other_sigs = {name: entry_signature(module, name) for name in found}

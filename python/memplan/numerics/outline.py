@@ -215,7 +215,7 @@ def outline_generics(module: ir.Module) -> int:
                 n = 0
                 for v in passed:
                     count = len(_packed_types(v))
-                    args = list(block.arguments)[n:n + count]
+                    args = list(block.arguments)[n : n + count]
                     n += count
                     inner.append(args[0] if _strided(v.type) is None else _unpack(v.type, args))
                 clones = [c.owner.operation.clone() for c in constants]
@@ -229,7 +229,7 @@ def outline_generics(module: ir.Module) -> int:
 
             def rewire(nested: ir.Operation) -> ir.WalkResult:
                 for k, value in enumerate(nested.operands):
-                    for old, new in replacements[len(op.operands):]:
+                    for old, new in replacements[len(op.operands) :]:
                         if value == old:
                             nested.operands[k] = new
                 return ir.WalkResult.ADVANCE
@@ -293,9 +293,12 @@ def _inline_into_wrappers(module: ir.Module) -> List[str]:
     functions = _llvm_functions(module)
     calls = _callees(module)
     entries = [
-        name for name in functions
-        if f"_mlir_ciface_{name}" in functions and functions[name].regions[0].blocks
-        and calls.get(name, 0) == 1 and "passthrough" not in functions[name].attributes
+        name
+        for name in functions
+        if f"_mlir_ciface_{name}" in functions
+        and functions[name].regions[0].blocks
+        and calls.get(name, 0) == 1
+        and "passthrough" not in functions[name].attributes
     ]
     if not entries:
         return []
@@ -342,7 +345,7 @@ def mark_no_inline(module: ir.Module) -> None:
                 continue
             if name.startswith(KERNEL_PREFIX):
                 op.attributes["no_inline"] = ir.UnitAttr.get()
-            elif not name.startswith("_mlir_ciface_") or name[len("_mlir_ciface_"):] in inlined:
+            elif not name.startswith("_mlir_ciface_") or name[len("_mlir_ciface_") :] in inlined:
                 op.attributes["passthrough"] = ir.ArrayAttr.get(
                     [ir.StringAttr.get("optnone"), ir.StringAttr.get("noinline")]
                 )

@@ -55,14 +55,16 @@ class Child:
     def decode(self, payload: bytes, status: int) -> Any:
         """:meth:`result` from what :meth:`raw` returned."""
         if not payload:
-            how = (f"signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status)
-                   else f"exit code {os.WEXITSTATUS(status)}")
+            how = (
+                f"signal {os.WTERMSIG(status)}"
+                if os.WIFSIGNALED(status)
+                else f"exit code {os.WEXITSTATUS(status)}"
+            )
             raise RuntimeError(f"{self.what} died ({how}) before it reported")
         kind, value = pickle.loads(payload)
         if kind == "error":
             raise value
         return value
-
 
     def cancel(self) -> None:
         """Stop the child (its value is no longer wanted) and reap it."""
@@ -76,8 +78,9 @@ class Child:
             os.waitpid(self.pid, 0)
 
 
-def start(function: Callable[[], Any], what: str,
-          prepare: Optional[Callable[[int], None]] = None) -> Child:
+def start(
+    function: Callable[[], Any], what: str, prepare: Optional[Callable[[int], None]] = None
+) -> Child:
     """Fork a child that calls ``function()`` and reports its value.
 
     ``prepare``, if given, runs first in the child with the pipe's write

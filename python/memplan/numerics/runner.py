@@ -29,10 +29,17 @@ from mlir.runtime import make_nd_memref_descriptor, make_zero_d_memref_descripto
 from .heap import HeapStats, PoisonHeap, UseAfterFree, use_after_free
 from .inputs import ArgValue
 from .lowering import ASSERT_HOOK, LoweredProgram, LoweringError
-from .source import location_text
 from .signature import Signature, ValueSpec
+from .source import location_text
 
-__all__ = ["Output", "RunOutcome", "Executable", "ExecutionCrash", "runtime_libraries", "DEFAULT_OPT_LEVEL"]
+__all__ = [
+    "Output",
+    "RunOutcome",
+    "Executable",
+    "ExecutionCrash",
+    "runtime_libraries",
+    "DEFAULT_OPT_LEVEL",
+]
 
 _LIB_DIR = os.path.join(os.path.dirname(execution_engine.__file__), "lib")
 _RUNTIME_LIBS = ("libmlir_c_runner_utils.so", "libmlir_runner_utils.so")
@@ -127,7 +134,7 @@ def _read_memref(desc, spec: ValueSpec) -> np.ndarray:
     raw = (ctypes.c_uint8 * ((hi - lo + 1) * item)).from_address(base + lo * item)
     flat = np.frombuffer(raw, dtype=spec.dtype)
     view = np.lib.stride_tricks.as_strided(
-        flat[desc.offset - lo:], shape=shape, strides=tuple(s * item for s in strides)
+        flat[desc.offset - lo :], shape=shape, strides=tuple(s * item for s in strides)
     )
     return np.array(view, copy=True)
 
@@ -152,8 +159,9 @@ class _Call:
         if sig.results and not self.scalar_return:
             self.result_struct = type("Results", (ctypes.Structure,), {"_fields_": fields})
 
-    def invoke(self, engine, args: Sequence[ArgValue],
-               returned: Optional[List[int]] = None) -> List[Output]:
+    def invoke(
+        self, engine, args: Sequence[ArgValue], returned: Optional[List[int]] = None
+    ) -> List[Output]:
         """Call the function; return its results (copied out). The
         ``allocated`` pointer of each memref result goes to ``returned``."""
         sig = self.sig
@@ -241,8 +249,10 @@ class Executable:
         handler = context.attach_diagnostic_handler(collect)
         try:
             engine = execution_engine.ExecutionEngine(
-                self.program.module, opt_level=self.opt_level,
-                shared_libs=self._libs, enable_object_dump=False,
+                self.program.module,
+                opt_level=self.opt_level,
+                shared_libs=self._libs,
+                enable_object_dump=False,
             )
         except RuntimeError:
             raise _engine_error(diagnostics) from None
@@ -279,8 +289,12 @@ class Executable:
         return outputs
 
     def run(
-        self, args: Sequence[ArgValue], poison: Optional[int], scratch: Sequence[int] = (),
-        fill: Sequence[int] = (), isolate: bool = False,
+        self,
+        args: Sequence[ArgValue],
+        poison: Optional[int],
+        scratch: Sequence[int] = (),
+        fill: Sequence[int] = (),
+        isolate: bool = False,
     ) -> RunOutcome:
         """Call the entry function once on copies of ``args``.
 
@@ -311,8 +325,13 @@ class Executable:
             return self._call_entry(args, poison, scratch)
         return self._call_isolated(args, poison, scratch)
 
-    def _call_entry(self, args: List[ArgValue], poison: Optional[int], scratch: Sequence[int],
-                    quarantine: bool = False) -> RunOutcome:
+    def _call_entry(
+        self,
+        args: List[ArgValue],
+        poison: Optional[int],
+        scratch: Sequence[int],
+        quarantine: bool = False,
+    ) -> RunOutcome:
         prog = self.program
         heap = self._heap
         heap.reset(poison, quarantine)
@@ -330,7 +349,9 @@ class Executable:
         heap.release()
         return RunOutcome(outputs, stats, messages, counts)
 
-    def _call_isolated(self, args: List[ArgValue], poison: Optional[int], scratch: Sequence[int]) -> RunOutcome:
+    def _call_isolated(
+        self, args: List[ArgValue], poison: Optional[int], scratch: Sequence[int]
+    ) -> RunOutcome:
         """:meth:`_call_entry` in a forked child
         (:func:`memplan.numerics.parallel.start`); the arguments it writes
         are shared, the rest comes back pickled through a pipe, or the
@@ -347,8 +368,12 @@ class Executable:
         def child() -> tuple:
             outcome = self._call_entry(args, poison, scratch, quarantine=True)
             count = len(self.program.signature.results)
-            return (outcome.outputs[:count], outcome.heap, outcome.failed_asserts,
-                    outcome.assert_counts)
+            return (
+                outcome.outputs[:count],
+                outcome.heap,
+                outcome.failed_asserts,
+                outcome.assert_counts,
+            )
 
         name = self.program.signature.name
         run = start(child, f"@{name}", prepare)
@@ -381,7 +406,8 @@ class ExecutionCrash(RuntimeError):
         super().__init__(
             f"@{function} crashed ({what}) on these inputs: an access out of bounds? "
             "(sizes the IR does not tie together, e.g. --dim given for one argument but not "
-            "another that must match it)")
+            "another that must match it)"
+        )
         self.signal = signal_number
 
     def __reduce__(self):
@@ -405,7 +431,8 @@ def _argument_outputs(args: Sequence[ArgValue], scratch: Sequence[int]) -> List[
         if not arg.spec.is_memref or i in scratch:
             continue
         if arg.spec.bits:
-            arg = ArgValue(arg.spec, arg.spec.canonical(arg.data), arg.shape, arg.strides,
-                           arg.offset)
+            arg = ArgValue(
+                arg.spec, arg.spec.canonical(arg.data), arg.shape, arg.strides, arg.offset
+            )
         outputs.append(Output(f"arg #{i} ({arg.spec.type_str})", arg.data, arg.shape, arg.view()))
     return outputs

@@ -170,7 +170,10 @@ def value_spec(t: ir.Type) -> ValueSpec:
     if isinstance(t, ir.UnrankedMemRefType):
         raise NotImplementedError(f"unranked memref {t} is not supported")
     return ValueSpec(
-        type_str=str(t), is_memref=False, dtype=_element_dtype(t), element=str(t),
+        type_str=str(t),
+        is_memref=False,
+        dtype=_element_dtype(t),
+        element=str(t),
         bits=_integer_bits(t),
     )
 

@@ -37,18 +37,19 @@ def copy_module(
     in generic form so every op round-trips) and parsed again.
     """
     if isinstance(source, (str, bytes)):
-        return parse_module(source, source_name or "<input>", context if context is not None else ir.Context())
+        return parse_module(
+            source, source_name or "<input>", context if context is not None else ir.Context()
+        )
     if isinstance(source, (ir.Operation, ir.OpView)) and is_module(source):
         # A module op, as memplan.ir.parse_source returns.
         asm = source.operation.get_asm(enable_debug_info=True, print_generic_op_form=True)
         return ir.Module.parse(asm, context if context is not None else source.context)
     if isinstance(source, ir.Module):
-        asm = source.operation.get_asm(
-            enable_debug_info=True, print_generic_op_form=True
-        )
+        asm = source.operation.get_asm(enable_debug_info=True, print_generic_op_form=True)
         return ir.Module.parse(asm, context if context is not None else source.context)
     raise TypeError(
-        f"expected an mlir.ir.Module, a builtin.module op, MLIR text or bytecode, got {type(source).__name__}"
+        "expected an mlir.ir.Module, a builtin.module op, MLIR text or bytecode, got "
+        f"{type(source).__name__}"
     )
 
 

@@ -70,7 +70,7 @@ def tiling(op: ir.Operation) -> Optional[Tuple[List[int], List[int], List[int]]]
         return None
     first = iters.index(True)
     last = n - 1 - iters[::-1].index(True)
-    if first == 0 or not all(iters[first:last + 1]) or last != n - 2:
+    if first == 0 or not all(iters[first : last + 1]) or last != n - 2:
         return None
     if any(len(inner.operation.regions) for inner in op.regions[0].blocks[0].operations):
         return None
@@ -117,8 +117,7 @@ def tiling(op: ir.Operation) -> Optional[Tuple[List[int], List[int], List[int]]]
     tile[1 + row] = TILE_ROWS
     if sizes[n - 1] > TILE_COLUMNS:
         tile[0] = TILE_COLUMNS
-    order = ([1 + d for d in range(row)] + [1 + d for d in range(first, last + 1)]
-             + [1 + row, 0])
+    order = [1 + d for d in range(row)] + [1 + d for d in range(first, last + 1)] + [1 + row, 0]
     return first_order, tile, order
 
 
@@ -163,8 +162,9 @@ def _guarded(op: ir.Operation) -> ir.Operation:
         for value in list(op.operands)[:-1]:
             begin, end = _range(value)
             pred = arith.CmpIPredicate.ult
-            both = arith.AndIOp(arith.CmpIOp(pred, begin, out_end).result,
-                                arith.CmpIOp(pred, out_begin, end).result).result
+            both = arith.AndIOp(
+                arith.CmpIOp(pred, begin, out_end).result, arith.CmpIOp(pred, out_begin, end).result
+            ).result
             overlap = both if overlap is None else arith.OrIOp(overlap, both).result
         if_op = scf.IfOp(overlap, has_else=True)
         with ir.InsertionPoint(if_op.then_block):
@@ -217,10 +217,11 @@ def tile_for_reuse(module: ir.Module) -> int:
                 ": (!transform.any_op) -> (!transform.any_op, !transform.any_op)\n"
             )
         steps.append(
-            f"%m{number} = transform.structured.match ops{{[\"linalg.generic\"]}} "
+            f'%m{number} = transform.structured.match ops{{["linalg.generic"]}} '
             f"attributes{{{_MARK} = {number} : i64}} in %root "
-            ": (!transform.any_op) -> !transform.any_op\n" + split +
-            f"%p{number} = transform.structured.interchange {handle} "
+            ": (!transform.any_op) -> !transform.any_op\n"
+            + split
+            + f"%p{number} = transform.structured.interchange {handle} "
             f"iterator_interchange = {list(first_order)} "
             ": (!transform.any_op) -> !transform.any_op\n"
             f"%t{number}, %l{number}:{count} = transform.structured.tile_using_for %p{number} "
@@ -237,8 +238,9 @@ def tile_for_reuse(module: ir.Module) -> int:
     holder = script.body.operations[0].operation
     holder.move_after(list(module.body.operations)[-1])
     try:
-        passmanager.PassManager.parse("builtin.module(transform-interpreter)",
-                                      module.context).run(module.operation)
+        passmanager.PassManager.parse("builtin.module(transform-interpreter)", module.context).run(
+            module.operation
+        )
     finally:
         holder.erase()
 

@@ -55,8 +55,10 @@ class PhaseTimes:
         out = []
         for name, seconds in self.seconds.items():
             runs = self.counts[name]
-            out.append(f"{name}: {seconds:.2f} s, {self.cpu[name]:.2f} CPU s"
-                       + (f" ({runs} runs)" if runs > 1 else ""))
+            out.append(
+                f"{name}: {seconds:.2f} s, {self.cpu[name]:.2f} CPU s"
+                + (f" ({runs} runs)" if runs > 1 else "")
+            )
         return out
 
 

@@ -32,8 +32,9 @@ def report(stats: Any, ctx: PassContext) -> None:
         ctx.stat(statistic, getattr(stats, attribute), description)
 
 
-def analyzing_pass(argument: str, transform: Callable[[int, bool], Any],
-                   changed: str) -> Callable[[ir.Operation, PassContext], None]:
+def analyzing_pass(
+    argument: str, transform: Callable[[int, bool], Any], changed: str
+) -> Callable[[ir.Operation, PassContext], None]:
     """The body of the pass ``argument`` (declared with
     ``FUNCTION_BOUNDARIES`` in :mod:`memplan.pass_declarations`) that runs the
     C++ ``transform``, which asks the in-place analysis, on the module: its
@@ -43,7 +44,10 @@ def analyzing_pass(argument: str, transform: Callable[[int, bool], Any],
     def run(module: ir.Operation, ctx: PassContext) -> None:
         stats = transform(module._CAPIPtr, ctx.options["bufferize_function_boundaries"])
         if not stats.analyzed:
-            ctx.remark(module, f"{argument}: the in-place analysis failed on this module; nothing changed")
+            ctx.remark(
+                module, f"{argument}: the in-place analysis failed on this module; nothing changed"
+            )
         report(stats, ctx)
         ctx.preserves_all_analyses = getattr(stats, changed) == 0
+
     return run

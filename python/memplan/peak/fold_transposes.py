@@ -11,15 +11,18 @@ forwards its one input to its one init through a permutation or a broadcast:
 ``linalg.transpose``, ``linalg.broadcast``, ``linalg.copy``, such
 ``linalg.generic``\\ s) into its readers::
 
-    %t = linalg.transpose ins(%w : tensor<16x8xf32>) outs(%e : tensor<8x16xf32>) permutation = [1, 0]
-    %r = linalg.matmul ins(%x, %t : tensor<4x8xf32>, tensor<8x16xf32>) outs(%c : tensor<4x16xf32>) -> tensor<4x16xf32>
+    %t = linalg.transpose ins(%w : tensor<16x8xf32>)
+           outs(%e : tensor<8x16xf32>) permutation = [1, 0]
+    %r = linalg.matmul ins(%x, %t : tensor<4x8xf32>, tensor<8x16xf32>)
+           outs(%c : tensor<4x16xf32>) -> tensor<4x16xf32>
 
 becomes::
 
     %r = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>,
                                         affine_map<(d0, d1, d2) -> (d1, d2)>,
                                         affine_map<(d0, d1, d2) -> (d0, d1)>]
-           ins(%x, %w : tensor<4x8xf32>, tensor<16x8xf32>) outs(%c : tensor<4x16xf32>) -> tensor<4x16xf32>
+           ins(%x, %w : tensor<4x8xf32>, tensor<16x8xf32>)
+           outs(%c : tensor<4x16xf32>) -> tensor<4x16xf32>
 
 A LinalgOp input reads the source through the composed map: the same op
 where it takes the map (its verifier and ``LinalgOp`` agree), else, with

@@ -44,17 +44,27 @@ def run(module: ir.Operation, ctx: PassContext) -> None:
     for name in BOUNDS:
         if ctx.options[name] < 1:
             option = name.replace("_", "-")
-            ctx.error(module, f"memplan-reorder-for-memory: option '{option}' must be at "
-                              f"least 1, got {ctx.options[name]}")
+            ctx.error(
+                module,
+                f"memplan-reorder-for-memory: option '{option}' must be at "
+                f"least 1, got {ctx.options[name]}",
+            )
             return
     opts = ctx.options
-    stats = _core.reorder_for_memory(module._CAPIPtr, opts["bufferize_function_boundaries"],
-                                     width=opts["beam_width"], lookahead=opts["lookahead"],
-                                     branching=opts["branching"],
-                                     dying_inputs=opts["dying_inputs"])
+    stats = _core.reorder_for_memory(
+        module._CAPIPtr,
+        opts["bufferize_function_boundaries"],
+        width=opts["beam_width"],
+        lookahead=opts["lookahead"],
+        branching=opts["branching"],
+        dying_inputs=opts["dying_inputs"],
+    )
     if not stats.analyzed:
-        ctx.remark(module, "memplan-reorder-for-memory: the in-place analysis failed on this "
-                           "module; nothing changed")
+        ctx.remark(
+            module,
+            "memplan-reorder-for-memory: the in-place analysis failed on this "
+            "module; nothing changed",
+        )
     report(stats, ctx)
     ctx.preserves_all_analyses = stats.reordered == 0
 

@@ -9,10 +9,15 @@ that start at a fresh destination, they can write straight into the subset
 instead, as upstream's ``eliminate-empty-tensors`` does for
 ``tensor.insert_slice``::
 
-    %r = linalg.generic ins(%x) outs(%e)           %big = linalg.fill ins(%pad) outs(tensor.empty())
-    %p = tensor.pad %r low[1, 1] high[1, 1]   ->   %s = tensor.extract_slice %big[1, 1] [4, 4] [1, 1]
-                                                   %r = linalg.generic ins(%x) outs(%s)
-                                                   %p = tensor.insert_slice %r into %big[1, 1] [4, 4] [1, 1]
+    %r = linalg.generic ins(%x) outs(%e)
+    %p = tensor.pad %r low[1, 1] high[1, 1]
+
+becomes::
+
+    %big = linalg.fill ins(%pad) outs(tensor.empty())
+    %s = tensor.extract_slice %big[1, 1] [4, 4] [1, 1]
+    %r = linalg.generic ins(%x) outs(%s)
+    %p = tensor.insert_slice %r into %big[1, 1] [4, 4] [1, 1]
 
 The larger tensor is made (and filled with the padding value) right before
 the producers start; the border keeps the padding and the interior gets the
@@ -57,13 +62,17 @@ ARGUMENT = "memplan-eliminate-subset-copies"
 
 def run(module: ir.Operation, ctx: PassContext) -> None:
     """The pass' body (declared in :mod:`memplan.pass_declarations`)."""
-    stats = _core.eliminate_subset_copies(module._CAPIPtr, ctx.options["bufferize_function_boundaries"])
+    stats = _core.eliminate_subset_copies(
+        module._CAPIPtr, ctx.options["bufferize_function_boundaries"]
+    )
     if ctx.options["remarks"]:
         # One per candidate, a failed analysis included.
         for location, message in stats.remarks:
             ctx.remark(location, f"{ARGUMENT}: {message}")
     elif not stats.analyzed:
-        ctx.remark(module, f"{ARGUMENT}: the in-place analysis failed on this module; nothing changed")
+        ctx.remark(
+            module, f"{ARGUMENT}: the in-place analysis failed on this module; nothing changed"
+        )
     report(stats, ctx)
     ctx.preserves_all_analyses = stats.written == 0
 

@@ -76,7 +76,7 @@ class CheckResult:
 
 def _operands(g, op: int) -> list[int]:
     """Value ids of ``op``'s operands."""
-    return [int(x) for x in g.operands[g.operand_begin[op]: g.operand_begin[op + 1]]]
+    return [int(x) for x in g.operands[g.operand_begin[op] : g.operand_begin[op + 1]]]
 
 
 class _Reader:
@@ -121,7 +121,7 @@ class _Reader:
         else:
             constant = g.constant_int(op)
             name = g.names[g.op_name[op]]
-            operands = [int(x) for x in g.operands[g.operand_begin[op]: g.operand_begin[op + 1]]]
+            operands = [int(x) for x in g.operands[g.operand_begin[op] : g.operand_begin[op + 1]]]
             # Arithmetic read by name: no interface states a sum, a product,
             # a maximum or a choice of two values as such.
             if constant is not None:
@@ -177,10 +177,29 @@ class _Reader:
         for s, t in ((a, b), (b, a)):
             c = B.constant_value(t)
             if c is not None:
-                return B.prune((B.Sum(x_.const * c, B.freeze({m: v * c for m, v in x_.poly}),
-                                      tuple(sorted(B.Atom(B.freeze({m: v * c for m, v in at.poly}),
-                                                          at.alignment * c) for at in x_.atoms)))
-                                for x_ in s), limit=1 << 30) if c > 0 else B.ZERO
+                return (
+                    B.prune(
+                        (
+                            B.Sum(
+                                x_.const * c,
+                                B.freeze({m: v * c for m, v in x_.poly}),
+                                tuple(
+                                    sorted(
+                                        B.Atom(
+                                            B.freeze({m: v * c for m, v in at.poly}),
+                                            at.alignment * c,
+                                        )
+                                        for at in x_.atoms
+                                    )
+                                ),
+                            )
+                            for x_ in s
+                        ),
+                        limit=1 << 30,
+                    )
+                    if c > 0
+                    else B.ZERO
+                )
         return None
 
 
@@ -247,8 +266,9 @@ def _times(a: B.Bound, b: B.Bound) -> Optional[B.Bound]:
 
 def _apart(a: _View, b: _View) -> bool:
     """Proven: one lies at or above the other's end, for every size."""
-    return (B.dominates(b.offset, B.add(a.offset, a.size, limit=1 << 30))
-            or B.dominates(a.offset, B.add(b.offset, b.size, limit=1 << 30)))
+    return B.dominates(b.offset, B.add(a.offset, a.size, limit=1 << 30)) or B.dominates(
+        a.offset, B.add(b.offset, b.size, limit=1 << 30)
+    )
 
 
 def _samples(leaves: list[str]) -> list[dict[str, int]]:
@@ -273,8 +293,9 @@ def _inputs_only(*views: _View) -> bool:
     function (an argument or an argument's dimension), so any values may be
     given to them: an overlap at sample values is one the program can reach.
     A value computed some other way (``%v...``) may not take them."""
-    return all(not leaf.startswith("%")
-               for v in views for leaf in B.leaves(v.offset) | B.leaves(v.size))
+    return all(
+        not leaf.startswith("%") for v in views for leaf in B.leaves(v.offset) | B.leaves(v.size)
+    )
 
 
 def _members(g) -> dict[int, list[tuple[int, int, list[int]]]]:
@@ -302,7 +323,7 @@ def _members(g) -> dict[int, list[tuple[int, int, list[int]]]]:
         if begin + source + 1 >= end or not identity:
             continue
         shift = int(g.operands[begin + source + 1])
-        sizes = [int(x) for x in g.operands[begin + source + 2: end]]
+        sizes = [int(x) for x in g.operands[begin + source + 2 : end]]
         by_pool.setdefault(src, []).append((op, shift, sizes))
     return by_pool
 
@@ -333,9 +354,17 @@ def check_module(module: ir.Operation | ir.Module) -> CheckResult:
         found: set[str] = set()
         for choice in itertools.product((False, True), repeat=len(conditions)):
             reader = _Reader(g, dict(zip(conditions, choice)))
-            views = [_View(op, reader.value(shift), _view_bytes(reader, g, op, sizes),
-                           int(t["start"][j]), int(t["last_use"][j]) + 1, exits[j])
-                     for j, (op, shift, sizes) in enumerate(members)]
+            views = [
+                _View(
+                    op,
+                    reader.value(shift),
+                    _view_bytes(reader, g, op, sizes),
+                    int(t["start"][j]),
+                    int(t["last_use"][j]) + 1,
+                    exits[j],
+                )
+                for j, (op, shift, sizes) in enumerate(members)
+            ]
             total = _pool_bytes(reader, g, pool_op, pool_sizes)
             _check_pool(g, views, total, result, found, choice)
     return result
@@ -351,13 +380,21 @@ def _pool_bytes(reader: _Reader, g, op: int, sizes: list[int]) -> Optional[B.Bou
     return reader.value(sizes[0])
 
 
-def _check_pool(g, views: list[_View], total: Optional[B.Bound], result: CheckResult,
-                found: set[str], choice: tuple) -> None:
+def _check_pool(
+    g,
+    views: list[_View],
+    total: Optional[B.Bound],
+    result: CheckResult,
+    found: set[str],
+    choice: tuple,
+) -> None:
     readable = [v for v in views if v.offset is not None and v.size is not None]
     if not any(choice):  # counted once per pool
         result.unchecked += len(views) - len(readable)
-    leaves = sorted(set().union(*(B.leaves(v.offset) | B.leaves(v.size) for v in readable))
-                    | (B.leaves(total) if total is not None else set()))
+    leaves = sorted(
+        set().union(*(B.leaves(v.offset) | B.leaves(v.size) for v in readable))
+        | (B.leaves(total) if total is not None else set())
+    )
     envs = _samples(leaves) if leaves else [{}]
     where = f" (layout choice {tuple(int(c) for c in choice)})" if choice else ""
 
@@ -377,14 +414,18 @@ def _check_pool(g, views: list[_View], total: Optional[B.Bound], result: CheckRe
                 continue  # exclusive branches: never both
             if _apart(a, b):
                 continue
-            seen = next(((env, hit) for env in envs
-                         if (hit := _overlap(a, b, env)) is not None), None)
+            seen = next(
+                ((env, hit) for env in envs if (hit := _overlap(a, b, env)) is not None), None
+            )
             pair = f"view at {g.location(a.op)} and view at {g.location(b.op)}"
             if seen is not None and _inputs_only(a, b):
                 env, (lo, hi) = seen
                 sizes = ", ".join(f"{k} = {v}" for k, v in env.items()) or "every size"
-                report("v", f"overlap: {pair} share bytes [{lo}, {hi}) while both live, "
-                            f"at {sizes}{where}")
+                report(
+                    "v",
+                    f"overlap: {pair} share bytes [{lo}, {hi}) while both live, "
+                    f"at {sizes}{where}",
+                )
             else:
                 report("u", f"unproven: {pair}{where}")
     if total is None:
@@ -393,15 +434,24 @@ def _check_pool(g, views: list[_View], total: Optional[B.Bound], result: CheckRe
         end = B.add(v.offset, v.size, limit=1 << 30)
         if B.dominates(total, end):
             continue
-        bad = next((env for env in envs
-                    if (B.evaluate(v.size, env) or 0) > 0
-                    and (B.evaluate(end, env) or 0) > (B.evaluate(total, env) or 0)), None)
+        bad = next(
+            (
+                env
+                for env in envs
+                if (B.evaluate(v.size, env) or 0) > 0
+                and (B.evaluate(end, env) or 0) > (B.evaluate(total, env) or 0)
+            ),
+            None,
+        )
         if not all(not leaf.startswith("%") for leaf in B.leaves(end) | B.leaves(total)):
             bad = None
         if bad is not None:
             sizes = ", ".join(f"{k} = {x}" for k, x in bad.items()) or "every size"
-            report("v", f"out-of-bounds: view at {g.location(v.op)} ends past the pool, "
-                        f"at {sizes}{where}")
+            report(
+                "v",
+                f"out-of-bounds: view at {g.location(v.op)} ends past the pool, "
+                f"at {sizes}{where}",
+            )
         else:
             report("u", f"unproven: view at {g.location(v.op)} within its pool{where}")
 

@@ -16,8 +16,9 @@ the rewritten module is instrumented so that, when it runs,
   allocation lowering does);
 * every op that uses a memref value reports a *touch* of the view that value
   comes from: through view-like ops (ViewLikeOpInterface: subview, cast,
-  reshapes, views) the view is known statically; through block arguments and region results it is the
-  most recent live view containing the value's first byte.
+  reshapes, views) the view is known statically; through block arguments
+  and region results it is the most recent live view containing the value's
+  first byte.
 
 A window taken directly in a byte buffer that no view registered (an
 ``i8`` argument or allocation) is registered too: two such windows that
@@ -62,7 +63,10 @@ class Overlap:
     bytes: tuple[int, int]
 
     def __str__(self) -> str:
-        return f"views at {self.first} and {self.second} share {self.bytes[1] - self.bytes[0]} bytes while both live"
+        return (
+            f"views at {self.first} and {self.second} share "
+            f"{self.bytes[1] - self.bytes[0]} bytes while both live"
+        )
 
 
 @dataclass
@@ -92,7 +96,11 @@ def _llvm_element(t: ir.Type) -> Optional[ir.Type]:
 
 
 def _is_byte_buffer(t: ir.Type) -> bool:
-    return isinstance(t, ir.MemRefType) and t.rank == 1 and t.element_type == ir.IntegerType.get_signless(8)
+    return (
+        isinstance(t, ir.MemRefType)
+        and t.rank == 1
+        and t.element_type == ir.IntegerType.get_signless(8)
+    )
 
 
 def _is_strided(t: ir.Type) -> bool:
@@ -126,13 +134,17 @@ def _report_view(result: ir.Value, elem: ir.Type, k: int) -> None:
     one: ir.Value = arith.ConstantOp(index, 1).result
     span, count = one, one
     for size, stride in zip(sizes, strides):
-        span = arith.AddIOp(span, arith.MulIOp(arith.SubIOp(size, one).result, stride).result).result
+        span = arith.AddIOp(
+            span, arith.MulIOp(arith.SubIOp(size, one).result, stride).result
+        ).result
         count = arith.MulIOp(count, size).result
     empty = arith.CmpIOp(arith.CmpIPredicate.eq, count, zero).result
     span = arith.SelectOp(empty, zero, span).result
     aligned = arith.IndexCastOp(i64, memref.ExtractAlignedPointerAsIndexOp(result).result).result
     first = arith.AddIOp(aligned, _byte_count(offset, elem)).result
-    call = func.CallOp([], VIEW_HOOK, [arith.ConstantOp(i64, k).result, first, _byte_count(span, elem)])
+    call = func.CallOp(
+        [], VIEW_HOOK, [arith.ConstantOp(i64, k).result, first, _byte_count(span, elem)]
+    )
     call.attributes[_MARK] = ir.UnitAttr.get()
 
 
@@ -145,7 +157,12 @@ def instrument(module: ir.Module) -> list[str]:
     g = extract_graph(module)
     # The ops of the functions with a body, in program order (read before
     # any hook is inserted: the graph keeps pointing at them).
-    ops = [op for f in function_ids(g) if int(g.op_end[f]) > f for op in range(f + 1, int(g.op_end[f]) + 1)]
+    ops = [
+        op
+        for f in function_ids(g)
+        if int(g.op_end[f]) > f
+        for op in range(f + 1, int(g.op_end[f]) + 1)
+    ]
 
     def origin(v: int) -> Optional[int]:
         """The registered view a value is a view of, through view-like ops
@@ -175,7 +192,10 @@ def instrument(module: ir.Module) -> list[str]:
         kind = int(g.op_interfaces[i])
         if kind & _core.OpInterface.CAST:
             continue
-        if kind & _core.OpInterface.OFFSETS_SIZES_STRIDES and origin(int(g.operands[g.operand_begin[i] + source])) is not None:
+        if (
+            kind & _core.OpInterface.OFFSETS_SIZES_STRIDES
+            and origin(int(g.operands[g.operand_begin[i] + source])) is not None
+        ):
             continue
         op = operation(g, i)
         result = op.results[0]
@@ -244,7 +264,9 @@ class _Recorder:
         best = None
         for i in self.current.values():
             inst = self.instances[i]
-            if inst[1] <= ptr < max(inst[2], inst[1] + 1) and (best is None or inst[3] > self.instances[best][3]):
+            if inst[1] <= ptr < max(inst[2], inst[1] + 1) and (
+                best is None or inst[3] > self.instances[best][3]
+            ):
                 best = i
         if best is not None:
             self.instances[best][4] = self.time
@@ -264,9 +286,16 @@ class _Recorder:
         return out
 
 
-def run(module_text: str, entry: str, inputs: Optional[Sequence[Any]] = None, seed: int = 0,
-        scratch: Sequence[int] = (), dims: Optional[Any] = None,
-        values: Optional[Any] = None, isolate: bool = False) -> OracleRun:
+def run(
+    module_text: str,
+    entry: str,
+    inputs: Optional[Sequence[Any]] = None,
+    seed: int = 0,
+    scratch: Sequence[int] = (),
+    dims: Optional[Any] = None,
+    values: Optional[Any] = None,
+    isolate: bool = False,
+) -> OracleRun:
     """Instrument ``module_text``, run ``@entry`` once (inputs, dynamic
     sizes ``dims`` and fixed argument ``values`` as in
     :func:`memplan.numerics.execute`) and report the overlaps seen. With
@@ -283,8 +312,16 @@ def run(module_text: str, entry: str, inputs: Optional[Sequence[Any]] = None, se
     view_cb, touch_cb, touch_ptr_cb = recorder.callbacks
     extra = {VIEW_HOOK: view_cb, TOUCH_HOOK: touch_cb, TOUCH_PTR_HOOK: touch_ptr_cb}
     with PoisonHeap.extra_runtime(extra):
-        outcome = execute(text, entry, inputs=inputs, seed=seed, scratch=scratch, dims=dims,
-                          values=values, isolate=isolate)
+        outcome = execute(
+            text,
+            entry,
+            inputs=inputs,
+            seed=seed,
+            scratch=scratch,
+            dims=dims,
+            values=values,
+            isolate=isolate,
+        )
     return OracleRun(len(recorder.instances), recorder.touches, recorder.overlaps(where), outcome)
 
 

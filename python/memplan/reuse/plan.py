@@ -43,6 +43,7 @@ from memplan.lifetimes.peaks import (
     planned_items,
 )
 
+
 class Layout:
     """Where the members of a pool with dynamically sized members lie.
 
@@ -66,8 +67,11 @@ class Layout:
         if self._bounds is None:
             offsets: list[B.Bound] = []
             for direct in self.below:
-                offsets.append(B.maximum(*(B.add(offsets[i], self.slots[i]) for i in direct))
-                               if direct else B.ZERO)
+                offsets.append(
+                    B.maximum(*(B.add(offsets[i], self.slots[i]) for i in direct))
+                    if direct
+                    else B.ZERO
+                )
             ends = [B.add(o, z) for o, z in zip(offsets, self.slots)]
             size = B.maximum(*(ends[j] for j in self.sinks)) if ends else B.ZERO
             self._bounds = (offsets, ends, size)
@@ -174,8 +178,15 @@ class PoolCapacityError(ValueError):
     ``packing_error`` holds the smallest pool the packer found within its
     budget (when ``over`` is None)."""
 
-    def __init__(self, scope_op: int, capacity: int, rows: list[list[int]], sizes: list[int],
-                 over: Optional[Over] = None, packing_error: Optional[packing.CapacityError] = None):
+    def __init__(
+        self,
+        scope_op: int,
+        capacity: int,
+        rows: list[list[int]],
+        sizes: list[int],
+        over: Optional[Over] = None,
+        packing_error: Optional[packing.CapacityError] = None,
+    ):
         super().__init__(str(packing_error) if over is None else "over capacity")
         self.scope_op = scope_op
         """The op whose body the pool is for (a function, a parallel op)."""
@@ -192,7 +203,9 @@ class PoolOverflow(ValueError):
     """The members of one pool need more bytes than an ``index`` holds."""
 
     def __init__(self, op: int, total: int):
-        super().__init__(f"the pooled buffers need up to {total} bytes; memplan packs less than 2^62")
+        super().__init__(
+            f"the pooled buffers need up to {total} bytes; memplan packs less than 2^62"
+        )
         self.op = op
 
 
@@ -207,16 +220,30 @@ def _pool_alignment(lt: FunctionLifetimes, group: np.ndarray, alignment: int) ->
     return max([alignment] + [alloc_alignment(lt.graph, int(lt.op[i])) for i in group])
 
 
-def _capacity_error(lt: FunctionLifetimes, static: np.ndarray, capacity: int, start: np.ndarray,
-                    end: np.ndarray, size_items: np.ndarray, item: np.ndarray, align: int,
-                    packing_error: Optional[packing.CapacityError] = None) -> PoolCapacityError:
+def _capacity_error(
+    lt: FunctionLifetimes,
+    static: np.ndarray,
+    capacity: int,
+    start: np.ndarray,
+    end: np.ndarray,
+    size_items: np.ndarray,
+    item: np.ndarray,
+    align: int,
+    packing_error: Optional[packing.CapacityError] = None,
+) -> PoolCapacityError:
     rows: list[list[int]] = [[] for _ in range(len(size_items))]
     for r, k in zip(static.tolist(), np.asarray(item).tolist()):
         rows[k].append(int(r))
-    over = None if packing_error is not None else over_capacity(start, end, size_items, capacity, align)
+    over = (
+        None
+        if packing_error is not None
+        else over_capacity(start, end, size_items, capacity, align)
+    )
     g = lt.graph
     scope_op = int(g.block_parent_op[int(lt.scope[static[0]])])
-    return PoolCapacityError(scope_op, capacity, rows, [int(b) for b in size_items], over, packing_error)
+    return PoolCapacityError(
+        scope_op, capacity, rows, [int(b) for b in size_items], over, packing_error
+    )
 
 
 def _check_fits(lt: FunctionLifetimes, group: np.ndarray, alignment: int, capacity: int) -> None:
@@ -245,14 +272,17 @@ def _placement(lt: FunctionLifetimes, group: np.ndarray) -> Optional[tuple[int, 
 
 
 def _pool_plan(
-    lt: FunctionLifetimes, group: np.ndarray, algorithm: str, alignment: int,
-    capacity: Optional[int] = None, budget: Optional[int] = None,
+    lt: FunctionLifetimes,
+    group: np.ndarray,
+    algorithm: str,
+    alignment: int,
+    capacity: Optional[int] = None,
+    budget: Optional[int] = None,
 ) -> Optional[PoolPlan]:
     """The pool of the statically sized rows ``group`` (all in one scope),
     or None when it has no place to be freed in its block. With
     ``capacity``, it fits in that many bytes, or
     :class:`PoolCapacityError` is raised."""
-    g = lt.graph
     scope = int(lt.scope[group[0]])
     align = _pool_alignment(lt, group, alignment)
     static = group[lt.bytes[group] >= 0]
@@ -266,11 +296,19 @@ def _pool_plan(
     if capacity is not None and over_capacity(start, end, size_items, capacity, align):
         raise _capacity_error(lt, static, capacity, start, end, size_items, item, align)
     try:
-        res = packing.pack(start, end, size_items, algorithm=algorithm, alignment=align,
-                           capacity=capacity, budget=budget)
+        res = packing.pack(
+            start,
+            end,
+            size_items,
+            algorithm=algorithm,
+            alignment=align,
+            capacity=capacity,
+            budget=budget,
+        )
     except packing.CapacityError as err:
-        raise _capacity_error(lt, static, capacity, start, end, size_items, item, align,
-                              err) from None
+        raise _capacity_error(
+            lt, static, capacity, start, end, size_items, item, align, err
+        ) from None
     offsets = np.asarray(res.offsets, dtype=np.int64)[item]
     merged_deallocs: list[int] = []
     if lt.groups:
@@ -306,7 +344,8 @@ class _Sizes:
         sym = symbolic.SymbolicSizes(g, lt.func_op, lambda v: f"%v{v}") if self.dynamic else None
         self.polys: list[symbolic.Poly] = [
             symbolic.const(int(b)) if b >= 0 or sym is None else sym.alloc_bytes(int(op))
-            for b, op in zip(lt.bytes.tolist(), lt.op.tolist())]
+            for b, op in zip(lt.bytes.tolist(), lt.op.tolist())
+        ]
         self.tree = PathTree(g, lt.func_op)
         self.input = self.heap_items(set())
         self.check = HeapCheck(self.tree, self.input)
@@ -330,9 +369,14 @@ class _Sizes:
         for grp in lt.groups:
             rows = [r for r in grp.rows if r not in skip]
             if rows:
-                items.append(HeapItem(min(int(lt.op[r]) for r in rows),
-                                      grp.dealloc + 1 if grp.dealloc >= 0 else func_end,
-                                      self.block(rows), tree.node_of(grp.region_op)))
+                items.append(
+                    HeapItem(
+                        min(int(lt.op[r]) for r in rows),
+                        grp.dealloc + 1 if grp.dealloc >= 0 else func_end,
+                        self.block(rows),
+                        tree.node_of(grp.region_op),
+                    )
+                )
         for r in range(len(lt)):
             if r in skip or lt.is_alloca[r] or group[r] >= 0:
                 continue
@@ -353,20 +397,32 @@ class _Sizes:
         pad = ROUNDING - 1 if p.alignment % ROUNDING else 0  # a heap block holds it rounded up
         values = None
         if len(p.layouts) > 1:
+
             def values(x: np.ndarray, p: PoolPlan = p) -> np.ndarray:
                 return p.bytes_at(B.Values(p.leaf, int(x[-1]), exact=x.dtype == object)) + pad
+
         if pad:
             size = B.add(size, B.constant(pad))
-        return HeapItem(p.insert_before, int(self.lt.graph.op_end[p.dealloc_after]) + 1, size,
-                        self.tree.node_of(p.insert_before), values)
+        return HeapItem(
+            p.insert_before,
+            int(self.lt.graph.op_end[p.dealloc_after]) + 1,
+            size,
+            self.tree.node_of(p.insert_before),
+            values,
+        )
 
     def ok(self, pools: list[PoolPlan]) -> bool:
         """Whether ``pools`` never raise the heap on any path, for any size."""
         return self.check.ok(self.plan_items(pools))
 
 
-def _layout(lt: FunctionLifetimes, sizes: _Sizes, units: list["_Unit"], align: int,
-            order_key: Callable[[int], tuple]) -> Layout:
+def _layout(
+    lt: FunctionLifetimes,
+    sizes: _Sizes,
+    units: list["_Unit"],
+    align: int,
+    order_key: Callable[[int], tuple],
+) -> Layout:
     """The layout of ``units`` with each item above the items it overlaps
     in time that come before it in ``order_key`` order."""
     n = len(units)
@@ -395,8 +451,14 @@ SAMPLES = tuple(1 << k for k in range(0, 17, 2))
 members: each gives an order of the members (a layout)."""
 
 
-def _dynamic_plans(lt: FunctionLifetimes, sizes: _Sizes, group: np.ndarray, units: list["_Unit"],
-                   alignment: int, pools: list[PoolPlan]) -> list[PoolPlan]:
+def _dynamic_plans(
+    lt: FunctionLifetimes,
+    sizes: _Sizes,
+    group: np.ndarray,
+    units: list["_Unit"],
+    alignment: int,
+    pools: list[PoolPlan],
+) -> list[PoolPlan]:
     """Candidate pools of the rows ``group`` (one scope, some dynamically
     sized) next to the accepted ``pools``, best first; none when the pool
     has no place in its block.
@@ -419,19 +481,24 @@ def _dynamic_plans(lt: FunctionLifetimes, sizes: _Sizes, group: np.ndarray, unit
 
     def at(value: int) -> np.ndarray:
         env = {leaf: value for leaf in leaves}
-        return np.array([max(symbolic.evaluate(sizes.polys[r], env) for r in u.rows)
-                         for u in units], dtype=np.int64)
+        return np.array(
+            [max(symbolic.evaluate(sizes.polys[r], env) for r in u.rows) for u in units],
+            dtype=np.int64,
+        )
 
     layouts: dict[tuple, tuple[bool, int, Layout]] = {}  # order -> (static first, sample, layout)
     for value in SAMPLES:
         size = at(value)
         if sum(-(-int(b) // align) * align for b in size.tolist()) >= packing.SIZE_LIMIT:
             continue
-        offsets = np.asarray(packing.pack(start, end, size, algorithm="best", alignment=align,
-                                          budget=0).offsets)
+        offsets = np.asarray(
+            packing.pack(start, end, size, algorithm="best", alignment=align, budget=0).offsets
+        )
         for first in (True, False):
+
             def key(i: int, o: np.ndarray = offsets, first: bool = first) -> tuple:
                 return ((not is_static[i]) if first else False, int(o[i]), i)
+
             order = tuple(sorted(range(len(units)), key=key))
             if order in layouts:  # the same order again: kept with the largest sample
                 layouts[order] = (first, value, layouts[order][2])
@@ -479,9 +546,16 @@ def _dynamic_plans(lt: FunctionLifetimes, sizes: _Sizes, group: np.ndarray, unit
             if last < 0 or entries[last][1] != entries[-1][1]:
                 break
             order = [c for k, c in enumerate(candidates) if k != last] + [candidates[last]]
-            found = _chosen_layouts(sizes, pools, order, leaves[0], plan_of,
-                                    lambda value: _layout(lt, sizes, units, align, _packed_order(
-                                        start, end, at(value), align)))
+            found = _chosen_layouts(
+                sizes,
+                pools,
+                order,
+                leaves[0],
+                plan_of,
+                lambda value: _layout(
+                    lt, sizes, units, align, _packed_order(start, end, at(value), align)
+                ),
+            )
             if found:
                 return found
         return []
@@ -494,11 +568,13 @@ def _dynamic_plans(lt: FunctionLifetimes, sizes: _Sizes, group: np.ndarray, unit
     return [plan_of([layout]) for _, _, layout in sorted(entries, key=cost)]
 
 
-def _packed_order(start: np.ndarray, end: np.ndarray, size: np.ndarray,
-                  align: int) -> Callable[[int], tuple]:
+def _packed_order(
+    start: np.ndarray, end: np.ndarray, size: np.ndarray, align: int
+) -> Callable[[int], tuple]:
     """The order of a packing of the items (heuristics only): by offset."""
-    offsets = np.asarray(packing.pack(start, end, size, algorithm="best", alignment=align,
-                                      budget=0).offsets)
+    offsets = np.asarray(
+        packing.pack(start, end, size, algorithm="best", alignment=align, budget=0).offsets
+    )
     return lambda i: (int(offsets[i]), i)
 
 
@@ -506,9 +582,15 @@ MAX_LAYOUTS = 4
 """The most layouts a pool keeps for the run to choose from."""
 
 
-def _chosen_layouts(sizes: _Sizes, pools: list[PoolPlan], candidates: list[Layout], leaf: str,
-                    plan_of: Callable[[list[Layout]], PoolPlan],
-                    layout_at: Callable[[int], Layout], rounds: int = 12) -> list[PoolPlan]:
+def _chosen_layouts(
+    sizes: _Sizes,
+    pools: list[PoolPlan],
+    candidates: list[Layout],
+    leaf: str,
+    plan_of: Callable[[list[Layout]], PoolPlan],
+    layout_at: Callable[[int], Layout],
+    rounds: int = 12,
+) -> list[PoolPlan]:
     """The pool with one dynamic size ``leaf`` whose run picks the smallest
     of the fewest layouts that keep the heap within bounds at every value
     (:meth:`HeapCheck.room`), the last candidate (of the largest sample,
@@ -609,13 +691,26 @@ def _units(lt: FunctionLifetimes, rows: np.ndarray) -> list[_Unit]:
             singles.append(r)
         else:
             by_group.setdefault(k, []).append(r)
-    units = [_Unit((r,), s, e, b, b < 0)
-             for r, s, e, b in zip(singles, lt.start[singles].tolist(), lt.end[singles].tolist(),
-                                   lt.bytes[singles].tolist())]
+    units = [
+        _Unit((r,), s, e, b, b < 0)
+        for r, s, e, b in zip(
+            singles,
+            lt.start[singles].tolist(),
+            lt.end[singles].tolist(),
+            lt.bytes[singles].tolist(),
+        )
+    ]
     for members in by_group.values():
         m = np.array(members, dtype=np.int64)
-        units.append(_Unit(tuple(members), int(lt.start[m].min()), int(lt.end[m].max()),
-                           int(lt.bytes[m].max()), bool((lt.bytes[m] < 0).any())))
+        units.append(
+            _Unit(
+                tuple(members),
+                int(lt.start[m].min()),
+                int(lt.end[m].max()),
+                int(lt.bytes[m].max()),
+                bool((lt.bytes[m] < 0).any()),
+            )
+        )
     units.sort(key=lambda u: (u.start, u.rows[0]))
     return units
 
@@ -624,8 +719,14 @@ def _round(b: int) -> int:
     return -(-b // ROUNDING) * ROUNDING
 
 
-def _chain_pools(lt: FunctionLifetimes, scope: int, units: list[_Unit], pools: list[PoolPlan],
-                 target: int, pool_of) -> list[PoolPlan]:
+def _chain_pools(
+    lt: FunctionLifetimes,
+    scope: int,
+    units: list[_Unit],
+    pools: list[PoolPlan],
+    target: int,
+    pool_of,
+) -> list[PoolPlan]:
     """Pools of buffers that follow one another in ``scope`` (each a chain:
     one offset, as large as its largest member), formed only where the heap
     with ``pools`` stays at or below ``target`` (C++: memplan/packing/PoolChains.h).
@@ -633,20 +734,31 @@ def _chain_pools(lt: FunctionLifetimes, scope: int, units: list[_Unit], pools: l
     block, over the interval they hold on the heap when left alone."""
     g = lt.graph
     func_end = int(g.op_end[lt.func_op]) + 1
-    chosen = [u for u in units if not u.dynamic and len(u.rows) == 1 and u.size > 0
-              and int(g.op_block[lt.op[u.rows[0]]]) == scope]
+    chosen = [
+        u
+        for u in units
+        if not u.dynamic
+        and len(u.rows) == 1
+        and u.size > 0
+        and int(g.op_block[lt.op[u.rows[0]]]) == scope
+    ]
     if len(chosen) < 2:
         return []
     rows = np.array([u.rows[0] for u in chosen], dtype=np.int64)
     dealloc = lt.dealloc[rows].astype(np.int64)
     start = lt.op[rows].astype(np.int64) - lt.func_op
-    end = np.where(dealloc >= 0, np.maximum(dealloc + 1, lt.end[rows].astype(np.int64)), func_end) - lt.func_op
+    end = (
+        np.where(dealloc >= 0, np.maximum(dealloc + 1, lt.end[rows].astype(np.int64)), func_end)
+        - lt.func_op
+    )
     size = -(-lt.bytes[rows].astype(np.int64) // ROUNDING) * ROUNDING
     heap_start, heap_end, heap_size = planned_items(lt, [as_pool(lt, p) for p in pools])
     keep = np.array(heap_size, dtype=np.int64) > 0
     hs = np.array(heap_start, dtype=np.int64)[keep] - lt.func_op
     he = np.array(heap_end, dtype=np.int64)[keep] - lt.func_op
-    hb = np.array([_round(b) for b in np.array(heap_size, dtype=np.int64)[keep].tolist()], dtype=np.int64)
+    hb = np.array(
+        [_round(b) for b in np.array(heap_size, dtype=np.int64)[keep].tolist()], dtype=np.int64
+    )
     chain = _core.chain_pools(hs, he, hb, start, end, size, func_end - lt.func_op, target)
     members: dict[int, list[_Unit]] = {}
     for u, c in zip(chosen, chain.tolist()):
@@ -661,8 +773,12 @@ def _chain_pools(lt: FunctionLifetimes, scope: int, units: list[_Unit], pools: l
 
 
 def plan_function(
-    lt: FunctionLifetimes, algorithm: str = "best", alignment: int = 64, min_members: int = 2,
-    capacity: Optional[int] = None, budget: Optional[int] = None,
+    lt: FunctionLifetimes,
+    algorithm: str = "best",
+    alignment: int = 64,
+    min_members: int = 2,
+    capacity: Optional[int] = None,
+    budget: Optional[int] = None,
 ) -> FunctionPlan:
     """Pools for the eligible allocations of one function, chosen so that the
     heap peak of the whole function (pools and every buffer left on the heap,
@@ -701,8 +817,15 @@ def plan_function(
     pools: list[PoolPlan] = []
     if capacity is not None:
         static = sorted(r for u in _units(lt, rows) if not u.dynamic for r in u.rows)
-        pools = _plan_within(lt, np.array(static, dtype=np.int64), algorithm, alignment, min_members,
-                             capacity, budget)
+        pools = _plan_within(
+            lt,
+            np.array(static, dtype=np.int64),
+            algorithm,
+            alignment,
+            min_members,
+            capacity,
+            budget,
+        )
     elif rows.size:
         sizes = _Sizes(lt)
         scopes = lt.scope[rows]
@@ -731,8 +854,9 @@ def plan_function(
             trial = score(pools + [one])
             # With dynamic members the static figures are those of sizes 0:
             # the paths' check decides, the peak at 0 only agrees.
-            if trial is None or not (trial <= current
-                                     or bool(one.layouts) and trial[0] <= current[0]):
+            if trial is None or not (
+                trial <= current or bool(one.layouts) and trial[0] <= current[0]
+            ):
                 return False
             pools.append(one)
             current = trial
@@ -784,8 +908,15 @@ def plan_function(
     return FunctionPlan(pools, upstream, peak, bound, heap_sites - pooled + len(pools))
 
 
-def _plan_within(lt: FunctionLifetimes, rows: np.ndarray, algorithm: str, alignment: int,
-                 min_members: int, capacity: int, budget: Optional[int]) -> list[PoolPlan]:
+def _plan_within(
+    lt: FunctionLifetimes,
+    rows: np.ndarray,
+    algorithm: str,
+    alignment: int,
+    min_members: int,
+    capacity: int,
+    budget: Optional[int],
+) -> list[PoolPlan]:
     """One pool per scope of the static ``rows``, each within ``capacity``."""
     pools = []
     scopes = lt.scope[rows]
@@ -800,4 +931,12 @@ def _plan_within(lt: FunctionLifetimes, rows: np.ndarray, algorithm: str, alignm
     return pools
 
 
-__all__ = ["FunctionPlan", "PoolCapacityError", "PoolOverflow", "PoolPlan", "alloc_alignment", "as_pool", "plan_function"]
+__all__ = [
+    "FunctionPlan",
+    "PoolCapacityError",
+    "PoolOverflow",
+    "PoolPlan",
+    "alloc_alignment",
+    "as_pool",
+    "plan_function",
+]

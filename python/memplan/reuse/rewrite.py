@@ -21,7 +21,8 @@ The pool, its size arithmetic and the offset constants are built with the
 bindings; ``memplan._core.replace_allocs_with_views`` then creates each
 ``memref.view`` before its alloc, replaces the alloc's uses and erases the
 alloc and its dealloc on MLIR's C++ API (lib/transforms/AllocsToViews.cpp;
-100k allocations in milliseconds; transient emplacement uses it too). Ops that Python holds a handle to are erased from Python.
+100k allocations in milliseconds; transient emplacement uses it too). Ops
+that Python holds a handle to are erased from Python.
 Graph op ids stay valid throughout: nothing is erased before the last lookup.
 """
 
@@ -30,7 +31,6 @@ from __future__ import annotations
 from typing import Optional, Union
 
 import numpy as np
-
 from mlir import ir
 from mlir.dialects import arith, memref
 
@@ -73,7 +73,9 @@ def _align_up(value: ir.Value, align: int, cache: dict[int, ir.Value], index: ir
     if align <= 1:
         return value
     bumped = arith.addi(value, _constant(cache, align - 1, index))
-    return arith.muli(arith.divui(bumped, _constant(cache, align, index)), _constant(cache, align, index))
+    return arith.muli(
+        arith.divui(bumped, _constant(cache, align, index)), _constant(cache, align, index)
+    )
 
 
 Offset = Union[int, ir.Value]
@@ -85,9 +87,17 @@ class _Layout:
     as ``index`` arithmetic at the insertion point: each item's offset is
     the largest end of the items directly below it, constants folded."""
 
-    def __init__(self, g: Graph, lt: FunctionLifetimes, plan: PoolPlan, layout: Layout,
-                 sizes: dict[int, list[ir.Value]], consts: dict[int, ir.Value],
-                 shared: dict[tuple, ir.Value], index: ir.Type):
+    def __init__(
+        self,
+        g: Graph,
+        lt: FunctionLifetimes,
+        plan: PoolPlan,
+        layout: Layout,
+        sizes: dict[int, list[ir.Value]],
+        consts: dict[int, ir.Value],
+        shared: dict[tuple, ir.Value],
+        index: ir.Type,
+    ):
         self.g, self.lt, self.plan, self.sizes = g, lt, plan, sizes
         self.consts, self.index = consts, index
         self.layout = layout
@@ -141,9 +151,13 @@ class _Layout:
         for k, (i, least) in enumerate(terms):
             # Dropped when an exact term (a lower bound of its value too) is
             # at least this one's bound, the first of equal ones kept.
-            if any(B.is_exact(ends[j]) and B.dominates(ends[j], ends[i])
-                   and (not B.dominates(ends[i], ends[j]) or m < k)
-                   for m, (j, _) in enumerate(terms) if j != i):
+            if any(
+                B.is_exact(ends[j])
+                and B.dominates(ends[j], ends[i])
+                and (not B.dominates(ends[i], ends[j]) or m < k)
+                for m, (j, _) in enumerate(terms)
+                if j != i
+            ):
                 continue
             kept.append((i, least))
         least = max([biggest] + [x for _, x in kept])
@@ -175,26 +189,34 @@ class _Layout:
         return size
 
 
-def _emit_layouts(g: Graph, lt: FunctionLifetimes, plan: PoolPlan, sizes: dict[int, list[ir.Value]],
-                  consts: dict[int, ir.Value],
-                  index: ir.Type) -> tuple[Offset, dict[tuple, Offset]]:
+def _emit_layouts(
+    g: Graph,
+    lt: FunctionLifetimes,
+    plan: PoolPlan,
+    sizes: dict[int, list[ir.Value]],
+    consts: dict[int, ir.Value],
+    index: ir.Type,
+) -> tuple[Offset, dict[tuple, Offset]]:
     """The pool's bytes and each item's offset (by its rows): one layout's,
     or, with several, those of the layout whose pool is smallest at run time
     (the first of equal ones), chosen with ``arith.select``."""
     shared: dict[tuple, ir.Value] = {}
-    emitters = [_Layout(g, lt, plan, layout, sizes, consts, shared, index)
-                for layout in plan.layouts]
+    emitters = [
+        _Layout(g, lt, plan, layout, sizes, consts, shared, index) for layout in plan.layouts
+    ]
     size = emitters[0].emit()
     offsets = dict(zip(plan.layouts[0].items, emitters[0].offsets))
     for emitter in emitters[1:]:
         other = emitter.emit()
-        smaller = arith.cmpi(arith.CmpIPredicate.ult, _value(other, consts, index),
-                             _value(size, consts, index))
+        smaller = arith.cmpi(
+            arith.CmpIPredicate.ult, _value(other, consts, index), _value(size, consts, index)
+        )
         size = arith.select(smaller, _value(other, consts, index), _value(size, consts, index))
         for rows, off in zip(emitter.layout.items, emitter.offsets):
             if offsets[rows] != off:
-                offsets[rows] = arith.select(smaller, _value(off, consts, index),
-                                             _value(offsets[rows], consts, index))
+                offsets[rows] = arith.select(
+                    smaller, _value(off, consts, index), _value(offsets[rows], consts, index)
+                )
     return size, offsets
 
 
@@ -253,8 +275,10 @@ def apply_plan(lt: FunctionLifetimes, plan: PoolPlan) -> None:
         with ir.InsertionPoint(anchor):
             pool_sizes: list[ir.Value] = []
             if plan.layouts:
-                sizes = {i: list(dyn_allocs[i].operands)[: len(dyn_operands[i])]
-                         for i in plan.dynamic_members}
+                sizes = {
+                    i: list(dyn_allocs[i].operands)[: len(dyn_operands[i])]
+                    for i in plan.dynamic_members
+                }
                 pool_bytes, item_offsets = _emit_layouts(g, lt, plan, sizes, consts, index)
                 if isinstance(pool_bytes, int):
                     pool_type = ir.MemRefType.get([pool_bytes], i8)

@@ -34,7 +34,9 @@ def annotate(plan: ModulePlan) -> None:
             if item.kind == "alloc":
                 attrs = {
                     "scope": ir.FlatSymbolRefAttr.get(name),
-                    "interval": ir.DenseI64ArrayAttr.get([item.start - fp.func, item.end - fp.func]),
+                    "interval": ir.DenseI64ArrayAttr.get(
+                        [item.start - fp.func, item.end - fp.func]
+                    ),
                     "slot": ir.IntegerAttr.get(i64, item.slot),
                     **common,
                 }
@@ -43,11 +45,15 @@ def annotate(plan: ModulePlan) -> None:
                 op.attributes[ALLOC_ATTR] = ir.DictAttr.get(attrs)
             else:
                 callee = g.callee(item.op) or ""
-                op.attributes[CALL_ATTR] = ir.DictAttr.get({"callee": ir.FlatSymbolRefAttr.get(callee), **common})
+                op.attributes[CALL_ATTR] = ir.DictAttr.get(
+                    {"callee": ir.FlatSymbolRefAttr.get(callee), **common}
+                )
         for alloc, reason in fp.heap:
             operation(g, alloc).attributes[ALLOC_ATTR] = _s(f"heap: {reason}")
         argument = (
-            ir.IntegerAttr.get(i64, fp.storage_index) if fp.storage_index is not None else _s("new" if fp.needs_storage else "none")
+            ir.IntegerAttr.get(i64, fp.storage_index)
+            if fp.storage_index is not None
+            else _s("new" if fp.needs_storage else "none")
         )
         operation(g, fp.func).attributes[FUNC_ATTR] = ir.DictAttr.get(
             {"argument": argument, "size": _s(E.to_string(fp.total))}

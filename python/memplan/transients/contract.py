@@ -7,7 +7,13 @@ from typing import Optional
 
 from mlir import ir
 
-from memplan.ir.graph import Graph, function_ids, function_name, is_public, operation  # noqa: F401 (is_public re-exported)
+from memplan.ir.graph import (  # noqa: F401 (is_public re-exported)
+    Graph,
+    function_ids,
+    function_name,
+    is_public,
+    operation,
+)
 
 ATTR = "memplan.transients"
 #: The size query of a planned function: ``@<name>_transient_size``, named by
@@ -50,13 +56,23 @@ def find_storage(graph: Graph, func: int) -> StorageArg:
         return StorageArg(func, None)
     if len(marked) > 1:
         args = ", ".join(f"#{i}" for i in marked)
-        return StorageArg(func, None, f"@{name} marks {len(marked)} arguments ({args}) with {ATTR}; expected one")
+        return StorageArg(
+            func, None, f"@{name} marks {len(marked)} arguments ({args}) with {ATTR}; expected one"
+        )
     index = marked[0]
     if not is_public(graph, func):
-        return StorageArg(func, index, f"{ATTR} on private function @{name}: only public functions take caller storage")
+        return StorageArg(
+            func,
+            index,
+            f"{ATTR} on private function @{name}: only public functions take caller storage",
+        )
     arg_type = op.regions[0].blocks[0].arguments[index].type
     if arg_type != storage_type():
-        return StorageArg(func, index, f"transient storage argument #{index} of @{name} must be memref<?xi8>, not {arg_type}")
+        return StorageArg(
+            func,
+            index,
+            f"transient storage argument #{index} of @{name} must be memref<?xi8>, not {arg_type}",
+        )
     return StorageArg(func, index)
 
 

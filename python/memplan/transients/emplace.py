@@ -11,7 +11,7 @@ and pass storage sub-views to callees.
 
 from __future__ import annotations
 
-from typing import Callable, Optional
+from typing import Callable
 
 import numpy as np
 from mlir import ir
@@ -24,7 +24,13 @@ from memplan.ir.graph import Graph, operation
 from memplan.ir.slices import Hoistable, SliceAnalysis, clone_slice, ir_value
 from memplan.lifetimes import roles as K
 from memplan.transients.contract import add_storage_argument, storage_type
-from memplan.transients.plan import FunctionPlan, ModulePlan, PathLeaf, function_of, seen_through_call
+from memplan.transients.plan import (
+    FunctionPlan,
+    ModulePlan,
+    PathLeaf,
+    function_of,
+    seen_through_call,
+)
 
 SIZE_MARKER = "memplan.transient_size"
 ASSERT_MESSAGE = "memplan: transient storage is smaller than the required size"
@@ -90,8 +96,13 @@ def entry_resolver(graph: Graph, func: int, ip: ir.InsertionPoint) -> LeafResolv
 class _FunctionRewrite:
     """The values emitted at one function's entry, for phase two."""
 
-    def __init__(self, fp: FunctionPlan, storage: ir.Value, offsets: dict[int, ir.Value],
-                 call_sizes: dict[int, ir.Value]):
+    def __init__(
+        self,
+        fp: FunctionPlan,
+        storage: ir.Value,
+        offsets: dict[int, ir.Value],
+        call_sizes: dict[int, ir.Value],
+    ):
         self.fp = fp
         self.storage = storage
         self.offsets = offsets
@@ -129,7 +140,9 @@ def emplace_module(plan: ModulePlan, assert_size: bool = True) -> dict[str, int]
             else:
                 callee = _callee(g, item.op)
                 with ir.InsertionPoint(operation(g, item.op)), operation(g, item.op).location:
-                    sub = memref.ViewOp(storage_type(), rw.storage, rw.offsets[item.op], [rw.call_sizes[item.op]]).result
+                    sub = memref.ViewOp(
+                        storage_type(), rw.storage, rw.offsets[item.op], [rw.call_sizes[item.op]]
+                    ).result
                 _rebuild_call(g, item.op, sub, storage_of[callee][1])
                 stats["calls"] += 1
     for call in plan.heap_calls:
@@ -139,8 +152,9 @@ def emplace_module(plan: ModulePlan, assert_size: bool = True) -> dict[str, int]
     return stats
 
 
-def _emit_entry(g: Graph, fp: FunctionPlan, func_op: ir.Operation, storage: ir.Value,
-                assert_size: bool) -> _FunctionRewrite:
+def _emit_entry(
+    g: Graph, fp: FunctionPlan, func_op: ir.Operation, storage: ir.Value, assert_size: bool
+) -> _FunctionRewrite:
     entry = func_op.regions[0].blocks[0]
     ip = ir.InsertionPoint.at_block_begin(entry)
     emitter = E.Emitter(ip, func_op.location, entry_resolver(g, fp.func, ip))
@@ -165,15 +179,20 @@ def _replace_allocs(g: Graph, allocs: tuple[int, ...], storage: ir.Value, offset
     deallocs = []
     for op in allocs:
         value = int(g.result_begin[op])
-        frees = [int(g.use_op[u]) for u in range(int(g.use_begin[value]), int(g.use_begin[value + 1]))
-                 if K.kind(g, int(g.use_op[u])) == K.DEALLOC]
+        frees = [
+            int(g.use_op[u])
+            for u in range(int(g.use_begin[value]), int(g.use_begin[value + 1]))
+            if K.kind(g, int(g.use_op[u])) == K.DEALLOC
+        ]
         # The kernel erases one dealloc per allocation; any other (one per
         # branch) goes from here.
         for free in frees[1:]:
             operation(g, free).erase()
         deallocs.append(frees[0] if frees else -1)
-    num_dynamic = [sum(1 for d in g.types[g.value_type[g.result_begin[op]]].shape if d == _core.DYNAMIC)
-                   for op in allocs]
+    num_dynamic = [
+        sum(1 for d in g.types[g.value_type[g.result_begin[op]]].shape if d == _core.DYNAMIC)
+        for op in allocs
+    ]
     _core.replace_allocs_with_views(
         g,
         np.array(allocs, dtype=np.int32),
@@ -216,7 +235,9 @@ def _heap_call(g: Graph, callee: FunctionPlan, call_id: int, index: int) -> None
     call = operation(g, call_id)
     ip = ir.InsertionPoint(call)
     resolver = LeafResolver(g, ip, lambda v: ir_value(g, v))
-    size = E.Emitter(ip, call.location, resolver).emit(seen_through_call(callee.total, call_id, callee.name))
+    size = E.Emitter(ip, call.location, resolver).emit(
+        seen_through_call(callee.total, call_id, callee.name)
+    )
     with ip, call.location:
         buf = memref.AllocOp(storage_type(), [size], [], alignment=64).result
     new = _rebuild_call(g, call_id, buf, index)

@@ -13,7 +13,12 @@ from memplan.lifetimes import roles as K
 from memplan.lifetimes.sizes import custom_data_layout
 from memplan.passes import CAPACITY, PassContext, search_budget
 from memplan.transients.annotate import annotate
-from memplan.transients.contract import add_storage_argument, find_storage, functions_by_name, is_public
+from memplan.transients.contract import (
+    add_storage_argument,
+    find_storage,
+    functions_by_name,
+    is_public,
+)
 from memplan.transients.emplace import emplace_module
 from memplan.transients.plan import DEFAULT_ALIGNMENT, ModulePlan, plan_module
 from memplan.transients.queries import annotate_constant_sizes, materialize_queries
@@ -22,8 +27,11 @@ from memplan.transients.queries import annotate_constant_sizes, materialize_quer
 def _report(plan: ModulePlan, ctx: PassContext, remarks: bool) -> bool:
     """Emit the plan's diagnostics; True when there was an error."""
     for d in plan.errors:
-        ctx.error(operation(plan.graph, d.op), d.message,
-                  [(operation(plan.graph, op), text) for op, text in d.notes])
+        ctx.error(
+            operation(plan.graph, d.op),
+            d.message,
+            [(operation(plan.graph, op), text) for op, text in d.notes],
+        )
     if remarks:
         for d in plan.remarks:
             ctx.remark(operation(plan.graph, d.op), d.message)
@@ -35,13 +43,20 @@ def _plan(module: ir.Operation, ctx: PassContext) -> Optional[ModulePlan]:
     module sets a data layout memplan does not model."""
     layout = custom_data_layout(module)
     if layout is not None:
-        ctx.error(module, f"{ctx.info.argument}: the module sets its own data layout ({layout}); "
-                          "memplan sizes elements for LLVM's default layout only")
+        ctx.error(
+            module,
+            f"{ctx.info.argument}: the module sets its own data layout ({layout}); "
+            "memplan sizes elements for LLVM's default layout only",
+        )
         return None
     # The storage is a default-space buffer: that space's capacity bounds it.
     capacity = ctx.options.get("capacity", CAPACITY.default).bounds.of(0)
-    return plan_module(extract_graph(module), alignment=ctx.options.get("alignment", DEFAULT_ALIGNMENT),
-                       capacity=capacity, budget=search_budget(ctx.options))
+    return plan_module(
+        extract_graph(module),
+        alignment=ctx.options.get("alignment", DEFAULT_ALIGNMENT),
+        capacity=capacity,
+        budget=search_budget(ctx.options),
+    )
 
 
 def _valid_plan(module: ir.Operation, ctx: PassContext) -> Optional[ModulePlan]:
@@ -54,8 +69,11 @@ def _valid_plan(module: ir.Operation, ctx: PassContext) -> Optional[ModulePlan]:
 def run_add_storage(module: ir.Operation, ctx: PassContext) -> None:
     name = ctx.options["func"]
     if not name:
-        ctx.error(module, "memplan-add-transient-storage: the option 'func' (the function to "
-                          "add storage to, without @) is required")
+        ctx.error(
+            module,
+            "memplan-add-transient-storage: the option 'func' (the function to "
+            "add storage to, without @) is required",
+        )
         return
     graph = extract_graph(module)
     funcs = functions_by_name(graph)
@@ -71,7 +89,9 @@ def run_add_storage(module: ir.Operation, ctx: PassContext) -> None:
         return
     for op in np.nonzero((graph.op_role & 0xFF) == K.CALL)[0].tolist():
         if graph.callee(op) == name:
-            ctx.error(operation(graph, op), f"cannot add transient storage to @{name}: it is called here")
+            ctx.error(
+                operation(graph, op), f"cannot add transient storage to @{name}: it is called here"
+            )
             return
     add_storage_argument(operation(graph, f))
 
@@ -99,8 +119,16 @@ def run_emplace(module: ir.Operation, ctx: PassContext) -> None:
     stats = emplace_module(plan, assert_size=ctx.options["assert_size"])
     ctx.stat("num-emplaced", stats["emplaced"], "allocations placed in caller storage")
     ctx.stat("num-calls", stats["calls"], "calls passed a storage view")
-    ctx.stat("num-heap-calls", stats["heap-calls"], "calls given heap storage by a caller without storage")
-    ctx.stat("num-heap", sum(len(fp.heap) for fp in plan.functions.values()), "allocations left on the heap")
+    ctx.stat(
+        "num-heap-calls",
+        stats["heap-calls"],
+        "calls given heap storage by a caller without storage",
+    )
+    ctx.stat(
+        "num-heap",
+        sum(len(fp.heap) for fp in plan.functions.values()),
+        "allocations left on the heap",
+    )
 
 
 def run_queries(module: ir.Operation, ctx: PassContext) -> None:

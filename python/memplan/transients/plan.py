@@ -117,8 +117,12 @@ class ModulePlan:
     namers: dict[int, Callable[[int], str]] = field(default_factory=dict)
 
 
-def plan_module(graph: Graph, alignment: int = DEFAULT_ALIGNMENT, capacity: Optional[int] = None,
-                budget: Optional[int] = None) -> ModulePlan:
+def plan_module(
+    graph: Graph,
+    alignment: int = DEFAULT_ALIGNMENT,
+    capacity: Optional[int] = None,
+    budget: Optional[int] = None,
+) -> ModulePlan:
     """Plan every function reachable from a function with caller storage.
 
     With ``capacity``, each function's storage (its transients and the
@@ -143,20 +147,35 @@ def plan_module(graph: Graph, alignment: int = DEFAULT_ALIGNMENT, capacity: Opti
         elif query is None:
             roots.append(name)
         elif query not in cg.funcs:
-            plan.errors.append(Diagnostic(
-                f, f"@{name} was planned already, but its size query @{query} (memplan.transient_size_fn) "
-                   "does not exist: its storage size is unknown"))
+            plan.errors.append(
+                Diagnostic(
+                    f,
+                    f"@{name} was planned already, but its size query @{query} "
+                    "(memplan.transient_size_fn) "
+                    "does not exist: its storage size is unknown",
+                )
+            )
         else:
             planned[name] = query
-            plan.remarks.append(Diagnostic(
-                f, f"@{name} was planned already (its size query is @{query}): it is left as it is"))
+            plan.remarks.append(
+                Diagnostic(
+                    f,
+                    f"@{name} was planned already (its size query is @{query}): it is left as it "
+                    "is",
+                )
+            )
     fixed = _fixed_signatures(graph, cg)
     reachable = _reachable(cg, roots, {**fixed, **planned})
     for name in reachable:
         for call, callee in cg.calls[cg.funcs[name]]:
             if callee in fixed and not cg.is_declaration(cg.funcs[callee]):
-                plan.remarks.append(Diagnostic(
-                    call, f"@{callee} {fixed[callee]}: its signature is kept, its transients stay on the heap"))
+                plan.remarks.append(
+                    Diagnostic(
+                        call,
+                        f"@{callee} {fixed[callee]}: its signature is kept, its transients stay "
+                        "on the heap",
+                    )
+                )
     if plan.errors:
         return plan
     lifetimes = LifetimeAnalysis(graph)
@@ -165,9 +184,14 @@ def plan_module(graph: Graph, alignment: int = DEFAULT_ALIGNMENT, capacity: Opti
         # heap: the function's offsets and query are fixed.
         since = FunctionPlan(cg.funcs[name], name, None)
         _collect_allocs(ModulePlan(graph, cg), since, lifetimes, alignment)
-        plan.remarks.extend(Diagnostic(it.op, f"allocation stays on the heap: @{name} was planned already "
-                                              f"(its size query is @{query}) and is not planned again")
-                            for it in since.items)
+        plan.remarks.extend(
+            Diagnostic(
+                it.op,
+                f"allocation stays on the heap: @{name} was planned already "
+                f"(its size query is @{query}) and is not planned again",
+            )
+            for it in since.items
+        )
     for name in cg.order:
         if name not in reachable:
             continue
@@ -182,8 +206,12 @@ def plan_module(graph: Graph, alignment: int = DEFAULT_ALIGNMENT, capacity: Opti
         worst = sum(-(-it.size.value // alignment) * alignment for it in static)
         if worst >= packing.SIZE_LIMIT:
             # The packer works in int64: its worst case must stay below its limit.
-            plan.errors.append(Diagnostic(
-                static[0].op, f"transient storage needs up to {worst} bytes; memplan packs less than 2^62"))
+            plan.errors.append(
+                Diagnostic(
+                    static[0].op,
+                    f"transient storage needs up to {worst} bytes; memplan packs less than 2^62",
+                )
+            )
             continue
         if capacity is not None:
             error = _layout_within(fp, alignment, capacity, budget, graph)
@@ -199,9 +227,13 @@ def plan_module(graph: Graph, alignment: int = DEFAULT_ALIGNMENT, capacity: Opti
         needy = [n for n in scc if n in plan.functions and plan.functions[n].items]
         if needy:
             cycle = " -> ".join(f"@{n}" for n in scc + [scc[0]])
-            plan.errors.append(Diagnostic(
-                cg.funcs[needy[0]],
-                f"recursive call graph ({cycle}) needs transient storage: its size cannot be bounded"))
+            plan.errors.append(
+                Diagnostic(
+                    cg.funcs[needy[0]],
+                    f"recursive call graph ({cycle}) needs transient storage: its size cannot be "
+                    "bounded",
+                )
+            )
     for name, f in cg.funcs.items():
         if name in reachable:
             continue
@@ -209,7 +241,11 @@ def plan_module(graph: Graph, alignment: int = DEFAULT_ALIGNMENT, capacity: Opti
             if callee in plan.functions and plan.functions[callee].needs_storage:
                 plan.heap_calls.append(call)
                 plan.remarks.append(
-                    Diagnostic(call, f"@{name} has no transient storage: the storage of @{callee} is heap-allocated around this call")
+                    Diagnostic(
+                        call,
+                        f"@{name} has no transient storage: the storage of @{callee} is "
+                        "heap-allocated around this call",
+                    )
                 )
     return plan
 
@@ -245,7 +281,9 @@ def _reachable(cg: CallGraph, roots: list[str], stop: dict[str, str]) -> set[str
     return seen
 
 
-def _collect_allocs(plan: ModulePlan, fp: FunctionPlan, lifetimes: LifetimeAnalysis, alignment: int) -> None:
+def _collect_allocs(
+    plan: ModulePlan, fp: FunctionPlan, lifetimes: LifetimeAnalysis, alignment: int
+) -> None:
     g = plan.graph
     lt = lifetimes.function(fp.func)
     entry = entry_block(g, fp.func)
@@ -265,12 +303,18 @@ def _collect_allocs(plan: ModulePlan, fp: FunctionPlan, lifetimes: LifetimeAnaly
         if mask:
             reason = R.primary(mask)
             fp.heap.append((op, reason))
-            plan.remarks.append(Diagnostic(op, f"allocation stays on the heap: {lt.reason_detail(i)}"))
+            plan.remarks.append(
+                Diagnostic(op, f"allocation stays on the heap: {lt.reason_detail(i)}")
+            )
             continue
         if int(lt.hoist_scope[i]) != entry:
             fp.heap.append((op, "parallel-region"))
             plan.remarks.append(
-                Diagnostic(op, "allocation stays on the heap: inside a parallel region, its iterations may overlap")
+                Diagnostic(
+                    op,
+                    "allocation stays on the heap: inside a parallel region, its iterations may "
+                    "overlap",
+                )
             )
             continue
         size, bound = _alloc_size(plan, slices, op, alignment)
@@ -309,7 +353,11 @@ def _alloc_size(plan: ModulePlan, slices: SliceAnalysis, op: int, alignment: int
             if blocked.kind == "guarded":
                 return None, f"its size {blocked.message}, and no bound is known"
             plan.errors.append(
-                Diagnostic(op, f"transient size {blocked.message}; cannot compute it from the function arguments")
+                Diagnostic(
+                    op,
+                    f"transient size {blocked.message}; cannot compute it from the function "
+                    "arguments",
+                )
             )
             return None, None
         if note:
@@ -365,9 +413,18 @@ def _upper_bound(plan: ModulePlan, slices: SliceAnalysis, v: int, depth: int) ->
     name = g.names[g.op_name[op]]
     operands = [int(x) for x in g.operands[g.operand_begin[op] : g.operand_begin[op + 1]]]
     if name in ("arith.minui", "arith.minsi", "index.minu", "index.mins"):
-        bounds = [b for b in (_upper_bound(plan, slices, x, depth + 1) for x in operands) if b is not None]
+        bounds = [
+            b for b in (_upper_bound(plan, slices, x, depth + 1) for x in operands) if b is not None
+        ]
         return bounds[0] if bounds else None
-    if name in ("arith.divui", "arith.ceildivui", "arith.remui", "index.divu", "index.ceildivu", "index.remu"):
+    if name in (
+        "arith.divui",
+        "arith.ceildivui",
+        "arith.remui",
+        "index.divu",
+        "index.ceildivu",
+        "index.remu",
+    ):
         # Unsigned: the quotient (rounded up too) and the remainder are at
         # most the dividend (a zero divisor traps before the size is used).
         return _upper_bound(plan, slices, operands[0], depth + 1)
@@ -439,7 +496,9 @@ def _collect_calls(plan: ModulePlan, fp: FunctionPlan) -> None:
         fp.items.append(Item("call", call, anchor, int(g.op_end[anchor]) + 1, size))
 
 
-def _through_call(plan: ModulePlan, slices: SliceAnalysis, call: int, callee: FunctionPlan) -> Optional[E.Expr]:
+def _through_call(
+    plan: ModulePlan, slices: SliceAnalysis, call: int, callee: FunctionPlan
+) -> Optional[E.Expr]:
     """The callee's total with its leaves seen through ``call``; checks that
     the call operands those leaves read are hoistable in the caller."""
     g = plan.graph
@@ -464,7 +523,11 @@ def _through_call(plan: ModulePlan, slices: SliceAnalysis, call: int, callee: Fu
         r = slices.classify(operands[k])
         if isinstance(r, Blocked):
             plan.errors.append(
-                Diagnostic(call, f"the transient size of @{callee.name} depends on call operand #{k}, which {r.message}")
+                Diagnostic(
+                    call,
+                    f"the transient size of @{callee.name} depends on call operand #{k}, which "
+                    f"{r.message}",
+                )
             )
             return None
     return seen_through_call(callee.total, call, callee.name)
@@ -487,20 +550,26 @@ def seen_through_call(e: E.Expr, call: int, callee: str) -> E.Expr:
     if isinstance(e, PathLeaf):
         return PathLeaf(e.value, f"@{callee}:{e.name}", (call,) + e.path)
     if isinstance(e, E.Op):
-        return E.Op(e.kind, seen_through_call(e.lhs, call, callee), seen_through_call(e.rhs, call, callee))
+        return E.Op(
+            e.kind, seen_through_call(e.lhs, call, callee), seen_through_call(e.rhs, call, callee)
+        )
     if isinstance(e, E.AlignUp):
         return E.AlignUp(seen_through_call(e.operand, call, callee), e.alignment)
     return e
 
 
-def _layout_within(fp: FunctionPlan, alignment: int, capacity: int, budget: Optional[int],
-                   graph: Graph) -> Optional[Diagnostic]:
+def _layout_within(
+    fp: FunctionPlan, alignment: int, capacity: int, budget: Optional[int], graph: Graph
+) -> Optional[Diagnostic]:
     """:func:`_layout` in at most ``capacity`` bytes of storage, or the error."""
     dynamic = [it for it in fp.items if not isinstance(it.size, E.Const)]
     if dynamic:
-        return Diagnostic(dynamic[0].op, f"the transient storage of @{fp.name} has a dynamic size "
-                                         f"({E.to_string(dynamic[0].size)} bytes here): it cannot be "
-                                         f"checked against the capacity of {capacity} bytes")
+        return Diagnostic(
+            dynamic[0].op,
+            f"the transient storage of @{fp.name} has a dynamic size "
+            f"({E.to_string(dynamic[0].size)} bytes here): it cannot be "
+            f"checked against the capacity of {capacity} bytes",
+        )
     starts = np.array([it.start for it in fp.items], dtype=np.int64)
     ends = np.array([it.end for it in fp.items], dtype=np.int64)
     sizes = np.array([it.size.value for it in fp.items], dtype=np.int64)
@@ -510,10 +579,14 @@ def _layout_within(fp: FunctionPlan, alignment: int, capacity: int, budget: Opti
     if over is not None:
         needed = -(-over.needed // alignment) * alignment
         notes = tuple((fp.items[k].op, _item_note(graph, fp.items[k])) for k in over.live)
-        return Diagnostic(over.point, f"the transients of @{fp.name} live at "
-                                      f"{point_text(graph, over.point, fp.func)} need "
-                                      f"{bytes_text(over.live_bytes, needed)}, more than the capacity "
-                                      f"of {capacity} bytes", notes)
+        return Diagnostic(
+            over.point,
+            f"the transients of @{fp.name} live at "
+            f"{point_text(graph, over.point, fp.func)} need "
+            f"{bytes_text(over.live_bytes, needed)}, more than the capacity "
+            f"of {capacity} bytes",
+            notes,
+        )
     try:
         _layout(fp, alignment, usable, budget)
     except packing.CapacityError as err:
@@ -527,8 +600,9 @@ def _item_note(graph: Graph, it: Item) -> str:
     return buffer_note(graph, it.op, it.size.value)
 
 
-def _layout(fp: FunctionPlan, alignment: int, capacity: Optional[int] = None,
-            budget: Optional[int] = None) -> None:
+def _layout(
+    fp: FunctionPlan, alignment: int, capacity: Optional[int] = None, budget: Optional[int] = None
+) -> None:
     """Offsets for every item and the function's total (its static part
     packed in at most ``capacity`` bytes, or :class:`packing.CapacityError`)."""
     static = [it for it in fp.items if isinstance(it.size, E.Const)]

@@ -16,10 +16,22 @@ from mlir.dialects import func
 
 from memplan.ir.graph import Graph, entry_block, extract_graph, operation
 from memplan.ir.slices import Blocked, SliceAnalysis, clone_slice
-from memplan.transients.contract import QUERY_ATTR, QUERY_SUFFIX, find_storage, functions_by_name, planned_query
+from memplan.transients.contract import (
+    QUERY_ATTR,
+    QUERY_SUFFIX,
+    find_storage,
+    functions_by_name,
+    planned_query,
+)
 from memplan.transients.emplace import SIZE_MARKER
 
-__all__ = ["QUERY_ATTR", "QUERY_SUFFIX", "CONSTANT_ATTR", "materialize_queries", "annotate_constant_sizes"]
+__all__ = [
+    "QUERY_ATTR",
+    "QUERY_SUFFIX",
+    "CONSTANT_ATTR",
+    "materialize_queries",
+    "annotate_constant_sizes",
+]
 
 CONSTANT_ATTR = "memplan.transient_size"
 
@@ -45,7 +57,13 @@ def materialize_queries(graph: Graph, errors: list[tuple[int, str]]) -> list[str
             continue  # no storage, or planned already: its query stands
         marker = find_marker(graph, f)
         if marker is None:
-            errors.append((f, f"@{name} takes transient storage but has no computed size: run memplan-emplace-transients first"))
+            errors.append(
+                (
+                    f,
+                    f"@{name} takes transient storage but has no computed size: run "
+                    "memplan-emplace-transients first",
+                )
+            )
             continue
         query_name = name + QUERY_SUFFIX
         if query_name in names:
@@ -57,7 +75,6 @@ def materialize_queries(graph: Graph, errors: list[tuple[int, str]]) -> list[str
             errors.append((sl.op, f"the transient size of @{name} {sl.message}"))
             continue
         func_op = operation(graph, f)
-        entry = func_op.regions[0].blocks[0]
         fn_type = ir.FunctionType(ir.TypeAttr(func_op.attributes["function_type"]).value)
         inputs = [t for i, t in enumerate(fn_type.inputs) if i != storage.index]
         with ir.InsertionPoint.after(func_op), func_op.location:
@@ -98,7 +115,11 @@ def annotate_constant_sizes(module: ir.Operation) -> int:
         if query is None or int(graph.op_end[query]) == query:
             continue
         block = entry_block(graph, query)
-        ret = max(op for op in range(query + 1, int(graph.op_end[query]) + 1) if graph.op_block[op] == block)
+        ret = max(
+            op
+            for op in range(query + 1, int(graph.op_end[query]) + 1)
+            if graph.op_block[op] == block
+        )
         if int(graph.operand_begin[ret + 1]) - int(graph.operand_begin[ret]) != 1:
             continue
         owner = int(graph.value_op[graph.operands[graph.operand_begin[ret]]])
@@ -106,5 +127,7 @@ def annotate_constant_sizes(module: ir.Operation) -> int:
         if value is not None:
             constants.append((f, value))
     for f, value in constants:
-        operation(graph, f).attributes[CONSTANT_ATTR] = ir.IntegerAttr.get(ir.IndexType.get(), value)
+        operation(graph, f).attributes[CONSTANT_ATTR] = ir.IntegerAttr.get(
+            ir.IndexType.get(), value
+        )
     return len(constants)

@@ -8,10 +8,10 @@ from typing import Any, Optional, Sequence
 import numpy as np
 from mlir import ir
 
+from memplan.ir.graph import extract_graph, operation
 from memplan.numerics import execute
 from memplan.numerics.heap import HeapStats
 from memplan.numerics.source import ModuleSource, copy_module
-from memplan.ir.graph import extract_graph, operation
 from memplan.transients.contract import functions_by_name, marked_arguments
 from memplan.transients.queries import QUERY_SUFFIX
 
@@ -44,8 +44,13 @@ def required_bytes(module: ModuleSource, fn: str, inputs: Sequence[Any]) -> int:
     return int(outcome.outputs[0].data)
 
 
-def run(module: ModuleSource, fn: str, *inputs: Any, storage_bytes: Optional[int] = None,
-        fill: Optional[int] = 0xFF) -> TransientRun:
+def run(
+    module: ModuleSource,
+    fn: str,
+    *inputs: Any,
+    storage_bytes: Optional[int] = None,
+    fill: Optional[int] = 0xFF,
+) -> TransientRun:
     """Compile ``module``, ask the size query, allocate one ``uint8`` buffer of that
     size (``storage_bytes`` overrides it) filled with ``fill``, and call ``fn``.
 

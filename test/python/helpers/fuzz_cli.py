@@ -21,7 +21,6 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import os
 import random
 import shlex
 import sys
@@ -34,9 +33,29 @@ BRANCHES = ROOT / "test" / "lit" / "lifetimes" / "report-cli.mlir"
 SHAPES = ROOT / "test" / "lit" / "transients" / "cli-shapes.mlir"
 
 #: Values for flags: numbers at the edges, names, junk.
-NUMBERS = ["0", "1", "7", "-1", "-7", "64", "3", "9223372036854775807", "9223372036854775808",
-           "18446744073709551616", "99999999999999999999999999", "0x10", "1e400", "nan", "-inf",
-           "1.5", "", " ", "x", "\u0663", "1_000"]
+NUMBERS = [
+    "0",
+    "1",
+    "7",
+    "-1",
+    "-7",
+    "64",
+    "3",
+    "9223372036854775807",
+    "9223372036854775808",
+    "18446744073709551616",
+    "99999999999999999999999999",
+    "0x10",
+    "1e400",
+    "nan",
+    "-inf",
+    "1.5",
+    "",
+    " ",
+    "x",
+    "\u0663",
+    "1_000",
+]
 ARGS = ["0", "1", "2", "3", "9", "arg0", "%arg1", "arg99", "%x", "*", "-1", "arg", ""]
 
 
@@ -45,8 +64,12 @@ def _inputs(work: Path) -> dict[str, Path]:
     from mlir import ir
 
     files: dict[str, Path] = {}
-    texts = {"scale": (EXAMPLES / "scale.mlir").read_text(), "mlp": (EXAMPLES / "mlp.mlir").read_text(),
-             "branches": BRANCHES.read_text(), "shapes": SHAPES.read_text()}
+    texts = {
+        "scale": (EXAMPLES / "scale.mlir").read_text(),
+        "mlp": (EXAMPLES / "mlp.mlir").read_text(),
+        "branches": BRANCHES.read_text(),
+        "shapes": SHAPES.read_text(),
+    }
     for name, text in texts.items():
         files[name] = work / f"{name}.mlir"
         files[name].write_text(text)
@@ -59,7 +82,10 @@ def _inputs(work: Path) -> dict[str, Path]:
         files[f"{name}-bc"].write_bytes(buffer.getvalue())
     rng = random.Random(1)
     for name in ("scale", "branches"):
-        for kind, data in (("text", files[name].read_bytes()), ("bc", files[f"{name}-bc"].read_bytes())):
+        for kind, data in (
+            ("text", files[name].read_bytes()),
+            ("bc", files[f"{name}-bc"].read_bytes()),
+        ):
             for n in range(3):
                 cut = work / f"{name}-cut{n}.{kind}"
                 cut.write_bytes(data[: rng.randrange(1, len(data))])
@@ -118,14 +144,29 @@ def _input(rng: random.Random, files: dict, likely: list[str]) -> str:
 
 
 def _plot_path(rng: random.Random, work: Path) -> str:
-    return str(rng.choice([work / "t.png", work / "t.svg", work / "t.xyz", work / "t", work / "no" / "t.png",
-                           work, work / "random.bin" / "t.png", work / "t.pdf"]))
+    return str(
+        rng.choice(
+            [
+                work / "t.png",
+                work / "t.svg",
+                work / "t.xyz",
+                work / "t",
+                work / "no" / "t.png",
+                work,
+                work / "random.bin" / "t.png",
+                work / "t.pdf",
+            ]
+        )
+    )
 
 
 def _case(rng: random.Random, files: dict, work: Path) -> tuple[str, list[str]]:
     tool = rng.choice(["report", "explain", "transients", "check"])
     if tool == "report":
-        argv = ["report", _input(rng, files, ["branches", "branches-bc", "branches-latin1", "mlp", "report-bad"])]
+        argv = [
+            "report",
+            _input(rng, files, ["branches", "branches-bc", "branches-latin1", "mlp", "report-bad"]),
+        ]
         if _maybe(rng, 0.3):
             argv.append("--bufferize")
         if _maybe(rng, 0.3):
@@ -141,8 +182,12 @@ def _case(rng: random.Random, files: dict, work: Path) -> tuple[str, list[str]]:
         return "memplan", argv
     if tool == "explain":
         argv = ["explain", _input(rng, files, ["mlp", "mlp-bc", "mlp-latin1", "scale"])]
-        for flag in ("--json", "--no-function-boundaries", "--allow-unknown-ops",
-                     "--allow-return-allocs-from-loops"):
+        for flag in (
+            "--json",
+            "--no-function-boundaries",
+            "--allow-unknown-ops",
+            "--allow-return-allocs-from-loops",
+        ):
             if _maybe(rng, 0.2):
                 argv.append(flag)
         if _maybe(rng, 0.2):
@@ -151,7 +196,10 @@ def _case(rng: random.Random, files: dict, work: Path) -> tuple[str, list[str]]:
             argv += ["--function", rng.choice(["mlp", "nope"])]
         return "memplan", argv
     if tool == "transients":
-        argv = ["transients", _input(rng, files, ["scale", "scale-bc", "scale-latin1", "shapes", "mlp"])]
+        argv = [
+            "transients",
+            _input(rng, files, ["scale", "scale-bc", "scale-latin1", "shapes", "mlp"]),
+        ]
         if _maybe(rng, 0.9):
             argv += ["--func", rng.choice(["scale", "f", "mlp", "nope", "@scale"])]
         return "memplan", argv + _arg_options(rng, files, inputs=False)
@@ -167,12 +215,18 @@ def _case(rng: random.Random, files: dict, work: Path) -> tuple[str, list[str]]:
     if _maybe(rng, 0.2):
         argv += ["--opt-level", rng.choice(["0", "2", "4", "-1", "x"])]
     if _maybe(rng, 0.2):
-        argv += ["--expect", rng.choice(["", "result0=", "arg0=", "nope="]) + str(files[rng.choice(
-            ["npy", "npy-bad", "missing"])])]
+        argv += [
+            "--expect",
+            rng.choice(["", "result0=", "arg0=", "nope="])
+            + str(files[rng.choice(["npy", "npy-bad", "missing"])]),
+        ]
     if _maybe(rng, 0.2):
         argv += [rng.choice(["--rtol", "--atol"]), rng.choice(NUMBERS)]
     if _maybe(rng, 0.2):
-        argv += ["--save-outputs", str(rng.choice([work / "saved", files["random"], work / "a" / "b"]))]
+        argv += [
+            "--save-outputs",
+            str(rng.choice([work / "saved", files["random"], work / "a" / "b"])),
+        ]
     return "memplan-check", argv
 
 

@@ -3,9 +3,13 @@
 
     python run_static_pair.py FILE STORAGE_BYTES
 """
-import ctypes, sys
+
+import ctypes
+import sys
+
 import numpy as np
-from mlir import ir, passmanager, execution_engine, runtime
+from mlir import execution_engine, ir, passmanager, runtime
+
 import memplan
 from memplan.ir import parse_source
 from memplan.numerics.runner import runtime_libraries
@@ -18,10 +22,16 @@ with ir.Context():
     for op in m.regions[0].blocks[0].operations:
         op.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
     mod = ir.Module.parse(str(m))
-    pm = passmanager.PassManager.parse("builtin.module(expand-strided-metadata,convert-to-llvm,reconcile-unrealized-casts)")
+    pm = passmanager.PassManager.parse(
+        "builtin.module(expand-strided-metadata,convert-to-llvm,reconcile-unrealized-casts)"
+    )
     pm.run(mod.operation)
     ee = execution_engine.ExecutionEngine(mod, shared_libs=runtime_libraries())
-    x = np.ones(256, np.float32); out = np.zeros(256, np.float32); s = np.zeros(size, np.uint8)
-    args = [ctypes.pointer(ctypes.pointer(runtime.get_ranked_memref_descriptor(a))) for a in (x, out, s)]
+    x = np.ones(256, np.float32)
+    out = np.zeros(256, np.float32)
+    s = np.zeros(size, np.uint8)
+    args = [
+        ctypes.pointer(ctypes.pointer(runtime.get_ranked_memref_descriptor(a))) for a in (x, out, s)
+    ]
     ee.invoke("static_pair", *args)
     print("returned", out[:3])

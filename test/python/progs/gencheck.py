@@ -129,8 +129,12 @@ def _peak_step(program: NumericProgram, path: dict, upstream_peak: int) -> str:
     from memplan.pipeline import MEMPLAN_BUFFERIZATION
 
     variants = [
-        ("pools", ",".join(["memplan-split-destinations", "memplan-reuse-dying-inputs",
-                            MEMPLAN_BUFFERIZATION])),
+        (
+            "pools",
+            ",".join(
+                ["memplan-split-destinations", "memplan-reuse-dying-inputs", MEMPLAN_BUFFERIZATION]
+            ),
+        ),
         ("split-destinations", f"{MEMPLAN}{{split-destinations=false}}"),
         ("reuse-dying-inputs", f"{MEMPLAN}{{reuse-dying-inputs=false}}"),
     ]
@@ -147,8 +151,13 @@ def _peak_step(program: NumericProgram, path: dict, upstream_peak: int) -> str:
 
 #: memplan-memory-pipeline's steps (its default expansion), to name the one
 #: that crashes.
-STEPS = ("memplan-split-destinations", "memplan-reuse-dying-inputs", None,
-         "memplan-buffer-deallocation", "memplan-buffer-reuse")
+STEPS = (
+    "memplan-split-destinations",
+    "memplan-reuse-dying-inputs",
+    None,
+    "memplan-buffer-deallocation",
+    "memplan-buffer-reuse",
+)
 
 
 def _crashing_step(text: str) -> str:
@@ -168,6 +177,7 @@ def _crashing_step(text: str) -> str:
 def _pipeline_outcome(text: str, pipeline: str):
     """The pipeline's output text, an ``("error", message)`` or a
     ``("crash", how)`` pair (run in a forked child)."""
+
     def run() -> object:
         from mlir import ir
 
@@ -175,6 +185,7 @@ def _pipeline_outcome(text: str, pipeline: str):
             return _pipeline(text, pipeline)
         except (ir.MLIRError, ValueError) as err:
             return ("error", str(err))
+
     return run_forked(run)
 
 
@@ -183,9 +194,13 @@ def _first_error(message: str) -> str:
     return next((line for line in lines if line.startswith("error")), lines[0] if lines else "")
 
 
-def check_program(program: NumericProgram, attribute: bool = True,
-                  paths: Optional[List[dict]] = None, run: bool = True,
-                  pipeline: str = MEMPLAN) -> Report:
+def check_program(
+    program: NumericProgram,
+    attribute: bool = True,
+    paths: Optional[List[dict]] = None,
+    run: bool = True,
+    pipeline: str = MEMPLAN,
+) -> Report:
     """Check ``program`` (see the module doc); each pipeline runs in a
     forked child, so that a crash is a defect. Without ``run``, only the
     pipelines and the verifier (no execution). ``pipeline`` is what is
@@ -199,14 +214,24 @@ def check_program(program: NumericProgram, attribute: bool = True,
     after = _pipeline_outcome(program.text, pipeline)
     if isinstance(upstream, tuple):
         if upstream[0] == "crash":
-            report.defects.append(Defect("upstream", f"upstream's pipeline crashes: {upstream[1]}",
-                                         owner=OWNERS["upstream"]))
+            report.defects.append(
+                Defect(
+                    "upstream",
+                    f"upstream's pipeline crashes: {upstream[1]}",
+                    owner=OWNERS["upstream"],
+                )
+            )
         else:
             report.skipped = f"upstream's pipeline rejects it: {_first_error(upstream[1])}"
         if isinstance(after, tuple) and after[0] == "crash":
-            report.defects.append(Defect(
-                "crash", f"memplan-memory-pipeline crashes too ({after[1]}, in "
-                f"{_crashing_step(program.text)})", owner=_crash_owner(program.text)))
+            report.defects.append(
+                Defect(
+                    "crash",
+                    f"memplan-memory-pipeline crashes too ({after[1]}, in "
+                    f"{_crashing_step(program.text)})",
+                    owner=_crash_owner(program.text),
+                )
+            )
         if isinstance(upstream, tuple) and upstream[0] == "error":
             return report
         # No reference: memplan's output is still verified and run alone.
@@ -214,12 +239,18 @@ def check_program(program: NumericProgram, attribute: bool = True,
     if isinstance(after, tuple):
         if after[0] == "crash":
             if not report.defects:
-                report.defects.append(Defect(
-                    "crash", f"memplan-memory-pipeline crashes ({after[1]}, in "
-                    f"{_crashing_step(program.text)})", owner=_crash_owner(program.text)))
+                report.defects.append(
+                    Defect(
+                        "crash",
+                        f"memplan-memory-pipeline crashes ({after[1]}, in "
+                        f"{_crashing_step(program.text)})",
+                        owner=_crash_owner(program.text),
+                    )
+                )
         else:
-            report.defects.append(Defect("pipeline-error", _first_error(after[1]),
-                                         owner=OWNERS["pipeline-error"]))
+            report.defects.append(
+                Defect("pipeline-error", _first_error(after[1]), owner=OWNERS["pipeline-error"])
+            )
         return report
     for violation in _verify(after):
         report.defects.append(Defect("verifier", violation, owner=OWNERS["verifier"]))
@@ -232,64 +263,98 @@ def check_program(program: NumericProgram, attribute: bool = True,
     report.paths = len(paths)
     outcomes = [None] * len(paths)
     if upstream is not None:
-        outcomes = compare_paths(upstream, after, "main", paths, dims=program.dims, isolate=True,
-                                 raise_errors=False, keep_outputs=True)
+        outcomes = compare_paths(
+            upstream,
+            after,
+            "main",
+            paths,
+            dims=program.dims,
+            isolate=True,
+            raise_errors=False,
+            keep_outputs=True,
+        )
     retry = []
     interpreted = set()
     for k, outcome in enumerate(outcomes):
         if outcome is None:
             retry.append(k)
         elif isinstance(outcome, UseAfterFree) and str(outcome).startswith("before"):
-            report.defects.append(Defect("upstream", f"upstream's output: {outcome}", paths[k],
-                                         OWNERS["upstream"]))
+            report.defects.append(
+                Defect("upstream", f"upstream's output: {outcome}", paths[k], OWNERS["upstream"])
+            )
             retry.append(k)
         elif not isinstance(outcome, Exception):
             decided, upstream_wrong = _interpret(report, program, upstream, paths[k], outcome)
             if decided and (upstream_wrong or _departs(program, outcome)):
                 interpreted.add(k)
     if retry:
-        unfreed = _pipeline(program.text,
-                            UPSTREAM_BUFFERIZATION.split(",buffer-deallocation-pipeline")[0])
-        again = compare_paths(unfreed, after, "main", [paths[k] for k in retry],
-                              dims=program.dims, isolate=True, raise_errors=False,
-                              keep_outputs=True)
+        unfreed = _pipeline(
+            program.text, UPSTREAM_BUFFERIZATION.split(",buffer-deallocation-pipeline")[0]
+        )
+        again = compare_paths(
+            unfreed,
+            after,
+            "main",
+            [paths[k] for k in retry],
+            dims=program.dims,
+            isolate=True,
+            raise_errors=False,
+            keep_outputs=True,
+        )
         for k, outcome in zip(retry, again):
             outcomes[k] = (outcome, False)
-            if not isinstance(outcome, Exception) and _interpret(report, program, unfreed,
-                                                                   paths[k], outcome)[0]:
+            if (
+                not isinstance(outcome, Exception)
+                and _interpret(report, program, unfreed, paths[k], outcome)[0]
+            ):
                 interpreted.add(k)
     for k, (path, outcome) in enumerate(zip(paths, outcomes)):
         trusted = k not in retry
         outcome = outcome[0] if not trusted else outcome
         if isinstance(outcome, UseAfterFree):
-            report.defects.append(Defect("use-after-free", str(outcome), path,
-                                         OWNERS["use-after-free"]))
+            report.defects.append(
+                Defect("use-after-free", str(outcome), path, OWNERS["use-after-free"])
+            )
             continue
         if isinstance(outcome, Exception):
-            report.defects.append(Defect("crash", f"{type(outcome).__name__}: {outcome}", path,
-                                         OWNERS["crash"]))
+            report.defects.append(
+                Defect("crash", f"{type(outcome).__name__}: {outcome}", path, OWNERS["crash"])
+            )
             continue
         _judge(report, outcome, path, trusted, k in interpreted)
         heap = outcome.heap_after
         # A peak is compared with upstream's only where upstream computes right.
-        if trusted and k not in interpreted and \
-                heap.peak_blocks_bytes > outcome.heap_before.peak_blocks_bytes:
+        if (
+            trusted
+            and k not in interpreted
+            and heap.peak_blocks_bytes > outcome.heap_before.peak_blocks_bytes
+        ):
             upstream_peak = outcome.heap_before.peak_blocks_bytes
             owner = _peak_step(program, path, upstream_peak) if attribute else ""
-            report.defects.append(Defect(
-                "peak", f"run-time heap peak {heap.peak_blocks_bytes} B above upstream's "
-                f"{upstream_peak} B", path, owner))
+            report.defects.append(
+                Defect(
+                    "peak",
+                    f"run-time heap peak {heap.peak_blocks_bytes} B above upstream's "
+                    f"{upstream_peak} B",
+                    path,
+                    owner,
+                )
+            )
     return report
 
 
 def _crash_owner(text: str) -> str:
     step = _crashing_step(text)
-    return {"memplan-buffer-deallocation": "deallocation", "memplan-buffer-reuse": "pools",
-            "memplan-split-destinations": "split destinations"}.get(step, "memplan")
+    return {
+        "memplan-buffer-deallocation": "deallocation",
+        "memplan-buffer-reuse": "pools",
+        "memplan-split-destinations": "split destinations",
+    }.get(step, "memplan")
 
 
-def _interpret(report: Report, program: NumericProgram, reference: str, path: dict,
-               result) -> tuple:
+def _interpret(
+    report: Report, program: NumericProgram, reference: str, path: dict, result
+) -> tuple:
     """The results of ``path`` by the tensor-level interpreter
     (:mod:`progs.interp`), on the inputs ``result`` was run with: memplan's
     results must equal them bit for bit, and where upstream's (``reference``,
@@ -317,23 +382,32 @@ def _interpret(report: Report, program: NumericProgram, reference: str, path: di
     upstream_wrong = False
     for k, want in enumerate(expected):
         name = f"result{k}"
-        for side, outputs in (("memplan", result.outputs_after),
-                              ("upstream", result.outputs_before)):
+        for side, outputs in (
+            ("memplan", result.outputs_after),
+            ("upstream", result.outputs_before),
+        ):
             got = outputs[name]
             where = interp.differences(want, got.data)
             if not where:
                 continue
             first = where[0]
-            message = (f"{got.name} (output {k}), element {first}: the tensor-level interpreter "
-                       f"gives {want.data.flat[first]}, the program {got.data.flat[first]} "
-                       f"({len(where)} of {want.data.size} elements differ)")
+            message = (
+                f"{got.name} (output {k}), element {first}: the tensor-level interpreter "
+                f"gives {want.data.flat[first]}, the program {got.data.flat[first]} "
+                f"({len(where)} of {want.data.size} elements differ)"
+            )
             if side == "memplan":
                 report.defects.append(Defect("mismatch", message, path, OWNERS["mismatch"]))
             else:
                 upstream_wrong = True
-                report.defects.append(Defect(
-                    "upstream", f"upstream's bufferization computes it wrong: {message}", path,
-                    OWNERS["upstream"]))
+                report.defects.append(
+                    Defect(
+                        "upstream",
+                        f"upstream's bufferization computes it wrong: {message}",
+                        path,
+                        OWNERS["upstream"],
+                    )
+                )
     return True, upstream_wrong
 
 
@@ -344,8 +418,11 @@ def _departs(program: NumericProgram, result) -> bool:
     conflict of a write to a block argument in a later block (memplan copies
     there, and so leaves an argument unwritten that upstream writes)."""
     mismatch = result.mismatch
-    return ("cf.cond_br" in program.text and mismatch is not None
-            and mismatch.output_name.startswith("arg "))
+    return (
+        "cf.cond_br" in program.text
+        and mismatch is not None
+        and mismatch.output_name.startswith("arg ")
+    )
 
 
 def _judge(report: Report, result, path: dict, trusted: bool, interpreted: bool = False) -> None:
@@ -354,8 +431,9 @@ def _judge(report: Report, result, path: dict, trusted: bool, interpreted: bool 
     before, heap = result.heap_before, result.heap_after
     if trusted and not interpreted:
         for line in before.fault_lines():
-            report.defects.append(Defect("upstream", f"upstream's output: {line}", path,
-                                         OWNERS["upstream"]))
+            report.defects.append(
+                Defect("upstream", f"upstream's output: {line}", path, OWNERS["upstream"])
+            )
         report.peaks.append((before.peak_blocks_bytes, heap.peak_blocks_bytes))
     for line in heap.fault_lines():
         report.defects.append(Defect("heap-fault", line, path, OWNERS["heap-fault"]))
@@ -366,8 +444,10 @@ def _judge(report: Report, result, path: dict, trusted: bool, interpreted: bool 
     if mismatch is not None or result.uninitialized or asserts:
         detail = "; ".join(str(x) for x in [mismatch, *result.uninitialized] if x)
         if asserts:
-            detail += (("; " if detail else "") + "failed assertions differ: "
-                       f"{result.assert_counts_before} vs {result.assert_counts_after}")
+            detail += (
+                ("; " if detail else "") + "failed assertions differ: "
+                f"{result.assert_counts_before} vs {result.assert_counts_after}"
+            )
         report.defects.append(Defect("mismatch", detail, path, OWNERS["mismatch"]))
 
 
@@ -403,9 +483,13 @@ def run_forked(fn: Callable, *args) -> object:
     return value if kind == "ok" else ("crash", value)
 
 
-def check_isolated(program: NumericProgram, attribute: bool = True,
-                   paths: Optional[List[dict]] = None, run: bool = True,
-                   pipeline: str = MEMPLAN) -> Report:
+def check_isolated(
+    program: NumericProgram,
+    attribute: bool = True,
+    paths: Optional[List[dict]] = None,
+    run: bool = True,
+    pipeline: str = MEMPLAN,
+) -> Report:
     """:func:`check_program` in a forked child; a child that dies is a
     ``crash`` defect (with its signal)."""
     outcome = run_forked(check_program, program, attribute, paths, run, pipeline)

@@ -72,21 +72,41 @@ class Generator:
             half = buf.size // 2
             e = self.fresh("exp")
             c = self.fresh("col")
-            blk.items.append((f"{e} = memref.expand_shape {src} [[0, 1]] output_shape [2, {half}]"
-                              f" : {buf.type} into memref<2x{half}xf32>", {buf.name}))
-            blk.items.append((f"{c} = memref.collapse_shape {e} [[0, 1]] : memref<2x{half}xf32>"
-                              f" into {buf.type}", {buf.name}))
+            blk.items.append(
+                (
+                    f"{e} = memref.expand_shape {src} [[0, 1]] output_shape [2, {half}]"
+                    f" : {buf.type} into memref<2x{half}xf32>",
+                    {buf.name},
+                )
+            )
+            blk.items.append(
+                (
+                    f"{c} = memref.collapse_shape {e} [[0, 1]] : memref<2x{half}xf32>"
+                    f" into {buf.type}",
+                    {buf.name},
+                )
+            )
             src = c
         elif buf.size is not None and self.rng.random() < 0.2:
             c = self.fresh("cast")
             blk.items.append((f"{c} = memref.cast {src} : {buf.type} to memref<?xf32>", {buf.name}))
             v = self.fresh("pre")
-            blk.items.append((f"{v} = memref.subview {c}[0] [{m}] [1] : memref<?xf32> to"
-                              f" memref<{m}xf32, strided<[1]>>", {buf.name}))
+            blk.items.append(
+                (
+                    f"{v} = memref.subview {c}[0] [{m}] [1] : memref<?xf32> to"
+                    f" memref<{m}xf32, strided<[1]>>",
+                    {buf.name},
+                )
+            )
             return v
         v = self.fresh("pre")
-        blk.items.append((f"{v} = memref.subview {src}[0] [{m}] [1] : {buf.type} to"
-                          f" memref<{m}xf32, strided<[1]>>", {buf.name}))
+        blk.items.append(
+            (
+                f"{v} = memref.subview {src}[0] [{m}] [1] : {buf.type} to"
+                f" memref<{m}xf32, strided<[1]>>",
+                {buf.name},
+            )
+        )
         return v
 
     @staticmethod
@@ -123,7 +143,9 @@ class Generator:
             align = " {alignment = 64 : i64}" if self.rng.random() < 0.5 else ""
             blk.items.append((f"{buf.name} = memref.alloc(){align} : {buf.type}", set()))
         fill = self.rng.choice(["%zero", "%half"])
-        blk.items.append((f"linalg.fill ins({fill} : f32) outs({buf.name} : {buf.type})", {buf.name}))
+        blk.items.append(
+            (f"linalg.fill ins({fill} : f32) outs({buf.name} : {buf.type})", {buf.name})
+        )
         if buf.kind == "alloc":
             blk.owned.append(buf)
         srcs = self.rng.sample(live, k=min(len(live), self.rng.choice([1, 2])))
@@ -131,7 +153,9 @@ class Generator:
         return buf
 
     # --- structure ----------------------------------------------------------
-    def body(self, blk: Block, live: list[Buf], depth: int, stages: int, targets: list[Buf]) -> None:
+    def body(
+        self, blk: Block, live: list[Buf], depth: int, stages: int, targets: list[Buf]
+    ) -> None:
         """Emit ``stages`` stages; ``targets`` are outer buffers a region may update."""
         local: list[Buf] = []
         for _ in range(stages):
@@ -150,8 +174,9 @@ class Generator:
                     self.compute(blk, self.rng.choice(targets), [buf], accumulate=True)
                 if buf.kind == "alloc" and buf.size == 16 and self.rng.random() < 0.3:
                     # Escapes into a call: the callee doubles it in place.
-                    blk.items.append((f"func.call @helper({buf.name}) : ({buf.type}) -> ()",
-                                      {buf.name}))
+                    blk.items.append(
+                        (f"func.call @helper({buf.name}) : ({buf.type}) -> ()", {buf.name})
+                    )
             # Fold a random local into an outer target now and then, and drop
             # buffers from the live set (their last use is then behind us).
             if local and self.rng.random() < 0.35:
@@ -168,11 +193,18 @@ class Generator:
     def loop(self, blk: Block, live: list[Buf], depth: int, targets: list[Buf]) -> None:
         inner = self.region_block(blk.indent + "  ")
         trip = self.rng.randint(1, 3)
-        self.body(inner, live, depth + 1, self.rng.randint(1, 3), targets or [Buf("%out", 64, "arg")])
+        self.body(
+            inner, live, depth + 1, self.rng.randint(1, 3), targets or [Buf("%out", 64, "arg")]
+        )
         text = self.render_block(inner)
         used = {n for _, u in inner.items for n in u}
-        blk.items.append((f"scf.for %i{self.fresh('')[1:]} = %c0 to %c{trip} step %c1 {{\n{text}"
-                          f"{blk.indent}}}", used))
+        blk.items.append(
+            (
+                f"scf.for %i{self.fresh('')[1:]} = %c0 to %c{trip} step %c1 {{\n{text}"
+                f"{blk.indent}}}",
+                used,
+            )
+        )
 
     def branch(self, blk: Block, live: list[Buf], depth: int, targets: list[Buf]) -> None:
         then = self.region_block(blk.indent + "  ")
@@ -181,8 +213,13 @@ class Generator:
         self.body(then, live, depth + 1, self.rng.randint(1, 3), tg)
         self.body(other, live, depth + 1, self.rng.randint(0, 2), tg)
         used = {n for b in (then, other) for _, u in b.items for n in u}
-        blk.items.append((f"scf.if %flag {{\n{self.render_block(then)}{blk.indent}}} else {{\n"
-                          f"{self.render_block(other)}{blk.indent}}}", used))
+        blk.items.append(
+            (
+                f"scf.if %flag {{\n{self.render_block(then)}{blk.indent}}} else {{\n"
+                f"{self.render_block(other)}{blk.indent}}}",
+                used,
+            )
+        )
 
     def merged(self, blk: Block, live: list[Buf], depth: int) -> Buf:
         """``%m = scf.if %flag -> memref<S>`` with a fresh buffer yielded by each
@@ -195,12 +232,21 @@ class Generator:
             self.body(inner, live, depth + 1, self.rng.randint(0, 2), [Buf("%out", 64, "arg")])
             y = Buf(self.fresh("y"), size)
             inner.items.append((f"{y.name} = memref.alloc() : {y.type}", set()))
-            inner.items.append((f"linalg.fill ins(%half : f32) outs({y.name} : {y.type})", {y.name}))
+            inner.items.append(
+                (f"linalg.fill ins(%half : f32) outs({y.name} : {y.type})", {y.name})
+            )
             self.compute(inner, y, self.rng.sample(live, k=min(len(live), 2)))
-            texts.append(self.render_block(inner) + f"{inner.indent}scf.yield {y.name} : {y.type}\n")
+            texts.append(
+                self.render_block(inner) + f"{inner.indent}scf.yield {y.name} : {y.type}\n"
+            )
             used |= {n for _, u in inner.items for n in u}
-        blk.items.append((f"{result.name} = scf.if %flag -> ({result.type}) {{\n{texts[0]}"
-                          f"{blk.indent}}} else {{\n{texts[1]}{blk.indent}}}", used - {result.name}))
+        blk.items.append(
+            (
+                f"{result.name} = scf.if %flag -> ({result.type}) {{\n{texts[0]}"
+                f"{blk.indent}}} else {{\n{texts[1]}{blk.indent}}}",
+                used - {result.name},
+            )
+        )
         blk.owned.append(result)
         return result
 
@@ -234,7 +280,9 @@ class Generator:
         # The returned buffer escapes: it must stay a separate allocation.
         ret = Buf("%ret", 16)
         top.items.append((f"{ret.name} = memref.alloc() : {ret.type}", set()))
-        top.items.append((f"linalg.fill ins(%half : f32) outs({ret.name} : {ret.type})", {ret.name}))
+        top.items.append(
+            (f"linalg.fill ins(%half : f32) outs({ret.name} : {ret.type})", {ret.name})
+        )
         self.compute(top, ret, [out])
         helper = (
             "func.func @helper(%m: memref<16xf32>) {\n"

@@ -77,8 +77,9 @@ class _Element:
             for bits, dt in ((8, np.int8), (16, np.int16), (32, np.int32), (64, np.int64)):
                 if self.width <= bits:
                     return dt
-        return {"f16": np.float16, "f32": np.float32, "f64": np.float64,
-                "bf16": np.uint16}[self.text]
+        return {"f16": np.float16, "f32": np.float32, "f64": np.float64, "bf16": np.uint16}[
+            self.text
+        ]
 
     def to_work(self, data: np.ndarray) -> np.ndarray:
         """Harness form -> the form arithmetic is done in (int64 sign-extended
@@ -124,16 +125,23 @@ class _Element:
             return np.array(bool(attr.value))
         if isinstance(attr, ir.IntegerAttr):
             value = ir.IntegerAttr(attr).value
-            return self.from_work(np.array(value, dtype=np.int64)) if self.width != 1 \
+            return (
+                self.from_work(np.array(value, dtype=np.int64))
+                if self.width != 1
                 else np.array(value & 1 == 1)
+            )
         if isinstance(attr, ir.FloatAttr):
             return self.from_work(np.array(ir.FloatAttr(attr).value, dtype=np.float64))
         raise Unsupported(f"constant {attr}")
 
 
 _INT_OPS = {
-    "arith.addi": np.add, "arith.subi": np.subtract, "arith.muli": np.multiply,
-    "arith.xori": np.bitwise_xor, "arith.ori": np.bitwise_or, "arith.andi": np.bitwise_and,
+    "arith.addi": np.add,
+    "arith.subi": np.subtract,
+    "arith.muli": np.multiply,
+    "arith.xori": np.bitwise_xor,
+    "arith.ori": np.bitwise_or,
+    "arith.andi": np.bitwise_and,
 }
 _FLOAT_OPS = {"arith.addf": np.add, "arith.subf": np.subtract, "arith.mulf": np.multiply}
 _CMPI = ["eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"]
@@ -148,8 +156,10 @@ def _element_of(type_: ir.Type) -> _Element:
 def _shape_of(type_: ir.Type, dynamic: Sequence[int]) -> tuple:
     shaped = ir.ShapedType(type_)
     sizes = iter(dynamic)
-    return tuple(next(sizes) if shaped.is_dynamic_dim(d) else shaped.get_dim_size(d)
-                 for d in range(shaped.rank))
+    return tuple(
+        next(sizes) if shaped.is_dynamic_dim(d) else shaped.get_dim_size(d)
+        for d in range(shaped.rank)
+    )
 
 
 class _Frame:
@@ -222,8 +232,8 @@ class _Interpreter:
         segments = list(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"]))
         operands = list(op.operands)
         cond = bool(self.scalar(frame[operands[0]]))
-        true_ops = operands[1:1 + segments[1]]
-        false_ops = operands[1 + segments[1]:]
+        true_ops = operands[1 : 1 + segments[1]]
+        false_ops = operands[1 + segments[1] :]
         if cond:
             return op.successors[0], [frame[v] for v in true_ops]
         return op.successors[1], [frame[v] for v in false_ops]
@@ -247,20 +257,27 @@ class _Interpreter:
         elif name.startswith("arith.") or name == "tensor.dim":
             frame[results[0]] = self.scalar_op(op, name, operands)
         elif name in ("tensor.cast", "tensor.expand_shape", "tensor.collapse_shape"):
-            shape = _shape_of(results[0].type, [self.scalar(o) for o in operands[1:]]) \
-                if name == "tensor.expand_shape" else None
+            shape = (
+                _shape_of(results[0].type, [self.scalar(o) for o in operands[1:]])
+                if name == "tensor.expand_shape"
+                else None
+            )
             src = operands[0]
             if shape is None:
                 shape = tuple(int(d) for d in src.data.shape)
                 if name == "tensor.collapse_shape":
-                    shape = (int(src.data.size),) if ir.ShapedType(results[0].type).rank == 1 \
+                    shape = (
+                        (int(src.data.size),)
+                        if ir.ShapedType(results[0].type).rank == 1
                         else self._collapsed(op, src)
+                    )
             frame[results[0]] = Tensor(src.data.reshape(shape), src.undefined.reshape(shape))
         elif name == "tensor.empty":
             shape = _shape_of(results[0].type, [self.scalar(o) for o in operands])
             element = _element_of(results[0].type)
-            frame[results[0]] = Tensor(np.zeros(shape, dtype=element.dtype),
-                                       np.ones(shape, dtype=bool))
+            frame[results[0]] = Tensor(
+                np.zeros(shape, dtype=element.dtype), np.ones(shape, dtype=bool)
+            )
         elif name == "tensor.extract":
             src, index = operands[0], tuple(self.scalar(o) for o in operands[1:])
             self._check_bounds(src, index)
@@ -278,8 +295,9 @@ class _Interpreter:
             frame[results[0]] = self.slice_op(op, name, operands)
         elif name == "linalg.fill":
             value, dest = operands[0], operands[1]
-            frame[results[0]] = Tensor(np.full_like(dest.data, value),
-                                       np.zeros(dest.data.shape, dtype=bool))
+            frame[results[0]] = Tensor(
+                np.full_like(dest.data, value), np.zeros(dest.data.shape, dtype=bool)
+            )
         elif name == "linalg.generic":
             frame[results[0]] = self.generic(op, operands, frame)
         elif name == "func.call":
@@ -301,8 +319,9 @@ class _Interpreter:
                 trips += 1
                 if trips > MAX_TRIPS:
                     raise Unsupported("a loop too long")
-                carried = self.region(op.regions[0], [np.array(i, dtype=np.int64), *carried],
-                                      _Frame(frame))
+                carried = self.region(
+                    op.regions[0], [np.array(i, dtype=np.int64), *carried], _Frame(frame)
+                )
                 i += step
             for result, value in zip(results, carried):
                 frame[result] = value
@@ -324,8 +343,10 @@ class _Interpreter:
 
     @staticmethod
     def _collapsed(op, src: Tensor) -> tuple:
-        return tuple(ir.ShapedType(op.results[0].type).get_dim_size(d)
-                     for d in range(ir.ShapedType(op.results[0].type).rank))
+        return tuple(
+            ir.ShapedType(op.results[0].type).get_dim_size(d)
+            for d in range(ir.ShapedType(op.results[0].type).rank)
+        )
 
     @staticmethod
     def _check_bounds(tensor: Tensor, index: tuple) -> None:
@@ -344,8 +365,9 @@ class _Interpreter:
                 element = _element_of(type_)
                 value = element.constant(dense.get_splat_value())
                 shape = _shape_of(type_, [])
-                return Tensor(np.full(shape, value, dtype=element.dtype),
-                              np.zeros(shape, dtype=bool))
+                return Tensor(
+                    np.full(shape, value, dtype=element.dtype), np.zeros(shape, dtype=bool)
+                )
             return _element_of(type_).constant(attr)
         if name == "tensor.dim":
             src, dim = operands
@@ -357,7 +379,9 @@ class _Interpreter:
         if name == "tensor.extract_slice":
             src = operands[0]
             index = self._window(src, offsets, sizes, strides)
-            shape = _shape_of(op.results[0].type, [s for s, d in zip(sizes, self._dyn(op, "static_sizes")) if d])
+            shape = _shape_of(
+                op.results[0].type, [s for s, d in zip(sizes, self._dyn(op, "static_sizes")) if d]
+            )
             return Tensor(src.data[index].reshape(shape), src.undefined[index].reshape(shape))
         value, dest = operands[0], operands[1]
         index = self._window(dest, offsets, sizes, strides)
@@ -433,8 +457,14 @@ def _elementwise(op, name: str, operands: List[object]) -> np.ndarray:
         pred = _CMPI[ir.IntegerAttr(op.attributes["predicate"]).value]
         if pred.startswith("u"):
             a, b = element.unsigned(a), element.unsigned(b)
-        fn = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
-              "gt": np.greater, "ge": np.greater_equal}[pred.lstrip("su") or pred]
+        fn = {
+            "eq": np.equal,
+            "ne": np.not_equal,
+            "lt": np.less,
+            "le": np.less_equal,
+            "gt": np.greater,
+            "ge": np.greater_equal,
+        }[pred.lstrip("su") or pred]
         return fn(a, b)
     element = _element_of(op.results[0].type)
     work = [element.to_work(np.asarray(o)) for o in operands]
@@ -496,6 +526,7 @@ def differences(expected: Tensor, data: np.ndarray) -> List[int]:
         bits = expected.width or 8 * want.dtype.itemsize
         mask = np.uint64((1 << bits) - 1)
         same = (want.astype(np.int64).view(np.uint64) & mask) == (
-            got.astype(np.int64).view(np.uint64) & mask)
+            got.astype(np.int64).view(np.uint64) & mask
+        )
     defined = ~np.asarray(expected.undefined).reshape(-1)
     return [int(i) for i in np.nonzero(~same & defined)[0]]

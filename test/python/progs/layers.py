@@ -28,14 +28,14 @@ def shared_destination_layers(layers: int = 3, rows: int = 8, width: int = 16) -
     for i in range(layers):
         lines += [
             # The importer's transposed weight, written into the shared %ew.
-            f"  %wt{i} = linalg.generic {{indexing_maps = [{TR2}, {ID2}], iterator_types = [\"parallel\", \"parallel\"]}}"
+            f'  %wt{i} = linalg.generic {{indexing_maps = [{TR2}, {ID2}], iterator_types = ["parallel", "parallel"]}}'
             f" ins(%w{i} : {w}) outs(%ew : {w}) {{",
             "  ^bb0(%in: f32, %out: f32):",
             "    linalg.yield %in : f32",
             f"  }} -> {w}",
             f"  %z{i} = linalg.fill ins(%zero : f32) outs(%et : {t}) -> {t}",
             f"  %m{i} = linalg.matmul ins({prev}, %wt{i} : {t}, {w}) outs(%z{i} : {t}) -> {t}",
-            f"  %r{i} = linalg.generic {{indexing_maps = [{ID2}, {ID2}], iterator_types = [\"parallel\", \"parallel\"]}}"
+            f'  %r{i} = linalg.generic {{indexing_maps = [{ID2}, {ID2}], iterator_types = ["parallel", "parallel"]}}'
             f" ins(%m{i} : {t}) outs(%et : {t}) {{",
             "  ^bb0(%in: f32, %out: f32):",
             "    %v = arith.maximumf %in, %zero : f32",
@@ -68,7 +68,7 @@ def shared_fill_layers(layers: int = 3, rows: int = 8, width: int = 16) -> str:
         lines += [
             f"  %m{i} = linalg.matmul ins({prev}, %w{i} : {t}, {w}) outs(%acc : {t}) -> {t}",
             f"  %er{i} = tensor.empty() : {t}",
-            f"  %r{i} = linalg.generic {{indexing_maps = [{ID2}, {ID2}], iterator_types = [\"parallel\", \"parallel\"]}}"
+            f'  %r{i} = linalg.generic {{indexing_maps = [{ID2}, {ID2}], iterator_types = ["parallel", "parallel"]}}'
             f" ins(%m{i} : {t}) outs(%er{i} : {t}) {{",
             "  ^bb0(%in: f32, %out: f32):",
             "    %v = arith.maximumf %in, %zero : f32",

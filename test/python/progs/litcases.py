@@ -86,8 +86,11 @@ def nested_module(text: str, name: str) -> str:
         found = []
 
         def visit(op):
-            if op.name == "builtin.module" and "sym_name" in op.attributes \
-                    and ir.StringAttr(op.attributes["sym_name"]).value == name:
+            if (
+                op.name == "builtin.module"
+                and "sym_name" in op.attributes
+                and ir.StringAttr(op.attributes["sym_name"]).value == name
+            ):
                 found.append(str(op))
             return ir.WalkResult.ADVANCE
 

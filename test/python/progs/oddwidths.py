@@ -22,8 +22,23 @@ from __future__ import annotations
 
 import random
 
-ELEMENTS = ("i1", "i8", "i16", "i24", "i33", "i48", "i64", "i128",
-            "f16", "bf16", "f32", "f64", "f80", "index", "vector<3xf32>")
+ELEMENTS = (
+    "i1",
+    "i8",
+    "i16",
+    "i24",
+    "i33",
+    "i48",
+    "i64",
+    "i128",
+    "f16",
+    "bf16",
+    "f32",
+    "f64",
+    "f80",
+    "index",
+    "vector<3xf32>",
+)
 """Element types. Not i65..i127: the ExecutionEngine allocates them at 4-byte
 alignment (the size is folded with LLVM's default layout when the module is
 translated) but x86-64 code accesses them at 16: the input program itself
@@ -163,8 +178,10 @@ def generate(seed: int, stages: int = 6) -> str:
     emit("memref.copy %out, %ret : memref<16xf32> to memref<16xf32>")
     emit("return %ret : memref<16xf32>")
     text = "\n".join(helpers.values())
-    text += ("\nfunc.func @main(%x: memref<16xf32>, %m: memref<16xi1>, %d: index, %trips: index, "
-             "%out: memref<16xf32>, %mout: memref<16xi1>) -> memref<16xf32> {\n")
+    text += (
+        "\nfunc.func @main(%x: memref<16xf32>, %m: memref<16xi1>, %d: index, %trips: index, "
+        "%out: memref<16xf32>, %mout: memref<16xi1>) -> memref<16xf32> {\n"
+    )
     text += "\n".join("  " + line for line in body) + "\n}\n"
     return text
 
@@ -173,11 +190,13 @@ def _helper(name: str, elem: str) -> str:
     lines: list[str] = []
     f = _from(elem, "%v", lines, "%h")
     conv = "\n".join("    " + line for line in lines)
-    return (f"func.func private {name}(%b: memref<16x{elem}>, %out: memref<16xf32>) {{\n"
-            "  %c0 = arith.constant 0 : index\n  %c1 = arith.constant 1 : index\n"
-            "  %c16 = arith.constant 16 : index\n"
-            "  scf.for %i = %c0 to %c16 step %c1 {\n"
-            f"    %v = memref.load %b[%i] : memref<16x{elem}>\n{conv}\n"
-            "    %o = memref.load %out[%i] : memref<16xf32>\n"
-            f"    %a = arith.addf %o, {f} : f32\n"
-            "    memref.store %a, %out[%i] : memref<16xf32>\n  }\n  return\n}\n")
+    return (
+        f"func.func private {name}(%b: memref<16x{elem}>, %out: memref<16xf32>) {{\n"
+        "  %c0 = arith.constant 0 : index\n  %c1 = arith.constant 1 : index\n"
+        "  %c16 = arith.constant 16 : index\n"
+        "  scf.for %i = %c0 to %c16 step %c1 {\n"
+        f"    %v = memref.load %b[%i] : memref<16x{elem}>\n{conv}\n"
+        "    %o = memref.load %out[%i] : memref<16xf32>\n"
+        f"    %a = arith.addf %o, {f} : f32\n"
+        "    memref.store %a, %out[%i] : memref<16xf32>\n  }\n  return\n}\n"
+    )

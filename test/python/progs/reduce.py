@@ -12,8 +12,16 @@ from mlir import ir
 
 #: Ops never deleted: terminators and function-like ops are kept (a
 #: function is dropped whole when nothing calls it).
-_KEEP = ("func.func", "func.return", "scf.yield", "scf.condition", "cf.br", "cf.cond_br",
-         "linalg.yield", "builtin.module")
+_KEEP = (
+    "func.func",
+    "func.return",
+    "scf.yield",
+    "scf.condition",
+    "cf.br",
+    "cf.cond_br",
+    "linalg.yield",
+    "builtin.module",
+)
 
 
 def _ops(module: ir.Module) -> List[ir.Operation]:
@@ -51,13 +59,17 @@ def _delete(text: str, index: int) -> Optional[str]:
         if index >= len(ops):
             return None
         op = ops[index]
-        if op.name in _KEEP or (op.name.endswith(".constant") and len(list(op.results)) and
-                                any(True for _ in op.results[0].uses)):
+        if op.name in _KEEP or (
+            op.name.endswith(".constant")
+            and len(list(op.results))
+            and any(True for _ in op.results[0].uses)
+        ):
             if op.name != "func.func":
                 return None
             symbol = ir.StringAttr(op.attributes["sym_name"]).value
             if symbol == "main" or f"@{symbol}" in str(module).replace(
-                    f"func.func @{symbol}", "", 1).replace(f"func.func private @{symbol}", "", 1):
+                f"func.func @{symbol}", "", 1
+            ).replace(f"func.func private @{symbol}", "", 1):
                 return None
             op.erase()
             return str(module)
@@ -78,8 +90,9 @@ def _delete(text: str, index: int) -> Optional[str]:
         return str(module)
 
 
-def reduce_program(text: str, still_fails: Callable[[str], bool],
-                   log: Optional[Callable[[str], None]] = None) -> str:
+def reduce_program(
+    text: str, still_fails: Callable[[str], bool], log: Optional[Callable[[str], None]] = None
+) -> str:
     """The smallest program this greedy search reaches from ``text`` that
     still fails (``still_fails(text)`` must hold on entry)."""
     changed = True

@@ -18,9 +18,15 @@ def chain(n: int, seed: int = 0, window: int = 4) -> str:
         lines.append(f"  {name} = memref.alloc() : memref<{size}xf32>")
         src, ssize = live[rng.randrange(len(live))]
         m = min(size, ssize)
-        lines.append(f"  %s{i} = memref.subview {name}[0] [{m}] [1] : memref<{size}xf32> to memref<{m}xf32, strided<[1]>>")
-        lines.append(f"  %t{i} = memref.subview {src}[0] [{m}] [1] : memref<{ssize}xf32> to memref<{m}xf32, strided<[1]>>")
-        lines.append(f"  memref.copy %t{i}, %s{i} : memref<{m}xf32, strided<[1]>> to memref<{m}xf32, strided<[1]>>")
+        lines.append(
+            f"  %s{i} = memref.subview {name}[0] [{m}] [1] : memref<{size}xf32> to memref<{m}xf32, strided<[1]>>"
+        )
+        lines.append(
+            f"  %t{i} = memref.subview {src}[0] [{m}] [1] : memref<{ssize}xf32> to memref<{m}xf32, strided<[1]>>"
+        )
+        lines.append(
+            f"  memref.copy %t{i}, %s{i} : memref<{m}xf32, strided<[1]>> to memref<{m}xf32, strided<[1]>>"
+        )
         live.append((name, size))
         if len(live) > window:
             dead, dsize = live.pop(1 + rng.randrange(len(live) - 1))
