@@ -13,9 +13,12 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/Debug.h"
 
 #include <random>
 #include <string>
+
+#define DEBUG_TYPE "memplan-inplace-analysis"
 
 using namespace mlir;
 using namespace mlir::bufferization;
@@ -1048,6 +1051,11 @@ void InplaceAnalysis::analyzeOperand(int32_t o) {
   decided.push_back({ir.tensors.operandOp[o],
                      static_cast<int32_t>(operand->getOperandNumber()),
                      !conflict});
+  LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] operand #"
+                          << operand->getOperandNumber() << " of "
+                          << operand->getOwner()->getName() << " at "
+                          << operand->getOwner()->getLoc() << ": "
+                          << (conflict ? "out of place" : "in place") << "\n");
   if (conflict)
     state.bufferizeOutOfPlace(*operand);
   else

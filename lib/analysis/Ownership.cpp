@@ -1534,6 +1534,16 @@ std::vector<FunctionPlan> analyzeFunctions(Operation *root, Callees &callees) {
         (op == root || isa_and_nonnull<ModuleOp>(op->getParentOp()))) {
       plans.emplace_back();
       FunctionAnalysis(func, plans.back(), callees).run();
+      LLVM_DEBUG({
+        const FunctionPlan &plan = plans.back();
+        llvm::dbgs() << "[" DEBUG_TYPE "] @" << func.getName() << ": ";
+        if (plan.left.empty())
+          llvm::dbgs() << plan.handles.size() << " handles, "
+                       << plan.flagged.size() << " run-time flags, "
+                       << plan.returnCopies.size() << " returned copies\n";
+        else
+          llvm::dbgs() << "left to upstream: " << plan.left << "\n";
+      });
       if (!plans.back().left.empty()) {
         FunctionPlan &plan = plans.back();
         plan.frees.clear();

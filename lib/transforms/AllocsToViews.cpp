@@ -1,8 +1,8 @@
 //===- AllocsToViews.cpp - Allocations become views of one byte buffer ----===//
 //
-// See include/memplan/transforms.h. The per-allocation part of the pool
-// rewrite (memplan-buffer-reuse) and of transient emplacement, on MLIR's C++
-// API so that 100k allocations cost milliseconds: the plan, the byte buffer
+// See include/memplan/transforms/Transforms.h. The per-allocation part of the
+// pool rewrite (memplan-buffer-reuse) and of transient emplacement, on MLIR's
+// C++ API so that 100k allocations cost milliseconds: the plan, the byte buffer
 // and the offsets are the Python driver's.
 //
 //===----------------------------------------------------------------------===//
@@ -15,6 +15,9 @@
 #include "mlir/IR/Builders.h"
 
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "memplan-allocs-to-views"
 
 using namespace mlir;
 
@@ -37,6 +40,8 @@ void replaceAllocsWithViews(const Graph &g, const AllocViews &views) {
         builder, alloc->getLoc(), cast<MemRefType>(result.getType()), buffer,
         unwrap(views.offsets[views.offsetIndex[i]]), sizes);
     result.replaceAllUsesWith(view.getResult());
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << alloc->getName() << " at "
+                            << alloc->getLoc() << " -> " << view << "\n");
   }
   // The Python driver holds handles to the ops in `keep`: it erases those.
   llvm::DenseSet<int32_t> keep(views.keep.begin(), views.keep.end());

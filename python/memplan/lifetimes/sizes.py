@@ -38,7 +38,7 @@ def element_layout(elem: ir.Type) -> tuple[int | None, str | None]:
     ``complex<T>`` two T; ``vector<NxT>`` LLVM's vector: its store size
     rounded up to a power of two, ``vector<MxNxT>`` M of those. Computed on
     the typed MLIR type (``lib/analysis/TypeInfo.cpp``); each is checked against the
-    ExecutionEngine in test_layout.py.
+    ExecutionEngine in test_data_layout.py.
     """
     return _core.element_layout(elem)
 
