@@ -164,6 +164,12 @@ private:
   /// The allocations and call results `v` may point into, through the
   /// values selects and merges may be.
   DenseSet<int32_t> mayHold(Value v) const;
+  /// The handles `v` may be (itself and, through selects and merges, what
+  /// they may be), into `seen`.
+  void mayBe(Value v, DenseSet<int32_t> &seen) const;
+  /// Per copied return operand: the owned handles freed right before that
+  /// return that it may be (ReturnCopy::takeOver).
+  void takeOverAtReturns();
   bool edgeTransfersHandle(const Edge &e, int32_t h) const {
     return llvm::is_contained(e.transfer, h);
   }
@@ -1280,11 +1286,20 @@ bool FunctionAnalysis::place() {
       }
     }
   }
+  takeOverAtReturns();
   return true;
 }
 
 DenseSet<int32_t> FunctionAnalysis::mayHold(Value v) const {
   DenseSet<int32_t> held, seen;
+  mayBe(v, seen);
+  for (int32_t h : seen)
+    if (handles[h].kind == Kind::Alloc || handles[h].kind == Kind::Call)
+      held.insert(h);
+  return held;
+}
+
+void FunctionAnalysis::mayBe(Value v, DenseSet<int32_t> &seen) const {
   SmallVector<int32_t, 8> work;
   auto visit = [&](Value u) {
     auto it = baseOf.find(u);
@@ -1295,8 +1310,6 @@ DenseSet<int32_t> FunctionAnalysis::mayHold(Value v) const {
   while (!work.empty() && seen.size() < 256) {
     int32_t h = work.pop_back_val();
     const Handle &handle = handles[h];
-    if (handle.kind == Kind::Alloc || handle.kind == Kind::Call)
-      held.insert(h);
     if (handle.kind == Kind::Select)
       for (Value source : selectSources.lookup(h))
         visit(source);
@@ -1304,7 +1317,28 @@ DenseSet<int32_t> FunctionAnalysis::mayHold(Value v) const {
       for (auto [e, j] : incoming.lookup(handle.value))
         visit(edges[e].operands[j]);
   }
-  return held;
+}
+
+void FunctionAnalysis::takeOverAtReturns() {
+  // The frees right before each return, by handle.
+  DenseMap<Operation *, DenseMap<int32_t, FunctionPlan::Free *>> atReturn;
+  for (FunctionPlan::Free &f : plan.frees)
+    if (f.before && f.unlessSelected < 0 &&
+        f.before->hasTrait<OpTrait::ReturnLike>())
+      atReturn[f.before][f.handle] = &f;
+  for (FunctionPlan::ReturnCopy &copy : plan.returnCopies) {
+    auto it = atReturn.find(copy.ret);
+    if (copy.sameAs >= 0 || it == atReturn.end())
+      continue;
+    DenseSet<int32_t> seen;
+    mayBe(copy.ret->getOperand(copy.operand), seen);
+    for (auto &[h, free] : it->second)
+      if (seen.contains(h) && possiblyOwned(h)) {
+        copy.takeOver.push_back(h);
+        free->unlessReturned = true;
+      }
+    llvm::sort(copy.takeOver);
+  }
 }
 
 bool FunctionAnalysis::flags(bool &changed) {

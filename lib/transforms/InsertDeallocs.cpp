@@ -102,6 +102,14 @@ private:
   DenseMap<Operation *, Operation *> replacedOps;
   /// The flag lists by the op whose operands they extend.
   DenseMap<Operation *, SmallVector<const FunctionPlan::FlagList *, 1>> lists;
+  /// Per (return, handle) of a ReturnCopy::takeOver: whether one of the
+  /// return's positions handed the buffer to the caller.
+  DenseMap<std::pair<Operation *, int32_t>, Value> takenAtReturn;
+  /// Whether the return hands `v` to the caller as is: `owned` (its own
+  /// flag, or null), or, for each handle of `takeOver`, `v` is that buffer,
+  /// owned here and not taken by an earlier position.
+  Value handedAsIs(Operation *ret, Value v, Value owned,
+                   ArrayRef<int32_t> takeOver);
 };
 
 Value PlanRewriter::constant(Block *block, bool value) {
@@ -266,8 +274,10 @@ void PlanRewriter::copyReturns() {
     builder.setInsertionPoint(ret);
     Location loc = v.getLoc();
     Value result;
-    if (copy.conditional) {
-      Value flag = flagOf(copy.handle);
+    Value flag =
+        handedAsIs(ret, v, copy.conditional ? flagOf(copy.handle) : Value(),
+                   copy.takeOver);
+    if (flag) {
       auto ifOp = scf::IfOp::create(builder, loc, TypeRange{v.getType()}, flag,
                                     /*withElseRegion=*/true);
       OpBuilder inner = ifOp.getThenBodyBuilder();
@@ -282,6 +292,36 @@ void PlanRewriter::copyReturns() {
     ret->setOperand(copy.operand, result);
     ++stats.copies;
   }
+}
+
+Value PlanRewriter::handedAsIs(Operation *ret, Value v, Value owned,
+                               ArrayRef<int32_t> takeOver) {
+  if (takeOver.empty())
+    return owned;
+  Location loc = v.getLoc();
+  Value ptr = memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, v);
+  Value asIs = owned;
+  for (int32_t h : takeOver) {
+    Value buffer = resolve(plan.handles[h]);
+    Value other =
+        memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, buffer);
+    Value same = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq,
+                                       other, ptr);
+    if (plan.ownership[h] == Ownership::Dynamic)
+      same = arith::AndIOp::create(builder, loc, same, flagOf(h));
+    Value &taken = takenAtReturn[{ret, h}];
+    if (taken) {
+      Value notYet = arith::XOrIOp::create(builder, loc, taken,
+                                           constant(ret->getBlock(), true));
+      same = arith::AndIOp::create(builder, loc, same, notYet);
+      taken = arith::OrIOp::create(builder, loc, taken, same);
+    } else {
+      taken = same;
+    }
+    asIs = asIs ? arith::OrIOp::create(builder, loc, asIs, same) : same;
+    ++stats.handedOver;
+  }
+  return asIs;
 }
 
 Operation *PlanRewriter::free(OpBuilder &b, Location loc, int32_t handle) {
@@ -343,6 +383,22 @@ void PlanRewriter::insertFrees() {
       Value other =
           arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::ne, a, b);
       auto ifOp = scf::IfOp::create(builder, loc, other,
+                                    /*withElseRegion=*/false);
+      OpBuilder inner = ifOp.getThenBodyBuilder();
+      memref::DeallocOp::create(inner, loc, v);
+      ++stats.frees;
+      ++stats.conditionalFrees;
+      created = ifOp;
+    } else if (Value taken = f.unlessReturned
+                                 ? takenAtReturn.lookup({f.before, f.handle})
+                                 : Value()) {
+      // Freed where no position of the return handed it to the caller.
+      Value v = resolve(plan.handles[f.handle]);
+      Value cond = arith::XOrIOp::create(builder, loc, taken,
+                                         constant(f.before->getBlock(), true));
+      if (plan.ownership[f.handle] == Ownership::Dynamic)
+        cond = arith::AndIOp::create(builder, loc, flagOf(f.handle), cond);
+      auto ifOp = scf::IfOp::create(builder, loc, cond,
                                     /*withElseRegion=*/false);
       OpBuilder inner = ifOp.getThenBodyBuilder();
       memref::DeallocOp::create(inner, loc, v);

@@ -48,7 +48,11 @@
 // what it owns as is, and a copy of anything else (upstream's function
 // boundary ABI: the caller owns every returned memref); a value every
 // return gives at several positions is one buffer there, returned as is or
-// copied once, and the caller frees it once.
+// copied once, and the caller frees it once. A returned select or merge
+// that may be, at run time, a buffer the function owns and frees at that
+// return is compared with it there: where it is that buffer, the buffer is
+// handed to the caller as is (not copied, not freed), as upstream's
+// run-time ownership does; a copy is made only where it is not.
 //
 // A function the analysis cannot reason about (an op without memory
 // effects information on buffers, regions without RegionBranchOpInterface
@@ -134,6 +138,9 @@ struct FunctionPlan {
     /// only where the select's value is not this buffer (their aligned
     /// pointers differ at run time).
     int32_t unlessSelected = -1;
+    /// A buffer freed right before a return whose copies may hand it to the
+    /// caller instead (ReturnCopy::takeOver): freed only where none did.
+    bool unlessReturned = false;
   };
   std::vector<Free> frees;
 
@@ -149,6 +156,13 @@ struct FunctionPlan {
     /// same value (repeatedResults): this one takes that operand's copy
     /// (cast to its type).
     int32_t sameAs = -1;
+    /// Owned handles freed right before the return that the value may be at
+    /// run time (through selects and merges): where it is one of them (their
+    /// aligned pointers agree, the block owns it, and no earlier position of
+    /// the return took it), the return hands that buffer to the caller as
+    /// is, and neither copies it nor frees it (upstream's run-time ownership
+    /// at the function boundary).
+    std::vector<int32_t> takeOver;
   };
   std::vector<ReturnCopy> returnCopies;
 
