@@ -10,6 +10,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Iterators.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SetVector.h"
@@ -90,6 +91,7 @@ InplaceAnalysis::InplaceAnalysis(Operation *root, const IRNumbering &ir,
   nInplaceWrites.assign(nv, 0);
   nNonWritable.assign(nv, 0);
   inPlace.assign(no, 0);
+  outOfPlace.assign(no, 0);
   deferred.assign(no, 0);
   for (auto [opId, number] : options.deferredOperands) {
     if (opId < 0 || opId >= static_cast<int32_t>(ir.ops.size()) || number < 0 ||
@@ -650,6 +652,62 @@ bool InplaceAnalysis::canUseOpDominance(int32_t r, int32_t w,
   return true;
 }
 
+bool InplaceAnalysis::walkBufferOrigins(Value start, DenseSet<Value> &seen,
+                                        function_ref<bool(Value)> hit) {
+  const BufferizationOptions &opts = state.getOptions();
+  SmallVector<Value> work{start};
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    if (hit(v))
+      return true;
+    auto arg = dyn_cast<BlockArgument>(v);
+    // An argument of a function's entry block is a buffer of its own, as
+    // One-Shot Analysis assumes (function arguments do not alias).
+    bool functionArgument =
+        arg && arg.getOwner()->isEntryBlock() &&
+        isa<FunctionOpInterface>(arg.getOwner()->getParentOp());
+    if (!opts.dynCastBufferizableOp(v)) {
+      if (functionArgument)
+        continue;
+      return true;
+    }
+    AliasingOpOperandList aliases = state.getAliasingOpOperands(v);
+    if (aliases.getNumAliases() == 0) {
+      // A result aliasing no operand has a new buffer; an argument of
+      // another block (a structured op's iteration argument) may hold any.
+      if (arg && !functionArgument)
+        return true;
+      continue;
+    }
+    for (AliasingOpOperand alias : aliases) {
+      // An operand decided out of place gives the value a new buffer; one
+      // not decided yet may still be in place.
+      int32_t o = ir.tensorOperand(alias.opOperand);
+      if (o >= 0 && outOfPlace[o])
+        continue;
+      work.push_back(alias.opOperand->get());
+    }
+  }
+  return false;
+}
+
+bool InplaceAnalysis::mayWriteBufferOf(int32_t w, BlockArgument def) {
+  // Alias sets merge at a join: a block argument that takes `%a` from one
+  // predecessor and `%b` from another puts both in one set, but a write into
+  // `%b`'s buffer does not write `%a`'s. The buffers `def` may be and those
+  // the written value may be are found by walking the aliasing operands
+  // back. Operands not decided yet are followed, so later decisions only
+  // shrink both walks: an answer of "no" stays true for the rest of the
+  // analysis (the incremental check does not ask a pair again).
+  DenseSet<Value> defOrigins, writtenOrigins;
+  if (walkBufferOrigins(def, defOrigins, [](Value) { return false; }))
+    return true;
+  return walkBufferOrigins(ir.tensors.operands[w]->get(), writtenOrigins,
+                           [&](Value v) { return defOrigins.contains(v); });
+}
+
 int32_t InplaceAnalysis::pairConflict(int32_t r, int32_t w,
                                       llvm::ArrayRef<int32_t> defs) {
   OpOperand *uRead = ir.tensors.operands[r], *uWrite = ir.tensors.operands[w];
@@ -700,10 +758,12 @@ int32_t InplaceAnalysis::pairConflict(int32_t r, int32_t w,
                    *writeOp) &&
                (cfgConflictsAsUpstream ||
                 !clobbersAcrossBlocks(cast<BlockArgument>(def).getOwner(),
-                                      writeOp, readOp))) {
+                                      writeOp, readOp) ||
+                !mayWriteBufferOf(w, cast<BlockArgument>(def)))) {
       // A write outside the argument's block cannot clobber it before the
       // read, unless a path of blocks runs from that block to the write and
-      // on to the read (below).
+      // on to the read (clobbersAcrossBlocks), and the written buffer may be
+      // the argument's.
       continue;
     }
     const SmallVector<int32_t, 2> &aliases = aliasingValues(w);
@@ -1056,9 +1116,10 @@ void InplaceAnalysis::analyzeOperand(int32_t o) {
                           << operand->getOwner()->getName() << " at "
                           << operand->getOwner()->getLoc() << ": "
                           << (conflict ? "out of place" : "in place") << "\n");
-  if (conflict)
+  if (conflict) {
+    outOfPlace[o] = 1;
     state.bufferizeOutOfPlace(*operand);
-  else
+  } else
     bufferizeInPlace(o);
 }
 

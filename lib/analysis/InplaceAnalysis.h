@@ -143,6 +143,14 @@ private:
   /// The definition through which write `w` conflicts with read `r`, or -1.
   int32_t pairConflict(int32_t r, int32_t w, llvm::ArrayRef<int32_t> defs);
   bool canUseOpDominance(int32_t r, int32_t w, llvm::ArrayRef<int32_t> defs);
+  /// Whether the buffer written through operand `w` may be the buffer of
+  /// block argument `def`, as far as the decisions made so far tell.
+  bool mayWriteBufferOf(int32_t w, mlir::BlockArgument def);
+  /// The values whose buffers `start`'s buffer may be, walking the aliasing
+  /// operands back from it, into `seen`; stops early and returns true at a
+  /// value `hit` holds or whose buffer's origin is unknown.
+  bool walkBufferOrigins(mlir::Value start, llvm::DenseSet<mlir::Value> &seen,
+                         llvm::function_ref<bool(mlir::Value)> hit);
   /// Whether region `region` of op `op` is repetitive under the options.
   bool isRepetitive(int32_t op, mlir::Region *region) const;
   mlir::Region *repetitiveRegionOfBlock(int32_t block);
@@ -193,6 +201,8 @@ private:
   // Union-find over value ids, with the per-set counts the checks need.
   std::vector<int32_t> parent, nInplaceWrites, nNonWritable;
   std::vector<uint8_t> inPlace;
+  /// Per tensor operand: decided out of place (a decision never revisited).
+  std::vector<uint8_t> outOfPlace;
   /// Per tensor operand: decided last (EngineOptions::deferredOperands).
   std::vector<uint8_t> deferred;
 
