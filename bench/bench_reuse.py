@@ -48,7 +48,7 @@ import memplan  # noqa: E402
 from memplan.ir import parse_source  # noqa: E402
 from memplan.ir.graph import extract_graph, function_ids  # noqa: E402
 from memplan.lifetimes.analysis import LifetimeAnalysis  # noqa: E402
-from memplan.lifetimes.report import pool_layout  # noqa: E402
+from memplan.liveness.report import pool_layout  # noqa: E402
 from memplan.numerics import compare, execute  # noqa: E402
 from memplan.reuse.check import check_module  # noqa: E402
 

@@ -41,6 +41,7 @@ _SUBPACKAGES = frozenset(
         "inplace",
         "ir",
         "lifetimes",
+        "liveness",
         "numerics",
         "packing",
         "pass_declarations",

@@ -222,7 +222,7 @@ register_pass(
         Option("remarks", bool, False, "emit a remark for each allocation that is not poolable"),
         CAPACITY,
     ],
-    run="memplan.lifetimes.liveness_pass:run",
+    run="memplan.liveness.liveness_pass:run",
 )
 
 register_pass(

@@ -15,9 +15,9 @@ from progs.oddwidths import generate
 import memplan
 from memplan import numerics
 from memplan.ir import parse_source
-from memplan.reuse import oracle
+from memplan.numerics import oracle
+from memplan.numerics import transient_runs as runtime
 from memplan.reuse.check import check_module
-from memplan.transients import runtime
 
 SEEDS = range(10)
 

@@ -20,10 +20,10 @@ from memplan.capacity import Capacity, parse_capacity
 from memplan.ir import parse_source
 from memplan.ir.graph import extract_graph, function_ids
 from memplan.lifetimes import LifetimeAnalysis
+from memplan.numerics import oracle
+from memplan.numerics import transient_runs as runtime
 from memplan.passes import PassOptionError
-from memplan.reuse import oracle
 from memplan.reuse.plan import PoolCapacityError, plan_function
-from memplan.transients import runtime
 from memplan.transients.plan import plan_module
 
 REUSE_CASES = [

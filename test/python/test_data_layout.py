@@ -14,9 +14,9 @@ import memplan
 from memplan import numerics
 from memplan.ir import parse_source
 from memplan.lifetimes.sizes import element_layout
-from memplan.reuse import oracle
+from memplan.numerics import oracle
+from memplan.numerics import transient_runs as runtime
 from memplan.reuse.check import check_module
-from memplan.transients import runtime
 
 # Types whose size every LLVM layout agrees on, and integers above 64 bits,
 # where layouts differ (LLVM's default aligns them to 4, x86-64 to 16): there

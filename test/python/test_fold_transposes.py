@@ -204,7 +204,7 @@ def test_report_names_the_copies_the_fold_saves():
     # transposed weight at the peak with its bytes; on the memory pipeline's
     # output there is none left, and the peak went down by at least that.
     from memplan.lifetimes.analysis import analyze_module
-    from memplan.lifetimes.report import format_text, report_dict
+    from memplan.liveness.report import format_text, report_dict
 
     src = linear_layers(2, 64, batch="8")
     docs = {}

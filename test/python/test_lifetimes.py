@@ -16,7 +16,7 @@ from memplan.ir import extract_graph, function_ids, parse_source
 from memplan.lifetimes import REASONS, analyze_function, analyze_module
 from memplan.lifetimes.analysis import peak_live
 from memplan.lifetimes.reasons import bit, names, primary
-from memplan.lifetimes.report import format_text, load_report
+from memplan.liveness.report import format_text, load_report
 
 MLP = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "mlp.mlir")
 

@@ -1,10 +1,10 @@
-"""The run-time overlap oracle (memplan.reuse.oracle): independent of the plan,
+"""The run-time overlap oracle (memplan.numerics.oracle): independent of the plan,
 of memplan's lifetimes and of its element-size model, it must flag views that
 share bytes while both are live, and pass valid pools."""
 
 from __future__ import annotations
 
-from memplan.reuse import oracle
+from memplan.numerics import oracle
 
 # Sized with ceil(bits / 8) = 10 bytes per f80 (memplan's old size model), the
 # f80 view would end at 64 + 200 = 264 <= 272; LLVM lays f80 out at 16 bytes,

@@ -21,8 +21,8 @@ from memplan import numerics
 from memplan.ir import parse_source
 from memplan.lifetimes.analysis import analyze_module
 from memplan.lifetimes.peaks import dataflow_bound, input_peak
+from memplan.numerics import oracle
 from memplan.pipeline import UPSTREAM_BUFFERIZATION
-from memplan.reuse import oracle
 
 MEMORY = "builtin.module(memplan-memory-pipeline)"
 UPSTREAM = f"builtin.module({UPSTREAM_BUFFERIZATION})"

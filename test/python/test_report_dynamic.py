@@ -13,7 +13,7 @@ from memplan import numerics
 from memplan.ir.parse import parse_source
 from memplan.lifetimes import symbolic
 from memplan.lifetimes.analysis import analyze_module
-from memplan.lifetimes.report import function_dict
+from memplan.liveness.report import function_dict
 
 CASE = (Path(__file__).parents[1] / "lit" / "lifetimes" / "report-dynamic.mlir").read_text()
 

@@ -15,8 +15,9 @@ import memplan.passes
 from memplan import numerics, packing
 from memplan.ir import extract_graph, function_ids, function_name, parse_source
 from memplan.lifetimes import LifetimeAnalysis
+from memplan.numerics import oracle
 from memplan.pipeline import parse_pipeline
-from memplan.reuse import oracle, plan_function
+from memplan.reuse import plan_function
 from memplan.reuse.check import check_module
 
 REUSE = "builtin.module(memplan-buffer-reuse)"

@@ -19,7 +19,7 @@ from memplan import numerics
 from memplan.ir import extract_graph, parse_source
 from memplan.lifetimes import bounds as B
 from memplan.lifetimes import symbolic
-from memplan.reuse import oracle
+from memplan.numerics import oracle
 from memplan.reuse.check import check_module
 
 SIZES = (0, 1, 7, 33)

@@ -17,8 +17,8 @@ from memplan import numerics
 from memplan.ir import parse_source
 from memplan.lifetimes import paths
 from memplan.lifetimes.analysis import analyze_module
+from memplan.numerics import oracle
 from memplan.pipeline import MEMPLAN_BUFFERIZATION, PEAK_PASSES, UPSTREAM_BUFFERIZATION
-from memplan.reuse import oracle
 from memplan.reuse.plan import plan_function
 
 # A long-lived buffer %l and a short one %s used inside a region that may

@@ -12,8 +12,8 @@ from mlir import ir
 
 from memplan.ir.parse import parse_source
 from memplan.lifetimes.analysis import analyze_module
-from memplan.lifetimes.report import format_function, function_dict
 from memplan.lifetimes.stored import floor_at
+from memplan.liveness.report import format_function, function_dict
 
 _MAPS = """
 #row = affine_map<(d0, d1) -> (d1)>

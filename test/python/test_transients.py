@@ -10,9 +10,9 @@ import memplan
 from memplan import numerics
 from memplan.ir import extract_graph, parse_source
 from memplan.ir import sizeexpr as E
+from memplan.numerics import oracle
+from memplan.numerics import transient_runs as runtime
 from memplan.pipeline import UPSTREAM_BUFFERIZATION as BUFFERIZE
-from memplan.reuse import oracle
-from memplan.transients import runtime
 from memplan.transients.emplace import ASSERT_MESSAGE
 from memplan.transients.plan import plan_module
 
@@ -232,7 +232,7 @@ def test_transients_never_larger_than_one_pool_of_the_same_buffers(ctx):
     14.7 MB of pool)."""
     from memplan.ir.graph import function_ids, function_name
     from memplan.lifetimes import LifetimeAnalysis
-    from memplan.lifetimes.report import pool_layout
+    from memplan.liveness.report import pool_layout
 
     module = parse_source(MOE.read_text(), "moe.mlir")
     memplan.run_pipeline(module, f"builtin.module({BUFFERIZE})")

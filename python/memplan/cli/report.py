@@ -79,7 +79,7 @@ def _load(args: argparse.Namespace) -> dict:
     analyzed here. Raises :class:`ReadError`, :class:`ParseError`,
     ``ValueError`` or ``mlir.ir.MLIRError``."""
     from memplan.ir.parse import is_bytecode, parse_source, read_source
-    from memplan.lifetimes.report import load_report
+    from memplan.liveness.report import load_report
 
     data = read_source(args.file)
     if not is_bytecode(data) and (args.file.endswith(".json") or data.lstrip()[:1] == b"{"):
@@ -94,7 +94,7 @@ def _load(args: argparse.Namespace) -> dict:
     from mlir import ir
 
     from memplan.lifetimes.analysis import analyze_module
-    from memplan.lifetimes.report import report_dict
+    from memplan.liveness.report import report_dict
     from memplan.pipeline import run_pipeline
 
     with ir.Context() as ctx:
@@ -180,7 +180,7 @@ def run(args: argparse.Namespace) -> int:
     from mlir import ir
 
     from memplan.ir.parse import ParseError, ReadError, format_diagnostics
-    from memplan.lifetimes.report import find_function, format_text
+    from memplan.liveness.report import find_function, format_text
     from memplan.pipeline import PipelineError
 
     if args.plot is not None:

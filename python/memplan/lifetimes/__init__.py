@@ -1,8 +1,8 @@
-"""Buffer lifetimes: live intervals, aliases, eligibility for pooling, reports.
+"""Buffer lifetimes: live intervals, aliases, eligibility for pooling.
 
 ``analyze_function(graph, func_op)`` returns a :class:`FunctionLifetimes` of
-numpy arrays; the ``memplan-buffer-liveness`` pass reports it as statistics,
-text or JSON, and ``memplan report FILE --plot timeline.png`` draws it.
+numpy arrays; the ``memplan-buffer-liveness`` pass (:mod:`memplan.liveness`)
+reports it as statistics, text or JSON, and ``memplan report FILE --plot timeline.png`` draws it.
 """
 
 from memplan.lifetimes.analysis import (

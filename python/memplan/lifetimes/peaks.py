@@ -34,7 +34,7 @@ group) are one buffer. Each block counts rounded up to
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Optional
+from typing import Iterable
 
 import numpy as np
 
@@ -230,33 +230,7 @@ def lower_bound_peak(lt: FunctionLifetimes) -> int:
     return _peak(starts, ends, sizes)
 
 
-def heap_peaks(lt: FunctionLifetimes) -> dict[str, Optional[int]]:
-    """The function's heap peak as it is (``input``), with
-    memplan-buffer-reuse's plan (``reuse``; None when its pools would not fit
-    in an ``index``), the bound of the given lifetimes (``lower_bound``) and
-    the ``dataflow_bound``."""
-    from memplan.reuse.plan import PoolOverflow, plan_function  # the planner builds on this module
-
-    bound = dataflow_bound(lt)
-    try:
-        plan = plan_function(lt)
-    except PoolOverflow:  # memplan-buffer-reuse reports it as an error
-        return {
-            "input": input_peak(lt),
-            "reuse": None,
-            "lower_bound": lower_bound_peak(lt),
-            "dataflow_bound": bound,
-        }
-    return {
-        "input": plan.input_peak,
-        "reuse": plan.peak,
-        "lower_bound": plan.lower_bound,
-        "dataflow_bound": bound,
-    }
-
-
 __all__ = [
-    "heap_peaks",
     "ROUNDING",
     "Pool",
     "dataflow_bound",

@@ -21,6 +21,8 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
+from memplan.transients.contract import QUERY_SUFFIX
+
 from .forms import Pairing, Role, pair_forms
 from .heap import POISON_BYTES, HeapStats, UseAfterFree
 from .inputs import ArgValue, DimsSpec, make_arguments, place_array
@@ -395,8 +397,6 @@ def _storage_size(
     """Bytes of transient storage ``program`` asks for through its size
     query (1 without one: the function's own size check then fails), and
     where the number comes from."""
-    from memplan.transients.queries import QUERY_SUFFIX
-
     name = program.signature.name + QUERY_SUFFIX
     query = program.others.get(name)
     rest = [a for i, a in enumerate(args) if i != index]
@@ -599,8 +599,6 @@ def compare_paths(
     ``raise_errors``, what a run raises (:class:`ExecutionCrash`,
     :class:`~memplan.numerics.heap.UseAfterFree`, ...) takes its entry's
     place instead. ``parallel`` is :func:`compare`'s, for a single entry."""
-    from memplan.transients.queries import QUERY_SUFFIX
-
     also = (entry + QUERY_SUFFIX,)
     prog_b = lower(before, entry, "<before>", also, reference, times, "before")
     prog_a = lower(after, entry, "<after>", also, reference, times, "after")

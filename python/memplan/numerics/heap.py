@@ -228,7 +228,7 @@ class PoisonHeap:
     @contextlib.contextmanager
     def extra_runtime(cls, symbols: Dict[str, object]) -> Iterator[None]:
         """Within the block, every engine gets ``symbols`` too (e.g. the
-        hooks of :mod:`memplan.reuse.oracle`)."""
+        hooks of :mod:`memplan.numerics.oracle`)."""
         old = cls._extra
         cls._extra = {**old, **symbols}
         try:

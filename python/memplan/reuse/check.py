@@ -308,7 +308,7 @@ def _members(g) -> dict[int, list[tuple[int, int, list[int]]]]:
     # source and gives an identity layout. So a member is a view whose result
     # has the identity layout and whose operand after the source is the byte
     # shift (what memref.view is), the ones after it its dynamic sizes; other
-    # views are not read here (the run-time oracle, memplan.reuse.oracle,
+    # views are not read here (the run-time oracle, memplan.numerics.oracle,
     # measures any view's bytes).
     by_pool: dict[int, list[tuple[int, int, list[int]]]] = {}
     for op in np.nonzero(g.view_source >= 0)[0]:

@@ -9,11 +9,10 @@ import numpy as np
 from mlir import ir
 
 from memplan.ir.graph import extract_graph, operation
-from memplan.numerics import execute
+from memplan.numerics.execute import execute
 from memplan.numerics.heap import HeapStats
 from memplan.numerics.source import ModuleSource, copy_module
-from memplan.transients.contract import functions_by_name, marked_arguments
-from memplan.transients.queries import QUERY_SUFFIX
+from memplan.transients.contract import QUERY_SUFFIX, functions_by_name, marked_arguments
 
 
 @dataclass

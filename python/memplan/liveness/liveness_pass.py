@@ -20,8 +20,7 @@ from memplan.ir.graph import extract_graph, function_ids, operation
 from memplan.lifetimes.analysis import FunctionLifetimes, LifetimeAnalysis, peak_live
 from memplan.lifetimes.contents import held_without_contents
 from memplan.lifetimes.fit import buffer_note, over_capacity, report_over
-from memplan.lifetimes.peaks import heap_peaks
-from memplan.lifetimes.report import format_text, report_dict
+from memplan.liveness.report import format_text, heap_peaks, report_dict
 from memplan.passes import PassContext
 
 

@@ -73,11 +73,35 @@ from memplan import packing
 from memplan.lifetimes import symbolic
 from memplan.lifetimes.analysis import FunctionLifetimes, peak_live
 from memplan.lifetimes.contents import Site, held_without_contents, peak_site
-from memplan.lifetimes.peaks import heap_peaks
+from memplan.lifetimes.peaks import dataflow_bound, input_peak, lower_bound_peak
 from memplan.lifetimes.stored import BlockFloors, BufferAccesses, Floor, op_at_peak, stored_at_peak
 from memplan.lifetimes.subset_copies import subset_copies_at
+from memplan.reuse.plan import PoolOverflow, plan_function
 
 JSON_VERSION = 1
+
+
+def heap_peaks(lt: FunctionLifetimes) -> dict[str, Optional[int]]:
+    """The function's heap peak as it is (``input``), with
+    memplan-buffer-reuse's plan (``reuse``; None when its pools would not fit
+    in an ``index``), the bound of the given lifetimes (``lower_bound``) and
+    the ``dataflow_bound``."""
+    bound = dataflow_bound(lt)
+    try:
+        plan = plan_function(lt)
+    except PoolOverflow:  # memplan-buffer-reuse reports it as an error
+        return {
+            "input": input_peak(lt),
+            "reuse": None,
+            "lower_bound": lower_bound_peak(lt),
+            "dataflow_bound": bound,
+        }
+    return {
+        "input": plan.input_peak,
+        "reuse": plan.peak,
+        "lower_bound": plan.lower_bound,
+        "dataflow_bound": bound,
+    }
 
 
 def pool_layout(

@@ -44,6 +44,8 @@ from memplan import _core
 from memplan.ir.graph import extract_graph, function_ids, operation
 from memplan.ir.parse import location_prefix
 from memplan.lifetimes import roles as K
+from memplan.numerics.execute import execute
+from memplan.numerics.heap import PoisonHeap
 
 VIEW_HOOK = "memplan_oracle_view"
 TOUCH_HOOK = "memplan_oracle_touch"
@@ -301,9 +303,6 @@ def run(
     :func:`memplan.numerics.execute`) and report the overlaps seen. With
     ``isolate`` the run is in a forked child: a crash raises
     :class:`~memplan.numerics.runner.ExecutionCrash`."""
-    from memplan.numerics import execute
-    from memplan.numerics.heap import PoisonHeap
-
     with ir.Context():
         module = ir.Module.parse(module_text)
         where = instrument(module)
