@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Async/IR/Async.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
@@ -380,6 +381,8 @@ int32_t opInterfaces(Operation *op) {
   if (std::optional<AffineMap> map = layoutCopyMap(op);
       map && !map->isIdentity())
     bits |= kInterfacePermutedCopy;
+  if (isa<linalg::LinalgOp>(op))
+    bits |= kInterfaceStructured;
   return bits;
 }
 

@@ -444,15 +444,26 @@ def permuted_copies(ctx: PeakContext) -> list[Stored]:
     """Buffers live at the peak that only transposes and broadcasts write
     (``_core.OpInterface.PERMUTED_COPY``, from LinalgOp: plain copies are not
     listed; one such copy per layer where an importer shares the
-    destination), every other use reading them. Their readers could read
-    each copy's source through their indexing maps instead, and the buffer
-    would not be stored at all. That saves its bytes where the source is
-    held at the peak anyway (a function argument, constant memory, a buffer
-    live there), else what the copy holds beyond its source, which would
-    then have to live on."""
+    destination), every other use reading them through an index: a
+    structured op (``STRUCTURED``: LinalgOp) or a load (``READS_ONLY``).
+    Those readers could read each copy's source through their indexing maps
+    or indices instead, and the buffer would not be stored at all; a copy
+    that a memref.copy (an insert_slice of the tensor program) reads is not
+    listed. That saves its bytes where the source is held at the peak
+    anyway (a function argument, constant memory, a buffer live there), else
+    what the copy holds beyond its source, which would then have to live
+    on."""
     lt, acc, op = ctx.lt, ctx.accesses, ctx.op
     g = lt.graph
     permuted = int(_core.OpInterface.PERMUTED_COPY)
+    structured = int(_core.OpInterface.STRUCTURED)
+    reads_only = int(_core.OpPurity.READS_ONLY)
+
+    def reads_through_an_index(o: int) -> bool:
+        """A reader that could take the source with the copy's map composed
+        in: a structured op (its indexing maps) or a load (its indices)."""
+        return bool(int(g.op_interfaces[o]) & structured or int(g.op_purity[o]) & reads_only)
+
     live = set(ctx.live_buffers())
     out = []
     for b in sorted(live):
@@ -461,6 +472,8 @@ def permuted_copies(ctx: PeakContext) -> list[Stored]:
             continue
         writers = [o for o, x in buffer.accesses if x & _WRITE]
         if not writers or any(not int(g.op_interfaces[o]) & permuted for o in writers):
+            continue
+        if not all(reads_through_an_index(o) for o, x in buffer.accesses if not x & _WRITE):
             continue
         # The copy whose contents it holds at the peak, else the next one.
         writer = max((o for o in writers if o <= op), default=writers[0])
