@@ -529,6 +529,57 @@ static void simplifyBufferLoops(Operation *root) {
   (void)applyOpPatternsGreedily(ops, std::move(patterns), config);
 }
 
+/// The canonicalization patterns of branching region ops that decide a
+/// region statically: a condition is known inside the regions it selects
+/// (propagated there as a constant), and an op whose condition is a constant
+/// is replaced by the one region it runs.
+static bool decidesRegions(const Pattern &pattern) {
+  StringRef name = pattern.getDebugName();
+  return name.ends_with("ConditionPropagation") ||
+         name.ends_with("RemoveStaticCondition");
+}
+
+/// Branching region ops (not loops) that hold buffers, with the regions no
+/// path runs removed by their own canonicalization patterns (decidesRegions),
+/// as upstream's canonicalization after its deallocation removes them: an
+/// op nested in a region of another one under the same condition, kept, may
+/// write to a buffer on a path that never runs it and hold it there, above
+/// upstream's run-time peak.
+static void simplifyDecidedBranches(Operation *root) {
+  SmallVector<Operation *> ops;
+  llvm::SetVector<OperationName> names;
+  root->walk([&](RegionBranchOpInterface op) {
+    if (op.getOperation() == root ||
+        isa<LoopLikeOpInterface>(op.getOperation()) || !op->getNumRegions())
+      return;
+    bool buffers = touchesBuffers(op);
+    op->walk([&](Operation *nested) { buffers |= touchesBuffers(nested); });
+    if (!buffers)
+      return;
+    ops.push_back(op);
+    names.insert(op->getName());
+  });
+  if (ops.empty())
+    return;
+  MLIRContext *ctx = root->getContext();
+  RewritePatternSet all(ctx);
+  for (OperationName name : names)
+    name.getCanonicalizationPatterns(all, ctx);
+  RewritePatternSet patterns(ctx);
+  for (std::unique_ptr<RewritePattern> &pattern : all.getNativePatterns())
+    if (decidesRegions(*pattern)) {
+      LLVM_DEBUG(llvm::dbgs() << "deciding regions with "
+                              << pattern->getDebugName() << "\n");
+      patterns.add(std::move(pattern));
+    }
+  if (patterns.getNativePatterns().empty())
+    return;
+  GreedyRewriteConfig config;
+  config.setStrictness(GreedyRewriteStrictness::ExistingOps);
+  config.enableConstantCSE(false);
+  (void)applyOpPatternsGreedily(ops, std::move(patterns), config);
+}
+
 /// Erases, to a fixpoint, the trivially dead ops on buffers: reads whose
 /// values nothing uses (a load, a dim: buffer operands, no buffer result)
 /// and, with `aliases`, the other ones (views, selects; an allocation stays,
@@ -577,6 +628,7 @@ static void dropDeadBufferValues(Operation *root, bool aliases) {
   eraseDeadBufferOps(root, /*aliases=*/false);
   if (!aliases)
     return;
+  simplifyDecidedBranches(root);
   simplifyBufferLoops(root);
   eraseDeadBufferOps(root, /*aliases=*/true);
 }

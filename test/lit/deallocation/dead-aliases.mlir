@@ -120,3 +120,39 @@ func.func @loop_carries_for_nothing(%x: memref<8xf32>, %n: index, %i: index) -> 
   %l = memref.load %b[%i] : memref<8xf32>
   return %l : f32
 }
+
+// -----
+
+// An scf.if nested in the else branch of an scf.if on the same condition
+// never runs: the ops' own canonicalization patterns that decide a region
+// (the condition is false there, the nested op goes) remove it before frees
+// are placed. Kept, its write to %a would hold %a across the allocation of
+// %b, above upstream's run-time peak (its canonicalization after
+// deallocation removes the nested op too).
+
+// CHECK-LABEL: func @decided_branch
+//       CHECK:   %[[A:.*]] = memref.alloc() : memref<8xf32>
+//       CHECK:   memref.load %[[A]]
+//  CHECK-NEXT:   memref.dealloc %[[A]] : memref<8xf32>
+//  CHECK-NEXT:   %[[B:.*]] = memref.alloc() : memref<8xf32>
+//       CHECK:   scf.if
+//   CHECK-NOT:     linalg.fill
+//       CHECK:   memref.load %[[B]]
+//  CHECK-NEXT:   memref.dealloc %[[B]] : memref<8xf32>
+func.func @decided_branch(%c: i1, %x: memref<8xf32>, %i: index) -> f32 {
+  %cst = arith.constant 1.0 : f32
+  %a = memref.alloc() : memref<8xf32>
+  memref.copy %x, %a : memref<8xf32> to memref<8xf32>
+  %v = memref.load %a[%i] : memref<8xf32>
+  %b = memref.alloc() : memref<8xf32>
+  linalg.fill ins(%v : f32) outs(%b : memref<8xf32>)
+  scf.if %c {
+    memref.store %cst, %x[%i] : memref<8xf32>
+  } else {
+    scf.if %c {
+      linalg.fill ins(%cst : f32) outs(%a : memref<8xf32>)
+    }
+  }
+  %w = memref.load %b[%i] : memref<8xf32>
+  return %w : f32
+}
