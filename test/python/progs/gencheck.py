@@ -124,17 +124,20 @@ def _verify(text: str) -> List[str]:
 
 def _peak_step(program: NumericProgram, path: dict, upstream_peak: int) -> str:
     """The memplan step that raises the peak above upstream's on ``path``:
-    the first variant of the pipeline whose peak is back at most upstream's."""
+    the first variant of the pipeline, each the default one with one step
+    taken out or turned off, whose peak is back at most upstream's."""
     from memplan.numerics import compare
-    from memplan.pipeline import MEMPLAN_BUFFERIZATION
+    from memplan.passes import lookup
 
+    info = lookup(MEMPLAN)
+    steps = info.expand(info.resolve_options({})).split(", ")
+    assert steps[-1].startswith("memplan-buffer-reuse"), steps
+    dead = "memplan-buffer-deallocation{drop-dead-values=true}"
+    assert dead in steps, steps
     variants = [
-        (
-            "pools",
-            ",".join(
-                ["memplan-split-destinations", "memplan-reuse-dying-inputs", MEMPLAN_BUFFERIZATION]
-            ),
-        ),
+        ("pools", ",".join(steps[:-1])),
+        # Deallocation dropping dead region results and block arguments first.
+        ("dead-values", ",".join(s if s != dead else "memplan-buffer-deallocation" for s in steps)),
         ("split-destinations", f"{MEMPLAN}{{split-destinations=false}}"),
         ("reuse-dying-inputs", f"{MEMPLAN}{{reuse-dying-inputs=false}}"),
     ]
