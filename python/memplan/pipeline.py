@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Union
 
+from memplan import _core
 from memplan import passes as registry
 
 if TYPE_CHECKING:  # mlir.ir imports numpy: imported where a pipeline runs
@@ -100,8 +101,6 @@ def run_pass_manager(pm: passmanager.PassManager, op: ir.Operation) -> None:
     along, makes them fail. Raises ``mlir.ir.MLIRError`` with the error
     diagnostics when the pipeline fails, as ``PassManager.run`` does."""
     from mlir import ir
-
-    from memplan import _core
 
     context = op.context
     errors: list[ir.DiagnosticInfo] = []

@@ -24,6 +24,8 @@ listed in :data:`LOCAL_IMPORT_REASONS`.
 from __future__ import annotations
 
 import ast
+import functools
+import importlib.util
 import textwrap
 from pathlib import Path
 from typing import NamedTuple, Optional
@@ -42,6 +44,7 @@ EXTENSION_MODULES = frozenset({"memplan._core"})
 START_UP_MODULES = frozenset(
     {
         "memplan",
+        "memplan._core",
         "memplan.capacity",
         "memplan.cli",
         "memplan.cli.opt",
@@ -54,6 +57,7 @@ START_UP_MODULES = frozenset(
 #: Why a function-local import may stay local, by the check that allows it.
 LOCAL_IMPORT_REASONS = {
     "optional": "an optional dependency (matplotlib: the plot extra)",
+    "slow": "a slow standard module, needed on a rare path (importlib.metadata: versions)",
     "start-up": "a module memplan-opt loads at start-up defers what it does not need",
     "command": "a command-line module imports its command's machinery when that command runs",
 }
@@ -61,6 +65,10 @@ LOCAL_IMPORT_REASONS = {
 #: Optional dependencies: imported where they are used, so memplan works
 #: without them.
 OPTIONAL_DEPENDENCIES = ("matplotlib",)
+
+#: Standard modules that take tens of milliseconds to import (importlib.metadata
+#: loads email and zipfile) and are read only to print a version.
+SLOW_STANDARD_MODULES = ("importlib.metadata",)
 
 
 class Import(NamedTuple):
@@ -97,9 +105,26 @@ def _imported(
     else:
         prefix = node.module or ""
     return [
-        f"{prefix}.{alias.name}" if f"{prefix}.{alias.name}" in known else prefix
+        f"{prefix}.{alias.name}" if _is_module(f"{prefix}.{alias.name}", known) else prefix
         for alias in node.names
     ]
+
+
+@functools.lru_cache(maxsize=None)
+def _is_external_module(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, AttributeError, ValueError):  # a parent is not a package
+        return False
+
+
+def _is_module(name: str, known: set[str]) -> bool:
+    """``name`` is a module: of the tree (``known``: its top package's
+    modules) or, outside the tree, one that Python finds."""
+    top = min(known, key=len).split(".")[0]
+    if name.split(".")[0] == top:
+        return name in known
+    return _is_external_module(name)
 
 
 def imports(package: Path) -> list[Import]:
@@ -196,7 +221,11 @@ def local_import_reason(imp: Import) -> Optional[str]:
     import ``imp``, or None."""
     if imp.target.split(".")[0] in OPTIONAL_DEPENDENCIES:
         return "optional"
-    if imp.module in START_UP_MODULES and imp.target not in START_UP_MODULES:
+    if imp.target in SLOW_STANDARD_MODULES:
+        return "slow"
+    if imp.target in START_UP_MODULES:  # loaded anyway: deferring it only hides the edge
+        return None
+    if imp.module in START_UP_MODULES:
         return "start-up"
     if imp.module.startswith("memplan.cli."):
         return "command"
@@ -216,6 +245,18 @@ def test_packages_import_no_cycle():
 
 def test_modules_import_no_cycle():
     _check_acyclic(PACKAGE, packages=False)
+
+
+def test_function_local_imports_have_a_reason():
+    # A function-local import of a memplan module that is not deferred for
+    # start-up would hide an edge of the graph; stdlib and mlir imports
+    # inside functions are moved to the header too.
+    unexplained = [
+        f"{imp.module}:{imp.line}: {imp.target}"
+        for imp in imports(PACKAGE)
+        if imp.local and local_import_reason(imp) is None
+    ]
+    assert not unexplained, "function-local imports without a reason:\n" + "\n".join(unexplained)
 
 
 def test_harness_is_above_the_passes():

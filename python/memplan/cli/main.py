@@ -18,6 +18,7 @@ import importlib
 import sys
 from typing import Optional, Sequence
 
+import memplan
 from memplan.cli.arguments import ArgumentParser, quiet_on_broken_pipe
 
 #: Modules providing ``add_parser(subparsers)``, in help order.
@@ -43,8 +44,6 @@ def run(argv: Optional[Sequence[str]] = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.version:
-        import memplan
-
         print(f"memplan {memplan.__version__}")
         return 0
     if not getattr(args, "run", None):

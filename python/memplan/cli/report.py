@@ -16,7 +16,7 @@ from typing import Optional
 
 from memplan.cli.arguments import add_argument_options, print_error
 from memplan.packing import ALGORITHMS
-from memplan.pipeline import BUFFERIZATION
+from memplan.pipeline import BUFFERIZATION, PipelineError, run_pipeline
 
 PROG = "memplan report"
 PREPARE = f"builtin.module({BUFFERIZATION})"
@@ -95,7 +95,6 @@ def _load(args: argparse.Namespace) -> dict:
 
     from memplan.lifetimes.analysis import analyze_module
     from memplan.liveness.report import report_dict
-    from memplan.pipeline import run_pipeline
 
     with ir.Context() as ctx:
         ctx.allow_unregistered_dialects = True
@@ -181,7 +180,6 @@ def run(args: argparse.Namespace) -> int:
 
     from memplan.ir.parse import ParseError, ReadError, format_diagnostics
     from memplan.liveness.report import find_function, format_text
-    from memplan.pipeline import PipelineError
 
     if args.plot is not None:
         problem = _plot_problem(args.plot)

@@ -5,9 +5,12 @@ kept relative to the whole file."""
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass
 
 from mlir import ir
+
+from memplan import _core
 
 SPLIT_MARKER = "// -----"
 
@@ -82,8 +85,6 @@ def parse_module(
     diagnostics with the source line and a caret (for bytecode, with a note
     on the MLIR that wrote it and what to do when it is not this one).
     """
-    from memplan import _core
-
     if context is None:  # the current one (None outside a `with`), else a new one
         context = ir.Context.current or ir.Context()
     data = text.encode() if isinstance(text, str) else bytes(text)
@@ -231,8 +232,6 @@ def read_source(path: str) -> bytes:
     Raises :class:`ReadError` (``cannot read 'PATH': reason``) when the file
     cannot be read.
     """
-    import sys
-
     try:
         if path == "-":
             return sys.stdin.buffer.read()

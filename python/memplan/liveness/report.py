@@ -70,6 +70,7 @@ from typing import Any, Iterable, Mapping, Optional
 import numpy as np
 
 from memplan import packing
+from memplan.ir.graph import value_namer
 from memplan.lifetimes import symbolic
 from memplan.lifetimes.analysis import FunctionLifetimes, peak_live
 from memplan.lifetimes.contents import Site, held_without_contents, peak_site
@@ -148,7 +149,6 @@ def _dynamic_sizes(
     dynamic row's size text."""
     if not lt.num_dynamic:
         return lt, {}, {}
-    from memplan.ir.graph import value_namer
 
     namer = value_namer(lt.graph, lt.func_op) if names else (lambda v: f"%v{v}")
     sym = symbolic.SymbolicSizes(lt.graph, lt.func_op, namer)

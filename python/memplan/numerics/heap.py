@@ -41,6 +41,8 @@ import struct
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
+from memplan import _core
+
 if TYPE_CHECKING:
     from mlir.execution_engine import ExecutionEngine
 
@@ -154,8 +156,6 @@ class UseAfterFree(RuntimeError):
 def use_after_free(record: bytes, sites: Sequence[str]) -> Optional[UseAfterFree]:
     """The :class:`UseAfterFree` a quarantine fault record (written by the
     child's fault handler) describes, or None if ``record`` is not one."""
-    from memplan import _core
-
     if len(record) != 48:
         return None
     magic, _address, offset, alloc_site, free_site, phase = struct.unpack("<6q", record)
@@ -278,8 +278,6 @@ class PoisonHeap:
         self._freed = {}
         self._buffers = []
         if self.quarantine:
-            from memplan import _core
-
             _core.quarantine_release()
 
     def owns(self, address: int) -> bool:
@@ -295,8 +293,6 @@ class PoisonHeap:
         try:
             align = max(self.alignment, alignment if alignment > 0 else 1)
             if self.quarantine:
-                from memplan import _core
-
                 address = _core.quarantine_alloc(size, align)
                 if not address:
                     return 0
@@ -360,8 +356,6 @@ class PoisonHeap:
         self._live_bytes -= size
         self._live_blocks -= -(-size // 64) * 64
         if self.quarantine:
-            from memplan import _core
-
             _core.quarantine_free(address, size, alloc_site, site)
         elif self.poison is not None and size:
             ctypes.memset(address, self.poison, size)

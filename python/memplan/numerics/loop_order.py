@@ -25,6 +25,7 @@ from __future__ import annotations
 from typing import List, Optional
 
 from mlir import ir
+from mlir.dialects import linalg
 
 __all__ = ["hoist_reductions", "reduction_hoisting_order"]
 
@@ -61,8 +62,6 @@ def reduction_hoisting_order(
 
 
 def _permute(op: ir.Operation, order: List[int]) -> None:
-    from mlir.dialects import linalg
-
     n = len(order)
     new_pos = [0] * n  # old dimension -> new position
     for pos, old in enumerate(order):
@@ -91,8 +90,6 @@ def hoist_reductions(module: ir.Module) -> int:
     Ops whose body holds regions (nested loops) are left alone.  Returns the
     number of ops reordered.
     """
-    from mlir.dialects import linalg
-
     targets = []
 
     def visit(op: ir.Operation) -> ir.WalkResult:

@@ -84,16 +84,20 @@ The entry function gets ``llvm.emit_c_interface`` before any of this.
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 from dataclasses import dataclass, field
 from typing import Dict, Iterator, List, Sequence, Tuple
 
 from mlir import ir, passmanager
+from mlir.dialects import arith, builtin, func, memref, scf
 
 from memplan import _core
+from memplan.pipeline import parse_pipeline, run_pass_manager
 
 from .loop_order import hoist_reductions
 from .outline import mark_no_inline, outline_generics
+from .parallel import start as parallel_start
 from .signature import Signature, entry_signature, find_func
 from .source import ModuleSource, location_text, private_copy
 from .tiling import tile_for_reuse
@@ -236,8 +240,6 @@ def _run(module: ir.Module, pipeline: str, what: str) -> None:
     context = module.context
     with _errors_raised_as(context, what):
         if "memplan-" in pipeline:
-            from memplan.pipeline import parse_pipeline, run_pass_manager
-
             pm = parse_pipeline(f"builtin.module({pipeline})", context)
             run_pass_manager(pm, module.operation)
         else:
@@ -299,8 +301,6 @@ def _widen_narrow_accesses(ops: List[ir.Operation]) -> None:
     removes: both types become the same LLVM struct): a load reads the byte
     and truncates it, a store writes the zero-extended value.
     """
-    from mlir.dialects import arith, builtin, memref
-
     i8 = ir.IntegerType.get_signless(8)
     for op in ops:
         is_load = op.name == "memref.load"
@@ -324,8 +324,6 @@ def _widen_narrow_accesses(ops: List[ir.Operation]) -> None:
 def _mark_heap_sites(module: ir.Module, ops: List[ir.Operation]) -> List[str]:
     """Before each heap op, store its site number into :data:`HEAP_SITE`;
     returns the sites' ``"<op> at <location>"``."""
-    from mlir.dialects import arith, memref
-
     sites: List[str] = []
     if not ops:
         return sites
@@ -349,8 +347,6 @@ def _instrument(module: ir.Module) -> tuple:
 
     Returns ``(alignment, assert_messages, mutable_globals, heap_sites)``.
     """
-    from mlir.dialects import arith, func, scf
-
     alignment = MIN_ALIGNMENT
     allocs: List[ir.Operation] = []
     asserts: List[ir.Operation] = []
@@ -490,9 +486,6 @@ def _deallocate(module: ir.Module) -> Tuple[ir.Module, str]:
     and a checker must not die with it. Returns the deallocated module and
     ``""``, or ``module`` unchanged and why it has no frees: the values it
     computes are the same, only its heap figures lack the frees."""
-    import io
-
-    from .parallel import start
 
     def child() -> bytes:
         with open(os.devnull, "wb") as devnull:  # its assertion and stack dump
@@ -504,7 +497,7 @@ def _deallocate(module: ir.Module) -> Tuple[ir.Module, str]:
 
     what = f"upstream's {DEALLOCATION_PIPELINE}"
     try:
-        data = start(child, what).result()
+        data = parallel_start(child, what).result()
     except LoweringError:
         raise
     except RuntimeError as err:

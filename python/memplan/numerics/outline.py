@@ -37,7 +37,11 @@ from __future__ import annotations
 
 from typing import Dict, List
 
-from mlir import ir
+from mlir import ir, passmanager
+from mlir.dialects import arith, builtin, func, linalg, llvm, memref
+
+from memplan import _core
+from memplan.ir.interfaces import has_interface
 
 __all__ = ["outline_generics", "mark_no_inline", "KERNEL_PREFIX"]
 
@@ -75,9 +79,6 @@ def _captured(op: ir.Operation) -> List[ir.Value]:
 
 def _is_constant(value: ir.Value) -> bool:
     """``value`` is the result of a ConstantLike op (MLIR's trait)."""
-    from memplan import _core
-    from memplan.ir.interfaces import has_interface
-
     owner = value.owner
     return not isinstance(owner, ir.Block) and has_interface(owner, _core.OpInterface.CONSTANT_LIKE)
 
@@ -106,13 +107,10 @@ def _strided(t: ir.Type):
 
 def _pack(value: ir.Value) -> List[ir.Value]:
     """Caller side: the values that carry ``value`` into a kernel."""
-    from mlir.dialects import memref
-
     layout = _strided(value.type)
     if layout is None:
         return [value]
     offset, sizes, strides = layout
-    from mlir.dialects import arith
 
     packed = [memref.ExtractAlignedPointerAsIndexOp(value).result]
     if offset is None or None in sizes or None in strides:
@@ -150,8 +148,6 @@ def _kernel_type(value_type: ir.Type) -> ir.Type:
 def _unpack(value_type: ir.Type, args: List[ir.Value]) -> ir.Value:
     """Kernel side: rebuild a memref of ``value_type``, with a dynamic
     offset (:func:`_kernel_type`), from its packed args."""
-    from mlir.dialects import arith, builtin, llvm
-
     _, sizes, strides = _strided(value_type)
     offset = None  # always passed
     rank = len(sizes)
@@ -184,8 +180,6 @@ def outline_generics(module: ir.Module) -> int:
 
     Returns the number of functions created.
     """
-    from mlir.dialects import func, linalg
-
     generics: List[ir.Operation] = []
 
     def visit(op: ir.Operation) -> ir.WalkResult:
@@ -259,8 +253,6 @@ def outline_generics(module: ir.Module) -> int:
 
 def _llvm_functions(module: ir.Module) -> Dict[str, ir.Operation]:
     """The ``llvm.func`` ops of ``module`` by name."""
-    from mlir.dialects import llvm
-
     return {
         ir.StringAttr(op.attributes["sym_name"]).value: op.operation
         for op in module.body.operations
@@ -288,8 +280,6 @@ def _inline_into_wrappers(module: ir.Module) -> List[str]:
     returns the names inlined. Nothing else is inlined: every other function
     is ``no_inline`` during MLIR's inliner, which runs with no simplification
     pipeline (the operations are moved as they are)."""
-    from mlir import passmanager
-
     functions = _llvm_functions(module)
     calls = _callees(module)
     entries = [

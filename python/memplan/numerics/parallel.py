@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
+import signal
 import sys
 from typing import Any, Callable, Optional, Tuple
 
@@ -68,8 +69,6 @@ class Child:
 
     def cancel(self) -> None:
         """Stop the child (its value is no longer wanted) and reap it."""
-        import signal
-
         with contextlib.suppress(OSError):
             os.kill(self.pid, signal.SIGKILL)
         with contextlib.suppress(OSError):

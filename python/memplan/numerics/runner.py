@@ -26,9 +26,12 @@ import numpy as np
 from mlir import execution_engine
 from mlir.runtime import make_nd_memref_descriptor, make_zero_d_memref_descriptor
 
+from memplan import _core
+
 from .heap import HeapStats, PoisonHeap, UseAfterFree, use_after_free
 from .inputs import ArgValue
 from .lowering import ASSERT_HOOK, LoweredProgram, LoweringError
+from .parallel import start as parallel_start
 from .signature import Signature, ValueSpec
 from .source import location_text
 
@@ -185,8 +188,6 @@ class _Call:
         if self.scalar_return:
             scalar_slot = sig.results[0].ctype()()
             packed.append(ctypes.pointer(scalar_slot))
-
-        from memplan import _core
 
         _core.quarantine_phase(1)  # the program runs
         engine.invoke(sig.name, *packed)
@@ -357,11 +358,8 @@ class Executable:
         are shared, the rest comes back pickled through a pipe, or the
         record of an access to a freed block that the child's fault handler
         writes there."""
-        from .parallel import start
 
         def prepare(write_end: int) -> None:
-            from memplan import _core
-
             faulthandler.disable()  # a crash is reported by the parent, once
             _core.quarantine_report_faults(write_end)  # a use after free: its record
 
@@ -376,7 +374,7 @@ class Executable:
             )
 
         name = self.program.signature.name
-        run = start(child, f"@{name}", prepare)
+        run = parallel_start(child, f"@{name}", prepare)
         payload, status = run.raw()
         fault = use_after_free(payload, self.program.heap_sites)
         if fault is not None:

@@ -17,6 +17,7 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import func as func_dialect
 
+from memplan import _core
 from memplan.transients.contract import ATTR as STORAGE_ATTR
 
 __all__ = ["ValueSpec", "Signature", "value_spec", "entry_signature", "find_func"]
@@ -242,7 +243,5 @@ def index_argument_ranges(func: ir.Operation, size_limit: int = DEFAULT_DIM) -> 
     (token ids indexing an embedding table).  Returns argument number ->
     ``(lo, hi)`` (inclusive) for the arguments with such uses.
     """
-    from memplan import _core
-
     found = _core.index_argument_ranges(func.operation._CAPIPtr, size_limit)
     return {arg: (lo, hi) for arg, lo, hi in found}

@@ -35,6 +35,7 @@ import re
 from typing import Dict, List, Optional, Tuple
 
 from mlir import ir, passmanager
+from mlir.dialects import arith, func, linalg, memref, scf
 
 from .outline import KERNEL_PREFIX
 
@@ -134,8 +135,6 @@ def tiling_columns(op: ir.Operation) -> int:
 def _range(value: ir.Value) -> Tuple[ir.Value, ir.Value]:
     """``[begin, end)`` byte addresses of the elements ``value`` (a memref
     with static sizes and strides) may reach."""
-    from mlir.dialects import arith, memref
-
     mtype = ir.MemRefType(value.type)
     strides, _ = mtype.get_strides_and_offset()
     index = ir.IndexType.get()
@@ -154,8 +153,6 @@ def _range(value: ir.Value) -> Tuple[ir.Value, ir.Value]:
 def _guarded(op: ir.Operation) -> ir.Operation:
     """Put ``op`` in ``scf.if (an input overlaps the output) {op as it is}
     else {op}``; returns the op of the else branch (the one to tile)."""
-    from mlir.dialects import arith, scf
-
     with ir.InsertionPoint(op), op.location:
         out_begin, out_end = _range(op.operands[-1])
         overlap = None
@@ -180,8 +177,6 @@ def _guarded(op: ir.Operation) -> ir.Operation:
 def tile_for_reuse(module: ir.Module) -> int:
     """Tile every eligible generic of the outlined kernels (module doc);
     returns how many."""
-    from mlir.dialects import func, linalg
-
     targets: List[Tuple[ir.Operation, Tuple[List[int], List[int], List[int]]]] = []
     for fn in module.body.operations:
         if not isinstance(fn, func.FuncOp) or not fn.regions[0].blocks:

@@ -54,6 +54,7 @@ from __future__ import annotations
 from mlir import ir
 
 from memplan import _core
+from memplan.ir.parse import location_prefix
 from memplan.passes import PassContext
 from memplan.peak import report
 
@@ -83,8 +84,6 @@ def copy_decisions(module: ir.Operation, function_boundaries: bool = True) -> di
     a pad, concat or insert_slice, its remarks (one per value copied)
     joined by ``"; "``. Empty when the in-place analysis fails on
     ``module``."""
-    from memplan.ir.parse import location_prefix
-
     stats = _core.eliminate_subset_copies(module._CAPIPtr, function_boundaries, dry_run=True)
     out: dict[str, str] = {}
     for location, message in stats.remarks:
