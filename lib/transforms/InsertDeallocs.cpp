@@ -580,6 +580,45 @@ static void simplifyDecidedBranches(Operation *root) {
   (void)applyOpPatternsGreedily(ops, std::move(patterns), config);
 }
 
+/// Drops the memref arguments nothing uses of the blocks only branches
+/// (BranchOpInterface) reach, with the operands each branch forwards to
+/// them; true if it dropped one. Kept, such an argument would hold what
+/// the branches pass it to the start of the block.
+static bool dropUnusedBlockArguments(Operation *root) {
+  bool changed = false;
+  root->walk([&](Block *block) {
+    if (block->isEntryBlock())
+      return;
+    for (unsigned i = block->getNumArguments(); i-- > 0;) {
+      BlockArgument arg = block->getArgument(i);
+      if (!isMemrefType(arg.getType()) || !arg.use_empty())
+        continue;
+      bool forwarded = true;
+      for (BlockOperand &use : block->getUses()) {
+        auto br = dyn_cast<BranchOpInterface>(use.getOwner());
+        if (!br) {
+          forwarded = false;
+          break;
+        }
+        SuccessorOperands operands =
+            br.getSuccessorOperands(use.getOperandNumber());
+        forwarded &= !operands.isOperandProduced(i) && i < operands.size();
+      }
+      if (!forwarded)
+        continue;
+      for (BlockOperand &use : block->getUses())
+        cast<BranchOpInterface>(use.getOwner())
+            .getSuccessorOperands(use.getOperandNumber())
+            .erase(i);
+      block->eraseArgument(i);
+      LLVM_DEBUG(llvm::dbgs()
+                 << "dropping unused block argument " << i << "\n");
+      changed = true;
+    }
+  });
+  return changed;
+}
+
 /// Erases, to a fixpoint, the trivially dead ops on buffers: reads whose
 /// values nothing uses (a load, a dim: buffer operands, no buffer result)
 /// and, with `aliases`, the other ones (views, selects; an allocation stays,
@@ -612,6 +651,8 @@ static void eraseDeadBufferOps(Operation *root, bool aliases) {
         changed |= dropUnusedResults(branch);
       }
     }
+    if (aliases)
+      changed |= dropUnusedBlockArguments(root);
   }
 }
 

@@ -245,8 +245,8 @@ register_pass(
             bool,
             False,
             "first drop what no path reads (unused region-op results, views, selects and "
-            "loads, loop arguments carried for nothing), so that no dead alias holds a "
-            "buffer past its last use",
+            "loads, loop arguments carried for nothing, regions no path runs, unused block "
+            "arguments), so that no dead alias holds a buffer past its last use",
         ),
     ],
     run="memplan.deallocation.dealloc_pass:run",

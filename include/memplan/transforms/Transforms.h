@@ -239,8 +239,9 @@ struct DeallocationResult {
 /// Ownership.h) reasons about, as its plan says, and returns the functions
 /// it leaves to upstream. With `dropDeadValues`, what no path reads goes
 /// first (unused memref results of region ops, unused views, selects and
-/// loads, what loops carry for nothing), as upstream's canonicalization
-/// after its deallocation does, so that no dead alias holds a buffer.
+/// loads, what loops carry for nothing, regions no path runs, unused block
+/// arguments), as upstream's canonicalization after its deallocation does,
+/// so that no dead alias or dead write holds a buffer.
 DeallocationResult deallocateBuffers(MlirOperation root,
                                      bool dropDeadValues = false);
 

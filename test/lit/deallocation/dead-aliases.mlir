@@ -156,3 +156,34 @@ func.func @decided_branch(%c: i1, %x: memref<8xf32>, %i: index) -> f32 {
   %w = memref.load %b[%i] : memref<8xf32>
   return %w : f32
 }
+
+// -----
+
+// A block argument nothing uses goes, with what the branches pass it: %a,
+// which one branch passed it, is freed right after its last read, before
+// %b, not at the start of the join block.
+
+// CHECK-LABEL: func @unused_block_argument
+//       CHECK:   %[[A:.*]] = memref.alloc() : memref<8xf32>
+//       CHECK:   memref.load %[[A]]
+//  CHECK-NEXT:   memref.dealloc %[[A]] : memref<8xf32>
+//  CHECK-NEXT:   %[[B:.*]] = memref.alloc() : memref<8xf32>
+//       CHECK:   cf.cond_br %{{.*}}, ^bb1, ^bb2
+//       CHECK: ^bb3:
+//   CHECK-NOT:   memref.dealloc %[[A]] :
+//       CHECK:   return
+func.func @unused_block_argument(%c: i1, %x: memref<8xf32>, %i: index) -> f32 {
+  %a = memref.alloc() : memref<8xf32>
+  memref.copy %x, %a : memref<8xf32> to memref<8xf32>
+  %v = memref.load %a[%i] : memref<8xf32>
+  %b = memref.alloc() : memref<8xf32>
+  linalg.fill ins(%v : f32) outs(%b : memref<8xf32>)
+  cf.cond_br %c, ^bb1, ^bb2
+^bb1:
+  cf.br ^bb3(%a : memref<8xf32>)
+^bb2:
+  cf.br ^bb3(%x : memref<8xf32>)
+^bb3(%m: memref<8xf32>):
+  %w = memref.load %b[%i] : memref<8xf32>
+  return %w : f32
+}
