@@ -376,6 +376,26 @@ class PassInfo:
         """A pipeline alias (it expands to passes; it does not run)."""
         return self.expand is not None
 
+    @property
+    def signature(self) -> str:
+        """The pass as a pipeline element with every option at its default,
+        as the README's pass table shows it: ``memplan-x{a=1 b=false}``
+        (an option with choices lists them, its default first; an option
+        without a default is left empty)."""
+        if not self.options:
+            return self.argument
+
+        def value(opt: Option) -> str:
+            if opt.choices is not None:
+                return "|".join([opt.default, *(c for c in opt.choices if c != opt.default)])
+            if opt.default is None:
+                return ""
+            if isinstance(opt.default, bool):
+                return "true" if opt.default else "false"
+            return str(opt.default)
+
+        return self.argument + "{" + " ".join(f"{o.name}={value(o)}" for o in self.options) + "}"
+
     def runner(self) -> RunFn:
         """The pass' body, its module imported on first use."""
         run = self.run
@@ -591,6 +611,10 @@ def _add(info: PassInfo) -> None:
     if info.argument in _REGISTRY:
         raise ValueError(f"pass '{info.argument}' registered twice")
     _REGISTRY[info.argument] = info
+    if _loaded:
+        # Declared after memplan's own passes went into MLIR's registry (a
+        # user's pass, declared after ``import memplan``): it goes in now.
+        _register_in_mlir(info)
 
 
 def _ensure_loaded() -> None:
