@@ -7,6 +7,7 @@ import textwrap
 
 import pytest
 from mlir import ir, passmanager
+from test_import_graph import START_UP_MODULES
 
 import memplan
 import memplan.passes
@@ -108,17 +109,7 @@ def test_import_registers_every_pass_without_importing_pass_modules():
     )
     assert out.returncode == 0, out.stderr
     loaded = set(out.stdout.split())
-    light = {
-        "memplan",
-        "memplan._core",
-        "memplan.capacity",
-        "memplan.cli",
-        "memplan.cli.opt",
-        "memplan.pass_declarations",
-        "memplan.passes",
-        "memplan.pipeline",
-    }
-    assert {m for m in loaded if m.startswith("memplan")} == light
+    assert {m for m in loaded if m.startswith("memplan")} == START_UP_MODULES
     heavy = {"numpy", "mlir.ir", "mlir.passmanager", "dataclasses", "matplotlib"}
     assert not heavy & loaded, heavy & loaded
 
