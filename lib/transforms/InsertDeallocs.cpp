@@ -619,6 +619,68 @@ static bool dropUnusedBlockArguments(Operation *root) {
   return changed;
 }
 
+/// Views spelled alike (memory-effect-free ops of the same block with the
+/// same operands and attributes and memref results) made one value, then
+/// the ops on buffers without results simplified by their own
+/// canonicalization patterns (a copy of a view onto the same view goes), as
+/// upstream's CSE and canonicalization after its deallocation do: kept, a
+/// copy of a buffer onto itself would hold it past its last real use.
+static void foldSelfCopies(Operation *root) {
+  struct ViewInfo : llvm::DenseMapInfo<Operation *> {
+    static unsigned getHashValue(const Operation *op) {
+      return OperationEquivalence::computeHash(
+          const_cast<Operation *>(op), OperationEquivalence::directHashValue,
+          OperationEquivalence::ignoreHashValue,
+          OperationEquivalence::IgnoreLocations);
+    }
+    static bool isEqual(const Operation *a, const Operation *b) {
+      if (a == b)
+        return true;
+      if (a == getEmptyKey() || a == getTombstoneKey() || b == getEmptyKey() ||
+          b == getTombstoneKey())
+        return false;
+      return OperationEquivalence::isEquivalentTo(
+          const_cast<Operation *>(a), const_cast<Operation *>(b),
+          OperationEquivalence::IgnoreLocations);
+    }
+  };
+  bool merged = false;
+  root->walk([&](Block *block) {
+    DenseSet<Operation *, ViewInfo> seen;
+    for (Operation &op : llvm::make_early_inc_range(*block)) {
+      if (op.getNumRegions() || !op.getNumResults() ||
+          !llvm::all_of(op.getResultTypes(), isMemrefType) ||
+          !isMemoryEffectFree(&op))
+        continue;
+      auto [it, inserted] = seen.insert(&op);
+      if (inserted)
+        continue;
+      op.replaceAllUsesWith(*it);
+      op.erase();
+      merged = true;
+    }
+  });
+  if (!merged)
+    return;
+  SmallVector<Operation *> ops;
+  llvm::SetVector<OperationName> names;
+  root->walk([&](Operation *op) {
+    if (!op->getNumResults() && !op->getNumRegions() && touchesBuffers(op) &&
+        !op->hasTrait<OpTrait::IsTerminator>()) {
+      ops.push_back(op);
+      names.insert(op->getName());
+    }
+  });
+  MLIRContext *ctx = root->getContext();
+  RewritePatternSet patterns(ctx);
+  for (OperationName name : names)
+    name.getCanonicalizationPatterns(patterns, ctx);
+  GreedyRewriteConfig config;
+  config.setStrictness(GreedyRewriteStrictness::ExistingOps);
+  config.enableConstantCSE(false);
+  (void)applyOpPatternsGreedily(ops, std::move(patterns), config);
+}
+
 /// Erases, to a fixpoint, the trivially dead ops on buffers: reads whose
 /// values nothing uses (a load, a dim: buffer operands, no buffer result)
 /// and, with `aliases`, the other ones (views, selects; an allocation stays,
@@ -670,6 +732,7 @@ static void dropDeadBufferValues(Operation *root, bool aliases) {
   if (!aliases)
     return;
   simplifyDecidedBranches(root);
+  foldSelfCopies(root);
   simplifyBufferLoops(root);
   eraseDeadBufferOps(root, /*aliases=*/true);
 }

@@ -246,7 +246,8 @@ register_pass(
             False,
             "first drop what no path reads (unused region-op results, views, selects and "
             "loads, loop arguments carried for nothing, regions no path runs, unused block "
-            "arguments), so that no dead alias holds a buffer past its last use",
+            "arguments, copies of a view onto itself), so that no dead alias holds a buffer "
+            "past its last use",
         ),
     ],
     run="memplan.deallocation.dealloc_pass:run",

@@ -240,8 +240,9 @@ struct DeallocationResult {
 /// it leaves to upstream. With `dropDeadValues`, what no path reads goes
 /// first (unused memref results of region ops, unused views, selects and
 /// loads, what loops carry for nothing, regions no path runs, unused block
-/// arguments), as upstream's canonicalization after its deallocation does,
-/// so that no dead alias or dead write holds a buffer.
+/// arguments, copies of a view onto itself), as upstream's canonicalization
+/// and CSE after its deallocation do, so that no dead alias or dead write
+/// holds a buffer.
 DeallocationResult deallocateBuffers(MlirOperation root,
                                      bool dropDeadValues = false);
 

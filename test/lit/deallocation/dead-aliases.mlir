@@ -187,3 +187,29 @@ func.func @unused_block_argument(%c: i1, %x: memref<8xf32>, %i: index) -> f32 {
   %w = memref.load %b[%i] : memref<8xf32>
   return %w : f32
 }
+
+// -----
+
+// Two views spelled alike are one value, and a copy of a view onto itself
+// goes (the copy's own canonicalization): %a is freed right after its last
+// read, before %b, instead of being held by a copy that changes nothing.
+
+// CHECK-LABEL: func @self_copy
+//       CHECK:   %[[A:.*]] = memref.alloc() : memref<8xf32>
+//       CHECK:   memref.load %[[A]]
+//  CHECK-NEXT:   memref.dealloc %[[A]] : memref<8xf32>
+//  CHECK-NEXT:   %[[B:.*]] = memref.alloc() : memref<8xf32>
+//   CHECK-NOT:   memref.copy
+//       CHECK:   return
+func.func @self_copy(%x: memref<8xf32>, %i: index) -> f32 {
+  %a = memref.alloc() : memref<8xf32>
+  memref.copy %x, %a : memref<8xf32> to memref<8xf32>
+  %v = memref.load %a[%i] : memref<8xf32>
+  %b = memref.alloc() : memref<8xf32>
+  %s1 = memref.subview %a[0] [4] [1] : memref<8xf32> to memref<4xf32, strided<[1]>>
+  %s2 = memref.subview %a[0] [4] [1] : memref<8xf32> to memref<4xf32, strided<[1]>>
+  memref.copy %s1, %s2 : memref<4xf32, strided<[1]>> to memref<4xf32, strided<[1]>>
+  linalg.fill ins(%v : f32) outs(%b : memref<8xf32>)
+  %w = memref.load %b[%i] : memref<8xf32>
+  return %w : f32
+}
