@@ -501,6 +501,26 @@ static bool touchesBuffers(Operation *op) {
          llvm::any_of(op->getOperandTypes(), isMemrefType);
 }
 
+/// The canonicalization patterns of the ops named `names`.
+static RewritePatternSet
+canonicalizationPatterns(MLIRContext *ctx,
+                         const llvm::SetVector<OperationName> &names) {
+  RewritePatternSet patterns(ctx);
+  for (OperationName name : names)
+    name.getCanonicalizationPatterns(patterns, ctx);
+  return patterns;
+}
+
+/// Applies `patterns` to `ops` alone: no other op is rewritten, and
+/// constants are not merged.
+static void applyToOps(ArrayRef<Operation *> ops,
+                       RewritePatternSet &&patterns) {
+  GreedyRewriteConfig config;
+  config.setStrictness(GreedyRewriteStrictness::ExistingOps);
+  config.enableConstantCSE(false);
+  (void)applyOpPatternsGreedily(ops, std::move(patterns), config);
+}
+
 /// Loops that carry buffers, simplified by their own canonicalization
 /// patterns (an argument passed through unchanged, a result nobody reads)
 /// with the casts in them folded: a buffer carried along for nothing would
@@ -519,14 +539,7 @@ static void simplifyBufferLoops(Operation *root) {
   });
   if (ops.empty())
     return;
-  MLIRContext *ctx = root->getContext();
-  RewritePatternSet patterns(ctx);
-  for (OperationName name : names)
-    name.getCanonicalizationPatterns(patterns, ctx);
-  GreedyRewriteConfig config;
-  config.setStrictness(GreedyRewriteStrictness::ExistingOps);
-  config.enableConstantCSE(false);
-  (void)applyOpPatternsGreedily(ops, std::move(patterns), config);
+  applyToOps(ops, canonicalizationPatterns(root->getContext(), names));
 }
 
 /// The canonicalization patterns of branching region ops that decide a
@@ -562,9 +575,7 @@ static void simplifyDecidedBranches(Operation *root) {
   if (ops.empty())
     return;
   MLIRContext *ctx = root->getContext();
-  RewritePatternSet all(ctx);
-  for (OperationName name : names)
-    name.getCanonicalizationPatterns(all, ctx);
+  RewritePatternSet all = canonicalizationPatterns(ctx, names);
   RewritePatternSet patterns(ctx);
   for (std::unique_ptr<RewritePattern> &pattern : all.getNativePatterns())
     if (decidesRegions(*pattern)) {
@@ -574,10 +585,7 @@ static void simplifyDecidedBranches(Operation *root) {
     }
   if (patterns.getNativePatterns().empty())
     return;
-  GreedyRewriteConfig config;
-  config.setStrictness(GreedyRewriteStrictness::ExistingOps);
-  config.enableConstantCSE(false);
-  (void)applyOpPatternsGreedily(ops, std::move(patterns), config);
+  applyToOps(ops, std::move(patterns));
 }
 
 /// Drops the memref arguments nothing uses of the blocks only branches
@@ -671,14 +679,7 @@ static void foldSelfCopies(Operation *root) {
       names.insert(op->getName());
     }
   });
-  MLIRContext *ctx = root->getContext();
-  RewritePatternSet patterns(ctx);
-  for (OperationName name : names)
-    name.getCanonicalizationPatterns(patterns, ctx);
-  GreedyRewriteConfig config;
-  config.setStrictness(GreedyRewriteStrictness::ExistingOps);
-  config.enableConstantCSE(false);
-  (void)applyOpPatternsGreedily(ops, std::move(patterns), config);
+  applyToOps(ops, canonicalizationPatterns(root->getContext(), names));
 }
 
 /// Erases, to a fixpoint, the trivially dead ops on buffers: reads whose
