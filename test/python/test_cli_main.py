@@ -29,6 +29,17 @@ def test_report_refuses_tensor_ir(tmp_path):
     assert p.returncode == 0 and "liveness @f" in p.stdout
 
 
+def test_report_help_names_the_bufferization_it_runs():
+    # --bufferize runs memplan's in-place analysis in upstream's reference
+    # pipeline; the help prints that pipeline, not upstream's pass name.
+    from memplan.pipeline import BUFFERIZATION
+
+    p = _run(MEMPLAN, "report", "--help")
+    assert p.returncode == 0
+    assert "".join(BUFFERIZATION.split()) in "".join(p.stdout.split())
+    assert BUFFERIZATION.startswith("memplan-one-shot-bufferize{")
+
+
 def test_report_function_must_exist():
     p = _run(MEMPLAN, "report", RESMLP, "--bufferize", "--function", "nope")
     assert p.returncode == 1 and p.stdout == ""

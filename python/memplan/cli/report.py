@@ -1,9 +1,10 @@
 """``memplan report FILE``: print a liveness report and draw its timeline.
 
 FILE is a JSON report (``memplan-buffer-liveness{format=json output=FILE}``)
-or MLIR after bufferization (analyzed on the fly; ``--bufferize`` first runs
-``one-shot-bufferize, buffer-deallocation-pipeline,
-optimize-allocation-liveness`` for tensor-level input).
+or MLIR after bufferization (analyzed on the fly; ``--bufferize`` first
+bufferizes tensor-level input as upstream's reference pipeline does, with
+memplan's in-place analysis, whose decisions are upstream's, in place of
+upstream's: the pipeline is printed under ``--bufferize``).
 """
 
 from __future__ import annotations
@@ -41,7 +42,11 @@ def add_parser(subparsers: "argparse._SubParsersAction") -> None:
         "pdf...)",
     )
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
-    p.add_argument("--bufferize", action="store_true", help="bufferize tensor-level MLIR first")
+    p.add_argument(
+        "--bufferize",
+        action="store_true",
+        help=f"bufferize tensor-level MLIR first: {BUFFERIZATION}",
+    )
     p.add_argument(
         "--algorithm",
         default="best",
