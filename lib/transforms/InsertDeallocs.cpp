@@ -92,6 +92,8 @@ private:
   void copyReturns();
   void insertFrees();
   Operation *free(OpBuilder &b, Location loc, int32_t handle);
+  /// `memref.dealloc v` under `scf.if cond`.
+  Operation *freeIf(OpBuilder &b, Location loc, Value cond, Value v);
 
   FunctionPlan &plan;
   DeallocationStats &stats;
@@ -324,17 +326,21 @@ Value PlanRewriter::handedAsIs(Operation *ret, Value v, Value owned,
   return asIs;
 }
 
+Operation *PlanRewriter::freeIf(OpBuilder &b, Location loc, Value cond,
+                                Value v) {
+  auto ifOp = scf::IfOp::create(b, loc, cond, /*withElseRegion=*/false);
+  OpBuilder inner = ifOp.getThenBodyBuilder();
+  memref::DeallocOp::create(inner, loc, v);
+  ++stats.frees;
+  ++stats.conditionalFrees;
+  return ifOp;
+}
+
 Operation *PlanRewriter::free(OpBuilder &b, Location loc, int32_t handle) {
   Value v = resolve(plan.handles[handle]);
+  if (plan.ownership[handle] == Ownership::Dynamic)
+    return freeIf(b, loc, flagOf(handle), v);
   ++stats.frees;
-  if (plan.ownership[handle] == Ownership::Dynamic) {
-    auto ifOp = scf::IfOp::create(b, loc, flagOf(handle),
-                                  /*withElseRegion=*/false);
-    OpBuilder inner = ifOp.getThenBodyBuilder();
-    memref::DeallocOp::create(inner, loc, v);
-    ++stats.conditionalFrees;
-    return ifOp;
-  }
   return memref::DeallocOp::create(b, loc, v);
 }
 
@@ -382,13 +388,7 @@ void PlanRewriter::insertFrees() {
                                                                selected);
       Value other =
           arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::ne, a, b);
-      auto ifOp = scf::IfOp::create(builder, loc, other,
-                                    /*withElseRegion=*/false);
-      OpBuilder inner = ifOp.getThenBodyBuilder();
-      memref::DeallocOp::create(inner, loc, v);
-      ++stats.frees;
-      ++stats.conditionalFrees;
-      created = ifOp;
+      created = freeIf(builder, loc, other, v);
     } else if (Value taken = f.unlessReturned
                                  ? takenAtReturn.lookup({f.before, f.handle})
                                  : Value()) {
@@ -398,13 +398,7 @@ void PlanRewriter::insertFrees() {
                                          constant(f.before->getBlock(), true));
       if (plan.ownership[f.handle] == Ownership::Dynamic)
         cond = arith::AndIOp::create(builder, loc, flagOf(f.handle), cond);
-      auto ifOp = scf::IfOp::create(builder, loc, cond,
-                                    /*withElseRegion=*/false);
-      OpBuilder inner = ifOp.getThenBodyBuilder();
-      memref::DeallocOp::create(inner, loc, v);
-      ++stats.frees;
-      ++stats.conditionalFrees;
-      created = ifOp;
+      created = freeIf(builder, loc, cond, v);
     } else {
       created = free(builder, loc, f.handle);
     }
