@@ -90,6 +90,101 @@ def test_kernel_shared_across_offsets_computes_each_slice():
     np.testing.assert_array_equal(run.outputs[1].data.reshape(2, 8), a * a)
 
 
+# What tells kernels apart is decided before any kernel is built: the same
+# op with another captured constant, or reading a scalar it captures in two
+# places where the other reads two scalars, or on a view with other strides,
+# is a kernel of its own.
+DIFFERENT = """
+func.func @main(%a: memref<4xf32>, %b: memref<4xf32>, %c: memref<4xf32>, %d: memref<4xf32>,
+                %e: memref<4xf32>, %st: memref<2xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %s = memref.load %st[%c0] : memref<2xf32>
+  %t = memref.load %st[%c1] : memref<2xf32>
+  %two = arith.constant 2.0 : f32
+  %three = arith.constant 3.0 : f32
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                  iterator_types = ["parallel"]}
+      ins(%a : memref<4xf32>) outs(%b : memref<4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = arith.mulf %x, %two : f32
+    linalg.yield %y : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                  iterator_types = ["parallel"]}
+      ins(%a : memref<4xf32>) outs(%c : memref<4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = arith.mulf %x, %three : f32
+    linalg.yield %y : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                  iterator_types = ["parallel"]}
+      ins(%a : memref<4xf32>) outs(%d : memref<4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = arith.mulf %x, %s : f32
+    %z = arith.addf %y, %s : f32
+    linalg.yield %z : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                  iterator_types = ["parallel"]}
+      ins(%a : memref<4xf32>) outs(%e : memref<4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = arith.mulf %x, %s : f32
+    %z = arith.addf %y, %t : f32
+    linalg.yield %z : f32
+  }
+  return
+}
+"""
+
+
+def test_captured_values_tell_kernels_apart():
+    with ir.Context():
+        module = ir.Module.parse(DIFFERENT)
+        assert outline_generics(module) == 4
+
+
+def test_kernels_told_apart_compute_each_op():
+    run = execute(DIFFERENT, "main", seed=4)
+    a, (s, t) = run.outputs[0].data, run.outputs[5].data
+    np.testing.assert_array_equal(run.outputs[1].data, a * np.float32(2))
+    np.testing.assert_array_equal(run.outputs[2].data, a * np.float32(3))
+    np.testing.assert_array_equal(run.outputs[3].data, a * s + s)
+    np.testing.assert_array_equal(run.outputs[4].data, a * s + t)
+
+
+# The same op on a contiguous row and on a column (another stride).
+STRIDES = """
+func.func @main(%a: memref<8x8xf32>, %b: memref<8xf32>, %c: memref<8xf32>) {
+  %row = memref.subview %a[0, 0] [1, 8] [1, 1] : memref<8x8xf32> to memref<8xf32, strided<[1]>>
+  %col = memref.subview %a[0, 0] [8, 1] [1, 1] : memref<8x8xf32> to memref<8xf32, strided<[8]>>
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                  iterator_types = ["parallel"]}
+      ins(%row : memref<8xf32, strided<[1]>>) outs(%b : memref<8xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                  iterator_types = ["parallel"]}
+      ins(%col : memref<8xf32, strided<[8]>>) outs(%c : memref<8xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  }
+  return
+}
+"""
+
+
+def test_views_with_other_strides_get_kernels_of_their_own():
+    with ir.Context():
+        module = ir.Module.parse(STRIDES)
+        assert outline_generics(module) == 2
+    run = execute(STRIDES, "main", seed=5)
+    a = run.outputs[0].data.reshape(8, 8)
+    np.testing.assert_array_equal(run.outputs[1].data, a[0, :])
+    np.testing.assert_array_equal(run.outputs[2].data, a[:, 0])
+
+
 def _functions(program) -> dict:
     return {
         ir.StringAttr(op.attributes["sym_name"]).value: op

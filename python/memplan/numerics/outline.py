@@ -175,6 +175,87 @@ def _unpack(value_type: ir.Type, args: List[ir.Value]) -> ir.Value:
     return builtin.UnrealizedConversionCastOp([_kernel_type(value_type)], [desc]).result
 
 
+def _key_type(value: ir.Value) -> ir.Type:
+    """The type a kernel sees ``value`` as (:func:`_kernel_type` for a
+    strided memref, which also fixes its packed arguments and the code that
+    unpacks them; the type itself otherwise)."""
+    return value.type if _strided(value.type) is None else _kernel_type(value.type)
+
+
+def _clone_into(
+    op: ir.Operation, passed: List[ir.Value], inner: List[ir.Value], constants: List[ir.Value]
+) -> None:
+    """At the current insertion point: clones of ``constants`` and of ``op``,
+    the clone reading ``inner`` where ``op`` reads ``passed`` (its operands
+    first, then the values it captures)."""
+    clones = [c.owner.operation.clone() for c in constants]
+    copy = op.clone()
+    replacements = list(zip(passed, inner))[len(op.operands) :] + [
+        (c, k.results[0]) for c, k in zip(constants, clones)
+    ]
+    for i in range(len(op.operands)):
+        copy.operands[i] = inner[i]
+
+    def rewire(nested: ir.Operation) -> ir.WalkResult:
+        for k, value in enumerate(nested.operands):
+            for old, new in replacements:
+                if value == old:
+                    nested.operands[k] = new
+        return ir.WalkResult.ADVANCE
+
+    copy.walk(rewire, ir.WalkOrder.PRE_ORDER)
+
+
+def _kernel_key(
+    module: ir.Module, op: ir.Operation, passed: List[ir.Value], constants: List[ir.Value]
+) -> str:
+    """What decides the kernel of ``op``: a scratch function taking
+    ``passed`` as the kernel sees them (:func:`_key_type`) and holding the
+    clones of :func:`_clone_into`, printed (and erased). Two generics with
+    the same key get the same kernel; this is cheaper than building one
+    (its descriptor code) for each of a model's thousands of generics."""
+    with ir.Location.unknown(), ir.InsertionPoint.at_block_begin(module.body):
+        types = [_key_type(v) for v in passed]
+        scratch = func.FuncOp(KERNEL_PREFIX, ir.FunctionType.get(types, []))
+        block = scratch.add_entry_block()
+    with ir.InsertionPoint(block), ir.Location.unknown():
+        _clone_into(op, passed, list(block.arguments), constants)
+        func.ReturnOp([])
+    key = scratch.operation.get_asm(
+        print_generic_op_form=True, use_local_scope=True, assume_verified=True
+    )
+    scratch.operation.erase()
+    return key
+
+
+def _build_kernel(
+    module: ir.Module,
+    name: str,
+    op: ir.Operation,
+    passed: List[ir.Value],
+    constants: List[ir.Value],
+) -> None:
+    """The private function ``@name`` running ``op`` on its packed
+    arguments (see module doc)."""
+    types: List[ir.Type] = []
+    for v in passed:
+        types.extend(_packed_types(v))
+    with ir.Location.unknown(), ir.InsertionPoint.at_block_begin(module.body):
+        kernel = func.FuncOp(name, ir.FunctionType.get(types, []))
+        kernel.sym_visibility = ir.StringAttr.get("private")
+        block = kernel.add_entry_block()
+    with ir.InsertionPoint(block), ir.Location.unknown():
+        inner: List[ir.Value] = []
+        n = 0
+        for v in passed:
+            count = len(_packed_types(v))
+            args = list(block.arguments)[n : n + count]
+            n += count
+            inner.append(args[0] if _strided(v.type) is None else _unpack(v.type, args))
+        _clone_into(op, passed, inner, constants)
+        func.ReturnOp([])
+
+
 def outline_generics(module: ir.Module) -> int:
     """Outline every ``linalg.generic`` without results (see module doc).
 
@@ -190,65 +271,25 @@ def outline_generics(module: ir.Module) -> int:
         return ir.WalkResult.ADVANCE
 
     module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
-    kernels: Dict[str, str] = {}  # printed body -> function name
-    created = 0
+    kernels: Dict[str, str] = {}  # key -> function name
     with module.context:
         for op in generics:
             captured = _captured(op)
             constants = [v for v in captured if _is_constant(v)]
             passed = list(op.operands) + [v for v in captured if not _is_constant(v)]
-            types: List[ir.Type] = []
-            for v in passed:
-                types.extend(_packed_types(v))
-            with ir.Location.unknown(), ir.InsertionPoint.at_block_begin(module.body):
-                kernel = func.FuncOp(f"{KERNEL_PREFIX}{created}", ir.FunctionType.get(types, []))
-                kernel.sym_visibility = ir.StringAttr.get("private")
-                block = kernel.add_entry_block()
-            inner: List[ir.Value] = []
-            with ir.InsertionPoint(block), ir.Location.unknown():
-                n = 0
-                for v in passed:
-                    count = len(_packed_types(v))
-                    args = list(block.arguments)[n : n + count]
-                    n += count
-                    inner.append(args[0] if _strided(v.type) is None else _unpack(v.type, args))
-                clones = [c.owner.operation.clone() for c in constants]
-                copy = op.clone()
-                func.ReturnOp([])
-            replacements = list(zip(passed, inner)) + [
-                (c, k.results[0]) for c, k in zip(constants, clones)
-            ]
-            for i in range(len(op.operands)):
-                copy.operands[i] = inner[i]
-
-            def rewire(nested: ir.Operation) -> ir.WalkResult:
-                for k, value in enumerate(nested.operands):
-                    for old, new in replacements[len(op.operands) :]:
-                        if value == old:
-                            nested.operands[k] = new
-                return ir.WalkResult.ADVANCE
-
-            copy.walk(rewire, ir.WalkOrder.PRE_ORDER)
-            key_op = kernel.operation
-            key_op.attributes["sym_name"] = ir.StringAttr.get(KERNEL_PREFIX)
-            key = key_op.get_asm(
-                print_generic_op_form=True, use_local_scope=True, assume_verified=True
-            )
+            key = _kernel_key(module, op, passed, constants)
             name = kernels.get(key)
             if name is None:
-                name = f"{KERNEL_PREFIX}{created}"
-                key_op.attributes["sym_name"] = ir.StringAttr.get(name)
+                name = f"{KERNEL_PREFIX}{len(kernels)}"
+                _build_kernel(module, name, op, passed, constants)
                 kernels[key] = name
-                created += 1
-            else:
-                key_op.erase()
             with ir.InsertionPoint(op), op.location:
                 operands: List[ir.Value] = []
                 for v in passed:
                     operands.extend(_pack(v))
                 func.CallOp([], ir.FlatSymbolRefAttr.get(name), operands)
             op.erase()
-    return created
+    return len(kernels)
 
 
 def _llvm_functions(module: ir.Module) -> Dict[str, ir.Operation]:
