@@ -250,6 +250,31 @@ func.func @load_in_payload(%x: tensor<64xf32>) -> tensor<64xf32> {
 
 // -----
 
+// Inline assembly with side effects in the payload reads and writes memory
+// it does not name (effects on no value): it could read the buffer the op
+// writes, so the op is not elementwise. %a dies at the op, which keeps its
+// destination.
+
+// CHECK-LABEL: func @asm_in_payload
+//       CHECK:   linalg.exp
+//  CHECK-NEXT:   %[[E2:.*]] = tensor.empty() : tensor<64xf32>
+//  CHECK-NEXT:   linalg.generic {{.*}} outs(%[[E2]] : tensor<64xf32>)
+#id2 = affine_map<(d0) -> (d0)>
+func.func @asm_in_payload(%x: tensor<64xf32>) -> tensor<64xf32> {
+  %e = tensor.empty() : tensor<64xf32>
+  %a = linalg.exp ins(%x : tensor<64xf32>) outs(%e : tensor<64xf32>) -> tensor<64xf32>
+  %e2 = tensor.empty() : tensor<64xf32>
+  %s = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel"]}
+      ins(%a : tensor<64xf32>) outs(%e2 : tensor<64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %t = llvm.inline_asm has_side_effects "", "=x,x" %in : (f32) -> f32
+    linalg.yield %t : f32
+  } -> tensor<64xf32>
+  return %s : tensor<64xf32>
+}
+
+// -----
+
 // Each input that dies at the op is tried in turn. %q, the first, is a
 // slice of %qkv whose sibling %k is read afterwards: writing into it would
 // cost the slice its in-place decision, so it is dropped; %a, the second,
