@@ -32,6 +32,14 @@ LayoutMapOption layoutOption(const std::string &name) {
   return LayoutMapOption::InferLayoutMap;
 }
 
+/// The elements of a comma-separated list option (empty ones dropped), as
+/// upstream's ListOption parser gives them.
+std::vector<std::string> splitList(StringRef text) {
+  SmallVector<StringRef> parts;
+  text.split(parts, ',', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+  return std::vector<std::string>(parts.begin(), parts.end());
+}
+
 /// `bufferization.access` of argument `idx`, as upstream's test annotation.
 void annotateArgAccess(func::FuncOp func, unsigned idx, bool read,
                        bool written) {
@@ -61,44 +69,34 @@ void annotateEquivalentArg(OpOperand &returned, int64_t arg) {
 } // namespace
 
 OneShotBufferizationOptions
-makeBufferizeOptions(const OptionValues &values,
+makeBufferizeOptions(const OneShotOptions &options,
                      std::vector<std::string> &funcFilter) {
   OneShotBufferizationOptions o;
-  readOption(values, "allow-return-allocs-from-loops",
-             o.allowReturnAllocsFromLoops);
-  readOption(values, "allow-unknown-ops", o.allowUnknownOps);
-  readOption(values, "bufferize-function-boundaries",
-             o.bufferizeFunctionBoundaries);
-  readOption(values, "check-parallel-regions", o.checkParallelRegions);
-  readOption(values, "test-analysis-only", o.testAnalysisOnly);
-  readOption(values, "print-conflicts", o.printConflicts);
-  readOption(values, "dump-alias-sets", o.dumpAliasSets);
+  o.allowReturnAllocsFromLoops = options.allowReturnAllocsFromLoops;
+  o.allowUnknownOps = options.allowUnknownOps;
+  o.bufferizeFunctionBoundaries = options.bufferizeFunctionBoundaries;
+  o.checkParallelRegions = options.checkParallelRegions;
+  o.testAnalysisOnly = options.testAnalysisOnly;
+  o.printConflicts = options.printConflicts;
+  o.dumpAliasSets = options.dumpAliasSets;
   // Upstream copies its 64-bit option into this 32-bit field.
-  readOption(values, "buffer-alignment", o.bufferAlignment);
-  readOption(values, "no-analysis-func-filter", funcFilter);
+  o.bufferAlignment = options.bufferAlignment;
+  funcFilter = splitList(options.noAnalysisFuncFilter);
   o.noAnalysisFuncFilter = funcFilter;
-  std::string functionBoundaryLayout = "infer-layout-map";
-  readOption(values, "function-boundary-type-conversion",
-             functionBoundaryLayout);
-  o.setFunctionBoundaryTypeConversion(layoutOption(functionBoundaryLayout));
-  bool mustInferMemorySpace = false, useEncodingForMemorySpace = false;
-  readOption(values, "must-infer-memory-space", mustInferMemorySpace);
-  readOption(values, "use-encoding-for-memory-space",
-             useEncodingForMemorySpace);
-  if (mustInferMemorySpace)
+  o.setFunctionBoundaryTypeConversion(
+      layoutOption(options.functionBoundaryTypeConversion));
+  if (options.mustInferMemorySpace)
     o.defaultMemorySpaceFn = [](TensorType) -> std::optional<Attribute> {
       return std::nullopt;
     };
-  if (useEncodingForMemorySpace)
+  if (options.useEncodingForMemorySpace)
     o.defaultMemorySpaceFn = [](TensorType t) -> std::optional<Attribute> {
       if (auto ranked = dyn_cast<RankedTensorType>(t))
         return ranked.getEncoding();
       return std::nullopt;
     };
-  std::string unknownLayout = "fully-dynamic-layout-map";
-  readOption(values, "unknown-type-conversion", unknownLayout);
-  bool identity =
-      layoutOption(unknownLayout) == LayoutMapOption::IdentityLayoutMap;
+  bool identity = layoutOption(options.unknownTypeConversion) ==
+                  LayoutMapOption::IdentityLayoutMap;
   o.unknownTypeConverterFn =
       [identity](TensorType t, Attribute memorySpace,
                  const BufferizationOptions &) -> BaseMemRefType {
@@ -106,8 +104,7 @@ makeBufferizeOptions(const OptionValues &values,
       return getMemRefTypeWithStaticIdentityLayout(t, memorySpace);
     return getMemRefTypeWithFullyDynamicLayout(t, memorySpace);
   };
-  std::vector<std::string> dialects;
-  readOption(values, "dialect-filter", dialects);
+  std::vector<std::string> dialects = splitList(options.dialectFilter);
   if (!dialects.empty())
     o.opFilter.allowOperation([dialects](Operation *op) {
       return llvm::is_contained(dialects,

@@ -19,12 +19,12 @@
 namespace memplan {
 
 /// The options upstream's `one-shot-bufferize` pass builds from its own:
-/// from the values of `memplan-one-shot-bufferize`'s options (each is
-/// upstream's option of that name); upstream's defaults for the rest.
-/// `funcFilter` holds the function names the options' no-analysis-func-filter
-/// refers to (upstream keeps an ArrayRef): it must outlive them.
+/// from `memplan-one-shot-bufferize`'s (each is upstream's option of that
+/// name). `funcFilter` holds the function names the options'
+/// no-analysis-func-filter refers to (upstream keeps an ArrayRef): it must
+/// outlive them.
 mlir::bufferization::OneShotBufferizationOptions
-makeBufferizeOptions(const OptionValues &values,
+makeBufferizeOptions(const OneShotOptions &options,
                      std::vector<std::string> &funcFilter);
 
 /// The options the analysis runs with: those of `options`, with the ops of

@@ -101,8 +101,6 @@ InplaceAnalysis::InplaceAnalysis(Operation *root, const IRNumbering &ir,
         o >= 0)
       deferred[o] = 1;
   }
-  readOption(options.bufferize, "cfg-conflicts-as-upstream",
-             cfgConflictsAsUpstream);
   // Own facts start empty; shared ones are allocated by the first analysis.
   if (facts.tensorSemantics.empty())
     facts.allocate(no, nv, ir.ops.size(), ir.blocks.size());
@@ -756,7 +754,9 @@ int32_t InplaceAnalysis::pairConflict(int32_t r, int32_t w,
         continue;
     } else if (!cast<BlockArgument>(def).getOwner()->findAncestorOpInBlock(
                    *writeOp) &&
-               (cfgConflictsAsUpstream ||
+               // cfg-conflicts-as-upstream: upstream's rule that a write
+               // outside a block argument's block never clobbers it.
+               (options.bufferize.cfgConflictsAsUpstream ||
                 !clobbersAcrossBlocks(cast<BlockArgument>(def).getOwner(),
                                       writeOp, readOp) ||
                 !mayWriteBufferOf(w, cast<BlockArgument>(def)))) {

@@ -192,9 +192,6 @@ private:
   std::unique_ptr<mlir::DominanceInfo> domInfo;
   std::vector<mlir::bufferization::BufferizableOpInterface> opInterface;
   bool hasParallelRegions = false;
-  /// cfg-conflicts-as-upstream: keep upstream's rule that a write outside a
-  /// block argument's block never clobbers it (clobbersAcrossBlocks).
-  bool cfgConflictsAsUpstream = false;
   bool error = false;
   SharedFacts *shared;
 

@@ -320,20 +320,17 @@ void clearKept() {
 /// make the same decisions: every option the analysis reads is the same, and
 /// neither filters ops or annotates. allow-unknown-ops and the type
 /// conversions only matter to the rewrite, which reads `b`.
-bool decideAlike(const OneShotBufferizationOptions &a, const OptionValues &av,
-                 const OneShotBufferizationOptions &b, const OptionValues &bv) {
+bool decideAlike(const OneShotBufferizationOptions &a, const OneShotOptions &av,
+                 const OneShotBufferizationOptions &b,
+                 const OneShotOptions &bv) {
   auto plain = [](const OneShotBufferizationOptions &o,
-                  const OptionValues &values) {
-    bool mustInfer = false, useEncoding = false, copyBeforeWrite = false;
-    std::vector<std::string> dialects;
-    readOption(values, "must-infer-memory-space", mustInfer);
-    readOption(values, "use-encoding-for-memory-space", useEncoding);
-    readOption(values, "copy-before-write", copyBeforeWrite);
-    // The one filter makeBufferizeOptions sets besides the function filter.
-    readOption(values, "dialect-filter", dialects);
+                  const OneShotOptions &values) {
+    // dialect-filter: the one filter makeBufferizeOptions sets besides the
+    // function filter.
     return !o.testAnalysisOnly && !o.printConflicts && !o.dumpAliasSets &&
-           o.noAnalysisFuncFilter.empty() && dialects.empty() && !mustInfer &&
-           !useEncoding && !copyBeforeWrite;
+           o.noAnalysisFuncFilter.empty() && values.dialectFilter.empty() &&
+           !values.mustInferMemorySpace && !values.useEncodingForMemorySpace &&
+           !values.copyBeforeWrite;
   };
   return plain(a, av) && plain(b, bv) &&
          a.bufferizeFunctionBoundaries == b.bufferizeFunctionBoundaries &&

@@ -10,6 +10,9 @@
 #include "memplan/bindings/Bindings.h"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string_view>
+#include <variant>
 
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
@@ -139,6 +142,26 @@ void registerEngineBindings(nb::module_ &m) {
       .def_ro("non_writable_counter", &EngineResult::nonWritableCounter);
 
   m.attr("DYNAMIC_COPY_BYTES") = kDynamicCopyBytes;
+  nb::list rows;
+  for (const OptionRow &row : oneShotOptionRows()) {
+    nb::object choices = nb::none();
+    if (*row.choices) {
+      nb::list names;
+      for (std::string_view rest = row.choices; !rest.empty();) {
+        size_t comma = std::min(rest.find(','), rest.size());
+        names.append(nb::str(rest.data(), comma));
+        rest.remove_prefix(std::min(comma + 1, rest.size()));
+      }
+      choices = nb::tuple(names);
+    }
+    nb::object defaultValue = std::visit(
+        [](const auto &value) -> nb::object { return nb::cast(value); },
+        row.defaultValue);
+    rows.append(
+        nb::make_tuple(row.name, row.type, defaultValue, row.help, choices));
+  }
+  // memplan/pass_declarations.py declares the pass' options from these.
+  m.attr("ONE_SHOT_BUFFERIZE_OPTIONS") = nb::tuple(rows);
   m.def(
       "run_interface_engine",
       [](nb::handle capsule, const nb::dict &options,
@@ -157,12 +180,16 @@ void registerEngineBindings(nb::module_ &m) {
         checkHeuristic(heuristic);
         for (const auto &order : rankOrders)
           checkHeuristic(order.first);
-        EngineOptions o;
+        OptionValues values;
         for (auto [key, value] : options) {
           std::string name = nb::cast<std::string>(key);
           std::replace(name.begin(), name.end(), '_', '-');
-          o.bufferize.emplace_back(std::move(name), optionValue(value));
+          values.emplace_back(std::move(name), optionValue(value));
         }
+        EngineOptions o;
+        if (std::string error = readOneShotOptions(values, o.bufferize);
+            !error.empty())
+          throw std::invalid_argument(error);
         o.heuristic = heuristic;
         o.fuzzerSeed = fuzzerSeed;
         o.analysisOnly = analysisOnly;

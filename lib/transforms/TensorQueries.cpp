@@ -72,8 +72,8 @@ EngineResult analyzeQuietly(Operation *root, bool functionBoundaries,
   options.collectAliasSets = what.aliasSets;
   options.collectEquivalenceSets = options.collectCopies = false;
   options.keepForBufferization = what.keepForBufferization;
-  options.bufferize = {{"bufferize-function-boundaries", functionBoundaries},
-                       {"allow-unknown-ops", true}};
+  options.bufferize.bufferizeFunctionBoundaries = functionBoundaries;
+  options.bufferize.allowUnknownOps = true;
   ScopedDiagnosticHandler silence(root->getContext(),
                                   [](Diagnostic &) { return success(); });
   return runInterfaceEngine(wrap(root), options);
@@ -175,14 +175,20 @@ bool isElementwiseWithChecks(linalg::LinalgOp op) {
       [](Operation &nested) { return touchesNoBuffer(&nested); });
 }
 
+/// The options the dying-input queries ask the interfaces with: upstream's
+/// defaults, with identity layouts at function boundaries.
+OneShotOptions queryOptions(bool functionBoundaries) {
+  OneShotOptions options;
+  options.bufferizeFunctionBoundaries = functionBoundaries;
+  options.functionBoundaryTypeConversion = "identity-layout-map";
+  return options;
+}
+
 } // namespace
 
 DyingInputQueries::DyingInputQueries(Operation *root, bool functionBoundaries)
-    : options(makeBufferizeOptions(
-          {{"bufferize-function-boundaries", functionBoundaries},
-           {"function-boundary-type-conversion",
-            std::string("identity-layout-map")}},
-          funcFilter)),
+    : options(
+          makeBufferizeOptions(queryOptions(functionBoundaries), funcFilter)),
       query(root) {}
 
 std::optional<DyingInputCandidate>

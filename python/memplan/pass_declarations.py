@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from memplan import _core
 from memplan.passes import (
     CAPACITY,
     SEARCH_BUDGET,
@@ -25,8 +26,7 @@ from memplan.passes import (
     forward_options,
     register_pass,
     register_pipeline,
-    uint32,
-    uint64,
+    table_options,
 )
 from memplan.pipeline import MEMPLAN_ONE_SHOT, PEAK_PASSES
 
@@ -34,65 +34,17 @@ from memplan.pipeline import MEMPLAN_ONE_SHOT, PEAK_PASSES
 # In-place analysis and bufferization
 # ---------------------------------------------------------------------------
 
-#: Analysis orders: upstream's four and memplan's min-copy-bytes.
-HEURISTICS = ("bottom-up", "top-down", "bottom-up-from-terminators", "fuzzer", "min-copy-bytes")
-
 #: The options of ``memplan-one-shot-bufferize``: upstream's
 #: ``one-shot-bufferize`` options plus ``analysis-heuristic=min-copy-bytes``
-#: (see :mod:`memplan.inplace.options`).
-ONE_SHOT_BUFFERIZE_OPTIONS = [
-    Option(
-        "bufferize-function-boundaries",
-        bool,
-        False,
-        "bufferize function boundaries (module analysis)",
-    ),
-    Option(
-        "function-boundary-type-conversion",
-        str,
-        "infer-layout-map",
-        "layout of function boundary memrefs",
-        choices=("infer-layout-map", "identity-layout-map", "fully-dynamic-layout-map"),
-    ),
-    Option(
-        "unknown-type-conversion",
-        str,
-        "fully-dynamic-layout-map",
-        "layout of memrefs at unknown-op boundaries",
-        choices=("identity-layout-map", "fully-dynamic-layout-map"),
-    ),
-    Option("allow-return-allocs-from-loops", bool, False, "allow loops to yield new allocations"),
-    Option("allow-unknown-ops", bool, False, "treat ops that are not bufferizable as unknown ops"),
-    Option("analysis-heuristic", str, "bottom-up", "analysis order", choices=HEURISTICS),
-    Option("analysis-fuzzer-seed", uint32, 0, "seed of the fuzzer heuristic"),
-    Option("test-analysis-only", bool, False, "only annotate the IR with the analysis results"),
-    Option("print-conflicts", bool, False, "annotate RaW conflicts (with test-analysis-only)"),
-    Option("dump-alias-sets", bool, False, "annotate alias sets (with test-analysis-only)"),
-    Option("copy-before-write", bool, False, "skip the analysis, copy before every write"),
-    Option("buffer-alignment", uint64, 64, "alignment of new allocations (0: none)"),
-    Option("dialect-filter", str, "", "comma-separated dialects to bufferize; empty: all"),
-    Option("no-analysis-func-filter", str, "", "comma-separated functions to skip in the analysis"),
-    Option("check-parallel-regions", bool, True, "privatize buffers written in parallel regions"),
-    Option(
-        "must-infer-memory-space",
-        bool,
-        False,
-        "memory spaces of new buffers must be inferred (no default memory space)",
-    ),
-    Option(
-        "use-encoding-for-memory-space",
-        bool,
-        False,
-        "use a ranked tensor's encoding as its buffer's memory space",
-    ),
-    Option(
-        "cfg-conflicts-as-upstream",
-        bool,
-        False,
-        "miss, as upstream does, the conflict of a write to a block argument in a later "
-        "block of unstructured control flow (a miscompile; for differential tests)",
-    ),
-]
+#: (see :mod:`memplan.inplace.options`), declared once, in C++
+#: (include/memplan/analysis/OneShotOptions.def), whose engine reads them as a
+#: typed struct.
+ONE_SHOT_BUFFERIZE_OPTIONS = table_options(_core.ONE_SHOT_BUFFERIZE_OPTIONS)
+
+#: Analysis orders: upstream's four and memplan's min-copy-bytes.
+HEURISTICS: tuple[str, ...] = next(
+    o.choices for o in ONE_SHOT_BUFFERIZE_OPTIONS if o.name == "analysis-heuristic"
+)
 
 register_pass(
     "memplan-one-shot-bufferize",

@@ -102,6 +102,17 @@ _MLIR_TYPES = {
 }
 
 
+#: The Python type of each MLIR option type a C++ option table declares
+#: (memplan/analysis/OneShotOptions.h).
+_TABLE_TYPES: dict[str, type] = {
+    "bool": bool,
+    "int": int,
+    "uint32": uint32,
+    "uint64": uint64,
+    "str": str,
+}
+
+
 # No dataclasses here: importing them costs memplan-opt a tenth of its
 # start-up (they import inspect).
 
@@ -169,6 +180,18 @@ SEARCH_BUDGET = Option(
 )
 """The ``search-budget`` option of the passes that pack buffers into pools
 (memplan-buffer-reuse and the transient-storage passes)."""
+
+
+def table_options(
+    rows: Sequence[tuple[str, str, Any, str, Optional[tuple[str, ...]]]],
+) -> list[Option]:
+    """The options a C++ option table declares (``.def`` rows exported by
+    memplan._core: name, MLIR type, default, help, choices or None), as
+    :class:`Option` s in the table's order."""
+    return [
+        Option(name, _TABLE_TYPES[kind], default, help_text, choices)
+        for name, kind, default, help_text, choices in rows
+    ]
 
 
 def search_budget(values: dict[str, Any]) -> Optional[int]:

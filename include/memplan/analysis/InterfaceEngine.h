@@ -13,7 +13,7 @@
 #ifndef MEMPLAN_ANALYSIS_INTERFACEENGINE_H
 #define MEMPLAN_ANALYSIS_INTERFACEENGINE_H
 
-#include "memplan/passes/ExternalPass.h"
+#include "memplan/analysis/OneShotOptions.h"
 
 #include "mlir-c/IR.h"
 
@@ -28,10 +28,10 @@ namespace memplan {
 struct EngineOptions {
   /// The values of `memplan-one-shot-bufferize`'s options, which are
   /// upstream's `one-shot-bufferize` options (declared once, in
-  /// memplan/inplace/options.py), by option name; an option not given keeps
-  /// upstream's default. makeBufferizeOptions reads them into upstream's
-  /// OneShotBufferizationOptions, which the engine then asks.
-  OptionValues bufferize;
+  /// memplan/analysis/OneShotOptions.def), with upstream's defaults.
+  /// makeBufferizeOptions makes upstream's OneShotBufferizationOptions of
+  /// them, which the engine then asks.
+  OneShotOptions bufferize;
   /// The order to analyze in: "bottom-up", "top-down",
   /// "bottom-up-from-terminators" or "fuzzer" (the option's own value,
   /// except that min-copy-bytes ranks orders: rankOrders).

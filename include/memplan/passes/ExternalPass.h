@@ -15,57 +15,15 @@
 #ifndef MEMPLAN_PASSES_EXTERNALPASS_H
 #define MEMPLAN_PASSES_EXTERNALPASS_H
 
+#include "memplan/passes/OptionValues.h"
+
 #include "mlir-c/IR.h"
 
-#include <algorithm>
 #include <cstdint>
 #include <string>
-#include <string_view>
-#include <type_traits>
-#include <utility>
-#include <variant>
 #include <vector>
 
 namespace memplan {
-
-/// The value of one option, typed as declared: bool, a signed integer
-/// ("int"), an unsigned one ("uint32", "uint64") or a string ("str", also
-/// one of its choices).
-using OptionValue = std::variant<bool, int64_t, uint64_t, std::string>;
-
-/// Option values by option name (`buffer-alignment`), in declaration order.
-using OptionValues = std::vector<std::pair<std::string, OptionValue>>;
-
-/// Reads the option `name` of `values` into `out` when it is there, and
-/// leaves `out` as it is otherwise (its default). The value must have the
-/// type `out` has (an integer converts: upstream copies its `uint64_t`
-/// options into `unsigned` fields); a string is read into a list as its
-/// comma-separated elements.
-template <typename T>
-void readOption(const OptionValues &values, std::string_view name, T &out) {
-  for (const auto &[key, value] : values) {
-    if (key != name)
-      continue;
-    if constexpr (std::is_same_v<T, std::vector<std::string>>) {
-      out.clear();
-      const std::string &text = std::get<std::string>(value);
-      for (size_t begin = 0; begin <= text.size();) {
-        size_t end = std::min(text.find(',', begin), text.size());
-        if (end > begin)
-          out.push_back(text.substr(begin, end - begin));
-        begin = end + 1;
-      }
-    } else if constexpr (std::is_same_v<T, bool> ||
-                         std::is_same_v<T, std::string>) {
-      out = std::get<T>(value);
-    } else if (const auto *u = std::get_if<uint64_t>(&value)) {
-      out = static_cast<T>(*u);
-    } else {
-      out = static_cast<T>(std::get<int64_t>(value));
-    }
-    return;
-  }
-}
 
 /// Where a running pass reports what the pass manager needs from it: its
 /// statistics, and whether it left every analysis valid.

@@ -2,16 +2,19 @@
 ``one-shot-bufferize`` options plus ``analysis-heuristic=min-copy-bytes``)
 and the analysis orders min-copy-bytes compares.
 
-:data:`OPTIONS` is the options' one declaration (in
-:mod:`memplan.pass_declarations`, with the pass): MLIR's pass options
-(``--help``, parsing), the Python keyword arguments of the pass and of
+:data:`OPTIONS` comes from the options' one declaration
+(include/memplan/analysis/OneShotOptions.def, by way of
+:mod:`memplan.pass_declarations`): MLIR's pass options (``--help``,
+parsing), the Python keyword arguments of the pass and of
 :func:`memplan.inplace.analyze`, the upstream pipeline of copy-before-write
-and the engine's options all come from it. The pass, the explanation API and
-the min-copy-bytes ranking hand the engine the same option values: a dict
-keyed by Python spelling (``bufferize_function_boundaries``), as
-:class:`memplan.passes.PassContext` holds them; the engine reads each by name
-into upstream's ``OneShotBufferizationOptions``
-(``makeBufferizeOptions``, lib/analysis/AnalysisSteps.cpp).
+and the engine's typed options struct all come from it. The pass, the
+explanation API and the min-copy-bytes ranking hand the engine the same
+option values: a dict keyed by Python spelling
+(``bufferize_function_boundaries``), as :class:`memplan.passes.PassContext`
+holds them, which the engine reads into that struct once (an unknown name or
+a value of the wrong type is a ValueError); ``makeBufferizeOptions``
+(lib/analysis/AnalysisSteps.cpp) makes upstream's
+``OneShotBufferizationOptions`` of it.
 """
 
 from __future__ import annotations
