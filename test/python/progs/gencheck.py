@@ -18,7 +18,9 @@ Each program is checked in a forked child, so that a crash (of upstream's
 passes, or of memplan's) is a defect, not the end of the run. A defect
 names the part of memplan it belongs to where the check can tell: a peak
 above upstream's is rerun without pools, split destinations and dying-input
-reuse to find the step that raises it.
+reuse to find the step that raises it, and last with upstream's unsound rule
+for writes across blocks (``cfg-conflicts``: the peak is the price of a copy
+memplan's in-place analysis keeps where upstream's misses a conflict).
 """
 
 from __future__ import annotations
@@ -134,12 +136,19 @@ def _peak_step(program: NumericProgram, path: dict, upstream_peak: int) -> str:
     assert steps[-1].startswith("memplan-buffer-reuse"), steps
     dead = "memplan-buffer-deallocation{drop-dead-values=true}"
     assert dead in steps, steps
+    bufferize = next(s for s in steps if s.startswith("memplan-one-shot-bufferize{"))
+    as_upstream = bufferize[:-1] + " cfg-conflicts-as-upstream}"
     variants = [
         ("pools", ",".join(steps[:-1])),
         # Deallocation dropping dead region results and block arguments first.
         ("dead-values", ",".join(s if s != dead else "memplan-buffer-deallocation" for s in steps)),
         ("split-destinations", f"{MEMPLAN}{{split-destinations=false}}"),
         ("reuse-dying-inputs", f"{MEMPLAN}{{reuse-dying-inputs=false}}"),
+        # Not a step: upstream's rule that a write outside a block argument's
+        # block never clobbers it (unsound under cf branches, see
+        # docs/inplace-analysis.md). A peak back at upstream's with it is the
+        # price of the copies memplan's sound rule keeps.
+        ("cfg-conflicts", ",".join(s.replace(bufferize, as_upstream) for s in steps)),
     ]
     for step, pipeline in variants:
         try:
