@@ -130,6 +130,18 @@ def test_unreadable_and_unparsable_inputs(tmp_path):
             one_line_error(p, needle)
 
 
+def test_check_names_the_side_without_the_entry(tmp_path):
+    """Each side's missing entry is an error naming that side, with or
+    without the sides lowered in parallel."""
+    other = tmp_path / "other.mlir"
+    other.write_text(SCALE.read_text().replace("@scale", "@other"))
+    for jobs in ("1", "2"):
+        p = run(CHECK, SCALE, other, "--entry", "scale", "--jobs", jobs)
+        one_line_error(p, "AFTER: no func.func @scale", "@other")
+        p = run(CHECK, other, SCALE, "--entry", "scale", "--jobs", jobs)
+        one_line_error(p, "BEFORE: no func.func @scale", "@other")
+
+
 @pytest.mark.parametrize(
     "target, needle",
     [

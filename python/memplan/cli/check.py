@@ -169,6 +169,10 @@ def _check(argv: Optional[List[str]]) -> int:
         return print_error(PROG, f"BEFORE: {err.args[0]}")
     except UsageError as err:
         return print_error(PROG, str(err))
+    try:
+        function_arguments(modules[1], entry)
+    except KeyError as err:
+        return print_error(PROG, f"AFTER: {err.args[0]}")
     dims: Dict = dict(args.dims)
     values: Dict = dict(args.values)
     for arg, path in args.inputs:
