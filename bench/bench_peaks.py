@@ -29,11 +29,15 @@ ExecutionEngine with memplan-check's heap hooks (``memplan.numerics.execute(...)
 random inputs that respect the IR, every dynamic size ``--dim``, 7 by default,
 64-byte blocks): the peak heap bytes and the allocator calls, upstream -> memplan.
 
-With ``--time N``, the ExecutionEngine run time of each output (the fastest
-of N calls on the C library's heap, in CPU seconds of the calling thread,
-the two outputs called in turn, compiled once, not timed:
-``bench/run_time.py``), upstream -> memplan, and their ratio: memplan's
-rewrites (recomputation included) may not make a model more than 5% slower.
+With ``--time N``, the ExecutionEngine run time of each output, compiled
+once, on the C library's heap, in CPU seconds of the calling thread
+(``bench/run_time.py``): N rounds (more for programs shorter than 0.5 s)
+that each call upstream's output, then memplan's; the median time of a call
+of each, upstream -> memplan, and the median over rounds of the round's
+ratio memplan / upstream with its 95% interval. memplan's rewrites
+(recomputation included) may not make a model more than 5% slower: a ratio
+whose whole interval is above 1.05 is **slower**, one whose interval
+straddles 1.05 is *undecided* (rerun with more rounds).
 
 The last column says whether memplan is above upstream, statically or at run
 time (it must never be), or more than 5% slower.
@@ -81,6 +85,8 @@ FUSION = "linalg-fuse-elementwise-ops,canonicalize,cse"
 #: The tensor-level passes of the memory pipeline, by the option that turns
 #: each off, in pipeline order.
 ABLATED = tuple(option.name for option in PEAK_PASS_OPTIONS.values())
+#: The most memplan's output may take of upstream's run time.
+SLOWER = 1.05
 
 
 def cases(skip_gpt2: bool, only: list[str], models: list[str] = ()) -> list[tuple[str, str, str]]:
@@ -149,7 +155,8 @@ def main() -> None:
         type=int,
         default=0,
         metavar="N",
-        help="time N calls of each output (the fastest is reported)",
+        help="time each output in N rounds of paired calls (more for short programs): "
+        "median ratio and its 95%% interval, e.g. 20",
     )
     ap.add_argument(
         "--models",
@@ -189,7 +196,7 @@ def main() -> None:
         + ("---:|---:|" if args.time else "")
         + ":---:|"
     )
-    above = over_bound = 0
+    above = over_bound = undecided = 0
     ablation: list[str] = []
     for label, text, entry in with_fused(cases(args.skip_gpt2, args.only, args.models), args.fused):
         try:
@@ -214,16 +221,18 @@ def main() -> None:
             worse |= mp_heap.peak_blocks_bytes > up_heap.peak_blocks_bytes
         time_cells = ""
         if args.time:
-            from run_time import run_seconds, summary
+            from run_time import compare, run_seconds, verdict
 
-            up_s, mp_s = (
-                summary(t)
-                for t in run_seconds([up_text, mp_text], entry, args.time, dims={"*": args.dim})
+            up_t, mp_t = run_seconds([up_text, mp_text], entry, args.time, dims={"*": args.dim})
+            ratio = compare(up_t, mp_t)
+            decided = verdict(ratio, SLOWER)
+            worse |= decided == "above"
+            undecided += decided == "undecided"
+            flag = {"above": " **slower**", "undecided": " *undecided*"}.get(decided, "")
+            time_cells = (
+                f"| {ratio.base_seconds * 1e3:.1f} -> {ratio.other_seconds * 1e3:.1f} "
+                f"| {ratio.cell()}{flag} "
             )
-            slower = mp_s > 1.05 * up_s
-            worse |= slower
-            flag = " **slower**" if slower else ""
-            time_cells = f"| {up_s * 1e3:.1f} -> {mp_s * 1e3:.1f} | {mp_s / up_s:.3f}{flag} "
         above += worse
         over_bound += mp_peak > bound
         print(
@@ -236,6 +245,7 @@ def main() -> None:
             ablation.append(ablation_row(label, text, mp_peak))
     print(
         f"\nWorkloads above upstream: {above}. Workloads above their dataflow bound: {over_bound}."
+        + (f" Run times undecided against {SLOWER}x upstream's: {undecided}." if args.time else "")
     )
     if ablation:
         print(

@@ -162,11 +162,10 @@ class _Call:
         if sig.results and not self.scalar_return:
             self.result_struct = type("Results", (ctypes.Structure,), {"_fields_": fields})
 
-    def invoke(
-        self, engine, args: Sequence[ArgValue], returned: Optional[List[int]] = None
-    ) -> List[Output]:
-        """Call the function; return its results (copied out). The
-        ``allocated`` pointer of each memref result goes to ``returned``."""
+    def pack(self, args: Sequence[ArgValue]) -> tuple:
+        """The arguments of ``ExecutionEngine.invoke`` for ``args``, and what
+        must live through the call: ``(packed, keep, results, scalar_slot)``
+        (the results struct and the scalar result slot, or ``None``)."""
         sig = self.sig
         keep = []  # ctypes objects that must live through the call
         packed = []
@@ -188,7 +187,15 @@ class _Call:
         if self.scalar_return:
             scalar_slot = sig.results[0].ctype()()
             packed.append(ctypes.pointer(scalar_slot))
+        return packed, keep, results, scalar_slot
 
+    def invoke(
+        self, engine, args: Sequence[ArgValue], returned: Optional[List[int]] = None
+    ) -> List[Output]:
+        """Call the function; return its results (copied out). The
+        ``allocated`` pointer of each memref result goes to ``returned``."""
+        sig = self.sig
+        packed, keep, results, scalar_slot = self.pack(args)
         _core.quarantine_phase(1)  # the program runs
         engine.invoke(sig.name, *packed)
         _core.quarantine_phase(2)  # the results are read
