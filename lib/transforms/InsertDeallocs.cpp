@@ -24,6 +24,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/CastInterfaces.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
@@ -536,49 +538,148 @@ static void simplifyBufferLoops(Operation *root) {
   applyToOps(ops, canonicalizationPatterns(root->getContext(), names));
 }
 
-/// The canonicalization patterns of branching region ops that decide a
-/// region statically: a condition is known inside the regions it selects
-/// (propagated there as a constant), and an op whose condition is a constant
-/// is replaced by the one region it runs.
-static bool decidesRegions(const Pattern &pattern) {
-  StringRef name = pattern.getDebugName();
-  return name.ends_with("ConditionPropagation") ||
-         name.ends_with("RemoveStaticCondition");
+/// The constant value of each operand of `op` (null where it is not one).
+static SmallVector<Attribute> constantOperands(Operation *op) {
+  SmallVector<Attribute> values(op->getNumOperands());
+  for (auto [value, operand] : llvm::zip(values, op->getOperands()))
+    (void)matchPattern(operand, m_Constant(&value));
+  return values;
 }
 
+/// Where `op` goes first given the operand values `operands` (null for
+/// unknown), when that is one place only: one of its regions, or its results
+/// (null region).
+static std::optional<RegionSuccessor> onlyEntry(RegionBranchOpInterface op,
+                                                ArrayRef<Attribute> operands) {
+  SmallVector<RegionSuccessor> successors;
+  op.getEntrySuccessorRegions(operands, successors);
+  if (successors.size() != 1)
+    return std::nullopt;
+  return successors.front();
+}
+
+/// Whether `op`'s first step depends on its operands: it may go to more than
+/// one place when they are unknown (an `scf.if`, not an `scf.execute_region`).
+static bool branchesOnOperands(RegionBranchOpInterface op) {
+  return !isa<LoopLikeOpInterface>(op.getOperation()) &&
+         !onlyEntry(op, SmallVector<Attribute>(op->getNumOperands()));
+}
+
+/// A branching region op whose operands decide where it goes, replaced by
+/// what it runs (RegionBranchOpInterface::getEntrySuccessorRegions): the ops
+/// of the one single-block region it enters, that region's yielded values
+/// taking the place of its results, or, when it enters none, the values it
+/// forwards to its results itself.
+struct InlineDecidedRegion
+    : public OpInterfaceRewritePattern<RegionBranchOpInterface> {
+  using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
+
+  LogicalResult matchAndRewrite(RegionBranchOpInterface op,
+                                PatternRewriter &rewriter) const override {
+    if (!branchesOnOperands(op))
+      return failure();
+    std::optional<RegionSuccessor> entry = onlyEntry(op, constantOperands(op));
+    if (!entry)
+      return failure();
+    if (entry->isParent()) {
+      SmallVector<Value> forwarded(op.getEntrySuccessorOperands(*entry));
+      if (forwarded.size() != op->getNumResults())
+        return failure();
+      LLVM_DEBUG(llvm::dbgs() << "removing " << op->getName() << " at "
+                              << op->getLoc() << ", which enters no region\n");
+      rewriter.replaceOp(op, forwarded);
+      return success();
+    }
+    Region *region = entry->getSuccessor();
+    if (!region->hasOneBlock())
+      return failure();
+    auto yield = dyn_cast<RegionBranchTerminatorOpInterface>(
+        region->front().getTerminator());
+    if (!yield)
+      return failure();
+    SmallVector<RegionSuccessor> exits;
+    yield.getSuccessorRegions(SmallVector<Attribute>(yield->getNumOperands()),
+                              exits);
+    if (exits.size() != 1 || !exits.front().isParent())
+      return failure();
+    SmallVector<Value> results(yield.getSuccessorOperands(exits.front()));
+    SmallVector<Value> inputs(op.getEntrySuccessorOperands(*entry));
+    if (results.size() != op->getNumResults() ||
+        inputs.size() != region->getNumArguments())
+      return failure();
+    LLVM_DEBUG(llvm::dbgs()
+               << "inlining the decided region #" << region->getRegionNumber()
+               << " of " << op->getName() << " at " << op->getLoc() << "\n");
+    rewriter.eraseOp(yield);
+    rewriter.inlineBlockBefore(&region->front(), op, inputs);
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+/// Inside a region a branching region op enters only when an `i1` operand
+/// has one value, that operand is that constant
+/// (RegionBranchOpInterface::getEntrySuccessorRegions decides it).
+struct PropagateDecidingCondition
+    : public OpInterfaceRewritePattern<RegionBranchOpInterface> {
+  using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
+
+  LogicalResult matchAndRewrite(RegionBranchOpInterface op,
+                                PatternRewriter &rewriter) const override {
+    if (!branchesOnOperands(op))
+      return failure();
+    bool changed = false;
+    for (OpOperand &operand : op->getOpOperands()) {
+      Value condition = operand.get();
+      if (!condition.getType().isInteger(1) ||
+          matchPattern(condition, m_Constant()))
+        continue;
+      for (bool known : {true, false}) {
+        SmallVector<Attribute> operands(op->getNumOperands());
+        operands[operand.getOperandNumber()] = rewriter.getBoolAttr(known);
+        std::optional<RegionSuccessor> entry = onlyEntry(op, operands);
+        if (!entry || entry->isParent())
+          continue;
+        Region *region = entry->getSuccessor();
+        bool used = llvm::any_of(condition.getUses(), [&](OpOperand &use) {
+          return region->isAncestor(use.getOwner()->getParentRegion());
+        });
+        if (!used)
+          continue;
+        rewriter.setInsertionPoint(op);
+        Value constant = arith::ConstantOp::create(rewriter, op->getLoc(),
+                                                   rewriter.getBoolAttr(known));
+        rewriter.replaceUsesWithIf(condition, constant, [&](OpOperand &use) {
+          return region->isAncestor(use.getOwner()->getParentRegion());
+        });
+        changed = true;
+      }
+    }
+    return success(changed);
+  }
+};
+
 /// Branching region ops (not loops) that hold buffers, with the regions no
-/// path runs removed by their own canonicalization patterns (decidesRegions),
-/// as upstream's canonicalization after its deallocation removes them: an
-/// op nested in a region of another one under the same condition, kept, may
+/// path runs removed (InlineDecidedRegion, PropagateDecidingCondition), as
+/// upstream's canonicalization after its deallocation removes them: an op
+/// nested in a region of another one under the same condition, kept, may
 /// write to a buffer on a path that never runs it and hold it there, above
 /// upstream's run-time peak.
 static void simplifyDecidedBranches(Operation *root) {
   SmallVector<Operation *> ops;
-  llvm::SetVector<OperationName> names;
   root->walk([&](RegionBranchOpInterface op) {
-    if (op.getOperation() == root ||
-        isa<LoopLikeOpInterface>(op.getOperation()) || !op->getNumRegions())
+    if (op.getOperation() == root || !branchesOnOperands(op))
       return;
     bool buffers = touchesBuffers(op);
     op->walk([&](Operation *nested) { buffers |= touchesBuffers(nested); });
-    if (!buffers)
-      return;
-    ops.push_back(op);
-    names.insert(op->getName());
+    if (buffers)
+      ops.push_back(op);
   });
   if (ops.empty())
     return;
   MLIRContext *ctx = root->getContext();
-  RewritePatternSet all = canonicalizationPatterns(ctx, names);
   RewritePatternSet patterns(ctx);
-  for (std::unique_ptr<RewritePattern> &pattern : all.getNativePatterns())
-    if (decidesRegions(*pattern)) {
-      LLVM_DEBUG(llvm::dbgs() << "deciding regions with "
-                              << pattern->getDebugName() << "\n");
-      patterns.add(std::move(pattern));
-    }
-  if (patterns.getNativePatterns().empty())
-    return;
+  patterns.add<InlineDecidedRegion, PropagateDecidingCondition>(ctx);
   applyToOps(ops, std::move(patterns));
 }
 

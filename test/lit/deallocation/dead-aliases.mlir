@@ -159,6 +159,42 @@ func.func @decided_branch(%c: i1, %x: memref<8xf32>, %i: index) -> f32 {
 
 // -----
 
+// Any branching region op whose operands decide where it goes is replaced by
+// what it runs (RegionBranchOpInterface): an `scf.index_switch` on a constant
+// runs its default region only, so the write to %a in another case goes and
+// %a is freed after its last read, before %b.
+
+// CHECK-LABEL: func @decided_switch
+//       CHECK:   %[[A:.*]] = memref.alloc() : memref<8xf32>
+//       CHECK:   memref.load %[[A]]
+//  CHECK-NEXT:   memref.dealloc %[[A]] : memref<8xf32>
+//  CHECK-NEXT:   %[[B:.*]] = memref.alloc() : memref<8xf32>
+//   CHECK-NOT:   scf.index_switch
+//       CHECK:   memref.store
+//       CHECK:   memref.load %[[B]]
+//  CHECK-NEXT:   memref.dealloc %[[B]] : memref<8xf32>
+func.func @decided_switch(%x: memref<8xf32>, %i: index) -> f32 {
+  %c1 = arith.constant 1 : index
+  %cst = arith.constant 1.0 : f32
+  %a = memref.alloc() : memref<8xf32>
+  memref.copy %x, %a : memref<8xf32> to memref<8xf32>
+  %v = memref.load %a[%i] : memref<8xf32>
+  %b = memref.alloc() : memref<8xf32>
+  linalg.fill ins(%v : f32) outs(%b : memref<8xf32>)
+  scf.index_switch %c1
+  case 0 {
+    linalg.fill ins(%cst : f32) outs(%a : memref<8xf32>)
+    scf.yield
+  }
+  default {
+    memref.store %cst, %x[%i] : memref<8xf32>
+  }
+  %w = memref.load %b[%i] : memref<8xf32>
+  return %w : f32
+}
+
+// -----
+
 // A block argument nothing uses goes, with what the branches pass it: %a,
 // which one branch passed it, is freed right after its last read, before
 // %b, not at the start of the join block.
