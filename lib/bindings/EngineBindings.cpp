@@ -9,11 +9,6 @@
 #include "memplan/analysis/InterfaceEngine.h"
 #include "memplan/bindings/Bindings.h"
 
-#include <algorithm>
-#include <stdexcept>
-#include <string_view>
-#include <variant>
-
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
@@ -24,19 +19,6 @@ namespace memplan {
 namespace {
 
 constexpr const char *kOpCapsuleName = "mlir.ir.Operation._CAPIPtr";
-
-/// An option value as the declaration types it: bool, int (unsigned when
-/// it does not fit int64_t) or str.
-OptionValue optionValue(nb::handle value) {
-  if (nb::isinstance<bool>(value))
-    return nb::cast<bool>(value);
-  if (nb::isinstance<nb::int_>(value)) {
-    if (nb::cast<nb::int_>(value) < nb::int_(0))
-      return nb::cast<int64_t>(value);
-    return nb::cast<uint64_t>(value);
-  }
-  return nb::cast<std::string>(value);
-}
 
 // Each engine record as plain Python data, one overload per record type.
 
@@ -142,26 +124,8 @@ void registerEngineBindings(nb::module_ &m) {
       .def_ro("non_writable_counter", &EngineResult::nonWritableCounter);
 
   m.attr("DYNAMIC_COPY_BYTES") = kDynamicCopyBytes;
-  nb::list rows;
-  for (const OptionRow &row : oneShotOptionRows()) {
-    nb::object choices = nb::none();
-    if (*row.choices) {
-      nb::list names;
-      for (std::string_view rest = row.choices; !rest.empty();) {
-        size_t comma = std::min(rest.find(','), rest.size());
-        names.append(nb::str(rest.data(), comma));
-        rest.remove_prefix(std::min(comma + 1, rest.size()));
-      }
-      choices = nb::tuple(names);
-    }
-    nb::object defaultValue = std::visit(
-        [](const auto &value) -> nb::object { return nb::cast(value); },
-        row.defaultValue);
-    rows.append(
-        nb::make_tuple(row.name, row.type, defaultValue, row.help, choices));
-  }
   // memplan/pass_declarations.py declares the pass' options from these.
-  m.attr("ONE_SHOT_BUFFERIZE_OPTIONS") = nb::tuple(rows);
+  m.attr("ONE_SHOT_BUFFERIZE_OPTIONS") = optionRows(OneShotOptions::rows());
   m.def(
       "run_interface_engine",
       [](nb::handle capsule, const nb::dict &options,
@@ -180,16 +144,8 @@ void registerEngineBindings(nb::module_ &m) {
         checkHeuristic(heuristic);
         for (const auto &order : rankOrders)
           checkHeuristic(order.first);
-        OptionValues values;
-        for (auto [key, value] : options) {
-          std::string name = nb::cast<std::string>(key);
-          std::replace(name.begin(), name.end(), '_', '-');
-          values.emplace_back(std::move(name), optionValue(value));
-        }
         EngineOptions o;
-        if (std::string error = readOneShotOptions(values, o.bufferize);
-            !error.empty())
-          throw std::invalid_argument(error);
+        o.bufferize = readOptions<OneShotOptions>(options);
         o.heuristic = heuristic;
         o.fuzzerSeed = fuzzerSeed;
         o.analysisOnly = analysisOnly;

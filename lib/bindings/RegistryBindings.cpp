@@ -22,10 +22,12 @@
 #include <nanobind/stl/variant.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <exception>
 #include <mutex>
+#include <string_view>
 
 namespace nb = nanobind;
 
@@ -205,6 +207,45 @@ template <typename Add> bool registerNew(const std::string &argument, Add add) {
 }
 
 } // namespace
+
+OptionValues optionValues(const nb::dict &options) {
+  OptionValues values;
+  for (auto [key, value] : options) {
+    std::string name = nb::cast<std::string>(key);
+    std::replace(name.begin(), name.end(), '_', '-');
+    OptionValue typed;
+    if (nb::isinstance<bool>(value))
+      typed = nb::cast<bool>(value);
+    else if (nb::isinstance<nb::int_>(value) &&
+             nb::cast<nb::int_>(value) < nb::int_(0))
+      typed = nb::cast<int64_t>(value);
+    else if (nb::isinstance<nb::int_>(value))
+      typed = nb::cast<uint64_t>(value);
+    else
+      typed = nb::cast<std::string>(value);
+    values.emplace_back(std::move(name), std::move(typed));
+  }
+  return values;
+}
+
+nb::tuple optionRows(const std::vector<OptionRow> &rows) {
+  nb::list list;
+  for (const OptionRow &row : rows) {
+    nb::object choices = nb::none();
+    if (*row.choices) {
+      nb::list names;
+      for (std::string_view rest = row.choices; !rest.empty();) {
+        size_t comma = std::min(rest.find(','), rest.size());
+        names.append(nb::str(rest.data(), comma));
+        rest.remove_prefix(std::min(comma + 1, rest.size()));
+      }
+      choices = nb::tuple(names);
+    }
+    list.append(nb::make_tuple(row.name, row.type, nb::cast(row.defaultValue),
+                               row.help, choices));
+  }
+  return nb::tuple(list);
+}
 
 MlirWithoutGil::Count::Count() { ++threadsWithoutGil; }
 MlirWithoutGil::Count::~Count() { --threadsWithoutGil; }

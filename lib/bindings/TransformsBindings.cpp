@@ -220,36 +220,35 @@ void registerTransformsBindings(nb::module_ &m) {
           nb::arg("module_capsule"), nb::arg("keep"))
       .def("restore", &HiddenFunctionBodies::restore,
            "Put every hidden body back.");
+  m.attr("RECOMPUTE_OPTIONS") = optionRows(RecomputeOptions::rows());
   m.def(
       "recompute_cheap_values",
-      [](nb::handle capsule, bool remarks, int64_t maxAddedWorkPercent) {
-        RecomputeOptions options;
-        options.remarks = remarks;
-        options.maxAddedWorkPercent = maxAddedWorkPercent;
-        return recomputeCheapValues(operationOf(capsule), options);
+      [](nb::handle capsule, const nb::dict &options) {
+        return recomputeCheapValues(operationOf(capsule),
+                                    readOptions<RecomputeOptions>(options));
       },
-      nb::arg("module_capsule"), nb::arg("remarks") = false,
-      nb::arg("max_added_work_percent") = 2,
+      nb::arg("module_capsule"), nb::arg("options") = nb::dict(),
       "Recompute cheap values at their users where holding them costs bytes "
-      "at the modeled peak.");
+      "at the modeled peak. options: memplan-recompute-cheap-values' option "
+      "values by name (RECOMPUTE_OPTIONS; their defaults for the rest).");
+  m.attr("REORDER_OPTIONS") = optionRows(ReorderOptions::rows());
   m.def(
       "reorder_for_memory",
-      [](nb::handle capsule, bool functionBoundaries, int64_t width,
-         int64_t lookahead, int64_t branching, bool dyingInputs) {
-        if (width < 1 || lookahead < 1 || branching < 1)
-          throw nb::value_error("width, lookahead and branching must be >= 1");
-        return reorderForMemory(
-            operationOf(capsule), functionBoundaries,
-            ReorderOptions{width, lookahead, branching, dyingInputs});
+      [](nb::handle capsule, bool functionBoundaries, const nb::dict &options) {
+        ReorderOptions o = readOptions<ReorderOptions>(options);
+        if (o.width < 1 || o.lookahead < 1 || o.branching < 1)
+          throw nb::value_error(
+              "beam-width, lookahead and branching must be >= 1");
+        return reorderForMemory(operationOf(capsule), functionBoundaries, o);
       },
       nb::arg("module_capsule"), nb::arg("function_boundaries") = true,
-      nb::arg("width") = ReorderOptions().width,
-      nb::arg("lookahead") = ReorderOptions().lookahead,
-      nb::arg("branching") = ReorderOptions().branching,
-      nb::arg("dying_inputs") = ReorderOptions().dyingInputs,
+      nb::arg("options") = nb::dict(),
       "Reorder single-block function bodies for a lower modeled peak (a "
-      "beam search of `width` schedules, `lookahead` ops ahead, trying "
-      "`branching` ops where each allocates).");
+      "beam search of `beam-width` schedules, `lookahead` ops ahead, trying "
+      "`branching` ops where each allocates). options: "
+      "memplan-reorder-for-memory's option values by name but "
+      "bufferize-function-boundaries (REORDER_OPTIONS; their defaults for "
+      "the rest).");
   m.def(
       "eliminate_subset_copies",
       [](nb::handle capsule, bool functionBoundaries, bool dryRun) {

@@ -97,16 +97,8 @@ register_pass(
     "Recompute cheap values (fills, broadcasts of constants) at their users where holding them "
     "costs bytes at the peak",
     None,
-    options=[
-        Option("remarks", bool, False, "emit a remark per decision (recomputed, or held and why)"),
-        Option(
-            "max-added-work-percent",
-            int,
-            2,
-            "work recomputation may add to a function, in percent of its linalg work (negative: "
-            "no limit)",
-        ),
-    ],
+    # Declared with their C++ struct (include/memplan/transforms/PassOptions.def).
+    options=table_options(_core.RECOMPUTE_OPTIONS),
     run="memplan.peak.recompute:run",
 )
 
@@ -123,20 +115,9 @@ register_pass(
     "memplan-reorder-for-memory",
     "Reorder the ops of each function body for a lower memory peak, keeping every dependence",
     None,
-    options=[
-        FUNCTION_BOUNDARIES,
-        Option("beam-width", int, 8, "partial schedules kept at each step of the search (>= 1)"),
-        Option(
-            "lookahead", int, 16, "ops each partial schedule extends the committed prefix by (>= 1)"
-        ),
-        Option("branching", int, 4, "ready ops tried where each would allocate (>= 1)"),
-        Option(
-            "dying-inputs",
-            bool,
-            True,
-            "model the writes of memplan-reuse-dying-inputs (false when it does not run next)",
-        ),
-    ],
+    # The search's options are declared with their C++ struct
+    # (include/memplan/transforms/PassOptions.def).
+    options=[FUNCTION_BOUNDARIES, *table_options(_core.REORDER_OPTIONS)],
     run="memplan.peak.reorder:run",
 )
 

@@ -32,6 +32,8 @@
 #ifndef MEMPLAN_BINDINGS_BINDINGS_H
 #define MEMPLAN_BINDINGS_BINDINGS_H
 
+#include "memplan/passes/OptionValues.h"
+
 #include "mlir-c/IR.h"
 
 #include <nanobind/nanobind.h>
@@ -88,6 +90,27 @@ private:
   Count count; // before the release: counted while the GIL is released
   nanobind::gil_scoped_release release;
 };
+
+/// The values of `options`, a dict by option name in either spelling
+/// (`buffer_alignment` or `buffer-alignment`), typed as Python types them
+/// (a negative int signed, any other unsigned).
+OptionValues optionValues(const nanobind::dict &options);
+
+/// Options (a MEMPLAN_OPTIONS_STRUCT) read from `options` (as
+/// optionValues), the rest their defaults; raises ValueError on a name the
+/// table lacks or a value of another type.
+template <typename Options> Options readOptions(const nanobind::dict &options) {
+  Options out;
+  if (std::string error = readOptions(optionValues(options), out);
+      !error.empty())
+    throw nanobind::value_error(error.c_str());
+  return out;
+}
+
+/// A table's rows as Python (name, type, default, help, choices or None)
+/// tuples: what python/memplan/pass_declarations.py declares a pass'
+/// options from.
+nanobind::tuple optionRows(const std::vector<OptionRow> &rows);
 
 void registerAllocsToViewsBindings(nanobind::module_ &m);
 void registerDeallocationBindings(nanobind::module_ &m);

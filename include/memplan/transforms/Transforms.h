@@ -9,6 +9,9 @@
 #ifndef MEMPLAN_TRANSFORMS_TRANSFORMS_H
 #define MEMPLAN_TRANSFORMS_TRANSFORMS_H
 
+#include "memplan/passes/OptionValues.h"
+#include "memplan/transforms/PassOptions.def"
+
 #include "mlir-c/IR.h"
 
 #include <cstddef>
@@ -69,14 +72,10 @@ struct ReorderStats {
   bool analyzed = true; ///< False: the analysis failed; nothing changed.
 };
 
-/// reorderForMemory's model and the bounds of its search (the pass' options).
-struct ReorderOptions {
-  int64_t width = 8;      ///< Partial schedules kept at each step.
-  int64_t lookahead = 16; ///< Ops each extends the committed prefix by.
-  int64_t branching = 4;  ///< Ready ops tried where each would allocate.
-  /// Model the writes of memplan-reuse-dying-inputs (which then runs).
-  bool dyingInputs = true;
-};
+/// reorderForMemory's model and the bounds of its search (the pass' options:
+/// memplan/transforms/PassOptions.def).
+MEMPLAN_OPTIONS_STRUCT(ReorderOptions, "memplan-reorder-for-memory",
+                       MEMPLAN_REORDER_OPTIONS);
 
 /// Reorders the ops of each single-block function body for a lower memory
 /// peak, keeping every use-def dependence, the relative order of every op
@@ -96,14 +95,13 @@ struct ReorderOptions {
 ReorderStats reorderForMemory(MlirOperation root, bool functionBoundaries,
                               const ReorderOptions &options);
 
-/// What `recomputeCheapValues` is asked to do.
-struct RecomputeOptions {
-  /// Record one remark per decision in RecomputeStats::remarks.
-  bool remarks = false;
-  /// Work one function may gain, in percent of its modeled work (loop
-  /// iterations times payload ops of its linalg ops); negative: no limit.
-  int64_t maxAddedWorkPercent = 2;
-};
+/// What `recomputeCheapValues` is asked to do (the pass' options:
+/// memplan/transforms/PassOptions.def): `remarks` records one remark per
+/// decision in RecomputeStats::remarks; `maxAddedWorkPercent` is the work
+/// one function may gain, in percent of its modeled work (loop iterations
+/// times payload ops of its linalg ops), negative for no limit.
+MEMPLAN_OPTIONS_STRUCT(RecomputeOptions, "memplan-recompute-cheap-values",
+                       MEMPLAN_RECOMPUTE_OPTIONS);
 
 /// A remark of a rewrite: where, and what it decided.
 struct RewriteRemark {

@@ -42,9 +42,7 @@ from memplan.peak import report
 
 def run(module: ir.Operation, ctx: PassContext) -> None:
     """The pass' body (declared in :mod:`memplan.pass_declarations`)."""
-    stats = _core.recompute_cheap_values(
-        module._CAPIPtr, ctx.options["remarks"], ctx.options["max_added_work_percent"]
-    )
+    stats = _core.recompute_cheap_values(module._CAPIPtr, ctx.options)
     for location, message in stats.remarks:
         ctx.remark(location, message)
     report(stats, ctx)

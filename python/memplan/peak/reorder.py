@@ -35,7 +35,7 @@ from memplan import _core
 from memplan.passes import PassContext
 from memplan.peak import report
 
-#: The options that bound the search (declared in memplan.pass_declarations).
+#: The options that bound the search (include/memplan/transforms/PassOptions.def).
 BOUNDS = ("beam_width", "lookahead", "branching")
 
 
@@ -50,15 +50,10 @@ def run(module: ir.Operation, ctx: PassContext) -> None:
                 f"least 1, got {ctx.options[name]}",
             )
             return
-    opts = ctx.options
-    stats = _core.reorder_for_memory(
-        module._CAPIPtr,
-        opts["bufferize_function_boundaries"],
-        width=opts["beam_width"],
-        lookahead=opts["lookahead"],
-        branching=opts["branching"],
-        dying_inputs=opts["dying_inputs"],
-    )
+    # The search's options go to the C++ struct they are declared with.
+    search = dict(ctx.options)
+    function_boundaries = search.pop("bufferize_function_boundaries")
+    stats = _core.reorder_for_memory(module._CAPIPtr, function_boundaries, search)
     if not stats.analyzed:
         ctx.remark(
             module,

@@ -1,7 +1,8 @@
-"""memplan-one-shot-bufferize's options, declared once in C++
-(include/memplan/analysis/OneShotOptions.def): the typed struct the engine
-reads, its one reader, the Python declaration and ``--help`` all come from
-that table, and a row added to it reaches each of them."""
+"""Pass options declared once, in C++ tables (``.def`` X-macros): those of
+memplan-one-shot-bufferize (include/memplan/analysis/OneShotOptions.def) and
+of the C++ rewrites (include/memplan/transforms/PassOptions.def). The typed
+struct each body reads, its one reader, the Python declaration and ``--help``
+all come from the table, and a row added to it reaches each of them."""
 
 from __future__ import annotations
 
@@ -25,13 +26,66 @@ INCLUDE = ROOT / "include"
 TABLE = Path("memplan/analysis/OneShotOptions.def")
 
 
-def test_pass_declares_the_table_s_rows_in_order() -> None:
-    rows = _core.ONE_SHOT_BUFFERIZE_OPTIONS
-    names = re.findall(
-        r'^MEMPLAN_ONE_SHOT_OPTION\(\s*\w+,\s*"([^"]+)"', (INCLUDE / TABLE).read_text(), re.M
+#: Each table: the pass, its rows in memplan._core, the file and macro that
+#: declare them, and the options the pass declares before them.
+TABLES = [
+    (
+        "memplan-one-shot-bufferize",
+        "ONE_SHOT_BUFFERIZE_OPTIONS",
+        TABLE,
+        "MEMPLAN_ONE_SHOT_OPTIONS",
+        0,
+    ),
+    (
+        "memplan-recompute-cheap-values",
+        "RECOMPUTE_OPTIONS",
+        Path("memplan/transforms/PassOptions.def"),
+        "MEMPLAN_RECOMPUTE_OPTIONS",
+        0,
+    ),
+    (
+        "memplan-reorder-for-memory",
+        "REORDER_OPTIONS",
+        Path("memplan/transforms/PassOptions.def"),
+        "MEMPLAN_REORDER_OPTIONS",
+        1,
+    ),
+]
+
+
+def _help_block(text: str, argument: str) -> str:
+    """The lines of ``--help`` that describe the pass ``argument``."""
+    block = text[text.index(f"--{argument} ") :]
+    end = block.find("\n      --memplan-", 1)
+    return block if end < 0 else block[:end]
+
+
+@pytest.mark.parametrize(("argument", "attr", "table", "macro", "before"), TABLES)
+def test_each_table_is_what_its_pass_declares_and_help_shows(
+    argument: str, attr: str, table: Path, macro: str, before: int
+) -> None:
+    rows = getattr(_core, attr)
+    text = (INCLUDE / table).read_text()
+    body = re.search(rf"^#define {macro}\(X\)((?:.*\\\n)*.*)", text, re.M).group(1)
+    names = re.findall(r'\bX\(\s*\w+,\s*"([^"]+)"', body)
+    assert [row[0] for row in rows] == names and names
+    assert list(lookup(argument).options)[before:] == table_options(rows)
+    out = subprocess.run(
+        [sys.executable, "-m", "memplan.cli.opt", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
-    assert [row[0] for row in rows] == names and len(names) == 18
-    assert list(lookup("memplan-one-shot-bufferize").options) == ONE_SHOT_BUFFERIZE_OPTIONS
+    assert out.returncode == 0, out.stderr[-2000:]
+    block = _help_block(out.stdout, argument)
+    for name, _type, _default, help_text, choices in rows:
+        assert re.search(rf"--{name}\b.*- {re.escape(help_text)}", block), name
+        for choice in choices or ():
+            assert f"\n    ={choice}\n" in block, (name, choice)
+
+
+def test_one_shot_options_keep_upstream_s_types_and_defaults() -> None:
+    assert len(ONE_SHOT_BUFFERIZE_OPTIONS) == 18
     by_name = {o.name: o for o in ONE_SHOT_BUFFERIZE_OPTIONS}
     assert by_name["buffer-alignment"].default == 64
     assert by_name["check-parallel-regions"].default is True
@@ -40,28 +94,15 @@ def test_pass_declares_the_table_s_rows_in_order() -> None:
     assert HEURISTICS[-1] == "min-copy-bytes" and "fuzzer" in HEURISTICS
 
 
-def test_help_lists_every_row_with_its_help() -> None:
-    out = subprocess.run(
-        [sys.executable, "-m", "memplan.cli.opt", "--help"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert out.returncode == 0, out.stderr[-2000:]
-    block = out.stdout[out.stdout.index("--memplan-one-shot-bufferize") :]
-    block = (
-        block[: block.index("\n      --memplan-", 1)] if "\n      --memplan-" in block else block
-    )
-    for name, _type, _default, help_text, choices in _core.ONE_SHOT_BUFFERIZE_OPTIONS:
-        assert re.search(rf"--{name}\b.*- {re.escape(help_text)}", block), name
-        for choice in choices or ():
-            assert f"\n    ={choice}\n" in block, (name, choice)
+def _on_module(call) -> object:
+    """``call`` on the capsule of a module with one empty function."""
+    with ir.Context() as ctx:
+        module = parse_source("func.func @f() { return }", "f.mlir", ctx)
+        return call(module.operation._CAPIPtr)
 
 
 def _engine(options: dict) -> _core.EngineResult:
-    with ir.Context() as ctx:
-        module = parse_source("func.func @f() { return }", "f.mlir", ctx)
-        return _core.run_interface_engine(module.operation._CAPIPtr, options, analysis_only=True)
+    return _on_module(lambda m: _core.run_interface_engine(m, options, analysis_only=True))
 
 
 @pytest.mark.parametrize(
@@ -80,14 +121,53 @@ def test_engine_rejects_unknown_or_mistyped_options(options: dict, error: str) -
         _engine(options)
 
 
+@pytest.mark.parametrize(
+    ("call", "error"),
+    [
+        (
+            lambda m: _core.reorder_for_memory(m, True, {"beam_widht": 3}),
+            "memplan-reorder-for-memory has no option 'beam-widht'",
+        ),
+        (
+            lambda m: _core.reorder_for_memory(m, True, {"dying_inputs": 1}),
+            "option 'dying-inputs' expects bool",
+        ),
+        (
+            lambda m: _core.reorder_for_memory(m, True, {"lookahead": 0}),
+            "beam-width, lookahead and branching must be >= 1",
+        ),
+        (
+            lambda m: _core.recompute_cheap_values(m, {"max_added_work_percent": "2"}),
+            "option 'max-added-work-percent' expects int",
+        ),
+        (
+            lambda m: _core.recompute_cheap_values(m, {"remark": True}),
+            "memplan-recompute-cheap-values has no option 'remark'",
+        ),
+    ],
+)
+def test_rewrites_reject_unknown_or_mistyped_options(call, error: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(error)):
+        _on_module(call)
+
+
+def test_rewrites_take_their_options() -> None:
+    stats = _on_module(
+        lambda m: _core.reorder_for_memory(m, False, {"beam-width": 1, "dying_inputs": False})
+    )
+    assert stats.analyzed and stats.reordered == 0
+    stats = _on_module(
+        lambda m: _core.recompute_cheap_values(m, {"remarks": True, "max_added_work_percent": -1})
+    )
+    assert stats.recomputed == 0
+
+
 def test_engine_takes_each_option_in_either_spelling() -> None:
     assert _engine({"analysis_fuzzer_seed": 2**32 - 1, "buffer-alignment": 2**64 - 1}).ok
 
 
-ADDED_ROW = """
-MEMPLAN_ONE_SHOT_OPTION(scratchLimit, "scratch-limit", uint64_t, 9, "",
-                        "a freshly added limit")
-"""
+ADDED_ROW = """ \\
+  X(scratchLimit, "scratch-limit", uint64_t, 9, "", "a freshly added limit")"""
 
 READER = r"""
 #include "memplan/analysis/OneShotOptions.h"
@@ -99,11 +179,10 @@ using namespace memplan;
 int main() {
   OneShotOptions options;
   std::printf("default %llu\n", (unsigned long long)options.scratchLimit);
-  std::string error = readOneShotOptions(
-      {{"scratch-limit", OptionValue(uint64_t(12))}}, options);
+  std::string error = readOptions({{"scratch-limit", OptionValue(uint64_t(12))}}, options);
   std::printf("read %llu [%s]\n", (unsigned long long)options.scratchLimit,
               error.c_str());
-  for (const OptionRow &row : oneShotOptionRows()) {
+  for (const OptionRow &row : OneShotOptions::rows()) {
     std::string value = std::visit(
         [](const auto &v) {
           if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::string>)
@@ -148,12 +227,10 @@ def test_a_row_added_to_the_table_reaches_struct_reader_and_help(tmp_path: Path)
     scratch = tmp_path / "include"
     shutil.copytree(INCLUDE / "memplan", scratch / "memplan")
     table = scratch / TABLE
+    define = "#define MEMPLAN_ONE_SHOT_OPTIONS(X)"
     text = table.read_text()
-    table.write_text(
-        text.replace(
-            "#undef MEMPLAN_ONE_SHOT_OPTION", ADDED_ROW + "\n#undef MEMPLAN_ONE_SHOT_OPTION"
-        )
-    )
+    assert define in text
+    table.write_text(text.replace(define, define + ADDED_ROW))
     source = tmp_path / "reader.cpp"
     source.write_text(READER)
     binary = tmp_path / "reader"
@@ -180,9 +257,9 @@ def test_a_row_added_to_the_table_reaches_struct_reader_and_help(tmp_path: Path)
                 )
             )
     # The unchanged rows are the ones the extension exports.
-    assert rows[:-1] == list(_core.ONE_SHOT_BUFFERIZE_OPTIONS)
-    assert rows[-1] == ("scratch-limit", "uint64", 9, "a freshly added limit", None)
-    assert table_options(rows)[:-1] == ONE_SHOT_BUFFERIZE_OPTIONS
+    assert rows[0] == ("scratch-limit", "uint64", 9, "a freshly added limit", None)
+    assert rows[1:] == list(_core.ONE_SHOT_BUFFERIZE_OPTIONS)
+    assert table_options(rows)[1:] == ONE_SHOT_BUFFERIZE_OPTIONS
     script = tmp_path / "register.py"
     script.write_text(textwrap.dedent(REGISTER.format(rows=rows)))
     help_run = subprocess.run(
