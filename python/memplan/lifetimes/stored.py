@@ -21,7 +21,10 @@ values that alias them (views and casts): on pooled IR a pool is one buffer.
   tensor level) and ``permuted copy`` (contents written by a transpose or a
   broadcast of another buffer, then only read: its readers could read the
   source through their indexing maps; ``memplan-fold-transposes`` does it at
-  tensor level).
+  tensor level) and ``subset copy`` (contents read last by a copy into a view
+  of another buffer live at the peak: a pad, concat or insert_slice; its
+  producers could write into that view; ``memplan-eliminate-subset-copies``
+  does it at tensor level).
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from memplan.ir.graph import entry_block
 from memplan.lifetimes.analysis import FunctionLifetimes
 from memplan.lifetimes.contents import PeakSite, Site, _site, peak_site
 from memplan.lifetimes.peaks import ROUNDING
+from memplan.lifetimes.subset_copies import subset_copies_at
 
 K = _core.LifetimeRole
 _READ, _WRITE, _FULL = 1, 2, 4
@@ -503,6 +507,31 @@ def permuted_copies(ctx: PeakContext) -> list[Stored]:
     return out
 
 
+@finder("subset copy")
+def subset_copies(ctx: PeakContext) -> list[Stored]:
+    """Buffers live at the peak whose last read is a copy into a view of
+    another buffer live there (a pad, concat or insert_slice as upstream
+    bufferizes it: :func:`~memplan.lifetimes.subset_copies.subset_copies_at`):
+    had their producers written into that view, as
+    ``memplan-eliminate-subset-copies`` makes them do at tensor level, they
+    would not be held at the peak; that saves their bytes."""
+    lt, peak = ctx.lt, ctx.peak
+    out = []
+    for copy in subset_copies_at(lt, peak.at.point + lt.func_op, peak.live):
+        site = _site(lt, copy.op)
+        out.append(
+            Stored(
+                copy.source,
+                "subset copy",
+                copy.bytes,
+                f"read last by {site.op} ({site.location}) into a view of another buffer live"
+                " at the peak; its producers could write into that view",
+                site,
+            )
+        )
+    return out
+
+
 __all__ = [
     "BlockFloors",
     "BufferAccesses",
@@ -516,4 +545,5 @@ __all__ = [
     "op_at_peak",
     "permuted_copies",
     "stored_at_peak",
+    "subset_copies",
 ]

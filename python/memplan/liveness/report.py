@@ -51,7 +51,7 @@ buffer: the buffers it touches, plus those whose contents must cross it) and,
 in ``highest``, at the op of its block where that floor is highest (no
 order goes below it); ``stored_at_peak`` lists the buffers live there that a
 rewrite could leave out (``kind``: ``cheap to recompute``, ``permuted
-copy``), with the bytes each would save (:mod:`memplan.lifetimes.stored`);
+copy``, ``subset copy``), with the bytes each would save (:mod:`memplan.lifetimes.stored`);
 ``held_without_contents`` lists every buffer held while its contents are not
 needed (:mod:`memplan.lifetimes.contents`).
 ``offset`` is where a single pool over the function's eligible static
