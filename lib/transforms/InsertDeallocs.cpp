@@ -565,62 +565,90 @@ static bool branchesOnOperands(RegionBranchOpInterface op) {
          !onlyEntry(op, SmallVector<Attribute>(op->getNumOperands()));
 }
 
-/// A branching region op whose operands decide where it goes, replaced by
-/// what it runs (RegionBranchOpInterface::getEntrySuccessorRegions): the ops
-/// of the one single-block region it enters, that region's yielded values
-/// taking the place of its results, or, when it enters none, the values it
-/// forwards to its results itself.
-struct InlineDecidedRegion
-    : public OpInterfaceRewritePattern<RegionBranchOpInterface> {
-  using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
-
-  LogicalResult matchAndRewrite(RegionBranchOpInterface op,
-                                PatternRewriter &rewriter) const override {
-    if (!branchesOnOperands(op))
+/// `op`, whose operands decide where it goes, replaced by what it runs
+/// (RegionBranchOpInterface::getEntrySuccessorRegions): the ops of the one
+/// single-block region it enters, that region's yielded values taking the
+/// place of its results, or, when it enters none, the values it forwards to
+/// its results itself.
+static LogicalResult inlineDecidedRegion(RegionBranchOpInterface op,
+                                         PatternRewriter &rewriter) {
+  std::optional<RegionSuccessor> entry = onlyEntry(op, constantOperands(op));
+  if (!entry)
+    return failure();
+  if (entry->isParent()) {
+    SmallVector<Value> forwarded(op.getEntrySuccessorOperands(*entry));
+    if (forwarded.size() != op->getNumResults())
       return failure();
-    std::optional<RegionSuccessor> entry = onlyEntry(op, constantOperands(op));
-    if (!entry)
-      return failure();
-    if (entry->isParent()) {
-      SmallVector<Value> forwarded(op.getEntrySuccessorOperands(*entry));
-      if (forwarded.size() != op->getNumResults())
-        return failure();
-      LLVM_DEBUG(llvm::dbgs() << "removing " << op->getName() << " at "
-                              << op->getLoc() << ", which enters no region\n");
-      rewriter.replaceOp(op, forwarded);
-      return success();
-    }
-    Region *region = entry->getSuccessor();
-    if (!region->hasOneBlock())
-      return failure();
-    auto yield = dyn_cast<RegionBranchTerminatorOpInterface>(
-        region->front().getTerminator());
-    if (!yield)
-      return failure();
-    SmallVector<RegionSuccessor> exits;
-    yield.getSuccessorRegions(SmallVector<Attribute>(yield->getNumOperands()),
-                              exits);
-    if (exits.size() != 1 || !exits.front().isParent())
-      return failure();
-    SmallVector<Value> results(yield.getSuccessorOperands(exits.front()));
-    SmallVector<Value> inputs(op.getEntrySuccessorOperands(*entry));
-    if (results.size() != op->getNumResults() ||
-        inputs.size() != region->getNumArguments())
-      return failure();
-    LLVM_DEBUG(llvm::dbgs()
-               << "inlining the decided region #" << region->getRegionNumber()
-               << " of " << op->getName() << " at " << op->getLoc() << "\n");
-    rewriter.eraseOp(yield);
-    rewriter.inlineBlockBefore(&region->front(), op, inputs);
-    rewriter.replaceOp(op, results);
+    LLVM_DEBUG(llvm::dbgs() << "removing " << op->getName() << " at "
+                            << op->getLoc() << ", which enters no region\n");
+    rewriter.replaceOp(op, forwarded);
     return success();
   }
-};
+  Region *region = entry->getSuccessor();
+  if (!region->hasOneBlock())
+    return failure();
+  auto yield = dyn_cast<RegionBranchTerminatorOpInterface>(
+      region->front().getTerminator());
+  if (!yield)
+    return failure();
+  SmallVector<RegionSuccessor> exits;
+  yield.getSuccessorRegions(SmallVector<Attribute>(yield->getNumOperands()),
+                            exits);
+  if (exits.size() != 1 || !exits.front().isParent())
+    return failure();
+  SmallVector<Value> results(yield.getSuccessorOperands(exits.front()));
+  SmallVector<Value> inputs(op.getEntrySuccessorOperands(*entry));
+  if (results.size() != op->getNumResults() ||
+      inputs.size() != region->getNumArguments())
+    return failure();
+  LLVM_DEBUG(llvm::dbgs() << "inlining the decided region #"
+                          << region->getRegionNumber() << " of "
+                          << op->getName() << " at " << op->getLoc() << "\n");
+  rewriter.eraseOp(yield);
+  rewriter.inlineBlockBefore(&region->front(), op, inputs);
+  rewriter.replaceOp(op, results);
+  return success();
+}
 
-/// Inside a region a branching region op enters only when an `i1` operand
-/// has one value, that operand is that constant
+/// Inside a region `op` enters only when an `i1` operand has one value, that
+/// operand replaced by that constant
 /// (RegionBranchOpInterface::getEntrySuccessorRegions decides it).
-struct PropagateDecidingCondition
+static LogicalResult propagateDecidingConditions(RegionBranchOpInterface op,
+                                                 PatternRewriter &rewriter) {
+  bool changed = false;
+  for (OpOperand &operand : op->getOpOperands()) {
+    Value condition = operand.get();
+    if (!condition.getType().isInteger(1) ||
+        matchPattern(condition, m_Constant()))
+      continue;
+    for (bool known : {true, false}) {
+      SmallVector<Attribute> operands(op->getNumOperands());
+      operands[operand.getOperandNumber()] = rewriter.getBoolAttr(known);
+      std::optional<RegionSuccessor> entry = onlyEntry(op, operands);
+      if (!entry || entry->isParent())
+        continue;
+      Region *region = entry->getSuccessor();
+      bool used = llvm::any_of(condition.getUses(), [&](OpOperand &use) {
+        return region->isAncestor(use.getOwner()->getParentRegion());
+      });
+      if (!used)
+        continue;
+      rewriter.setInsertionPoint(op);
+      Value constant = arith::ConstantOp::create(rewriter, op->getLoc(),
+                                                 rewriter.getBoolAttr(known));
+      rewriter.replaceUsesWithIf(condition, constant, [&](OpOperand &use) {
+        return region->isAncestor(use.getOwner()->getParentRegion());
+      });
+      changed = true;
+    }
+  }
+  return success(changed);
+}
+
+/// A branching region op whose operands decide where it goes: replaced by
+/// what it runs, or its deciding conditions made constants in the regions
+/// they select.
+struct DecideRegionBranch
     : public OpInterfaceRewritePattern<RegionBranchOpInterface> {
   using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
 
@@ -628,43 +656,17 @@ struct PropagateDecidingCondition
                                 PatternRewriter &rewriter) const override {
     if (!branchesOnOperands(op))
       return failure();
-    bool changed = false;
-    for (OpOperand &operand : op->getOpOperands()) {
-      Value condition = operand.get();
-      if (!condition.getType().isInteger(1) ||
-          matchPattern(condition, m_Constant()))
-        continue;
-      for (bool known : {true, false}) {
-        SmallVector<Attribute> operands(op->getNumOperands());
-        operands[operand.getOperandNumber()] = rewriter.getBoolAttr(known);
-        std::optional<RegionSuccessor> entry = onlyEntry(op, operands);
-        if (!entry || entry->isParent())
-          continue;
-        Region *region = entry->getSuccessor();
-        bool used = llvm::any_of(condition.getUses(), [&](OpOperand &use) {
-          return region->isAncestor(use.getOwner()->getParentRegion());
-        });
-        if (!used)
-          continue;
-        rewriter.setInsertionPoint(op);
-        Value constant = arith::ConstantOp::create(rewriter, op->getLoc(),
-                                                   rewriter.getBoolAttr(known));
-        rewriter.replaceUsesWithIf(condition, constant, [&](OpOperand &use) {
-          return region->isAncestor(use.getOwner()->getParentRegion());
-        });
-        changed = true;
-      }
-    }
-    return success(changed);
+    if (succeeded(inlineDecidedRegion(op, rewriter)))
+      return success();
+    return propagateDecidingConditions(op, rewriter);
   }
 };
 
 /// Branching region ops (not loops) that hold buffers, with the regions no
-/// path runs removed (InlineDecidedRegion, PropagateDecidingCondition), as
-/// upstream's canonicalization after its deallocation removes them: an op
-/// nested in a region of another one under the same condition, kept, may
-/// write to a buffer on a path that never runs it and hold it there, above
-/// upstream's run-time peak.
+/// path runs removed (DecideRegionBranch), as upstream's canonicalization
+/// after its deallocation removes them: an op nested in a region of another
+/// one under the same condition, kept, may write to a buffer on a path that
+/// never runs it and hold it there, above upstream's run-time peak.
 static void simplifyDecidedBranches(Operation *root) {
   SmallVector<Operation *> ops;
   root->walk([&](RegionBranchOpInterface op) {
@@ -679,7 +681,7 @@ static void simplifyDecidedBranches(Operation *root) {
     return;
   MLIRContext *ctx = root->getContext();
   RewritePatternSet patterns(ctx);
-  patterns.add<InlineDecidedRegion, PropagateDecidingCondition>(ctx);
+  patterns.add<DecideRegionBranch>(ctx);
   applyToOps(ops, std::move(patterns));
 }
 
