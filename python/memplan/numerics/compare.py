@@ -21,7 +21,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
-from mlir import ir
 
 from memplan.transients.contract import QUERY_SUFFIX
 
@@ -33,7 +32,7 @@ from .parallel import cores
 from .parallel import start as parallel_start
 from .runner import DEFAULT_OPT_LEVEL, Executable, ExecutionCrash, Output, RunOutcome
 from .signature import Signature, ValueSpec
-from .source import ModuleSource
+from .source import ModuleSource, private_copy
 from .timing import PhaseTimes, phase
 
 __all__ = [
@@ -695,9 +694,7 @@ def _lower_both(
         child.cancel()
         raise
     data, prog_a, side_times = child.result()
-    context = ir.Context()
-    context.enable_multithreading(False)
-    prog_a.module = ir.Module.parse(data, context=context)
+    prog_a.module = private_copy(data, "<after>")
     if times is not None:
         times.merge(side_times)
     return prog_b, prog_a
