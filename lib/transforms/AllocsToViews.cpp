@@ -2,8 +2,9 @@
 //
 // See include/memplan/transforms/Transforms.h. The per-allocation part of the
 // pool rewrite (memplan-buffer-reuse) and of transient emplacement, on MLIR's
-// C++ API so that 100k allocations cost milliseconds: the plan, the byte buffer
-// and the offsets are the Python driver's.
+// C++ API so that 100k allocations cost milliseconds: the pool's are applied by
+// applyPoolEdit (ApplyPoolEdit.cpp), transient emplacement's byte buffer and
+// offsets are the Python driver's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,7 +15,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 
-#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "memplan-allocs-to-views"
@@ -43,15 +44,15 @@ void replaceAllocsWithViews(const Graph &g, const AllocViews &views) {
     LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << alloc->getName() << " at "
                             << alloc->getLoc() << " -> " << view << "\n");
   }
-  // The Python driver holds handles to the ops in `keep`: it erases those.
-  llvm::DenseSet<int32_t> keep(views.keep.begin(), views.keep.end());
-  for (size_t i = 0; i < views.allocs.size(); ++i) {
-    int32_t dealloc = views.deallocs[i], alloc = views.allocs[i];
-    if (dealloc >= 0 && !keep.contains(dealloc))
-      g.op(dealloc)->erase();
-    if (!keep.contains(alloc))
-      g.op(alloc)->erase();
-  }
+  // Deallocs first: a dealloc never outlives its alloc.
+  llvm::SetVector<int32_t> dead;
+  for (int32_t dealloc : views.deallocs)
+    if (dealloc >= 0)
+      dead.insert(dealloc);
+  dead.insert(views.erase.begin(), views.erase.end());
+  dead.insert(views.allocs.begin(), views.allocs.end());
+  for (int32_t op : dead)
+    g.op(op)->erase();
 }
 
 } // namespace memplan

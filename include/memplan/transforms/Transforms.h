@@ -196,13 +196,13 @@ struct AllocViews {
   std::vector<int32_t> offsetIndex;
   /// Per alloc: how many of its operands are dynamic sizes.
   std::vector<int32_t> numDynamic;
-  /// Ops the caller erases itself (it holds handles to them).
-  std::vector<int32_t> keep;
+  /// Other ops to erase with them (further deallocs).
+  std::vector<int32_t> erase;
 };
 
 /// Creates `memref.view %buffer[%offset][%dynamic sizes]` right before each
 /// allocation, replaces the allocation's uses with it, then erases the
-/// allocations and their deallocs (except the ops in `keep`).
+/// allocations, their deallocs and the ops in `erase`, each once.
 void replaceAllocsWithViews(const Graph &g, const AllocViews &views);
 
 /// What `deallocateBuffers` did (memplan/transforms/Counters.def).

@@ -1,7 +1,6 @@
-"""Apply pool plans to the IR: the pool through the MLIR Python bindings, the
-per-allocation views through the C++ core.
-
-For each :class:`~memplan.reuse.plan.PoolPlan`::
+"""Apply pool plans to the IR: each :class:`~memplan.reuse.plan.PoolPlan`
+is stated as one edit, plain data, applied in one call on MLIR's C++ API
+(``memplan._core.apply_pool_edit``, include/memplan/transforms/PoolEdit.h)::
 
     %pool = memref.alloc() {alignment = A} : memref<Nxi8>     // before the first member
     %c = arith.constant <offset> : index                      // one per distinct offset
@@ -16,76 +15,113 @@ arithmetic over the (hoisted) dynamic sizes: each member at the largest end
 of the members directly below it in its :class:`~memplan.reuse.plan.Layout`
 (``arith.maxui`` of ``arith.addi``), constants folded; with several layouts,
 those of the one whose pool is smallest (``arith.cmpi``, ``arith.select``).
-
-The pool, its size arithmetic and the offset constants are built with the
-bindings; ``memplan._core.replace_allocs_with_views`` then creates each
-``memref.view`` before its alloc, replaces the alloc's uses and erases the
-alloc and its dealloc on MLIR's C++ API (lib/transforms/AllocsToViews.cpp;
-100k allocations in milliseconds; transient emplacement uses it too). Ops
-that Python holds a handle to are erased from Python.
-Graph op ids stay valid throughout: nothing is erased before the last lookup.
+That arithmetic is a list of steps (``memplan._core.PoolStep``) in the order
+it is created; the pool's alloc is one of them. Python holds no op handle:
+graph op and value ids name everything, and stay valid throughout (nothing
+is erased before the edit's last lookup).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Optional, Union
 
 import numpy as np
-from mlir import ir
-from mlir.dialects import arith, memref
 
 from memplan import _core
-from memplan.ir.graph import Graph, ir_value, operation
+from memplan.ir.graph import Graph
 from memplan.lifetimes import bounds as B
-from memplan.lifetimes import roles as K
 from memplan.lifetimes.analysis import FunctionLifetimes
 from memplan.lifetimes.sizes import dynamic_size_values, element_bytes
 from memplan.reuse.plan import Layout, PoolPlan
 
-
-def _constant(cache: dict[int, ir.Value], value: int, index: ir.Type) -> ir.Value:
-    c = cache.get(value)
-    if c is None:
-        c = arith.constant(index, value)
-        cache[value] = c
-    return c
+_S = _core.PoolStep
 
 
-def _dynamic_bytes(
-    graph: Graph, op: int, sizes: list[ir.Value], cache: dict[int, ir.Value], index: ir.Type
-) -> ir.Value:
-    """``index`` value of an allocation's byte size: element bytes x static dims x sizes."""
+@dataclass(frozen=True)
+class Step:
+    """A value the edit computes at run time: the position of its step."""
+
+    index: int
+
+
+Offset = Union[int, Step]
+"""A byte count known to the planner (int) or computed at run time."""
+
+
+class _Program:
+    """One pool edit's ``index`` program, in creation order: constants once
+    each, graph values by id."""
+
+    def __init__(self) -> None:
+        self.steps: list[tuple[int, int, int, int]] = []
+        self._constants: dict[int, Step] = {}
+        self._values: dict[int, Step] = {}
+
+    def _add(self, kind: _core.PoolStep, a: int = 0, b: int = 0, c: int = 0) -> Step:
+        self.steps.append((int(kind), a, b, c))
+        return Step(len(self.steps) - 1)
+
+    def constant(self, value: int) -> Step:
+        if value not in self._constants:
+            self._constants[value] = self._add(_S.CONSTANT, value)
+        return self._constants[value]
+
+    def value(self, value: int) -> Step:
+        """The graph value ``value`` (creates nothing)."""
+        if value not in self._values:
+            self._values[value] = self._add(_S.VALUE, value)
+        return self._values[value]
+
+    def of(self, x: Offset) -> Step:
+        """``x`` as a step (a constant for a known count)."""
+        return self.constant(x) if isinstance(x, int) else x
+
+    def binary(self, kind: _core.PoolStep, x: Step, y: Step) -> Step:
+        return self._add(kind, x.index, y.index)
+
+    def select(self, condition: Step, x: Step, y: Step) -> Step:
+        return self._add(_S.SELECT, condition.index, x.index, y.index)
+
+    def pool(self, size: Offset) -> Step:
+        """The pool's alloc, of ``size`` bytes."""
+        if isinstance(size, int):
+            return self._add(_S.POOL, size)
+        return self._add(_S.POOL, -1, size.index)
+
+    def array(self) -> np.ndarray:
+        return np.array(self.steps, dtype=np.int64).reshape(-1, 4)
+
+
+def _dynamic_bytes(graph: Graph, op: int, sizes: list[Step], prog: _Program) -> Step:
+    """An allocation's byte size: element bytes x static dims x sizes."""
     info = graph.types[graph.value_type[graph.result_begin[op]]]
     factor = element_bytes(info)
     for d in info.shape:
         if d != _core.DYNAMIC:
             factor *= d
-    total: Optional[ir.Value] = None
+    total: Optional[Step] = None
     for s in sizes:
-        total = s if total is None else arith.muli(total, s)
+        total = s if total is None else prog.binary(_S.MULI, total, s)
     assert total is not None
     if factor != 1:
-        total = arith.muli(total, _constant(cache, factor, index))
+        total = prog.binary(_S.MULI, total, prog.constant(factor))
     return total
 
 
-def _align_up(value: ir.Value, align: int, cache: dict[int, ir.Value], index: ir.Type) -> ir.Value:
+def _align_up(value: Step, align: int, prog: _Program) -> Step:
     if align <= 1:
         return value
-    bumped = arith.addi(value, _constant(cache, align - 1, index))
-    return arith.muli(
-        arith.divui(bumped, _constant(cache, align, index)), _constant(cache, align, index)
+    bumped = prog.binary(_S.ADDI, value, prog.constant(align - 1))
+    return prog.binary(
+        _S.MULI, prog.binary(_S.DIVUI, bumped, prog.constant(align)), prog.constant(align)
     )
 
 
-Offset = Union[int, ir.Value]
-"""A byte count known to the planner (int) or computed at run time."""
-
-
 class _Layout:
-    """Emits a :class:`~memplan.reuse.plan.Layout`'s offsets and pool size
-    as ``index`` arithmetic at the insertion point: each item's offset is
-    the largest end of the items directly below it, constants folded."""
+    """States a :class:`~memplan.reuse.plan.Layout`'s offsets and pool size
+    as ``index`` steps: each item's offset is the largest end of the items
+    directly below it, constants folded."""
 
     def __init__(
         self,
@@ -93,13 +129,11 @@ class _Layout:
         lt: FunctionLifetimes,
         plan: PoolPlan,
         layout: Layout,
-        sizes: dict[int, list[ir.Value]],
-        consts: dict[int, ir.Value],
-        shared: dict[tuple, ir.Value],
-        index: ir.Type,
+        sizes: dict[int, list[Step]],
+        prog: _Program,
+        shared: dict[tuple, Step],
     ):
-        self.g, self.lt, self.plan, self.sizes = g, lt, plan, sizes
-        self.consts, self.index = consts, index
+        self.g, self.lt, self.plan, self.sizes, self.prog = g, lt, plan, sizes, prog
         self.layout = layout
         self.slots: list[Optional[Offset]] = [None] * len(layout.items)
         self.shared = shared  # slot computations, shared by the layouts of one pool
@@ -108,10 +142,6 @@ class _Layout:
         # than a run-time term's least value is left out of a maximum.
         self.least: list[int] = []
         self.offsets: list[Offset] = []
-
-    def value(self, x: Offset) -> ir.Value:
-        """``x`` as an ``index`` value (constants emitted once)."""
-        return _constant(self.consts, x, self.index) if isinstance(x, int) else x
 
     def slot(self, k: int) -> Offset:
         """Bytes of item ``k`` rounded up to the pool's alignment (items of
@@ -124,9 +154,9 @@ class _Layout:
                 key = (int(self.g.value_type[self.g.result_begin[op]]), tuple(self.sizes[row]))
                 value = self.shared.get(key)
                 if value is None:
-                    value = _dynamic_bytes(self.g, op, self.sizes[row], self.consts, self.index)
+                    value = _dynamic_bytes(self.g, op, self.sizes[row], self.prog)
                     if any(sm.atoms for sm in self.layout.slots[k]):  # not a multiple of it already
-                        value = _align_up(value, self.plan.alignment, self.consts, self.index)
+                        value = _align_up(value, self.plan.alignment, self.prog)
                     self.shared[key] = value
             self.slots[k] = value
         return self.slots[k]
@@ -163,16 +193,17 @@ class _Layout:
         least = max([biggest] + [x for _, x in kept])
         if not kept:
             return biggest, least
+        prog = self.prog
         values = []
         for i, _ in kept:
-            off, slot = self.offsets[i], self.value(self.slot(i))
+            off, slot = self.offsets[i], prog.of(self.slot(i))
             at_zero = isinstance(off, int) and off == 0
-            values.append(slot if at_zero else arith.addi(self.value(off), slot))
+            values.append(slot if at_zero else prog.binary(_S.ADDI, prog.of(off), slot))
         out = values[0]
         for v in values[1:]:
-            out = arith.maxui(out, v)
+            out = prog.binary(_S.MAXUI, out, v)
         if biggest > max(x for _, x in kept):
-            out = arith.maxui(out, self.value(biggest))
+            out = prog.binary(_S.MAXUI, out, prog.constant(biggest))
         return out, least
 
     def emit(self) -> Offset:
@@ -181,7 +212,7 @@ class _Layout:
         for k in range(len(self.layout.items)):
             off, least = self.top(below[k])
             if isinstance(off, int) and B.constant_value(self.layout.slots[k]) is None:
-                self.value(off)  # a dynamic item's offset ahead of the sizes, as a bump layout
+                self.prog.of(off)  # a dynamic item's offset ahead of the sizes, as a bump layout
             self.offsets.append(off)
             self.least.append(least)
         above = {i for b in below for i in b}
@@ -193,35 +224,24 @@ def _emit_layouts(
     g: Graph,
     lt: FunctionLifetimes,
     plan: PoolPlan,
-    sizes: dict[int, list[ir.Value]],
-    consts: dict[int, ir.Value],
-    index: ir.Type,
+    sizes: dict[int, list[Step]],
+    prog: _Program,
 ) -> tuple[Offset, dict[tuple, Offset]]:
     """The pool's bytes and each item's offset (by its rows): one layout's,
     or, with several, those of the layout whose pool is smallest at run time
     (the first of equal ones), chosen with ``arith.select``."""
-    shared: dict[tuple, ir.Value] = {}
-    emitters = [
-        _Layout(g, lt, plan, layout, sizes, consts, shared, index) for layout in plan.layouts
-    ]
+    shared: dict[tuple, Step] = {}
+    emitters = [_Layout(g, lt, plan, layout, sizes, prog, shared) for layout in plan.layouts]
     size = emitters[0].emit()
     offsets = dict(zip(plan.layouts[0].items, emitters[0].offsets))
     for emitter in emitters[1:]:
         other = emitter.emit()
-        smaller = arith.cmpi(
-            arith.CmpIPredicate.ult, _value(other, consts, index), _value(size, consts, index)
-        )
-        size = arith.select(smaller, _value(other, consts, index), _value(size, consts, index))
+        smaller = prog.binary(_S.CMPULT, prog.of(other), prog.of(size))
+        size = prog.select(smaller, prog.of(other), prog.of(size))
         for rows, off in zip(emitter.layout.items, emitter.offsets):
             if offsets[rows] != off:
-                offsets[rows] = arith.select(
-                    smaller, _value(off, consts, index), _value(offsets[rows], consts, index)
-                )
+                offsets[rows] = prog.select(smaller, prog.of(off), prog.of(offsets[rows]))
     return size, offsets
-
-
-def _value(x: Offset, consts: dict[int, ir.Value], index: ir.Type) -> ir.Value:
-    return _constant(consts, x, index) if isinstance(x, int) else x
 
 
 class _Zero(dict):
@@ -234,98 +254,59 @@ class _Zero(dict):
         return 0
 
 
+def _int32(values: object) -> np.ndarray:
+    return np.ascontiguousarray(values, dtype=np.int32)
+
+
 def apply_plan(lt: FunctionLifetimes, plan: PoolPlan) -> None:
     """Rewrite the members of ``plan`` into views of one pool."""
     g = lt.graph
     members = plan.members
-    member_ops = {int(lt.op[i]) for i in members} | {int(lt.dealloc[i]) for i in members}
-    member_ops |= set(plan.merged_deallocs)
-    # Python handles only where Python needs them; the C++ kernel erases the
-    # remaining allocs and deallocs without ever wrapping them.
-    handles: dict[int, ir.Operation] = {}
-
-    def handle(op: int) -> ir.Operation:
-        if op not in handles:
-            handles[op] = operation(g, op)
-        return handles[op]
-
-    anchor = handle(plan.insert_before)
-    # Right after the last use: the op after it may be a dealloc another
-    # pool's rewrite has erased already.
-    last_use = handle(plan.dealloc_after)
-    dyn_allocs = {i: handle(int(lt.op[i])) for i in plan.dynamic_members}
-    dyn_operands = {i: dynamic_size_values(g, int(lt.op[i])) for i in plan.dynamic_members}
-    for i, alloc in dyn_allocs.items():
-        # The views take the sizes the pool was planned with: a dimension of
-        # another allocation becomes that allocation's size operand.
+    prog = _Program()
+    # The views take the sizes the pool was planned with: a dimension of
+    # another allocation becomes that allocation's size operand.
+    size_operands: list[tuple[int, int, int]] = []
+    num_dynamic: dict[int, int] = {}
+    sizes: dict[int, list[Step]] = {}
+    for i in plan.dynamic_members:
+        op = int(lt.op[i])
+        current = dynamic_size_values(g, op)
+        num_dynamic[i] = len(current)
         for k, v in enumerate(lt.size_values.get(i, ())):
-            if v != dyn_operands[i][k]:
-                alloc.operands[k] = ir_value(g, v)
-    hoisted = [operation(g, op) for op in plan.hoist if op > plan.insert_before]
+            if v != current[k]:
+                size_operands.append((op, k, int(v)))
+                current[k] = int(v)
+        if plan.layouts:
+            sizes[i] = [prog.value(v) for v in current]
 
-    with anchor.context, anchor.location:
-        index = ir.IndexType.get()
-        i8 = ir.IntegerType.get_signless(8)
-        for op in hoisted:
-            op.move_before(anchor)
-        consts: dict[int, ir.Value] = {}
-        offset_values: list[ir.Value] = []
-        offset_slot: dict[int, int] = {}
-        member_slot: dict[int, int] = {}
-        with ir.InsertionPoint(anchor):
-            pool_sizes: list[ir.Value] = []
-            if plan.layouts:
-                sizes = {
-                    i: list(dyn_allocs[i].operands)[: len(dyn_operands[i])]
-                    for i in plan.dynamic_members
-                }
-                pool_bytes, item_offsets = _emit_layouts(g, lt, plan, sizes, consts, index)
-                if isinstance(pool_bytes, int):
-                    pool_type = ir.MemRefType.get([pool_bytes], i8)
-                else:
-                    pool_sizes = [pool_bytes]
-                    pool_type = ir.MemRefType.get([ir.ShapedType.get_dynamic_size()], i8)
-            else:
-                pool_type = ir.MemRefType.get([plan.static_size], i8)
-            pool = memref.alloc(
-                pool_type,
-                pool_sizes,
-                [],
-                alignment=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), plan.alignment),
-            )
-            if plan.layouts:
-                for rows_k, off in item_offsets.items():
-                    value = _constant(consts, off, index) if isinstance(off, int) else off
-                    for i in rows_k:
-                        member_slot[int(i)] = len(offset_values)
-                        offset_values.append(value)
-            else:
-                for i, off in zip(plan.static_members, plan.offsets):
-                    off = int(off)
-                    if off not in offset_slot:
-                        offset_slot[off] = len(offset_values)
-                        offset_values.append(_constant(consts, off, index))
-                    member_slot[int(i)] = offset_slot[off]
-        with ir.InsertionPoint.after(last_use):
-            memref.dealloc(pool)
+    member_step: dict[int, int] = {}
+    if plan.layouts:
+        pool_bytes, item_offsets = _emit_layouts(g, lt, plan, sizes, prog)
+        prog.pool(pool_bytes)
+        for rows_k, off in item_offsets.items():
+            step = prog.of(off)
+            for i in rows_k:
+                member_step[int(i)] = step.index
+    else:
+        prog.pool(plan.static_size)
+        for i, off in zip(plan.static_members, plan.offsets):
+            member_step[int(i)] = prog.constant(int(off)).index
 
-        for op in plan.merged_deallocs:
-            handle(op)  # erased below, from Python
-        keep = sorted(op for op in handles if op in member_ops)
-        rows = np.array(members, dtype=np.int64)
-        _core.replace_allocs_with_views(
-            g,
-            np.ascontiguousarray(lt.op[rows], dtype=np.int32),
-            np.ascontiguousarray(lt.dealloc[rows], dtype=np.int32),
-            pool,
-            offset_values,
-            np.array([member_slot[i] for i in members], dtype=np.int32),
-            np.array([len(dyn_operands.get(i, ())) for i in members], dtype=np.int32),
-            np.array(keep, dtype=np.int32),
-        )
-        # Deallocs before allocs: a kept dealloc never outlives its alloc.
-        for op in sorted(keep, key=lambda o: K.kind(g, o) != K.DEALLOC):
-            handles.pop(op).erase()
+    rows = np.array(members, dtype=np.int64)
+    _core.apply_pool_edit(
+        g,
+        plan.insert_before,
+        plan.dealloc_after,
+        plan.alignment,
+        _int32([op for op in plan.hoist if op > plan.insert_before]),
+        _int32(size_operands).reshape(-1, 3),
+        prog.array(),
+        _int32(lt.op[rows]),
+        _int32(lt.dealloc[rows]),
+        _int32([member_step[i] for i in members]),
+        _int32([num_dynamic.get(i, 0) for i in members]),
+        _int32(plan.merged_deallocs),
+    )
 
 
 __all__ = ["apply_plan"]

@@ -5,7 +5,7 @@ read: first, at each planned function's entry, emit the offsets, the callee
 sizes and the total (all pure ``index`` arithmetic over the arguments, marked
 ``memplan.transient_size`` for the size-query pass) plus the size check;
 then replace allocations with ``memref.view``s and drop their deallocs (the
-C++ kernel the pool rewrite uses, ``memplan._core.replace_allocs_with_views``),
+C++ kernel the pool edit uses, ``memplan._core.replace_allocs_with_views``),
 and pass storage sub-views to callees.
 """
 
@@ -176,7 +176,7 @@ def _emit_entry(
 def _replace_allocs(g: Graph, allocs: tuple[int, ...], storage: ir.Value, offset: ir.Value) -> None:
     """Each of ``allocs`` becomes ``memref.view %storage[%offset][its dynamic
     sizes]`` and its deallocs go, through the pool rewrite's C++ kernel."""
-    deallocs = []
+    deallocs, others = [], []
     for op in allocs:
         value = int(g.result_begin[op])
         frees = [
@@ -184,11 +184,10 @@ def _replace_allocs(g: Graph, allocs: tuple[int, ...], storage: ir.Value, offset
             for u in range(int(g.use_begin[value]), int(g.use_begin[value + 1]))
             if K.kind(g, int(g.use_op[u])) == K.DEALLOC
         ]
-        # The kernel erases one dealloc per allocation; any other (one per
-        # branch) goes from here.
-        for free in frees[1:]:
-            operation(g, free).erase()
+        # One dealloc per allocation; any other (one per branch) is erased
+        # with them.
         deallocs.append(frees[0] if frees else -1)
+        others += frees[1:]
     num_dynamic = [
         sum(1 for d in g.types[g.value_type[g.result_begin[op]]].shape if d == _core.DYNAMIC)
         for op in allocs
@@ -201,7 +200,7 @@ def _replace_allocs(g: Graph, allocs: tuple[int, ...], storage: ir.Value, offset
         [offset],
         np.zeros(len(allocs), dtype=np.int32),
         np.array(num_dynamic, dtype=np.int32),
-        np.zeros(0, dtype=np.int32),
+        np.array(others, dtype=np.int32),
     )
 
 
