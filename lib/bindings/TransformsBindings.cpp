@@ -158,17 +158,21 @@ void registerTransformsBindings(nb::module_ &m) {
                  });
   }
 #undef MEMPLAN_COUNTER
+  m.attr("FOLD_TRANSPOSES_OPTIONS") = optionRows(FoldTransposesOptions::rows());
   m.def(
       "fold_transposes",
-      [](nb::handle capsule, bool generalize) {
+      [](nb::handle capsule, const nb::dict &options) {
         std::vector<RewriteRemark> remarks;
-        FoldTransposesStats stats =
-            foldTransposes(operationOf(capsule), generalize, remarks);
+        FoldTransposesStats stats = foldTransposes(
+            operationOf(capsule), readOptions<FoldTransposesOptions>(options),
+            remarks);
         return nb::make_tuple(stats, remarkList(remarks));
       },
-      nb::arg("module_capsule"), nb::arg("generalize") = true,
+      nb::arg("module_capsule"), nb::arg("options") = nb::dict(),
       "Fold transposes and broadcasts into the ops that read them; returns "
-      "(FoldTransposesStats, [(mlir.ir.Location, remark)]).");
+      "(FoldTransposesStats, [(mlir.ir.Location, remark)], empty without "
+      "remarks). options: memplan-fold-transposes' option values by name "
+      "(FOLD_TRANSPOSES_OPTIONS; their defaults for the rest).");
   m.def(
       "split_destinations",
       [](nb::handle capsule) {
@@ -177,11 +181,12 @@ void registerTransformsBindings(nb::module_ &m) {
       nb::arg("module_capsule"),
       "Give every use of a fresh destination (tensor.empty) its own copy right "
       "before its user.");
+  m.attr("DEALLOCATION_OPTIONS") = optionRows(DeallocationOptions::rows());
   m.def(
       "deallocate_buffers",
-      [](nb::handle capsule, bool dropDeadValues) {
-        DeallocationResult result =
-            deallocateBuffers(operationOf(capsule), dropDeadValues);
+      [](nb::handle capsule, const nb::dict &options) {
+        DeallocationResult result = deallocateBuffers(
+            operationOf(capsule), readOptions<DeallocationOptions>(options));
         nb::list left, unawaited;
         for (const LeftFunction &f : result.left)
           left.append(nb::make_tuple(opCapsule(f.func), opCapsule(f.at),
@@ -191,11 +196,13 @@ void registerTransformsBindings(nb::module_ &m) {
                                           locationCapsule(b.work)));
         return nb::make_tuple(result.stats, left, unawaited);
       },
-      nb::arg("module_capsule"), nb::arg("drop_dead_values") = false,
+      nb::arg("module_capsule"), nb::arg("options") = nb::dict(),
       "Free the buffers of every function under the module that memplan's "
       "ownership analysis reasons about: (DeallocationStats, [(function "
       "capsule, op capsule, reason, heap allocations)] left to upstream, "
-      "[(buffer location capsule, async work location capsule)] not freed).");
+      "[(buffer location capsule, async work location capsule)] not freed). "
+      "options: memplan-buffer-deallocation's option values by name "
+      "(DEALLOCATION_OPTIONS; their defaults for the rest).");
   m.def(
       "check_upstream_deallocation",
       [](nb::handle capsule) {
@@ -249,18 +256,24 @@ void registerTransformsBindings(nb::module_ &m) {
       "memplan-reorder-for-memory's option values by name but "
       "bufferize-function-boundaries (REORDER_OPTIONS; their defaults for "
       "the rest).");
+  m.attr("SUBSET_COPY_OPTIONS") = optionRows(SubsetCopyOptions::rows());
   m.def(
       "eliminate_subset_copies",
-      [](nb::handle capsule, bool functionBoundaries, bool dryRun) {
+      [](nb::handle capsule, bool functionBoundaries, const nb::dict &options,
+         bool dryRun) {
         return eliminateSubsetCopies(operationOf(capsule), functionBoundaries,
+                                     readOptions<SubsetCopyOptions>(options),
                                      !dryRun);
       },
       nb::arg("module_capsule"), nb::arg("function_boundaries") = true,
-      nb::arg("dry_run") = false,
+      nb::arg("options") = nb::dict(), nb::arg("dry_run") = false,
       "Let the producers of values copied into a subset of a larger tensor "
       "(pad, concat, insert_slice) write straight into it where the in-place "
       "analysis and the peak model allow it; with dry_run, only say what it "
-      "would do (the module unchanged).");
+      "would do (the module unchanged). options: "
+      "memplan-eliminate-subset-copies' option values by name but "
+      "bufferize-function-boundaries (SUBSET_COPY_OPTIONS; their defaults for "
+      "the rest).");
   bindAnalyzingRewrite(m, "reuse_dying_inputs", reuseDyingInputs,
                        "Let elementwise ops write into an input that dies "
                        "there where the in-place analysis allows it.");

@@ -765,7 +765,9 @@ bool singleBlockRegions(Operation *op) {
 } // namespace
 
 SubsetCopyStats eliminateSubsetCopies(MlirOperation rootHandle,
-                                      bool functionBoundaries, bool apply) {
+                                      bool functionBoundaries,
+                                      const SubsetCopyOptions &options,
+                                      bool apply) {
   Operation *root = unwrap(rootHandle);
   SubsetCopyStats stats;
   if (!singleBlockRegions(root))
@@ -829,7 +831,8 @@ SubsetCopyStats eliminateSubsetCopies(MlirOperation rootHandle,
           MEMPLAN_SUBSET_COPY_REASON(Peak, rejectedPeak)
 #undef MEMPLAN_SUBSET_COPY_REASON
         }
-        stats.remarks.push_back({wrap(p.loc), message});
+        if (options.remarks)
+          stats.remarks.push_back({wrap(p.loc), message});
       }
     }
   };

@@ -288,9 +288,10 @@ buildReader(OpBuilder &b, linalg::LinalgOp consumer,
 /// One folding run over the module.
 class Folder {
 public:
-  Folder(Operation *root, bool generalize, FoldTransposesStats &stats,
-         std::vector<RewriteRemark> &remarks)
-      : root(root), rewriter(root->getContext()), generalize(generalize),
+  Folder(Operation *root, const FoldTransposesOptions &options,
+         FoldTransposesStats &stats, std::vector<RewriteRemark> &remarks)
+      : root(root), rewriter(root->getContext()),
+        generalize(options.generalize), withRemarks(options.remarks),
         stats(stats), remarks(remarks) {}
 
   void run() {
@@ -309,7 +310,8 @@ public:
 
 private:
   void remark(Location loc, const std::string &message) {
-    remarks.push_back({wrap(loc), message});
+    if (withRemarks)
+      remarks.push_back({wrap(loc), message});
   }
 
   void erase(Operation *op) {
@@ -498,6 +500,7 @@ private:
   Operation *root;
   IRRewriter rewriter;
   bool generalize;
+  bool withRemarks;
   FoldTransposesStats &stats;
   std::vector<RewriteRemark> &remarks;
   std::vector<Operation *> worklist;
@@ -506,10 +509,11 @@ private:
 
 } // namespace
 
-FoldTransposesStats foldTransposes(MlirOperation root, bool generalize,
+FoldTransposesStats foldTransposes(MlirOperation root,
+                                   const FoldTransposesOptions &options,
                                    std::vector<RewriteRemark> &remarks) {
   FoldTransposesStats stats;
-  Folder(unwrap(root), generalize, stats, remarks).run();
+  Folder(unwrap(root), options, stats, remarks).run();
   return stats;
 }
 

@@ -836,9 +836,9 @@ static void dropDeadBufferValues(Operation *root, bool aliases) {
 }
 
 DeallocationResult deallocateBuffers(MlirOperation rootHandle,
-                                     bool dropDeadValues) {
+                                     const DeallocationOptions &options) {
   Operation *root = unwrap(rootHandle);
-  dropDeadBufferValues(root, /*aliases=*/dropDeadValues);
+  dropDeadBufferValues(root, /*aliases=*/options.dropDeadValues);
   std::vector<FunctionPlan> plans = analyzeOwnership(root);
   // Return what returned merges always hold, then analyze that IR (the
   // values returned at several positions change, and with them what the

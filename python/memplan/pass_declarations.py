@@ -72,16 +72,8 @@ register_pass(
     "memplan-fold-transposes",
     "Fold transposes and broadcasts into the indexing maps of the ops that read them",
     None,
-    options=[
-        Option(
-            "generalize",
-            bool,
-            True,
-            "make a named op whose maps are fixed the linalg.generic with the same loops and "
-            "payload, so that it reads the source where it lies",
-        ),
-        Option("remarks", bool, False, "emit a remark per decision (folded, kept and why)"),
-    ],
+    # Declared with their C++ struct (include/memplan/transforms/PassOptions.def).
+    options=table_options(_core.FOLD_TRANSPOSES_OPTIONS),
     run="memplan.peak.fold_transposes:run",
 )
 
@@ -125,15 +117,8 @@ register_pass(
     "memplan-eliminate-subset-copies",
     "Compute values copied into a pad, concat or insert_slice straight into that subset",
     None,
-    options=[
-        FUNCTION_BOUNDARIES,
-        Option(
-            "remarks",
-            bool,
-            False,
-            "emit a remark per candidate value: written in place, or why it stays a copy",
-        ),
-    ],
+    # Declared with their C++ struct (include/memplan/transforms/PassOptions.def).
+    options=[FUNCTION_BOUNDARIES, *table_options(_core.SUBSET_COPY_OPTIONS)],
     run="memplan.peak.subset_copies:run",
 )
 
@@ -171,18 +156,8 @@ register_pass(
     "into it, and a function returns copies of what it does not own. Functions the analysis "
     "cannot reason about are left to upstream's buffer-deallocation-pipeline and "
     "optimize-allocation-liveness, run with every other function's body hidden.",
-    options=[
-        Option("remarks", bool, False, "emit a remark for each function left to upstream's passes"),
-        Option(
-            "drop-dead-values",
-            bool,
-            False,
-            "first drop what no path reads (unused region-op results, views, selects and "
-            "loads, loop arguments carried for nothing, regions no path runs, unused block "
-            "arguments, copies of a view onto itself), so that no dead alias holds a buffer "
-            "past its last use",
-        ),
-    ],
+    # Declared with their C++ struct (include/memplan/transforms/PassOptions.def).
+    options=table_options(_core.DEALLOCATION_OPTIONS),
     run="memplan.deallocation.dealloc_pass:run",
 )
 

@@ -6,6 +6,7 @@ all come from the table, and a row added to it reaches each of them."""
 
 from __future__ import annotations
 
+import functools
 import re
 import shutil
 import subprocess
@@ -24,6 +25,7 @@ from memplan.passes import lookup, table_options
 ROOT = Path(__file__).resolve().parents[2]
 INCLUDE = ROOT / "include"
 TABLE = Path("memplan/analysis/OneShotOptions.def")
+PASS_OPTIONS = Path("memplan/transforms/PassOptions.def")
 
 
 #: Each table: the pass, its rows in memplan._core, the file and macro that
@@ -39,18 +41,46 @@ TABLES = [
     (
         "memplan-recompute-cheap-values",
         "RECOMPUTE_OPTIONS",
-        Path("memplan/transforms/PassOptions.def"),
+        PASS_OPTIONS,
         "MEMPLAN_RECOMPUTE_OPTIONS",
         0,
     ),
+    ("memplan-reorder-for-memory", "REORDER_OPTIONS", PASS_OPTIONS, "MEMPLAN_REORDER_OPTIONS", 1),
     (
-        "memplan-reorder-for-memory",
-        "REORDER_OPTIONS",
-        Path("memplan/transforms/PassOptions.def"),
-        "MEMPLAN_REORDER_OPTIONS",
+        "memplan-fold-transposes",
+        "FOLD_TRANSPOSES_OPTIONS",
+        PASS_OPTIONS,
+        "MEMPLAN_FOLD_TRANSPOSES_OPTIONS",
+        0,
+    ),
+    (
+        "memplan-eliminate-subset-copies",
+        "SUBSET_COPY_OPTIONS",
+        PASS_OPTIONS,
+        "MEMPLAN_SUBSET_COPY_OPTIONS",
         1,
     ),
+    (
+        "memplan-buffer-deallocation",
+        "DEALLOCATION_OPTIONS",
+        PASS_OPTIONS,
+        "MEMPLAN_DEALLOCATION_OPTIONS",
+        0,
+    ),
 ]
+
+
+@functools.lru_cache(maxsize=None)
+def _help() -> str:
+    """memplan-opt's ``--help`` (run once)."""
+    out = subprocess.run(
+        [sys.executable, "-m", "memplan.cli.opt", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    return out.stdout
 
 
 def _help_block(text: str, argument: str) -> str:
@@ -70,14 +100,7 @@ def test_each_table_is_what_its_pass_declares_and_help_shows(
     names = re.findall(r'\bX\(\s*\w+,\s*"([^"]+)"', body)
     assert [row[0] for row in rows] == names and names
     assert list(lookup(argument).options)[before:] == table_options(rows)
-    out = subprocess.run(
-        [sys.executable, "-m", "memplan.cli.opt", "--help"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert out.returncode == 0, out.stderr[-2000:]
-    block = _help_block(out.stdout, argument)
+    block = _help_block(_help(), argument)
     for name, _type, _default, help_text, choices in rows:
         assert re.search(rf"--{name}\b.*- {re.escape(help_text)}", block), name
         for choice in choices or ():
@@ -94,10 +117,11 @@ def test_one_shot_options_keep_upstream_s_types_and_defaults() -> None:
     assert HEURISTICS[-1] == "min-copy-bytes" and "fuzzer" in HEURISTICS
 
 
-def _on_module(call) -> object:
-    """``call`` on the capsule of a module with one empty function."""
+def _on_module(call, source: str = "func.func @f() { return }") -> object:
+    """``call`` on the capsule of a module parsed from ``source`` (by
+    default, one empty function)."""
     with ir.Context() as ctx:
-        module = parse_source("func.func @f() { return }", "f.mlir", ctx)
+        module = parse_source(source, "f.mlir", ctx)
         return call(module.operation._CAPIPtr)
 
 
@@ -144,6 +168,26 @@ def test_engine_rejects_unknown_or_mistyped_options(options: dict, error: str) -
             lambda m: _core.recompute_cheap_values(m, {"remark": True}),
             "memplan-recompute-cheap-values has no option 'remark'",
         ),
+        (
+            lambda m: _core.fold_transposes(m, {"generalise": False}),
+            "memplan-fold-transposes has no option 'generalise'",
+        ),
+        (
+            lambda m: _core.fold_transposes(m, {"remarks": "yes"}),
+            "option 'remarks' expects bool",
+        ),
+        (
+            lambda m: _core.eliminate_subset_copies(m, True, {"remark": True}),
+            "memplan-eliminate-subset-copies has no option 'remark'",
+        ),
+        (
+            lambda m: _core.deallocate_buffers(m, {"drop_dead_value": True}),
+            "memplan-buffer-deallocation has no option 'drop-dead-value'",
+        ),
+        (
+            lambda m: _core.deallocate_buffers(m, {"drop_dead_values": 2}),
+            "option 'drop-dead-values' expects bool",
+        ),
     ],
 )
 def test_rewrites_reject_unknown_or_mistyped_options(call, error: str) -> None:
@@ -160,6 +204,45 @@ def test_rewrites_take_their_options() -> None:
         lambda m: _core.recompute_cheap_values(m, {"remarks": True, "max_added_work_percent": -1})
     )
     assert stats.recomputed == 0
+    stats, _, _ = _on_module(
+        lambda m: _core.deallocate_buffers(m, {"remarks": True, "drop-dead-values": True})
+    )
+    assert stats.frees == 0
+
+
+#: A weight transposed for a matmul (memplan-fold-transposes folds it).
+TRANSPOSED = """
+func.func @f(%w: tensor<16x8xf32>, %x: tensor<4x8xf32>, %c: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %e = tensor.empty() : tensor<8x16xf32>
+  %t = linalg.transpose ins(%w : tensor<16x8xf32>) outs(%e : tensor<8x16xf32>) permutation = [1, 0]
+  %r = linalg.matmul ins(%x, %t : tensor<4x8xf32>, tensor<8x16xf32>)
+                     outs(%c : tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %r : tensor<4x16xf32>
+}
+"""
+
+#: A function argument padded (memplan-eliminate-subset-copies keeps the copy).
+PADDED = """
+func.func @f(%a: tensor<4x4xf32>) -> tensor<6x6xf32> {
+  %z = arith.constant 0.0 : f32
+  %p = tensor.pad %a low[1, 1] high[1, 1] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %z : f32
+  } : tensor<4x4xf32> to tensor<6x6xf32>
+  return %p : tensor<6x6xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("remarks", [False, True])
+def test_remarks_option_reaches_the_rewrites(remarks: bool) -> None:
+    # The bodies record remarks only when the struct they get asks for them.
+    stats, folded = _on_module(lambda m: _core.fold_transposes(m, {"remarks": remarks}), TRANSPOSED)
+    assert stats.folded == 1 and bool(folded) == remarks
+    stats = _on_module(
+        lambda m: _core.eliminate_subset_copies(m, True, {"remarks": remarks}), PADDED
+    )
+    assert stats.candidates == 1 and len(stats.remarks) == int(remarks)
 
 
 def test_engine_takes_each_option_in_either_spelling() -> None:

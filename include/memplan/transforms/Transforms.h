@@ -115,9 +115,17 @@ struct SubsetCopyStats {
   int64_t Field = 0;
 #include "memplan/transforms/Counters.def"
   bool analyzed = true; ///< False: the analysis failed; nothing changed.
-  /// One per candidate value: written in place, or why it stays a copy.
+  /// With the `remarks` option, one per candidate value: written in place,
+  /// or why it stays a copy.
   std::vector<RewriteRemark> remarks;
 };
+
+/// What `eliminateSubsetCopies` is asked to do (the pass' options but
+/// bufferize-function-boundaries: memplan/transforms/PassOptions.def):
+/// `remarks` records one remark per candidate value in
+/// SubsetCopyStats::remarks.
+MEMPLAN_OPTIONS_STRUCT(SubsetCopyOptions, "memplan-eliminate-subset-copies",
+                       MEMPLAN_SUBSET_COPY_OPTIONS);
 
 /// Lets the producers of a value copied into a subset of a larger tensor
 /// (the source of a `tensor.pad`, an operand of a `tensor.concat`, the
@@ -137,6 +145,7 @@ struct SubsetCopyStats {
 /// what the rewrite would do.
 SubsetCopyStats eliminateSubsetCopies(MlirOperation root,
                                       bool functionBoundaries,
+                                      const SubsetCopyOptions &options,
                                       bool apply = true);
 
 /// What `recomputeCheapValues` did (memplan/transforms/Counters.def).
@@ -168,19 +177,26 @@ struct FoldTransposesStats {
 #include "memplan/transforms/Counters.def"
 };
 
+/// What `foldTransposes` is asked to do (the pass' options:
+/// memplan/transforms/PassOptions.def).
+MEMPLAN_OPTIONS_STRUCT(FoldTransposesOptions, "memplan-fold-transposes",
+                       MEMPLAN_FOLD_TRANSPOSES_OPTIONS);
+
 /// Folds layout copies (a LinalgOp on tensors whose payload forwards its
 /// one input to its one init through a permutation or a broadcast:
 /// linalg.transpose, linalg.broadcast, linalg.copy, such generics) into
 /// their readers:
 /// a LinalgOp input reads the copy's source through the composed indexing
-/// map (the op with new maps where it takes them, else, when `generalize`,
+/// map (the op with new maps where it takes them, else, with `generalize`,
 /// the linalg.generic with the same loops and payload), `tensor.extract`
 /// at the mapped indices, through reshapes that only insert or drop unit
 /// dimensions. A copy is folded when every use reads through it; when one
 /// cannot (it writes into the copy, returns it, ...), the other reads are
 /// folded only if every kept use comes first and the source lives anyway
-/// (a function argument, a constant). One remark per decision in `remarks`.
-FoldTransposesStats foldTransposes(MlirOperation root, bool generalize,
+/// (a function argument, a constant). With `remarks`, one remark per
+/// decision in `remarks`.
+FoldTransposesStats foldTransposes(MlirOperation root,
+                                   const FoldTransposesOptions &options,
                                    std::vector<RewriteRemark> &remarks);
 
 struct Graph;
@@ -232,17 +248,22 @@ struct DeallocationResult {
   std::vector<UnawaitedBuffer> unawaited;
 };
 
+/// memplan-buffer-deallocation's options (memplan/transforms/PassOptions.def;
+/// `remarks` is the Python driver's).
+MEMPLAN_OPTIONS_STRUCT(DeallocationOptions, "memplan-buffer-deallocation",
+                       MEMPLAN_DEALLOCATION_OPTIONS);
+
 /// memplan-buffer-deallocation's rewrite: frees every buffer of the
 /// functions under `root` the ownership analysis (memplan/analysis/
 /// Ownership.h) reasons about, as its plan says, and returns the functions
-/// it leaves to upstream. With `dropDeadValues`, what no path reads goes
-/// first (unused memref results of region ops, unused views, selects and
+/// it leaves to upstream. With `options.dropDeadValues`, what no path reads
+/// goes first (unused memref results of region ops, unused views, selects and
 /// loads, what loops carry for nothing, regions no path runs, unused block
 /// arguments, copies of a view onto itself), as upstream's canonicalization
 /// and CSE after its deallocation do, so that no dead alias or dead write
 /// holds a buffer.
 DeallocationResult deallocateBuffers(MlirOperation root,
-                                     bool dropDeadValues = false);
+                                     const DeallocationOptions &options);
 
 /// Checks a function memplan leaves to upstream's ownership-based
 /// deallocation for inputs that crash it (MLIR 22): a located error per

@@ -28,9 +28,7 @@ UPSTREAM_DEALLOCATION = (
 def run(module: ir.Operation, ctx: PassContext) -> None:
     """Frees what memplan's ownership analysis reasons about; upstream's
     deallocation runs for the functions it leaves."""
-    stats, left, unawaited = _core.deallocate_buffers(
-        module._CAPIPtr, ctx.options["drop_dead_values"]
-    )
+    stats, left, unawaited = _core.deallocate_buffers(module._CAPIPtr, ctx.options)
     for attribute, statistic, description in _core.DeallocationStats.STATISTICS:
         ctx.stat(statistic, getattr(stats, attribute), description)
     for buffer, work in unawaited:

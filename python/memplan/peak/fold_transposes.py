@@ -49,11 +49,10 @@ from memplan.peak import report
 
 def run(module: ir.Operation, ctx: PassContext) -> None:
     """Fold the layout copies of ``module`` into their readers (the pass body)."""
-    stats, remarks = _core.fold_transposes(module._CAPIPtr, ctx.options["generalize"])
+    stats, remarks = _core.fold_transposes(module._CAPIPtr, ctx.options)
     report(stats, ctx)
-    if ctx.options["remarks"]:
-        for location, message in remarks:
-            ctx.remark(location, f"memplan-fold-transposes: {message}")
+    for location, message in remarks:  # with the remarks option only
+        ctx.remark(location, f"memplan-fold-transposes: {message}")
     ctx.preserves_all_analyses = not (stats.folded or stats.partial)
 
 
