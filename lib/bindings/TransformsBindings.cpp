@@ -69,17 +69,19 @@ nb::list remarkList(const std::vector<RewriteRemark> &remarks) {
   return out;
 }
 
-/// Binds `_core.<name>(module_capsule, function_boundaries)`: a rewrite that
-/// asks the in-place analysis.
-template <typename S>
-void bindAnalyzingRewrite(nb::module_ &m, const char *name,
-                          S (*rewrite)(MlirOperation, bool), const char *doc) {
+/// Binds `_core.<name>(module_capsule, options)`: `rewrite` given its
+/// options struct read from `options` (values by option name, as
+/// readOptions reads them; their defaults for the rest).
+template <typename Options, typename S>
+void bindRewrite(nb::module_ &m, const char *name,
+                 S (*rewrite)(MlirOperation, const Options &),
+                 const char *doc) {
   m.def(
       name,
-      [rewrite](nb::handle capsule, bool functionBoundaries) {
-        return rewrite(operationOf(capsule), functionBoundaries);
+      [rewrite](nb::handle capsule, const nb::dict &options) {
+        return rewrite(operationOf(capsule), readOptions<Options>(options));
       },
-      nb::arg("module_capsule"), nb::arg("function_boundaries") = true, doc);
+      nb::arg("module_capsule"), nb::arg("options") = nb::dict(), doc);
 }
 
 } // namespace
@@ -228,55 +230,50 @@ void registerTransformsBindings(nb::module_ &m) {
       .def("restore", &HiddenFunctionBodies::restore,
            "Put every hidden body back.");
   m.attr("RECOMPUTE_OPTIONS") = optionRows(RecomputeOptions::rows());
-  m.def(
-      "recompute_cheap_values",
-      [](nb::handle capsule, const nb::dict &options) {
-        return recomputeCheapValues(operationOf(capsule),
-                                    readOptions<RecomputeOptions>(options));
-      },
-      nb::arg("module_capsule"), nb::arg("options") = nb::dict(),
+  bindRewrite(
+      m, "recompute_cheap_values", recomputeCheapValues,
       "Recompute cheap values at their users where holding them costs bytes "
       "at the modeled peak. options: memplan-recompute-cheap-values' option "
       "values by name (RECOMPUTE_OPTIONS; their defaults for the rest).");
   m.attr("REORDER_OPTIONS") = optionRows(ReorderOptions::rows());
   m.def(
       "reorder_for_memory",
-      [](nb::handle capsule, bool functionBoundaries, const nb::dict &options) {
+      [](nb::handle capsule, const nb::dict &options) {
         ReorderOptions o = readOptions<ReorderOptions>(options);
         if (o.width < 1 || o.lookahead < 1 || o.branching < 1)
           throw nb::value_error(
               "beam-width, lookahead and branching must be >= 1");
-        return reorderForMemory(operationOf(capsule), functionBoundaries, o);
+        return reorderForMemory(operationOf(capsule), o);
       },
-      nb::arg("module_capsule"), nb::arg("function_boundaries") = true,
-      nb::arg("options") = nb::dict(),
+      nb::arg("module_capsule"), nb::arg("options") = nb::dict(),
       "Reorder single-block function bodies for a lower modeled peak (a "
       "beam search of `beam-width` schedules, `lookahead` ops ahead, trying "
       "`branching` ops where each allocates). options: "
-      "memplan-reorder-for-memory's option values by name but "
-      "bufferize-function-boundaries (REORDER_OPTIONS; their defaults for "
-      "the rest).");
+      "memplan-reorder-for-memory's option values by name (REORDER_OPTIONS; "
+      "their defaults for the rest).");
   m.attr("SUBSET_COPY_OPTIONS") = optionRows(SubsetCopyOptions::rows());
   m.def(
       "eliminate_subset_copies",
-      [](nb::handle capsule, bool functionBoundaries, const nb::dict &options,
-         bool dryRun) {
-        return eliminateSubsetCopies(operationOf(capsule), functionBoundaries,
+      [](nb::handle capsule, const nb::dict &options, bool dryRun) {
+        return eliminateSubsetCopies(operationOf(capsule),
                                      readOptions<SubsetCopyOptions>(options),
                                      !dryRun);
       },
-      nb::arg("module_capsule"), nb::arg("function_boundaries") = true,
-      nb::arg("options") = nb::dict(), nb::arg("dry_run") = false,
+      nb::arg("module_capsule"), nb::arg("options") = nb::dict(),
+      nb::arg("dry_run") = false,
       "Let the producers of values copied into a subset of a larger tensor "
       "(pad, concat, insert_slice) write straight into it where the in-place "
       "analysis and the peak model allow it; with dry_run, only say what it "
       "would do (the module unchanged). options: "
-      "memplan-eliminate-subset-copies' option values by name but "
-      "bufferize-function-boundaries (SUBSET_COPY_OPTIONS; their defaults for "
-      "the rest).");
-  bindAnalyzingRewrite(m, "reuse_dying_inputs", reuseDyingInputs,
-                       "Let elementwise ops write into an input that dies "
-                       "there where the in-place analysis allows it.");
+      "memplan-eliminate-subset-copies' option values by name "
+      "(SUBSET_COPY_OPTIONS; their defaults for the rest).");
+  m.attr("DYING_INPUT_OPTIONS") = optionRows(DyingInputOptions::rows());
+  bindRewrite(
+      m, "reuse_dying_inputs", reuseDyingInputs,
+      "Let elementwise ops write into an input that dies there where the "
+      "in-place analysis allows it. options: memplan-reuse-dying-inputs' "
+      "option values by name (DYING_INPUT_OPTIONS; their defaults for the "
+      "rest).");
 }
 
 } // namespace memplan

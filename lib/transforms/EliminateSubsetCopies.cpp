@@ -765,10 +765,10 @@ bool singleBlockRegions(Operation *op) {
 } // namespace
 
 SubsetCopyStats eliminateSubsetCopies(MlirOperation rootHandle,
-                                      bool functionBoundaries,
                                       const SubsetCopyOptions &options,
                                       bool apply) {
   Operation *root = unwrap(rootHandle);
+  bool functionBoundaries = options.functionBoundaries;
   SubsetCopyStats stats;
   if (!singleBlockRegions(root))
     return stats;

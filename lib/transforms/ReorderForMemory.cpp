@@ -760,9 +760,10 @@ std::vector<int32_t> BodyModel::beamOrder(const ReorderOptions &bounds) const {
 
 } // namespace
 
-ReorderStats reorderForMemory(MlirOperation rootHandle, bool functionBoundaries,
+ReorderStats reorderForMemory(MlirOperation rootHandle,
                               const ReorderOptions &options) {
   Operation *root = unwrap(rootHandle);
+  bool functionBoundaries = options.functionBoundaries;
   ReorderStats stats;
   std::optional<Analysis> before = analyze(root, functionBoundaries);
   if (!before) {

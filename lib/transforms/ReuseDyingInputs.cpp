@@ -98,8 +98,9 @@ analyze(Operation *root, bool functionBoundaries,
 } // namespace
 
 DyingInputStats reuseDyingInputs(MlirOperation rootHandle,
-                                 bool functionBoundaries) {
+                                 const DyingInputOptions &options) {
   Operation *root = unwrap(rootHandle);
+  bool functionBoundaries = options.functionBoundaries;
   DyingInputStats stats;
   SmallVector<Rewrite> rewrites;
   DyingInputQueries queries(root, functionBoundaries);

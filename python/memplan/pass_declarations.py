@@ -59,15 +59,6 @@ register_pass(
 # Tensor-level passes that lower the peak (memplan.peak)
 # ---------------------------------------------------------------------------
 
-#: The option of the passes that ask the in-place analysis.
-FUNCTION_BOUNDARIES = Option(
-    "bufferize-function-boundaries",
-    bool,
-    True,
-    "analyze as One-Shot Module Bufferize (function boundaries) bufferizes, as "
-    "memplan-memory-pipeline does",
-)
-
 register_pass(
     "memplan-fold-transposes",
     "Fold transposes and broadcasts into the indexing maps of the ops that read them",
@@ -99,7 +90,8 @@ register_pass(
     "Write elementwise results into an input that dies there, where the in-place analysis allows "
     "it",
     None,
-    options=[FUNCTION_BOUNDARIES],
+    # Declared with its C++ struct (include/memplan/transforms/PassOptions.def).
+    options=table_options(_core.DYING_INPUT_OPTIONS),
     run="memplan.peak.dying_inputs:run",
 )
 
@@ -107,9 +99,8 @@ register_pass(
     "memplan-reorder-for-memory",
     "Reorder the ops of each function body for a lower memory peak, keeping every dependence",
     None,
-    # The search's options are declared with their C++ struct
-    # (include/memplan/transforms/PassOptions.def).
-    options=[FUNCTION_BOUNDARIES, *table_options(_core.REORDER_OPTIONS)],
+    # Declared with their C++ struct (include/memplan/transforms/PassOptions.def).
+    options=table_options(_core.REORDER_OPTIONS),
     run="memplan.peak.reorder:run",
 )
 
@@ -118,7 +109,7 @@ register_pass(
     "Compute values copied into a pad, concat or insert_slice straight into that subset",
     None,
     # Declared with their C++ struct (include/memplan/transforms/PassOptions.def).
-    options=[FUNCTION_BOUNDARIES, *table_options(_core.SUBSET_COPY_OPTIONS)],
+    options=table_options(_core.SUBSET_COPY_OPTIONS),
     run="memplan.peak.subset_copies:run",
 )
 

@@ -29,43 +29,33 @@ PASS_OPTIONS = Path("memplan/transforms/PassOptions.def")
 
 
 #: Each table: the pass, its rows in memplan._core, the file and macro that
-#: declare them, and the options the pass declares before them.
+#: declare them (the pass declares exactly those rows).
 TABLES = [
-    (
-        "memplan-one-shot-bufferize",
-        "ONE_SHOT_BUFFERIZE_OPTIONS",
-        TABLE,
-        "MEMPLAN_ONE_SHOT_OPTIONS",
-        0,
-    ),
+    ("memplan-one-shot-bufferize", "ONE_SHOT_BUFFERIZE_OPTIONS", TABLE, "MEMPLAN_ONE_SHOT_OPTIONS"),
     (
         "memplan-recompute-cheap-values",
         "RECOMPUTE_OPTIONS",
         PASS_OPTIONS,
         "MEMPLAN_RECOMPUTE_OPTIONS",
-        0,
     ),
-    ("memplan-reorder-for-memory", "REORDER_OPTIONS", PASS_OPTIONS, "MEMPLAN_REORDER_OPTIONS", 1),
+    ("memplan-reorder-for-memory", "REORDER_OPTIONS", PASS_OPTIONS, "MEMPLAN_REORDER_OPTIONS"),
     (
         "memplan-fold-transposes",
         "FOLD_TRANSPOSES_OPTIONS",
         PASS_OPTIONS,
         "MEMPLAN_FOLD_TRANSPOSES_OPTIONS",
-        0,
     ),
     (
         "memplan-eliminate-subset-copies",
         "SUBSET_COPY_OPTIONS",
         PASS_OPTIONS,
         "MEMPLAN_SUBSET_COPY_OPTIONS",
-        1,
     ),
     (
         "memplan-buffer-deallocation",
         "DEALLOCATION_OPTIONS",
         PASS_OPTIONS,
         "MEMPLAN_DEALLOCATION_OPTIONS",
-        0,
     ),
 ]
 
@@ -90,21 +80,42 @@ def _help_block(text: str, argument: str) -> str:
     return block if end < 0 else block[:end]
 
 
-@pytest.mark.parametrize(("argument", "attr", "table", "macro", "before"), TABLES)
+def _row_names(text: str, macro: str) -> list[str]:
+    """The option names of the table ``macro`` in ``text``, the rows of the
+    tables it includes (``MEMPLAN_..._OPTION(S)(X)``) in place."""
+    body = re.search(rf"^#define {macro}\(X\)((?:.*\\\n)*.*)", text, re.M).group(1)
+    names: list[str] = []
+    for included, name in re.findall(r'\b(MEMPLAN_\w+)\(X\)|\bX\(\s*\w+,\s*"([^"]+)"', body):
+        names += _row_names(text, included) if included else [name]
+    return names
+
+
+@pytest.mark.parametrize(("argument", "attr", "table", "macro"), TABLES)
 def test_each_table_is_what_its_pass_declares_and_help_shows(
-    argument: str, attr: str, table: Path, macro: str, before: int
+    argument: str, attr: str, table: Path, macro: str
 ) -> None:
     rows = getattr(_core, attr)
-    text = (INCLUDE / table).read_text()
-    body = re.search(rf"^#define {macro}\(X\)((?:.*\\\n)*.*)", text, re.M).group(1)
-    names = re.findall(r'\bX\(\s*\w+,\s*"([^"]+)"', body)
+    names = _row_names((INCLUDE / table).read_text(), macro)
     assert [row[0] for row in rows] == names and names
-    assert list(lookup(argument).options)[before:] == table_options(rows)
+    assert list(lookup(argument).options) == table_options(rows)
     block = _help_block(_help(), argument)
     for name, _type, _default, help_text, choices in rows:
         assert re.search(rf"--{name}\b.*- {re.escape(help_text)}", block), name
         for choice in choices or ():
             assert f"\n    ={choice}\n" in block, (name, choice)
+
+
+def test_function_boundaries_is_declared_once_for_the_analyzing_passes() -> None:
+    # The passes that ask the in-place analysis share one row (memplan's
+    # default: function boundaries; upstream's one-shot-bufferize's is false).
+    shared = [
+        _core.DYING_INPUT_OPTIONS[0],
+        _core.REORDER_OPTIONS[0],
+        _core.SUBSET_COPY_OPTIONS[0],
+    ]
+    assert shared[0][:3] == ("bufferize-function-boundaries", "bool", True)
+    assert shared == [shared[0]] * 3
+    assert len(_core.DYING_INPUT_OPTIONS) == 1
 
 
 def test_one_shot_options_keep_upstream_s_types_and_defaults() -> None:
@@ -149,15 +160,15 @@ def test_engine_rejects_unknown_or_mistyped_options(options: dict, error: str) -
     ("call", "error"),
     [
         (
-            lambda m: _core.reorder_for_memory(m, True, {"beam_widht": 3}),
+            lambda m: _core.reorder_for_memory(m, {"beam_widht": 3}),
             "memplan-reorder-for-memory has no option 'beam-widht'",
         ),
         (
-            lambda m: _core.reorder_for_memory(m, True, {"dying_inputs": 1}),
+            lambda m: _core.reorder_for_memory(m, {"dying_inputs": 1}),
             "option 'dying-inputs' expects bool",
         ),
         (
-            lambda m: _core.reorder_for_memory(m, True, {"lookahead": 0}),
+            lambda m: _core.reorder_for_memory(m, {"lookahead": 0}),
             "beam-width, lookahead and branching must be >= 1",
         ),
         (
@@ -177,8 +188,16 @@ def test_engine_rejects_unknown_or_mistyped_options(options: dict, error: str) -
             "option 'remarks' expects bool",
         ),
         (
-            lambda m: _core.eliminate_subset_copies(m, True, {"remark": True}),
+            lambda m: _core.eliminate_subset_copies(m, {"remark": True}),
             "memplan-eliminate-subset-copies has no option 'remark'",
+        ),
+        (
+            lambda m: _core.reuse_dying_inputs(m, {"function_boundaries": True}),
+            "memplan-reuse-dying-inputs has no option 'function-boundaries'",
+        ),
+        (
+            lambda m: _core.reorder_for_memory(m, {"bufferize_function_boundaries": "true"}),
+            "option 'bufferize-function-boundaries' expects bool",
         ),
         (
             lambda m: _core.deallocate_buffers(m, {"drop_dead_value": True}),
@@ -197,13 +216,19 @@ def test_rewrites_reject_unknown_or_mistyped_options(call, error: str) -> None:
 
 def test_rewrites_take_their_options() -> None:
     stats = _on_module(
-        lambda m: _core.reorder_for_memory(m, False, {"beam-width": 1, "dying_inputs": False})
+        lambda m: _core.reorder_for_memory(
+            m, {"bufferize_function_boundaries": False, "beam-width": 1, "dying_inputs": False}
+        )
     )
     assert stats.analyzed and stats.reordered == 0
     stats = _on_module(
         lambda m: _core.recompute_cheap_values(m, {"remarks": True, "max_added_work_percent": -1})
     )
     assert stats.recomputed == 0
+    stats = _on_module(
+        lambda m: _core.reuse_dying_inputs(m, {"bufferize-function-boundaries": False})
+    )
+    assert stats.analyzed and stats.candidates == 0
     stats, _, _ = _on_module(
         lambda m: _core.deallocate_buffers(m, {"remarks": True, "drop-dead-values": True})
     )
@@ -239,9 +264,7 @@ def test_remarks_option_reaches_the_rewrites(remarks: bool) -> None:
     # The bodies record remarks only when the struct they get asks for them.
     stats, folded = _on_module(lambda m: _core.fold_transposes(m, {"remarks": remarks}), TRANSPOSED)
     assert stats.folded == 1 and bool(folded) == remarks
-    stats = _on_module(
-        lambda m: _core.eliminate_subset_copies(m, True, {"remarks": remarks}), PADDED
-    )
+    stats = _on_module(lambda m: _core.eliminate_subset_copies(m, {"remarks": remarks}), PADDED)
     assert stats.candidates == 1 and len(stats.remarks) == int(remarks)
 
 

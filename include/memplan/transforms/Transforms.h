@@ -50,6 +50,10 @@ struct DyingInputStats {
   bool analyzed = true; ///< False: the analysis failed; nothing changed.
 };
 
+/// reuseDyingInputs' options (memplan/transforms/PassOptions.def).
+MEMPLAN_OPTIONS_STRUCT(DyingInputOptions, "memplan-reuse-dying-inputs",
+                       MEMPLAN_DYING_INPUT_OPTIONS);
+
 /// Lets an elementwise linalg op (all loops parallel, permutation maps,
 /// scalar payload; upstream's `linalg::isElementwise`) whose destination is a
 /// fresh one it does not read write into one of its inputs instead: an input
@@ -57,13 +61,14 @@ struct DyingInputStats {
 /// buffer is the program's own (an allocation, not a function argument or a
 /// constant). Legality is the in-place analysis': memplan's engine analyzes
 /// the rewritten module (One-Shot Module Bufferize with function boundaries
-/// when `functionBoundaries`) with the rewritten operands decided after all
-/// the others, so that a rewrite is in place only where it costs no other
+/// when `options.functionBoundaries`) with the rewritten operands decided after
+/// all the others, so that a rewrite is in place only where it costs no other
 /// operand its decision; the rewrites it leaves out of place are undone one
 /// by one, the others stay. A second analysis, in bufferization's order,
 /// confirms that no tensor operand lost its in-place decision (otherwise the
 /// rewrites of its function are undone). Unused destinations are erased.
-DyingInputStats reuseDyingInputs(MlirOperation root, bool functionBoundaries);
+DyingInputStats reuseDyingInputs(MlirOperation root,
+                                 const DyingInputOptions &options);
 
 /// What `reorderForMemory` did (memplan/transforms/Counters.def).
 struct ReorderStats {
@@ -92,7 +97,7 @@ MEMPLAN_OPTIONS_STRUCT(ReorderOptions, "memplan-reorder-for-memory",
 /// an op's buffers; deterministic). A body is reordered only when its
 /// modeled peak goes down, and put back when the analysis of the new order
 /// leaves an operand out of place that was in place.
-ReorderStats reorderForMemory(MlirOperation root, bool functionBoundaries,
+ReorderStats reorderForMemory(MlirOperation root,
                               const ReorderOptions &options);
 
 /// What `recomputeCheapValues` is asked to do (the pass' options:
@@ -120,10 +125,9 @@ struct SubsetCopyStats {
   std::vector<RewriteRemark> remarks;
 };
 
-/// What `eliminateSubsetCopies` is asked to do (the pass' options but
-/// bufferize-function-boundaries: memplan/transforms/PassOptions.def):
-/// `remarks` records one remark per candidate value in
-/// SubsetCopyStats::remarks.
+/// What `eliminateSubsetCopies` is asked to do (the pass' options:
+/// memplan/transforms/PassOptions.def): `remarks` records one remark per
+/// candidate value in SubsetCopyStats::remarks.
 MEMPLAN_OPTIONS_STRUCT(SubsetCopyOptions, "memplan-eliminate-subset-copies",
                        MEMPLAN_SUBSET_COPY_OPTIONS);
 
@@ -144,7 +148,6 @@ MEMPLAN_OPTIONS_STRUCT(SubsetCopyOptions, "memplan-eliminate-subset-copies",
 /// `apply`, the module stays as it is and the stats (remarks included) say
 /// what the rewrite would do.
 SubsetCopyStats eliminateSubsetCopies(MlirOperation root,
-                                      bool functionBoundaries,
                                       const SubsetCopyOptions &options,
                                       bool apply = true);
 

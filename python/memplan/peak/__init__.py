@@ -33,16 +33,16 @@ def report(stats: Any, ctx: PassContext) -> None:
 
 
 def analyzing_pass(
-    argument: str, transform: Callable[[int, bool], Any], changed: str
+    argument: str, transform: Callable[[Any, dict[str, Any]], Any], changed: str
 ) -> Callable[[ir.Operation, PassContext], None]:
-    """The body of the pass ``argument`` (declared with
-    ``FUNCTION_BOUNDARIES`` in :mod:`memplan.pass_declarations`) that runs the
-    C++ ``transform``, which asks the in-place analysis, on the module: its
-    counters as statistics, and a remark when the analysis failed and nothing
-    changed. The pass keeps every analysis when its counter ``changed`` is 0."""
+    """The body of the pass ``argument`` that runs the C++ ``transform``
+    (given the pass' option values), which asks the in-place analysis, on
+    the module: its counters as statistics, and a remark when the analysis
+    failed and nothing changed. The pass keeps every analysis when its
+    counter ``changed`` is 0."""
 
     def run(module: ir.Operation, ctx: PassContext) -> None:
-        stats = transform(module._CAPIPtr, ctx.options["bufferize_function_boundaries"])
+        stats = transform(module._CAPIPtr, ctx.options)
         if not stats.analyzed:
             ctx.remark(
                 module, f"{argument}: the in-place analysis failed on this module; nothing changed"

@@ -50,10 +50,7 @@ def run(module: ir.Operation, ctx: PassContext) -> None:
                 f"least 1, got {ctx.options[name]}",
             )
             return
-    # The search's options go to the C++ struct they are declared with.
-    search = dict(ctx.options)
-    function_boundaries = search.pop("bufferize_function_boundaries")
-    stats = _core.reorder_for_memory(module._CAPIPtr, function_boundaries, search)
+    stats = _core.reorder_for_memory(module._CAPIPtr, ctx.options)
     if not stats.analyzed:
         ctx.remark(
             module,

@@ -63,10 +63,7 @@ ARGUMENT = "memplan-eliminate-subset-copies"
 
 def run(module: ir.Operation, ctx: PassContext) -> None:
     """The pass' body (declared in :mod:`memplan.pass_declarations`)."""
-    # The options but the shared one go to the C++ struct they are declared with.
-    options = dict(ctx.options)
-    function_boundaries = options.pop("bufferize_function_boundaries")
-    stats = _core.eliminate_subset_copies(module._CAPIPtr, function_boundaries, options)
+    stats = _core.eliminate_subset_copies(module._CAPIPtr, ctx.options)
     # With the remarks option, one per candidate, a failed analysis included.
     for location, message in stats.remarks:
         ctx.remark(location, f"{ARGUMENT}: {message}")
@@ -84,9 +81,8 @@ def copy_decisions(module: ir.Operation, function_boundaries: bool = True) -> di
     a pad, concat or insert_slice, its remarks (one per value copied)
     joined by ``"; "``. Empty when the in-place analysis fails on
     ``module``."""
-    stats = _core.eliminate_subset_copies(
-        module._CAPIPtr, function_boundaries, {"remarks": True}, dry_run=True
-    )
+    options = {"bufferize_function_boundaries": function_boundaries, "remarks": True}
+    stats = _core.eliminate_subset_copies(module._CAPIPtr, options, dry_run=True)
     out: dict[str, str] = {}
     for location, message in stats.remarks:
         key = location_prefix(location)
