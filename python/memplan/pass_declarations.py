@@ -405,3 +405,11 @@ register_pass(
     options=[Option("stream", str, "stdout", "where to print", choices=("stdout", "stderr"))],
     run="memplan.debug.print_graph:run",
 )
+
+register_pass(
+    "memplan-test-apply-pool-edit",
+    "Apply the pools stated by memplan.test_offset attributes, without the planner",
+    None,
+    options=[Option("alignment", alignment, 64, "byte alignment of each pool")],
+    run="memplan.debug.apply_pool_edit:run",
+)
