@@ -383,6 +383,8 @@ int32_t opInterfaces(Operation *op) {
     bits |= kInterfacePermutedCopy;
   if (isa<linalg::LinalgOp>(op))
     bits |= kInterfaceStructured;
+  if (OpTrait::hasElementwiseMappableTraits(op))
+    bits |= kInterfaceElementwiseMappable;
   return bits;
 }
 

@@ -51,11 +51,11 @@ def counted(monkeypatch):
     return counts
 
 
-def _untiled(source: str, seed: int):
+def _untiled(source: str, seed: int, dims=None):
     saved = lowering.tile_for_reuse
     lowering.tile_for_reuse = lambda module: 0
     try:
-        return execute(source, "main", seed=seed, poison=None)
+        return execute(source, "main", seed=seed, poison=None, dims=dims)
     finally:
         lowering.tile_for_reuse = saved
 
@@ -117,3 +117,121 @@ def test_only_matmul_like_generics_are_eligible():
             ([2, 0, 1], [64, 8, 0], [2, 1, 0]),
             ([3, 0, 1, 2], [64, 0, 8, 0], [1, 3, 2, 0]),
         ]
+
+
+# Register tiles (tiling.register_tile) on: remainders in both tiled loops
+# and f64 lanes (MATMULS); two reductions, an input read at a row plus a
+# reduction (affine.apply), a captured scalar and a constant in the body;
+# f16 inputs widened into an f32 output; 40 columns (vectors of 8 lanes);
+# and a dynamic size (not tiled).
+REGISTER_TILED = {
+    "matmuls": (MATMULS, 2),
+    "two_reductions": (
+        """
+func.func @main(%A: memref<28x6xf32>, %B: memref<5x6x80xf32>, %s: f32, %C: memref<24x80xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, k, l, j) -> (i + k, l)>,
+                                   affine_map<(i, k, l, j) -> (k, l, j)>,
+                                   affine_map<(i, k, l, j) -> (i, j)>],
+                  iterator_types = ["parallel", "reduction", "reduction", "parallel"]}
+      ins(%A, %B : memref<28x6xf32>, memref<5x6x80xf32>) outs(%C : memref<24x80xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %t = arith.mulf %m, %s : f32
+    %y = arith.addf %c, %t : f32
+    %k = arith.constant 0.75 : f32
+    %z = arith.mulf %y, %k : f32
+    linalg.yield %z : f32
+  }
+  return
+}
+""",
+        1,
+    ),
+    "widened": (
+        """
+func.func @main(%A: memref<40x33xf16>, %B: memref<33x96xf16>, %C: memref<40x96xf32>) {
+  linalg.matmul ins(%A, %B : memref<40x33xf16>, memref<33x96xf16>)
+                outs(%C : memref<40x96xf32>)
+  return
+}
+""",
+        1,
+    ),
+    "narrow": (
+        """
+func.func @main(%A: memref<24x30xf32>, %B: memref<30x40xf32>, %C: memref<24x40xf32>) {
+  linalg.matmul ins(%A, %B : memref<24x30xf32>, memref<30x40xf32>)
+                outs(%C : memref<24x40xf32>)
+  return
+}
+""",
+        1,
+    ),
+    "dynamic": (
+        """
+func.func @main(%A: memref<?x70xf32>, %B: memref<70x150xf32>, %C: memref<?x150xf32>) {
+  linalg.matmul ins(%A, %B : memref<?x70xf32>, memref<70x150xf32>)
+                outs(%C : memref<?x150xf32>)
+  return
+}
+""",
+        0,
+    ),
+}
+
+
+@pytest.fixture
+def registers(monkeypatch):
+    """How many tiles register_tile replaced."""
+    replaced = []
+    original = tiling.register_tile
+
+    def count(op):
+        done = original(op)
+        replaced.append(done)
+        return done
+
+    monkeypatch.setattr(tiling, "register_tile", count)
+    return replaced
+
+
+@pytest.mark.parametrize("name", sorted(REGISTER_TILED))
+def test_register_tiles_have_the_bits_of_the_loops(name, registers):
+    source, expected = REGISTER_TILED[name]
+    tiled = execute(source, "main", seed=7, poison=None, dims={"*": 29})
+    assert registers.count(True) == expected
+    plain = _untiled(source, 7, dims={"*": 29})
+    for t, p in zip(tiled.outputs, plain.outputs):
+        np.testing.assert_array_equal(t.data, p.data)
+
+
+def test_register_tiles_leave_ops_that_are_not_lane_wise(registers):
+    # linalg.index is not ElementwiseMappable: the tile stays a loop nest.
+    source = (
+        MATMULS.split("  linalg.batch_matmul")[0].replace(
+            "linalg.matmul ins(%A, %B : memref<37x70xf32>, memref<70x150xf32>)\n"
+            "                outs(%C : memref<37x150xf32>)",
+            """linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>,
+                                   affine_map<(i, k, j) -> (k, j)>,
+                                   affine_map<(i, k, j) -> (i, j)>],
+                  iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%A, %B : memref<37x70xf32>, memref<70x150xf32>) outs(%C : memref<37x150xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %j = linalg.index 2 : index
+    %w = arith.index_cast %j : index to i32
+    %f = arith.sitofp %w : i32 to f32
+    %m = arith.mulf %a, %f : f32
+    %y = arith.addf %c, %m : f32
+    linalg.yield %y : f32
+  }""",
+        )
+        + "  return\n}\n"
+    )
+    source = source.replace(
+        ",\n                %X: memref<3x20x9xf64>, %Y: memref<3x9x130xf64>, %Z: memref<3x20x130xf64>",
+        "",
+    )
+    tiled = execute(source, "main", seed=8, poison=None)
+    assert registers and not any(registers)
+    plain = _untiled(source, 8)
+    np.testing.assert_array_equal(tiled.outputs[2].data, plain.outputs[2].data)

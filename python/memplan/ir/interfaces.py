@@ -18,7 +18,7 @@ OpLike = Union[ir.Operation, ir.OpView]
 def has_interface(op: OpLike, bit: int) -> bool:
     """Whether ``op`` has the ``_core.OpInterface`` bit ``bit`` (FUNCTION,
     MODULE, CAST, SHAPED_DIM, OFFSETS_SIZES_STRIDES, CONSTANT_LIKE, PERMUTED_COPY,
-    STRUCTURED)."""
+    STRUCTURED, ELEMENTWISE_MAPPABLE)."""
     return bool(_core.op_interfaces(op.operation._CAPIPtr) & bit)
 
 
