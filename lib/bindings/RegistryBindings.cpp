@@ -27,7 +27,9 @@
 #include <cstdio>
 #include <exception>
 #include <mutex>
+#include <optional>
 #include <string_view>
+#include <type_traits>
 
 namespace nb = nanobind;
 
@@ -173,11 +175,18 @@ std::mutex registryMutex;
 using OptionTuple = std::tuple<std::string, std::string, std::string,
                                std::string, std::vector<std::string>>;
 
+/// The options `tuples` declare; raises ValueError on a type that is not
+/// one of memplan/passes/OptionTypes.def's.
 std::vector<ExternalOption> toOptions(const std::vector<OptionTuple> &tuples) {
   std::vector<ExternalOption> options;
-  for (const auto &[name, type, defaultValue, description, choices] : tuples)
+  for (const auto &[name, type, defaultValue, description, choices] : tuples) {
+    std::optional<OptionType> typed = optionTypeNamed(type);
+    if (!typed)
+      throw nb::value_error(
+          ("option '" + name + "' has no option type '" + type + "'").c_str());
     options.push_back(
-        ExternalOption{name, type, defaultValue, description, choices});
+        ExternalOption{name, *typed, defaultValue, description, choices});
+  }
   return options;
 }
 
@@ -252,6 +261,19 @@ MlirWithoutGil::Count::~Count() { --threadsWithoutGil; }
 bool MlirWithoutGil::active() { return threadsWithoutGil.load() > 0; }
 
 void registerRegistryBindings(nb::module_ &m) {
+  // The option types (memplan/passes/OptionTypes.def) as (name, the Python
+  // type of a value, the width of an unsigned type or 0): what
+  // python/memplan/passes.py types options with.
+  nb::list types;
+#define MEMPLAN_OPTION_TYPE_ROW(Enum, Type, Name)                              \
+  types.append(                                                                \
+      nb::make_tuple(Name, nb::cast(Type()).type(),                            \
+                     std::is_unsigned_v<Type> && !std::is_same_v<Type, bool>   \
+                         ? 8 * sizeof(Type)                                    \
+                         : 0));
+  MEMPLAN_OPTION_TYPES(MEMPLAN_OPTION_TYPE_ROW)
+#undef MEMPLAN_OPTION_TYPE_ROW
+  m.attr("OPTION_TYPES") = nb::tuple(types);
   m.def(
       "run_pass_manager",
       [](nb::handle passManager, nb::handle operation) {
@@ -280,9 +302,10 @@ void registerRegistryBindings(nb::module_ &m) {
          const std::string &description,
          const std::vector<OptionTuple> &options, nb::object checkOptionsFn,
          nb::object runFn) {
+        std::vector<ExternalOption> specs = toOptions(options);
         return registerNew(argument, [&] {
           registerExternalPass(
-              argument, name, description, toOptions(options),
+              argument, name, description, std::move(specs),
               pythonHooks(argument, checkOptionsFn, runFn, nb::none()));
         });
       },
@@ -290,7 +313,7 @@ void registerRegistryBindings(nb::module_ &m) {
       nb::arg("options"), nb::arg("check_options"), nb::arg("run"),
       "Register a Python-defined module pass in MLIR's pass registry (False if "
       "the argument is "
-      "taken). options: [(name, 'bool'|'int'|'uint32'|'uint64'|'str', default, "
+      "taken). options: [(name, type (a name of OPTION_TYPES), default, "
       "description, choices)]; "
       "check_options(values) -> error or ''; run(op, values, run_pipeline) -> "
       "(ok, [(name, description, "
@@ -304,9 +327,10 @@ void registerRegistryBindings(nb::module_ &m) {
       [](const std::string &argument, const std::string &description,
          const std::vector<OptionTuple> &options, nb::object checkOptionsFn,
          nb::object expandFn) {
+        std::vector<ExternalOption> specs = toOptions(options);
         return registerNew(argument, [&] {
           registerExternalPipeline(
-              argument, description, toOptions(options),
+              argument, description, std::move(specs),
               pythonHooks(argument, checkOptionsFn, nb::none(), expandFn));
         });
       },

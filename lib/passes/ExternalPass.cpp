@@ -95,25 +95,25 @@ public:
       auto desc = llvm::cl::desc(spec.description);
       llvm::StringRef def = spec.defaultValue;
       std::string named = "option '" + spec.name + "' ";
-      if (spec.type == "bool") {
+      if (spec.type == OptionType::Bool) {
         auto *o =
             make<Opt<bool>>(named + "expects true or false, got", parent,
                             spec.name, desc, llvm::cl::init(def == "true"));
         add(spec, [o] { return OptionValue(static_cast<bool>(*o)); });
-      } else if (spec.type == "int") {
+      } else if (spec.type == OptionType::Int) {
         declareInteger<Opt, int64_t, int64_t>(parent, spec, desc,
                                               named + "expects int, got");
-      } else if (spec.type == "uint32") {
+      } else if (spec.type == OptionType::Uint32) {
         // Upstream's `unsigned` and `uint64_t` options: the same parser, so
         // the same values are accepted (hexadecimal included).
         declareInteger<Opt, unsigned, uint64_t>(
             parent, spec, desc,
             named + "expects an unsigned 32-bit integer, got");
-      } else if (spec.type == "uint64") {
+      } else if (spec.type == OptionType::Uint64) {
         declareInteger<Opt, uint64_t, uint64_t>(
             parent, spec, desc,
             named + "expects an unsigned 64-bit integer, got");
-      } else if (!spec.choices.empty()) {
+      } else if (!spec.choices.empty()) { // OptionType::Str from here on
         int index = 0;
         for (size_t i = 0; i < spec.choices.size(); ++i)
           if (spec.choices[i] == spec.defaultValue)

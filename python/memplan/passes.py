@@ -90,27 +90,17 @@ class capacity(str):
         return value
 
 
-#: The type MLIR declares for each option type (lib/passes/ExternalPass.cpp).
-_MLIR_TYPES = {
-    bool: "bool",
-    int: "int",
-    alignment: "int",
-    uint32: "uint32",
-    uint64: "uint64",
-    str: "str",
-    capacity: "str",
-}
-
-
-#: The Python type of each MLIR option type a C++ option table declares
-#: (memplan/analysis/OneShotOptions.h).
+#: The Python type of each option type's name (declared once, in C++:
+#: include/memplan/passes/OptionTypes.def): an unsigned one's by its width.
 _TABLE_TYPES: dict[str, type] = {
-    "bool": bool,
-    "int": int,
-    "uint32": uint32,
-    "uint64": uint64,
-    "str": str,
+    name: {uint32.BITS: uint32, uint64.BITS: uint64}[bits] if bits else value_type
+    for name, value_type, bits in _core.OPTION_TYPES
 }
+
+#: The option type MLIR declares for each Python option type (a subclass of
+#: int or str without one of its own: its base's).
+_MLIR_TYPES = {kind: name for name, kind in _TABLE_TYPES.items()}
+_MLIR_TYPES.update({alignment: _MLIR_TYPES[int], capacity: _MLIR_TYPES[str]})
 
 
 # No dataclasses here: importing them costs memplan-opt a tenth of its

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from mlir import ir
 
-from memplan import _core
+from memplan import _core, passes
 from memplan.ir.parse import parse_source
 from memplan.pass_declarations import HEURISTICS, ONE_SHOT_BUFFERIZE_OPTIONS
 from memplan.passes import lookup, table_options
@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 INCLUDE = ROOT / "include"
 TABLE = Path("memplan/analysis/OneShotOptions.def")
 PASS_OPTIONS = Path("memplan/transforms/PassOptions.def")
+OPTION_TYPES = Path("memplan/passes/OptionTypes.def")
 
 
 #: Each table: the pass, its rows in memplan._core, the file and macro that
@@ -116,6 +117,37 @@ def test_function_boundaries_is_declared_once_for_the_analyzing_passes() -> None
     assert shared[0][:3] == ("bufferize-function-boundaries", "bool", True)
     assert shared == [shared[0]] * 3
     assert len(_core.DYING_INPUT_OPTIONS) == 1
+
+
+def test_option_types_are_declared_once() -> None:
+    # The type names of include/memplan/passes/OptionTypes.def are the ones
+    # the tables, the Python declarations and MLIR's declarations use.
+    body = re.search(
+        r"^#define MEMPLAN_OPTION_TYPES\(X\)((?:.*\\\n)*.*)",
+        (INCLUDE / OPTION_TYPES).read_text(),
+        re.M,
+    ).group(1)
+    names = re.findall(r'\bX\(\s*\w+,\s*[\w:]+,\s*"([^"]+)"\)', body)
+    assert [name for name, _, _ in _core.OPTION_TYPES] == names and len(names) == 5
+    assert list(passes._TABLE_TYPES) == names
+    kinds = (bool, int, str, passes.uint32, passes.uint64, passes.alignment, passes.capacity)
+    assert {passes._MLIR_TYPES[kind] for kind in kinds} == set(names)
+    for kind in (passes.uint32, passes.uint64):
+        assert passes._TABLE_TYPES[passes._MLIR_TYPES[kind]] is kind
+    for _, attr, _, _ in TABLES:
+        assert {row[1] for row in getattr(_core, attr)} <= set(names), attr
+
+
+def test_an_option_of_no_declared_type_is_a_value_error() -> None:
+    with pytest.raises(ValueError, match="option 'o' has no option type 'float'"):
+        _core.register_pass(
+            "memplan-test-untyped-option",
+            "T",
+            "",
+            [("o", "float", "0", "", [])],
+            lambda values: "",
+            lambda op, values, run_pipeline: (True, [], True),
+        )
 
 
 def test_one_shot_options_keep_upstream_s_types_and_defaults() -> None:

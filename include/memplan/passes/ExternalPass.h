@@ -67,11 +67,13 @@ struct ExternalPassHooks {
 };
 
 /// One option of an external pass, declared as a real MLIR pass option (in
-/// `--help`, `--list-passes` and printed pipelines). `type` is "bool", "int"
-/// (int64_t), "uint32" (unsigned), "uint64" (uint64_t) or "str"; a "str"
-/// option with `choices` takes only those values (an enum option).
+/// `--help`, `--list-passes` and printed pipelines), of the C++ type of its
+/// `type` (memplan/passes/OptionTypes.def); a string option with `choices`
+/// takes only those values (an enum option).
 struct ExternalOption {
-  std::string name, type, defaultValue, description;
+  std::string name;
+  OptionType type;
+  std::string defaultValue, description;
   std::vector<std::string> choices;
 };
 

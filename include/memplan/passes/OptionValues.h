@@ -6,17 +6,20 @@
 // such values and its declaration rows (exported to Python, which declares
 // the pass' options from them) of one table of rows
 //   X(field, "option-name", C++ type, default, "choices" or "", "help")
-// where the C++ type is bool, unsigned (MLIR's "uint32"), uint64_t
-// ("uint64"), int64_t ("int") or std::string ("str"), and the choices are
-// comma-separated: MEMPLAN_OPTIONS_STRUCT (memplan/analysis/OneShotOptions.h).
+// where the C++ type is one of memplan/passes/OptionTypes.def and the
+// choices are comma-separated: MEMPLAN_OPTIONS_STRUCT
+// (memplan/analysis/OneShotOptions.h).
 // Plain C++ only.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MEMPLAN_PASSES_OPTIONVALUES_H
 #define MEMPLAN_PASSES_OPTIONVALUES_H
 
+#include "memplan/passes/OptionTypes.def"
+
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -26,17 +29,34 @@
 
 namespace memplan {
 
-/// The value of one option, typed as declared: bool, a signed integer
-/// ("int"), an unsigned one ("uint32", "uint64") or a string ("str", also
-/// one of its choices).
+/// The value of one option, typed as declared
+/// (memplan/passes/OptionTypes.def): bool, a signed integer, an unsigned one
+/// or a string (also one of its choices).
 using OptionValue = std::variant<bool, int64_t, uint64_t, std::string>;
 
 /// Option values by option name (`buffer-alignment`), in declaration order.
 using OptionValues = std::vector<std::pair<std::string, OptionValue>>;
 
-/// One declared option: its name, MLIR option type ("bool", "int",
-/// "uint32", "uint64", "str"), default, allowed values (comma-separated;
-/// empty: any) and help.
+/// The type of an option: a row of memplan/passes/OptionTypes.def.
+enum class OptionType {
+#define MEMPLAN_OPTION_TYPE_ENUM(Enum, Type, Name) Enum,
+  MEMPLAN_OPTION_TYPES(MEMPLAN_OPTION_TYPE_ENUM)
+#undef MEMPLAN_OPTION_TYPE_ENUM
+};
+
+/// The option type named `name` ("bool", "uint32", ...), if there is one.
+inline std::optional<OptionType> optionTypeNamed(std::string_view name) {
+#define MEMPLAN_OPTION_TYPE_NAMED(Enum, Type, Name)                            \
+  if (name == Name)                                                            \
+    return OptionType::Enum;
+  MEMPLAN_OPTION_TYPES(MEMPLAN_OPTION_TYPE_NAMED)
+#undef MEMPLAN_OPTION_TYPE_NAMED
+  return std::nullopt;
+}
+
+/// One declared option: its name, option type's name
+/// (memplan/passes/OptionTypes.def), default, allowed values
+/// (comma-separated; empty: any) and help.
 struct OptionRow {
   const char *name, *type;
   OptionValue defaultValue;
@@ -45,20 +65,15 @@ struct OptionRow {
 
 namespace option_detail {
 
-/// The MLIR option type of a field of C++ type `T`.
+/// The name of the option type of a field of C++ type `T`.
 template <typename T> constexpr const char *optionType() {
-  if constexpr (std::is_same_v<T, bool>)
-    return "bool";
-  else if constexpr (std::is_same_v<T, std::string>)
-    return "str";
-  else if constexpr (std::is_same_v<T, unsigned>)
-    return "uint32";
-  else if constexpr (std::is_same_v<T, uint64_t>)
-    return "uint64";
-  else {
-    static_assert(std::is_same_v<T, int64_t>, "unsupported option type");
-    return "int";
-  }
+#define MEMPLAN_OPTION_TYPE_OF(Enum, Type, Name)                               \
+  if constexpr (std::is_same_v<T, Type>)                                       \
+    return Name;                                                               \
+  else
+  MEMPLAN_OPTION_TYPES(MEMPLAN_OPTION_TYPE_OF)
+#undef MEMPLAN_OPTION_TYPE_OF
+  static_assert(sizeof(T) == 0, "unsupported option type");
 }
 
 /// `value` as the option value of its type.
