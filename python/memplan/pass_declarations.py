@@ -410,6 +410,6 @@ register_pass(
     "memplan-test-apply-pool-edit",
     "Apply the pools stated by memplan.test_offset attributes, without the planner",
     None,
-    options=[Option("alignment", alignment, 64, "byte alignment of each pool")],
+    options=[_ALIGNMENT],
     run="memplan.debug.apply_pool_edit:run",
 )
