@@ -768,17 +768,25 @@ def _compare_once(
         else:
             source = "given"
         notes_b[-1] += f" ({args_b[storage_b].data.nbytes} bytes, {source})"
-    if storage_a is not None:
+
+    def size_after(times, how) -> str:
+        """Place AFTER's transient storage (its size query runs compiled
+        AFTER: on the side that compiles and runs it, in the child with
+        ``parallel``); returns what the note on it adds."""
+        if storage_a is None:
+            return ""
         if sized and storage_b is not None:
             size, source = args_b[storage_b].data.nbytes, "as before's"
         else:
-            size, source = _storage_size(prog_a, exe_a, args_a, storage_a)
+            with phase(times, f"after size query{how}"):
+                size, source = _storage_size(prog_a, exe_a, args_a, storage_a)
         _place_storage(args_a, sig_a, storage_a, size)
-        notes_a[-1] += f" ({args_a[storage_a].data.nbytes} bytes, {source})"
+        return f" ({args_a[storage_a].data.nbytes} bytes, {source})"
 
-    def compile_and_run(side, exe, args, sig, scratch, times=times, how=""):
+    def compile_and_run(side, exe, args, sig, scratch, times=times, how="", prepare=None):
         with phase(times, f"{side} JIT compilation{how}"):
             exe.compile()
+        note = prepare(times, how) if prepare is not None else ""
         with phase(times, f"{side} runs{how}"):
             ran = _runs(
                 exe,
@@ -792,30 +800,34 @@ def _compare_once(
             )
         if last:
             exe.close()
-        return ran
+        return ran, note
 
     if parallel and isolate and last:
         # AFTER is compiled and run in a forked child while BEFORE is here.
         def after_side():
             side_times = PhaseTimes() if times is not None else None
-            run, problem = compile_and_run(
-                "after", exe_a, args_a, sig_a, scratch_a, side_times, " (in parallel)"
+            (run, problem), note = compile_and_run(
+                "after", exe_a, args_a, sig_a, scratch_a, side_times, " (in parallel)", size_after
             )
-            return _detached(run), problem, side_times
+            return _detached(run), problem, side_times, note
 
         child = parallel_start(after_side, "AFTER's JIT compilation and runs")
         try:
-            run_b, problem_b = compile_and_run("before", exe_b, args_b, sig_b, scratch_b)
+            (run_b, problem_b), _ = compile_and_run("before", exe_b, args_b, sig_b, scratch_b)
         except BaseException:
             child.cancel()
             raise
-        run_a, problem_a, side_times = child.result()
+        run_a, problem_a, side_times, note_a = child.result()
         _attach(run_a)
         if times is not None:
             times.merge(side_times)
     else:
-        run_b, problem_b = compile_and_run("before", exe_b, args_b, sig_b, scratch_b)
-        run_a, problem_a = compile_and_run("after", exe_a, args_a, sig_a, scratch_a)
+        (run_b, problem_b), _ = compile_and_run("before", exe_b, args_b, sig_b, scratch_b)
+        (run_a, problem_a), note_a = compile_and_run(
+            "after", exe_a, args_a, sig_a, scratch_a, prepare=size_after
+        )
+    if storage_a is not None:
+        notes_a[-1] += note_a
     uninitialized = [p for p in (problem_b, problem_a) if p is not None]
     with phase(times, "comparison"):
         left, right, elements, names = _aligned_outputs(
