@@ -11,6 +11,7 @@
 #include "mlir/IR/Iterators.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SetVector.h"
@@ -196,6 +197,7 @@ void InplaceAnalysis::resetScopeCaches() {
     facts.reset();
   subsetPairCache.clear();
   equivalentSubsetCache.clear();
+  regionWriteCache.clear();
   windowCache.clear();
   state.resetCache();
 }
@@ -650,8 +652,9 @@ bool InplaceAnalysis::canUseOpDominance(int32_t r, int32_t w,
   return true;
 }
 
-bool InplaceAnalysis::walkBufferOrigins(Value start, DenseSet<Value> &seen,
-                                        function_ref<bool(Value)> hit) {
+bool InplaceAnalysis::walkBufferOrigins(
+    Value start, DenseSet<Value> &seen, function_ref<bool(Value)> hit,
+    function_ref<bool(OpOperand &)> followUndecided) {
   const BufferizationOptions &opts = state.getOptions();
   SmallVector<Value> work{start};
   while (!work.empty()) {
@@ -671,6 +674,13 @@ bool InplaceAnalysis::walkBufferOrigins(Value start, DenseSet<Value> &seen,
         continue;
       return true;
     }
+    // A block argument a predecessor forwards without BranchOpInterface
+    // (upstream's aliasing query asserts on it) may hold any buffer.
+    if (arg && !arg.getOwner()->isEntryBlock() &&
+        llvm::any_of(arg.getOwner()->getPredecessors(), [](Block *pred) {
+          return !isa<BranchOpInterface>(pred->getTerminator());
+        }))
+      return true;
     AliasingOpOperandList aliases = state.getAliasingOpOperands(v);
     if (aliases.getNumAliases() == 0) {
       // A result aliasing no operand has a new buffer; an argument of
@@ -685,6 +695,9 @@ bool InplaceAnalysis::walkBufferOrigins(Value start, DenseSet<Value> &seen,
       int32_t o = ir.tensorOperand(alias.opOperand);
       if (o >= 0 && outOfPlace[o])
         continue;
+      if (followUndecided && !(o >= 0 && inPlace[o]) &&
+          !followUndecided(*alias.opOperand))
+        return true;
       work.push_back(alias.opOperand->get());
     }
   }
@@ -704,6 +717,165 @@ bool InplaceAnalysis::mayWriteBufferOf(int32_t w, BlockArgument def) {
     return true;
   return walkBufferOrigins(ir.tensors.operands[w]->get(), writtenOrigins,
                            [&](Value v) { return defOrigins.contains(v); });
+}
+
+namespace {
+/// Where `operand`, an operand a region branch point forwards (`operandsOf`
+/// each of its successors `succs`), goes: the successors' inputs, into
+/// `out`; not the results of `stopAt`. False where a successor's inputs do
+/// not match the forwarded operands (the caller gives up then).
+template <typename OperandsOf>
+bool forwardOperand(ArrayRef<RegionSuccessor> succs, OperandsOf operandsOf,
+                    OpOperand &operand, Operation *stopAt,
+                    SmallVectorImpl<Value> &out) {
+  for (const RegionSuccessor &succ : succs) {
+    OperandRange forwarded = operandsOf(succ);
+    unsigned n = operand.getOperandNumber();
+    if (forwarded.empty() || n < forwarded.getBeginOperandIndex() ||
+        n >= forwarded.getBeginOperandIndex() + forwarded.size())
+      continue;
+    ValueRange inputs = succ.getSuccessorInputs();
+    if (inputs.size() != forwarded.size())
+      return false;
+    Value input = inputs[n - forwarded.getBeginOperandIndex()];
+    // Leaving the op whose operand is asked about: its results alias that
+    // operand (the analysis checks their writes on its own).
+    if (succ.isParent() && input.getDefiningOp() == stopAt)
+      continue;
+    out.push_back(input);
+  }
+  return true;
+}
+} // namespace
+
+bool InplaceAnalysis::regionsMayWrite(int32_t w) {
+  auto [cached, inserted] = regionWriteCache.try_emplace(w, true);
+  if (!inserted)
+    return cached->second;
+  OpOperand &operand = *ir.tensors.operands[w];
+  Operation *op = operand.getOwner();
+  auto branch = dyn_cast<RegionBranchOpInterface>(op);
+  if (!branch || !op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+    return true;
+  // The region arguments `w` enters, then every value that may share their
+  // buffer: aliasing values (whatever is decided) and what terminators
+  // forward, inside the op. Any use that may write (or an op that is not
+  // bufferizable) means the op may write `w`'s buffer.
+  SmallVector<Value> work;
+  SmallVector<RegionSuccessor> succs;
+  branch.getSuccessorRegions(RegionBranchPoint::parent(), succs);
+  if (!forwardOperand(
+          succs,
+          [&](const RegionSuccessor &s) {
+            return branch.getEntrySuccessorOperands(s);
+          },
+          operand, /*stopAt=*/op, work))
+    return true;
+  llvm::erase_if(work, [&](Value v) { return !isa<BlockArgument>(v); });
+  if (work.empty())
+    return true;
+  const BufferizationOptions &opts = state.getOptions();
+  DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      if (!opts.dynCastBufferizableOp(user) ||
+          state.bufferizesToMemoryWrite(use))
+        return true;
+      for (AliasingValue alias : state.getAliasingValues(use))
+        work.push_back(alias.value);
+      auto terminator = dyn_cast<RegionBranchTerminatorOpInterface>(user);
+      if (!terminator)
+        continue;
+      SmallVector<Attribute> unknown(user->getNumOperands());
+      SmallVector<RegionSuccessor> next;
+      terminator.getSuccessorRegions(unknown, next);
+      if (!forwardOperand(
+              next,
+              [&](const RegionSuccessor &s) {
+                return terminator.getSuccessorOperands(s);
+              },
+              use, /*stopAt=*/op, work))
+        return true;
+    }
+  }
+  LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] operand #"
+                          << operand.getOperandNumber() << " of "
+                          << op->getName() << " at " << op->getLoc()
+                          << ": its regions never write it\n");
+  regionWriteCache[w] = false;
+  return false;
+}
+
+bool InplaceAnalysis::clobbersAcrossBlocksLater(int32_t w) {
+  if (options.bufferize.cfgConflictsAsUpstream)
+    return false;
+  OpOperand *uWrite = ir.tensors.operands[w];
+  Operation *writeOp = uWrite->getOwner();
+  // Only under unstructured control flow: a region around the write with
+  // several blocks (single-block IR pays one walk up).
+  bool severalBlocks = false;
+  for (Region *r = writeOp->getParentRegion(); r && !severalBlocks;
+       r = r->getParentRegion())
+    severalBlocks = !r->hasOneBlock();
+  if (!severalBlocks)
+    return false;
+  BufferizableOpInterface iface = bufferizable(ir.tensors.operandOp[w]);
+  if (!iface || iface.mustBufferizeInPlace(*uWrite, state))
+    return false;
+  // The buffers the written value may come to share: its aliasing operands
+  // walked back, through those not decided yet. Each of those must lie in a
+  // block that properly dominates the write's (every path through the write
+  // passes it): then a copy at the write is made on no more paths than one
+  // at that operand. Otherwise the write is left to the usual rule.
+  auto dominatesWrite = [&](OpOperand &link) {
+    Block *linkBlock = link.getOwner()->getBlock();
+    Operation *write = linkBlock->getParent()->findAncestorOpInRegion(*writeOp);
+    return write && write->getBlock() != linkBlock &&
+           domInfo->dominates(linkBlock, write->getBlock());
+  };
+  DenseSet<Value> origins;
+  if (walkBufferOrigins(
+          uWrite->get(), origins, [](Value) { return false; }, dominatesWrite))
+    return false;
+  SmallVector<int32_t, 4> roots;
+  SmallVector<int32_t, 4> values;
+  valueAndAliases(w, values);
+  for (int32_t v : values)
+    roots.push_back(find(v));
+  SmallVector<int32_t> readList;
+  for (Value origin : origins) {
+    auto arg = dyn_cast<BlockArgument>(origin);
+    int32_t a = arg ? ir.tensor(arg) : -1;
+    // An argument of the write's block (or of one around it) is upstream's
+    // case; one already in the write's sets was checked with them.
+    if (a < 0 || arg.getOwner()->findAncestorOpInBlock(*writeOp) ||
+        llvm::is_contained(roots, find(a)))
+      continue;
+    readList.clear();
+    aliasingReads(readList, a);
+    for (int32_t r : readList) {
+      llvm::ArrayRef<int32_t> defs = definitions(r);
+      if (defs.empty())
+        continue;
+      int32_t d = pairConflict(r, w, defs);
+      if (d >= 0) {
+        LLVM_DEBUG(llvm::dbgs()
+                   << "[" DEBUG_TYPE "] operand #" << uWrite->getOperandNumber()
+                   << " of " << writeOp->getName() << " at "
+                   << writeOp->getLoc()
+                   << ": out of place in its block, its buffer may come to "
+                      "be that of argument #"
+                   << arg.getArgNumber() << " of an earlier block\n");
+        reportConflict(w, r, w, d);
+        return true;
+      }
+    }
+  }
+  return false;
 }
 
 int32_t InplaceAnalysis::pairConflict(int32_t r, int32_t w,
@@ -759,11 +931,14 @@ int32_t InplaceAnalysis::pairConflict(int32_t r, int32_t w,
                (options.bufferize.cfgConflictsAsUpstream ||
                 !clobbersAcrossBlocks(cast<BlockArgument>(def).getOwner(),
                                       writeOp, readOp) ||
-                !mayWriteBufferOf(w, cast<BlockArgument>(def)))) {
+                !mayWriteBufferOf(w, cast<BlockArgument>(def)) ||
+                !regionsMayWrite(w))) {
       // A write outside the argument's block cannot clobber it before the
       // read, unless a path of blocks runs from that block to the write and
-      // on to the read (clobbersAcrossBlocks), and the written buffer may be
-      // the argument's.
+      // on to the read (clobbersAcrossBlocks), the written buffer may be
+      // the argument's, and the write is one: an iteration argument's
+      // operand (written, the interface says) whose loop never writes it
+      // writes nothing (regionsMayWrite).
       continue;
     }
     const SmallVector<int32_t, 2> &aliases = aliasingValues(w);
@@ -1105,8 +1280,14 @@ void InplaceAnalysis::bufferizeInPlace(int32_t o) {
 }
 
 void InplaceAnalysis::analyzeOperand(int32_t o) {
-  bool conflict =
-      wouldCreateWriteToNonWritable(o, false) || wouldCreateRaw(o, false);
+  // memplan's cross-block rule also asks a write about the block arguments
+  // its buffer may come to share once aliasing operands not decided yet
+  // join its sets: a write in a branch then goes out of place there (an
+  // allocation on the writing path only) rather than leaving a view in the
+  // argument's block to be copied later on every path.
+  bool conflict = wouldCreateWriteToNonWritable(o, false) ||
+                  wouldCreateRaw(o, false) ||
+                  (writes(o) && clobbersAcrossBlocksLater(o));
   OpOperand *operand = ir.tensors.operands[o];
   decided.push_back({ir.tensors.operandOp[o],
                      static_cast<int32_t>(operand->getOperandNumber()),

@@ -148,9 +148,26 @@ private:
   bool mayWriteBufferOf(int32_t w, mlir::BlockArgument def);
   /// The values whose buffers `start`'s buffer may be, walking the aliasing
   /// operands back from it, into `seen`; stops early and returns true at a
-  /// value `hit` holds or whose buffer's origin is unknown.
-  bool walkBufferOrigins(mlir::Value start, llvm::DenseSet<mlir::Value> &seen,
-                         llvm::function_ref<bool(mlir::Value)> hit);
+  /// value `hit` holds or whose buffer's origin is unknown, or at an
+  /// aliasing operand not decided yet that `followUndecided` (if given)
+  /// refuses.
+  bool walkBufferOrigins(
+      mlir::Value start, llvm::DenseSet<mlir::Value> &seen,
+      llvm::function_ref<bool(mlir::Value)> hit,
+      llvm::function_ref<bool(mlir::OpOperand &)> followUndecided = nullptr);
+  /// Whether the regions of operand `w`'s op may write the buffer `w`
+  /// forwards into them: false only for an op with recursive memory effects
+  /// (it touches memory through its regions' ops alone) that forwards `w` to
+  /// region arguments no op of its regions may write, whatever it decides
+  /// (a loop whose body never writes its iteration argument nor a value
+  /// that may alias it). BufferizableOpInterface reports every iteration
+  /// argument as written.
+  bool regionsMayWrite(int32_t w);
+  /// Whether making write `w` in place would clobber, across blocks, a
+  /// block argument whose buffer the written value may still come to share
+  /// through aliasing operands not decided yet (memplan's cross-block rule,
+  /// asked before those operands join the sets; see analyzeOperand).
+  bool clobbersAcrossBlocksLater(int32_t w);
   /// Whether region `region` of op `op` is repetitive under the options.
   bool isRepetitive(int32_t op, mlir::Region *region) const;
   mlir::Region *repetitiveRegionOfBlock(int32_t block);
@@ -209,6 +226,9 @@ private:
   llvm::DenseMap<std::pair<int32_t, int32_t>, bool> subsetPairCache;
   llvm::DenseMap<std::pair<mlir::Operation *, mlir::Value>, bool>
       equivalentSubsetCache;
+  /// regionsMayWrite's answers, per tensor operand (they do not depend on
+  /// decisions).
+  llvm::DenseMap<int32_t, bool> regionWriteCache;
 
   bool indexOn = false;
   AliasIndex index;

@@ -217,30 +217,6 @@ func.func @multi_return_caller(%t: tensor<8xf32>, %u: tensor<8xf32>, %f: f32, %b
   return %x : f32
 }
 // -----
-// Reduced from generated seed 1128: the copy in ^bb1 writes a slice of %a,
-// which the function returns. Upstream rules the conflict out (the write is
-// not in %a's block) and returns %a with %b's values in its first half on
-// the path through ^bb1, a miscompile. memplan copies the slice.
-// CHECK-LABEL: func @write_into_a_slice_in_a_branch
-func.func @write_into_a_slice_in_a_branch(%a: tensor<8xf32>, %b: tensor<4xf32>, %c: i1) -> (tensor<4xf32>, tensor<8xf32>) {
-  // CHECK: tensor.extract_slice
-  // CHECK-SAME: __inplace_operands_attr__ = ["false"]
-  %s = tensor.extract_slice %a[0] [4] [1] : tensor<8xf32> to tensor<4xf32>
-  cf.cond_br %c, ^bb1, ^bb2
-^bb1:
-  // CHECK: linalg.copy
-  // CHECK-SAME: "C_{{[0-9]+}}[CONFL-WRITE: 1]"
-  // CHECK-SAME: __inplace_operands_attr__ = ["true", "true"]
-  %w = linalg.copy ins(%b : tensor<4xf32>) outs(%s : tensor<4xf32>) -> tensor<4xf32>
-  cf.br ^bb3(%w : tensor<4xf32>)
-^bb2:
-  cf.br ^bb3(%b : tensor<4xf32>)
-^bb3(%r: tensor<4xf32>):
-  // CHECK: return
-  // CHECK-SAME: "C_{{[0-9]+}}[READ: 1]"
-  return %r, %a : tensor<4xf32>, tensor<8xf32>
-}
-// -----
 // Reduced from generated seed 1904: the copy overwrites %a in ^bb1, and the
 // insert in the scf.if after it still reads %a's entry value. Upstream puts
 // both in place (the write is not in %a's block), so its %r on the then
@@ -264,35 +240,4 @@ func.func @write_then_insert_in_a_region(%a: tensor<8xf32>, %b: tensor<8xf32>, %
     scf.yield %w : tensor<8xf32>
   }
   return %r : tensor<8xf32>
-}
-// -----
-// Reduced from generated seed 910: an scf.while's iteration argument counts
-// as written (the interface's answer, whatever the body does), and the
-// function returns a view of %a after the loop. In one block upstream copies
-// %a for the view; after a branch it does not (the write is not in %a's
-// block). memplan copies in both: had the body written its argument in
-// place, the view would show that write.
-// CHECK-LABEL: func @loop_init_after_a_branch
-func.func @loop_init_after_a_branch(%a: tensor<8xf32>, %n: index) -> (tensor<2x4xf32>, tensor<8xf32>) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  cf.br ^bb1
-^bb1:
-  // CHECK: tensor.expand_shape
-  // CHECK-SAME: __inplace_operands_attr__ = ["false"]
-  %v = tensor.expand_shape %a [[0, 1]] output_shape [2, 4] : tensor<8xf32> into tensor<2x4xf32>
-  // CHECK: scf.while
-  // CHECK: "C_{{[0-9]+}}[CONFL-WRITE: 0]"
-  // CHECK-SAME: __inplace_operands_attr__ = ["true", "none"]
-  %w:2 = scf.while (%x = %a, %k = %c0) : (tensor<8xf32>, index) -> (tensor<8xf32>, index) {
-    %go = arith.cmpi slt, %k, %n : index
-    scf.condition(%go) %x, %k : tensor<8xf32>, index
-  } do {
-  ^bb0(%y: tensor<8xf32>, %k2: index):
-    %k3 = arith.addi %k2, %c1 : index
-    scf.yield %y, %k3 : tensor<8xf32>, index
-  }
-  // CHECK: return
-  // CHECK-SAME: "C_{{[0-9]+}}[READ: 0]"
-  return %v, %w#0 : tensor<2x4xf32>, tensor<8xf32>
 }
