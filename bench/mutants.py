@@ -33,6 +33,8 @@ DYING = "lib/transforms/ReuseDyingInputs.cpp"
 QUERIES = "lib/transforms/TensorQueries.cpp"
 LIFETIMES = "lib/analysis/Lifetimes.cpp"
 PACKING = "lib/packing/PackingEngine.h"
+APPLY = "lib/transforms/ApplyPoolEdit.cpp"
+TILING = "python/memplan/numerics/tiling.py"
 _INPLACE_TESTS = ("test_inplace.py", "test_interface_engine.py")
 _REUSE_TESTS = ("test_reuse.py", "test_packing.py", "test_oracle.py")
 _INPLACE_LIT = ("inplace",)
@@ -108,6 +110,28 @@ MUTANTS: Tuple[Mutant, ...] = (
         _INPLACE_TESTS,
         _INPLACE_LIT,
     ),
+    Mutant(
+        "inplace-loop-alias-writes",
+        "a loop whose body writes its iteration argument only through an alias (a slice) "
+        "writes nothing into its init",
+        INPLACE,
+        "      for (AliasingValue alias : state.getAliasingValues(use))\n"
+        "        work.push_back(alias.value);\n",
+        "",
+        _INPLACE_TESTS + ("test_inplace_unmodeled.py",),
+        _INPLACE_LIT,
+    ),
+    Mutant(
+        "inplace-branch-no-dominance",
+        "a write in a branch goes out of place for an earlier block's argument its buffer "
+        "may come to share through any block, not only blocks that dominate it",
+        INPLACE,
+        "    return write && write->getBlock() != linkBlock &&\n"
+        "           domInfo->dominates(linkBlock, write->getBlock());\n",
+        "    return write != nullptr;\n",
+        _INPLACE_TESTS + ("test_inplace_unmodeled.py",),
+        _INPLACE_LIT,
+    ),
     # ---------------------------------------------------------------- lifetime ends
     Mutant(
         "lifetime-end",
@@ -181,6 +205,33 @@ MUTANTS: Tuple[Mutant, ...] = (
         "unwrap(views.offsets[views.offsetIndex[i]])",
         "unwrap(views.offsets[views.offsetIndex[0]])",
         _REUSE_TESTS,
+        _REUSE_LIT,
+    ),
+    Mutant(
+        "pool-dealloc-before",
+        "the pool is freed before the op it must outlive (deallocAfter), not after it",
+        APPLY,
+        "  b.setInsertionPointAfter(g.op(edit.deallocAfter));\n",
+        "  b.setInsertionPoint(g.op(edit.deallocAfter));\n",
+        _REUSE_TESTS + ("test_reuse_dynamic.py",),
+        _REUSE_LIT,
+    ),
+    Mutant(
+        "pool-select-swapped",
+        "a Select step of the index program picks its false value when its condition holds",
+        APPLY,
+        "    return arith::SelectOp::create(b, loc, values[x], values[y], values[z]);\n",
+        "    return arith::SelectOp::create(b, loc, values[x], values[z], values[y]);\n",
+        ("test_reuse_dynamic.py",),
+        _REUSE_LIT,
+    ),
+    Mutant(
+        "pool-merged-deallocs-kept",
+        "the deallocs of merged branch results are left in place when the pool replaces them",
+        "lib/transforms/AllocsToViews.cpp",
+        "  dead.insert(views.erase.begin(), views.erase.end());\n",
+        "",
+        _REUSE_TESTS + ("test_reuse_dynamic.py",),
         _REUSE_LIT,
     ),
     # ---------------------------------------------------------------- dying inputs
@@ -377,6 +428,25 @@ MUTANTS: Tuple[Mutant, ...] = (
         "            if self.poison is not None and size:\n",
         "            if False:\n",
         ("test_numerics.py", "test_numerics_programs.py", "test_heap_faults.py"),
+        ("cli",),
+    ),
+    Mutant(
+        "register-tile-reversed-reduction",
+        "a register tile runs each reduction loop from its last step to its first",
+        TILING,
+        "            ivs[d] = loop.induction_variable\n" "            scf.YieldOp(reduce(",
+        "            ivs[d] = arith.SubIOp(const(sizes[d] - 1), loop.induction_variable).result\n"
+        "            scf.YieldOp(reduce(",
+        ("test_numerics_tiling.py",),
+        ("cli",),
+    ),
+    Mutant(
+        "register-tile-shared-rows",
+        "an input that depends on the row is read once for all rows of a register tile",
+        TILING,
+        "            if not rowwise and k in shared:\n",
+        "            if k in shared:\n",
+        ("test_numerics_tiling.py",),
         ("cli",),
     ),
 )
