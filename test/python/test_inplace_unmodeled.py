@@ -746,5 +746,6 @@ def test_cross_block_writes_run_right():
     assert wrong_up_cases == [
         "while_writes_its_argument",
         "for_writes_an_alias_of_its_argument",
+        "for_writes_only_through_a_view",
         "write_into_a_slice_in_a_branch",
     ]

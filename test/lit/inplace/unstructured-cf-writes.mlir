@@ -129,6 +129,35 @@ func.func @for_writes_an_alias_of_its_argument(%a: tensor<8xf32>, %b: tensor<8xf
   return %v, %r : tensor<2x4xf32>, tensor<8xf32>
 }
 // -----
+// The copy must stay: the body writes its iteration argument only through a
+// view of it (no use of the argument itself writes) and yields the written
+// view: the first trip writes %a's buffer, which the view returned after the
+// loop shows. The view is copied.
+// CHECK-LABEL: func @for_writes_only_through_a_view
+func.func @for_writes_only_through_a_view(%a: tensor<8xf32>, %b: tensor<8xf32>, %f: f32, %c: i1, %n: index) -> (tensor<2x4xf32>, tensor<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  cf.br ^bb1
+^bb1:
+  // CHECK: tensor.expand_shape
+  // CHECK-SAME: __inplace_operands_attr__ = ["false"]
+  %v = tensor.expand_shape %a [[0, 1]] output_shape [2, 4] : tensor<8xf32> into tensor<2x4xf32>
+  // CHECK: scf.for
+  %r = scf.for %k = %c0 to %n step %c1 iter_args(%it = %a) -> (tensor<8xf32>) {
+    // CHECK: tensor.expand_shape
+    // CHECK-SAME: __inplace_operands_attr__ = ["true"]
+    %e = tensor.expand_shape %it [[0, 1]] output_shape [2, 4] : tensor<8xf32> into tensor<2x4xf32>
+    // CHECK: linalg.fill
+    // CHECK-SAME: __inplace_operands_attr__ = ["none", "true"]
+    %g = linalg.fill ins(%f : f32) outs(%e : tensor<2x4xf32>) -> tensor<2x4xf32>
+    %w = tensor.collapse_shape %g [[0, 1]] : tensor<2x4xf32> into tensor<8xf32>
+    scf.yield %w : tensor<8xf32>
+  }
+  // CHECK: return
+  // CHECK-SAME: "C_{{[0-9]+}}[READ: 0]"
+  return %v, %r : tensor<2x4xf32>, tensor<8xf32>
+}
+// -----
 // Reduced from generated seed 1128: the fill in ^bb1 writes a slice of %a,
 // which the function returns. Upstream rules the conflict out (the write is
 // not in %a's block) and returns %a with %f in its first half on the path
