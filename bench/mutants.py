@@ -222,7 +222,7 @@ MUTANTS: Tuple[Mutant, ...] = (
         APPLY,
         "    return arith::SelectOp::create(b, loc, values[x], values[y], values[z]);\n",
         "    return arith::SelectOp::create(b, loc, values[x], values[z], values[y]);\n",
-        ("test_reuse_dynamic.py",),
+        ("test_pool_edit.py", "test_reuse_dynamic.py"),
         _REUSE_LIT,
     ),
     Mutant(
@@ -442,10 +442,11 @@ MUTANTS: Tuple[Mutant, ...] = (
     ),
     Mutant(
         "register-tile-shared-rows",
-        "an input that depends on the row is read once for all rows of a register tile",
+        "an input that depends on the row is read once, for the first row, for all rows of a "
+        "register tile",
         TILING,
-        "            if not rowwise and k in shared:\n",
-        "            if k in shared:\n",
+        "            rowwise = any(by_row.search(str(e)) for e in amap.results)\n",
+        "            rowwise = False\n",
         ("test_numerics_tiling.py",),
         ("cli",),
     ),

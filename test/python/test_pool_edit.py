@@ -4,6 +4,8 @@ an error that leaves the IR as it was."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -93,6 +95,29 @@ def test_pool_edit_applies_in_one_call():
     assert "memref<?xi8> to memref<?xf32>" in text
     dealloc = next(i for i, line in enumerate(body) if "memref.dealloc" in line)
     assert body[dealloc + 1].startswith("return")
+
+
+def test_pool_edit_select_takes_its_first_value_where_the_condition_holds():
+    # The pool's bytes as max(n * 4, 16) through a comparison and a select
+    # (how several layouts choose the smallest pool): 16 where n * 4 < 16,
+    # else n * 4.
+    module = parse_source(PROGRAM)
+    graph = extract_graph(module)
+    steps = _steps(graph)[:5] + [
+        (S.CMPULT, 3, 4, 0),  # 5: n * 4 < 16
+        (S.SELECT, 5, 4, 3),  # 6: 16 if so, else n * 4
+        (S.POOL, -1, 6, 0),  # 7
+    ]
+    _core.apply_pool_edit(graph, **_edit(graph, steps))
+    text = str(module)
+    assert module.operation.verify()
+    name = r"(%[\w#]+)"
+    product = re.search(name + r" = arith\.muli ", text).group(1)
+    sixteen = re.search(name + r" = arith\.constant 16 : index", text).group(1)
+    less = re.search(name + rf" = arith\.cmpi ult, {product}, {sixteen} : index", text).group(1)
+    chosen = re.search(name + rf" = arith\.select {less}, {sixteen}, {product} : index", text)
+    assert chosen, text
+    assert re.search(rf"memref\.alloc\({chosen.group(1)}\)", text), text
 
 
 def test_pool_edit_static_pool_and_erase():
