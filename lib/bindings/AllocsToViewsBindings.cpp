@@ -16,6 +16,7 @@
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <vector>
 
 namespace nb = nanobind;
@@ -44,18 +45,22 @@ bool isOp(const Graph &g, int32_t op) { return op >= 0 && op < g.numOps(); }
 void checkMembers(const Graph &g, const std::vector<int32_t> &allocs,
                   const std::vector<int32_t> &deallocs,
                   const std::vector<int32_t> &offsetIndex,
-                  const std::vector<int32_t> &numDynamic,
                   const std::vector<int32_t> &erase, size_t numOffsets) {
   size_t n = allocs.size();
-  if (deallocs.size() != n || offsetIndex.size() != n || numDynamic.size() != n)
+  if (deallocs.size() != n || offsetIndex.size() != n)
     throw nb::value_error("member arrays differ in length");
   for (size_t i = 0; i < n; ++i) {
     int32_t a = allocs[i], d = deallocs[i], k = offsetIndex[i];
     if (!isOp(g, a) || (d != -1 && !isOp(g, d)) || k < 0 ||
-        (size_t)k >= numOffsets || numDynamic[i] < 0 ||
-        numDynamic[i] > (int32_t)(g.operandBegin[a + 1] - g.operandBegin[a]))
-      throw nb::index_error("member op, offset index or size count out "
-                            "of range");
+        (size_t)k >= numOffsets)
+      throw nb::index_error("member op or offset index out of range");
+    // A member is an allocation: a memref result, its dynamic sizes first.
+    const TypeInfo *type =
+        g.numResults[a] ? &g.types[g.valueType[g.resultBegin[a]]] : nullptr;
+    if (!type || !type->isMemRef() ||
+        std::count(type->shape.begin(), type->shape.end(), TypeInfo::kDynamic) >
+            g.operandBegin[a + 1] - g.operandBegin[a])
+      throw nb::value_error("a member is not a memref allocation");
   }
   for (int32_t op : erase)
     if (!isOp(g, op))
@@ -117,8 +122,7 @@ void registerAllocsToViewsBindings(nb::module_ &m) {
       [](const Graph &g, int32_t insertBefore, int32_t deallocAfter,
          int64_t alignment, const Int32In &hoist, const TriplesIn &sizeOperands,
          const StepsIn &steps, const Int32In &allocs, const Int32In &deallocs,
-         const Int32In &offsetStep, const Int32In &numDynamic,
-         const Int32In &erase) {
+         const Int32In &offsetStep, const Int32In &erase) {
         PoolEdit edit;
         edit.insertBefore = insertBefore;
         edit.deallocAfter = deallocAfter;
@@ -133,7 +137,6 @@ void registerAllocsToViewsBindings(nb::module_ &m) {
         edit.allocs = toVector(allocs);
         edit.deallocs = toVector(deallocs);
         edit.offsetStep = toVector(offsetStep);
-        edit.numDynamic = toVector(numDynamic);
         edit.erase = toVector(erase);
 
         if (!isOp(g, insertBefore) || !isOp(g, deallocAfter) || alignment < 1)
@@ -147,14 +150,14 @@ void registerAllocsToViewsBindings(nb::module_ &m) {
               value < 0 || value >= g.numValues())
             throw nb::index_error("size operand out of range");
         checkSteps(g, steps);
-        checkMembers(g, edit.allocs, edit.deallocs, edit.offsetStep,
-                     edit.numDynamic, edit.erase, edit.steps.size());
+        checkMembers(g, edit.allocs, edit.deallocs, edit.offsetStep, edit.erase,
+                     edit.steps.size());
         applyPoolEdit(g, edit);
       },
       nb::arg("graph"), nb::arg("insert_before"), nb::arg("dealloc_after"),
       nb::arg("alignment"), nb::arg("hoist"), nb::arg("size_operands"),
       nb::arg("steps"), nb::arg("allocs"), nb::arg("deallocs"),
-      nb::arg("offset_step"), nb::arg("num_dynamic"), nb::arg("erase"),
+      nb::arg("offset_step"), nb::arg("erase"),
       "Apply one pool's edit (memplan/transforms/PoolEdit.h): the size "
       "operands set, the hoisted ops moved, the steps created before "
       "insert_before, the pool freed after dealloc_after, each member a view "
@@ -165,20 +168,18 @@ void registerAllocsToViewsBindings(nb::module_ &m) {
       "replace_allocs_with_views",
       [](const Graph &g, const Int32In &allocs, const Int32In &deallocs,
          nb::handle buffer, const std::vector<nb::object> &offsets,
-         const Int32In &offsetIndex, const Int32In &numDynamic,
-         const Int32In &erase) {
-        AllocViews views{
-            toVector(allocs),      toVector(deallocs),   toValue(buffer), {},
-            toVector(offsetIndex), toVector(numDynamic), toVector(erase)};
+         const Int32In &offsetIndex, const Int32In &erase) {
+        AllocViews views{toVector(allocs),      toVector(deallocs),
+                         toValue(buffer),       {},
+                         toVector(offsetIndex), toVector(erase)};
         for (const nb::object &o : offsets)
           views.offsets.push_back(toValue(o));
         checkMembers(g, views.allocs, views.deallocs, views.offsetIndex,
-                     views.numDynamic, views.erase, views.offsets.size());
+                     views.erase, views.offsets.size());
         replaceAllocsWithViews(g, views);
       },
       nb::arg("graph"), nb::arg("allocs"), nb::arg("deallocs"), nb::arg("pool"),
-      nb::arg("offsets"), nb::arg("offset_index"), nb::arg("num_dynamic"),
-      nb::arg("erase"),
+      nb::arg("offsets"), nb::arg("offset_index"), nb::arg("erase"),
       "Replace each alloc by memref.view %pool[offsets[offset_index[i]]][its "
       "dynamic sizes], then erase the allocs, their deallocs and the ops in "
       "`erase`.");

@@ -34,11 +34,13 @@ void replaceAllocsWithViews(const Graph &g, const AllocViews &views) {
   for (size_t i = 0; i < views.allocs.size(); ++i) {
     Operation *alloc = g.op(views.allocs[i]);
     Value result = alloc->getResult(0);
+    auto type = cast<MemRefType>(result.getType());
+    // An allocation's leading operands are its dynamic sizes.
     sizes.assign(alloc->operand_begin(),
-                 alloc->operand_begin() + views.numDynamic[i]);
+                 alloc->operand_begin() + type.getNumDynamicDims());
     builder.setInsertionPoint(alloc);
     auto view = memref::ViewOp::create(
-        builder, alloc->getLoc(), cast<MemRefType>(result.getType()), buffer,
+        builder, alloc->getLoc(), type, buffer,
         unwrap(views.offsets[views.offsetIndex[i]]), sizes);
     result.replaceAllUsesWith(view.getResult());
     LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << alloc->getName() << " at "

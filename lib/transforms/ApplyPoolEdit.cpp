@@ -95,8 +95,8 @@ void applyPoolEdit(const Graph &g, const PoolEdit &edit) {
                           << edit.allocs.size() << " members, "
                           << edit.steps.size() << " steps\n");
 
-  AllocViews views{edit.allocs,     edit.deallocs,   wrap(pool), {},
-                   edit.offsetStep, edit.numDynamic, edit.erase};
+  AllocViews views{edit.allocs, edit.deallocs,   wrap(pool),
+                   {},          edit.offsetStep, edit.erase};
   views.offsets.reserve(values.size());
   for (Value v : values)
     views.offsets.push_back(wrap(v));

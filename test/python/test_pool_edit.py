@@ -55,7 +55,6 @@ def _edit(graph: _core.Graph, program: list[tuple[int, int, int, int]], **change
         allocs=_i32(allocs),
         deallocs=_i32(deallocs),
         offset_step=_i32([0, 0]),
-        num_dynamic=_i32([0, 1]),
         erase=_i32([]),
     )
     args.update(changes)
@@ -128,7 +127,7 @@ def test_pool_edit_static_pool_and_erase():
     module = parse_source(static)
     graph = extract_graph(module)
     steps = [(S.CONSTANT, 0, 0, 0), (S.POOL, 32, 0, 0)]
-    _core.apply_pool_edit(graph, **_edit(graph, steps, num_dynamic=_i32([0, 0])))
+    _core.apply_pool_edit(graph, **_edit(graph, steps))
     text = str(module)
     assert module.operation.verify()
     assert "memref.alloc() {alignment = 64 : i64} : memref<32xi8>" in text

@@ -44,9 +44,9 @@ struct PoolEdit {
   /// The `index` program, in creation order: (PoolStep, a, b, c). Exactly
   /// one step is PoolStep::Pool.
   std::vector<std::array<int64_t, 4>> steps;
-  /// Per member: its alloc, its dealloc (or -1), the step giving its byte
-  /// offset in the pool, and how many of its operands are dynamic sizes.
-  std::vector<int32_t> allocs, deallocs, offsetStep, numDynamic;
+  /// Per member: its alloc, its dealloc (or -1) and the step giving its
+  /// byte offset in the pool.
+  std::vector<int32_t> allocs, deallocs, offsetStep;
   /// Other deallocs to erase (those of merged branch results).
   std::vector<int32_t> erase;
 };

@@ -213,8 +213,6 @@ struct AllocViews {
   std::vector<MlirValue> offsets;
   /// Per alloc: the index of its byte offset in `offsets`.
   std::vector<int32_t> offsetIndex;
-  /// Per alloc: how many of its operands are dynamic sizes.
-  std::vector<int32_t> numDynamic;
   /// Other ops to erase with them (further deallocs).
   std::vector<int32_t> erase;
 };

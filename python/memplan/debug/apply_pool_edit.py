@@ -49,12 +49,9 @@ def run(module: ir.Operation, ctx: PassContext) -> None:
         deallocs, end = [], 0
         for op in members:
             info = graph.types[graph.value_type[graph.result_begin[op]]]
-            value = int(graph.result_begin[op])
+            block = graph.op_block[op]
             frees = [
-                int(graph.use_op[u])
-                for u in range(int(graph.use_begin[value]), int(graph.use_begin[value + 1]))
-                if K.kind(graph, int(graph.use_op[u])) == K.DEALLOC
-                and graph.op_block[graph.use_op[u]] == graph.op_block[op]
+                f for f in K.frees(graph, int(graph.result_begin[op])) if graph.op_block[f] == block
             ]
             if not info.has_static_shape:
                 ctx.error(
@@ -95,7 +92,6 @@ def run(module: ir.Operation, ctx: PassContext) -> None:
             offset_step=np.array(
                 [step_of[graph.int_attribute(op, OFFSET)] for op in members], dtype=np.int32
             ),
-            num_dynamic=np.zeros(len(members), dtype=np.int32),
             erase=np.zeros(0, dtype=np.int32),
         )
     ctx.stat("pools", len(plans), "Pools applied")

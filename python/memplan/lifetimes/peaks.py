@@ -102,11 +102,8 @@ def _heap_copies(lt: FunctionLifetimes, func_end: int) -> tuple[list[int], list[
         size = static_bytes(g.types[g.value_type[value]])
         if size is None or size < 0:
             continue
-        end = func_end
-        for u in range(int(g.use_begin[value]), int(g.use_begin[value + 1])):
-            user = int(g.use_op[u])
-            if K.kind(g, user) == K.DEALLOC and g.op_block[user] == g.op_block[op]:
-                end = user + 1
+        frees = [f for f in K.frees(g, value) if g.op_block[f] == g.op_block[op]]
+        end = frees[-1] + 1 if frees else func_end
         starts.append(op)
         ends.append(end)
         sizes.append(int(size))

@@ -37,6 +37,15 @@ def kind(graph: Graph, op: int) -> int:
     return int(graph.op_role[op]) & 0xFF
 
 
+def frees(graph: Graph, value: int) -> list[int]:
+    """The ops that free value ``value`` (its ``DEALLOC`` users), in use order."""
+    return [
+        int(graph.use_op[u])
+        for u in range(int(graph.use_begin[value]), int(graph.use_begin[value + 1]))
+        if kind(graph, int(graph.use_op[u])) == DEALLOC
+    ]
+
+
 def describe(role: int) -> str:
     """Readable form of a role word, e.g. ``branch+capture+sequential``."""
     text = KIND_NAMES.get(role & 0xFF, str(role & 0xFF))

@@ -266,12 +266,10 @@ def apply_plan(lt: FunctionLifetimes, plan: PoolPlan) -> None:
     # The views take the sizes the pool was planned with: a dimension of
     # another allocation becomes that allocation's size operand.
     size_operands: list[tuple[int, int, int]] = []
-    num_dynamic: dict[int, int] = {}
     sizes: dict[int, list[Step]] = {}
     for i in plan.dynamic_members:
         op = int(lt.op[i])
         current = dynamic_size_values(g, op)
-        num_dynamic[i] = len(current)
         for k, v in enumerate(lt.size_values.get(i, ())):
             if v != current[k]:
                 size_operands.append((op, k, int(v)))
@@ -304,7 +302,6 @@ def apply_plan(lt: FunctionLifetimes, plan: PoolPlan) -> None:
         _int32(lt.op[rows]),
         _int32(lt.dealloc[rows]),
         _int32([member_step[i] for i in members]),
-        _int32([num_dynamic.get(i, 0) for i in members]),
         _int32(plan.merged_deallocs),
     )
 

@@ -178,20 +178,11 @@ def _replace_allocs(g: Graph, allocs: tuple[int, ...], storage: ir.Value, offset
     sizes]`` and its deallocs go, through the pool rewrite's C++ kernel."""
     deallocs, others = [], []
     for op in allocs:
-        value = int(g.result_begin[op])
-        frees = [
-            int(g.use_op[u])
-            for u in range(int(g.use_begin[value]), int(g.use_begin[value + 1]))
-            if K.kind(g, int(g.use_op[u])) == K.DEALLOC
-        ]
+        frees = K.frees(g, int(g.result_begin[op]))
         # One dealloc per allocation; any other (one per branch) is erased
         # with them.
         deallocs.append(frees[0] if frees else -1)
         others += frees[1:]
-    num_dynamic = [
-        sum(1 for d in g.types[g.value_type[g.result_begin[op]]].shape if d == _core.DYNAMIC)
-        for op in allocs
-    ]
     _core.replace_allocs_with_views(
         g,
         np.array(allocs, dtype=np.int32),
@@ -199,7 +190,6 @@ def _replace_allocs(g: Graph, allocs: tuple[int, ...], storage: ir.Value, offset
         storage,
         [offset],
         np.zeros(len(allocs), dtype=np.int32),
-        np.array(num_dynamic, dtype=np.int32),
         np.array(others, dtype=np.int32),
     )
 
