@@ -8,8 +8,9 @@ alloc and one ``arith.constant`` per distinct offset before the first member,
 the pool freed where the last member's dealloc was) and applies it with
 ``memplan._core.apply_pool_edit``, so that lit tests pin down the rewrite
 alone. Offsets are taken as given, overlaps included: checking a plan is the
-planner's business. A member with a dynamic size, or without exactly one
-``memref.dealloc`` in its block, is a located error and nothing is changed.
+planner's business. A member with a dynamic size or a negative offset, or
+without exactly one ``memref.dealloc`` in its block, is a located error and
+nothing is changed.
 """
 
 from __future__ import annotations
@@ -57,6 +58,11 @@ def run(module: ir.Operation, ctx: PassContext) -> None:
                 ctx.error(
                     operation(graph, op),
                     "memplan-test-apply-pool-edit: a member must have a static size",
+                )
+            elif graph.int_attribute(op, OFFSET) < 0:
+                ctx.error(
+                    operation(graph, op),
+                    "memplan-test-apply-pool-edit: a member's offset must not be negative",
                 )
             elif len(frees) != 1:
                 ctx.error(

@@ -103,3 +103,14 @@ func.func @no_dealloc() -> memref<4xf32> {
   %a = memref.alloc() {memplan.test_offset = 0 : i64} : memref<4xf32>
   return %a : memref<4xf32>
 }
+
+// -----
+
+// A negative offset is an error; nothing changes.
+
+func.func @negative_offset() {
+  // expected-error @+1 {{memplan-test-apply-pool-edit: a member's offset must not be negative}}
+  %a = memref.alloc() {memplan.test_offset = -64 : i64} : memref<4xf32>
+  memref.dealloc %a : memref<4xf32>
+  return
+}
