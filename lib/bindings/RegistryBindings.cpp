@@ -301,19 +301,29 @@ void registerRegistryBindings(nb::module_ &m) {
       [](const std::string &argument, const std::string &name,
          const std::string &description,
          const std::vector<OptionTuple> &options, nb::object checkOptionsFn,
-         nb::object runFn) {
+         nb::object runFn, bool onFunctions,
+         const std::vector<std::pair<std::string, std::string>> &statistics) {
         std::vector<ExternalOption> specs = toOptions(options);
+        ExternalPassKind kind{onFunctions, {}};
+        for (const auto &[statName, statDescription] : statistics)
+          kind.statistics.push_back({statName, statDescription});
         return registerNew(argument, [&] {
           registerExternalPass(
-              argument, name, description, std::move(specs),
+              argument, name, description, std::move(specs), std::move(kind),
               pythonHooks(argument, checkOptionsFn, runFn, nb::none()));
         });
       },
       nb::arg("argument"), nb::arg("name"), nb::arg("description"),
       nb::arg("options"), nb::arg("check_options"), nb::arg("run"),
-      "Register a Python-defined module pass in MLIR's pass registry (False if "
+      nb::arg("on_functions") = false,
+      nb::arg("statistics") =
+          std::vector<std::pair<std::string, std::string>>{},
+      "Register a Python-defined pass in MLIR's pass registry (False if "
       "the argument is "
-      "taken). options: [(name, type (a name of OPTION_TYPES), default, "
+      "taken): on builtin.module, or with on_functions, op-agnostic on a "
+      "module or any FunctionOpInterface op, reporting only its declared "
+      "statistics [(name, description)]. "
+      "options: [(name, type (a name of OPTION_TYPES), default, "
       "description, choices)]; "
       "check_options(values) -> error or ''; run(op, values, run_pipeline) -> "
       "(ok, [(name, description, "

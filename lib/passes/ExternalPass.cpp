@@ -6,9 +6,12 @@
 // passes show theirs. MLIR parses them (unknown options and malformed values
 // fail with MLIR's messages, and a malformed value also says why) and the
 // hooks get the typed values: nothing parses the text again. Statistics
-// reported by the hook become real pass statistics, and the pass anchors on
+// reported by the hook become real pass statistics. A module pass anchors on
 // `builtin.module` like upstream module passes (written inside
-// `func.func(...)`, the pass manager rejects it).
+// `func.func(...)`, the pass manager rejects it); a pass on functions is
+// op-agnostic, scheduled on a module or on any FunctionOpInterface op, with
+// its declared statistics made up front so that the pass manager can merge
+// its clones' (one per thread) by position.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +26,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -52,6 +56,7 @@ enum class Choice : int {};
 struct Spec {
   std::string argument, name, description;
   std::vector<ExternalOption> options;
+  ExternalPassKind kind;
   ExternalPassHooks hooks;
 };
 
@@ -205,16 +210,26 @@ checkWithHook(const Spec &spec, const OptionValues &values,
 class ExternalPass : public Pass, public PassResultSink {
 public:
   explicit ExternalPass(std::shared_ptr<const Spec> spec)
-      : Pass(TypeID::get<ExternalPassTag>(), ModuleOp::getOperationName()),
+      : Pass(TypeID::get<ExternalPassTag>(),
+             spec->kind.onFunctions
+                 ? std::nullopt
+                 : std::optional<StringRef>(ModuleOp::getOperationName())),
         spec(std::move(spec)) {
     options.declare<PassOption>(*this, this->spec->options);
+    declareStatistics();
   }
   ExternalPass(const ExternalPass &other) : Pass(other), spec(other.spec) {
     options.declare<PassOption>(*this, spec->options);
     copyOptionValuesFrom(&other);
+    declareStatistics();
   }
 
-  bool canScheduleOn(RegisteredOperationName) const override { return true; }
+  bool canScheduleOn(RegisteredOperationName opName) const override {
+    if (!spec->kind.onFunctions)
+      return true; // anchored on builtin.module: the pass manager checks it
+    return opName.getStringRef() == ModuleOp::getOperationName() ||
+           opName.hasInterface<FunctionOpInterface>();
+  }
 
   StringRef getArgument() const override { return spec->argument; }
   StringRef getName() const override { return spec->name; }
@@ -273,6 +288,15 @@ public:
         *stat = saturated(stat->getValue() + value);
         return;
       }
+    if (spec->kind.onFunctions) {
+      // The clones' statistics are merged by position: no clone may have
+      // one the others lack.
+      getOperation()->emitError()
+          << spec->argument << ": internal error: statistic '" << statName
+          << "' is not declared";
+      signalPassFailure();
+      return;
+    }
     // Statistic keeps the name and description pointers: store them here.
     names.push_back(statName);
     descriptions.push_back(description);
@@ -288,6 +312,17 @@ protected:
   }
 
 private:
+  /// The declared statistics, at 0, in their declared order.
+  void declareStatistics() {
+    for (const ExternalStatistic &s : spec->kind.statistics) {
+      names.push_back(s.name);
+      descriptions.push_back(s.description);
+      statistics.emplace_back(
+          s.name, std::make_unique<Statistic>(this, names.back().c_str(),
+                                              descriptions.back().c_str()));
+    }
+  }
+
   std::shared_ptr<const Spec> spec;
   DeclaredOptions options;
   std::deque<std::string> names, descriptions;
@@ -313,9 +348,9 @@ llvm::StringMap<std::shared_ptr<const Spec>> &specs() {
 void registerExternalPass(const std::string &argument, const std::string &name,
                           const std::string &description,
                           std::vector<ExternalOption> options,
-                          ExternalPassHooks hooks) {
-  auto spec = std::make_shared<const Spec>(
-      Spec{argument, name, description, std::move(options), hooks});
+                          ExternalPassKind kind, ExternalPassHooks hooks) {
+  auto spec = std::make_shared<const Spec>(Spec{
+      argument, name, description, std::move(options), std::move(kind), hooks});
   specs()[argument] = spec;
   registerPass([spec]() -> std::unique_ptr<Pass> {
     return std::make_unique<ExternalPass>(spec);
@@ -327,7 +362,7 @@ void registerExternalPipeline(const std::string &argument,
                               std::vector<ExternalOption> options,
                               ExternalPassHooks hooks) {
   auto spec = std::make_shared<const Spec>(
-      Spec{argument, "", description, std::move(options), hooks});
+      Spec{argument, "", description, std::move(options), {}, hooks});
   specs()[argument] = spec;
   registerPassPipeline(
       argument, description,

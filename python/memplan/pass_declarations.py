@@ -23,6 +23,7 @@ from memplan.passes import (
     SEARCH_BUDGET,
     Option,
     alignment,
+    declared_statistics,
     forward_options,
     register_pass,
     register_pipeline,
@@ -66,6 +67,8 @@ register_pass(
     # Declared with their C++ struct (include/memplan/transforms/PassOptions.def).
     options=table_options(_core.FOLD_TRANSPOSES_OPTIONS),
     run="memplan.peak.fold_transposes:run",
+    on_functions=True,
+    statistics=declared_statistics(_core.FoldTransposesStats),
 )
 
 register_pass(
@@ -73,6 +76,8 @@ register_pass(
     "Give every use of a fresh tensor destination its own copy, right before its user",
     None,
     run="memplan.peak.split_destinations:run",
+    on_functions=True,
+    statistics=declared_statistics(_core.SplitDestinationsStats),
 )
 
 register_pass(
@@ -83,6 +88,8 @@ register_pass(
     # Declared with their C++ struct (include/memplan/transforms/PassOptions.def).
     options=table_options(_core.RECOMPUTE_OPTIONS),
     run="memplan.peak.recompute:run",
+    on_functions=True,
+    statistics=declared_statistics(_core.RecomputeStats),
 )
 
 register_pass(

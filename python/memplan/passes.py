@@ -184,6 +184,13 @@ def table_options(
     ]
 
 
+def declared_statistics(stats: Any) -> list[tuple[str, str]]:
+    """The pass statistics a C++ rewrite's counters class (a ``_core``
+    ``*Stats``, whose ``STATISTICS`` rows come from Counters.def) reports, as
+    (name, description) in the class' order."""
+    return [(name, description) for _, name, description in stats.STATISTICS]
+
+
 def search_budget(values: dict[str, Any]) -> Optional[int]:
     """The packer's ``budget`` from a pass' option values: None (the
     packer's default, which searches longer for a fit to a capacity) where
@@ -357,6 +364,8 @@ class PassInfo:
         run: Union[RunFn, str, None] = None,
         expand: Optional[Callable[[dict[str, Any]], str]] = None,
         per_module: bool = False,
+        on_functions: bool = False,
+        statistics: Sequence[tuple[str, str]] = (),
     ):
         self.argument = argument
         self.summary = summary
@@ -373,6 +382,14 @@ class PassInfo:
         #: ``run`` is called on the anchor module and then on every
         #: ``builtin.module`` nested in it, each its own symbol table.
         self.per_module = per_module
+        #: A pass on functions: op-agnostic in MLIR, it runs on the op it is
+        #: nested under, a module or any FunctionOpInterface op
+        #: (``builtin.module(func.func(memplan-...))`` runs it per function,
+        #: on the pass manager's threads); ``run`` then sees that op.
+        self.on_functions = on_functions
+        #: The statistics the pass reports, (name, description), made up
+        #: front in this order (a pass on functions reports no other).
+        self.statistics = tuple(statistics)
         #: typed_values' answers, by the values MLIR parsed.
         self._converted: dict[tuple[tuple[str, Any], ...], dict[str, Any]] = {}
 
@@ -587,17 +604,28 @@ def register_pass(
     options: Sequence[Option] = (),
     per_module: bool = False,
     run: Optional[str] = None,
+    on_functions: bool = False,
+    statistics: Sequence[tuple[str, str]] = (),
 ) -> Callable[[RunFn], RunFn]:
     """Declares the pass ``argument`` whose body, ``run(module_op, ctx)``, is
     at ``run`` (``"module:function"``, imported when the pass first runs);
     without ``run``, a decorator registering the function it decorates.
     With ``per_module``, the body also sees every nested ``builtin.module``.
+    With ``on_functions``, the pass runs on a module or on one function
+    (:attr:`PassInfo.on_functions`) and reports only its ``statistics``.
     A ``description`` of None is the docstring of the body's module."""
 
     def wrap(body: Union[RunFn, str]) -> Any:
         _add(
             PassInfo(
-                argument, summary, description, tuple(options), run=body, per_module=per_module
+                argument,
+                summary,
+                description,
+                tuple(options),
+                run=body,
+                per_module=per_module,
+                on_functions=on_functions,
+                statistics=statistics,
             )
         )
         return body
@@ -678,7 +706,14 @@ def _register_in_mlir(info: PassInfo) -> None:
             return not ctx.failed, stats, ctx.preserves_all_analyses
 
         _core.register_pass(
-            info.argument, mlir_pass_name(info), info.summary, _option_specs(info), info.check, run
+            info.argument,
+            mlir_pass_name(info),
+            info.summary,
+            _option_specs(info),
+            info.check,
+            run,
+            on_functions=info.on_functions,
+            statistics=list(info.statistics),
         )
     else:
 

@@ -76,6 +76,104 @@ def test_module_pass_rejected_inside_func():
         )
 
 
+#: Two functions that each share one tensor.empty between two writers.
+TWO_WRITERS = """
+func.func @NAME(%a: tensor<16xf32>, %b: tensor<16xf32>) -> (tensor<16xf32>, tensor<16xf32>) {
+  %e = tensor.empty() : tensor<16xf32>
+  %x = linalg.add ins(%a, %b : tensor<16xf32>, tensor<16xf32>) outs(%e : tensor<16xf32>) -> tensor<16xf32>
+  %y = linalg.mul ins(%a, %b : tensor<16xf32>, tensor<16xf32>) outs(%e : tensor<16xf32>) -> tensor<16xf32>
+  return %x, %y : tensor<16xf32>, tensor<16xf32>
+}
+"""
+
+#: The passes on functions, as a pipeline.
+ON_FUNCTIONS = "memplan-split-destinations,memplan-recompute-cheap-values,memplan-fold-transposes"
+
+
+def _functions(count: int) -> str:
+    return "".join(TWO_WRITERS.replace("NAME", f"f{i}") for i in range(count))
+
+
+def test_passes_on_functions_run_per_function_on_threads():
+    # Nested in func.func, the pass manager runs a pass on functions once per
+    # function, on its threads (memplan.run_pipeline releases the GIL; each
+    # run takes it): the same IR as the pass on the whole module, and the
+    # clones' statistics merge (each clone declares the same ones).
+    text = _functions(16)
+    whole = _run_memplan(text, f"builtin.module({ON_FUNCTIONS})")
+    assert whole.count("tensor.empty") == 32
+    for _ in range(3):
+        with ir.Context() as ctx:
+            ctx.enable_multithreading(True)
+            module = ir.Module.parse(text)
+            runs = memplan.run_pipeline(module, f"builtin.module(func.func({ON_FUNCTIONS}))")
+            assert str(module) == whole
+        split = [r for r in runs if r.info.argument == "memplan-split-destinations"]
+        assert len(split) == 16 and all(r.statistics["split-destinations"][0] == 2 for r in split)
+
+
+def test_passes_on_functions_under_a_gil_holding_pass_manager():
+    # PassManager.run holds the GIL: a memplan pass on a worker thread fails
+    # with a located error saying so, instead of waiting for the GIL forever;
+    # without multithreading, the same pipeline runs on the calling thread.
+    text = _functions(8)
+    whole = _run_memplan(text, "builtin.module(memplan-split-destinations)")
+    with ir.Context() as ctx:
+        module = ir.Module.parse(text)
+        pm = passmanager.PassManager.parse("builtin.module(func.func(memplan-split-destinations))")
+        with pytest.raises(ir.MLIRError, match="on a worker thread while the Python thread"):
+            pm.run(module.operation)
+        ctx.enable_multithreading(False)
+        module = ir.Module.parse(text)
+        pm.run(module.operation)
+        assert str(module) == whole
+
+
+def test_pass_on_functions_reports_only_declared_statistics():
+    # Clones' statistics are merged by position: a pass on functions that
+    # reports a statistic it did not declare fails with a located error.
+    def run(_op, _values, _run_pipeline):
+        return True, [("declared", "", 1), ("undeclared", "", 1)], True
+
+    assert _core.register_pass(
+        "memplan-test-undeclared-statistic",
+        "MemplanTestUndeclaredStatistic",
+        "test",
+        [],
+        lambda _values: "",
+        run,
+        on_functions=True,
+        statistics=[("declared", "a declared statistic")],
+    )
+    with ir.Context():
+        module = ir.Module.parse(TWO_WRITERS.replace("NAME", "f"))
+        pm = passmanager.PassManager.parse("builtin.module(memplan-test-undeclared-statistic)")
+        with pytest.raises(ir.MLIRError, match="statistic 'undeclared' is not declared"):
+            pm.run(module.operation)
+
+
+def test_pass_on_functions_is_not_scheduled_elsewhere():
+    # A module or a function, nothing else (upstream's function passes).
+    loop = """
+    func.func @f(%n: index) {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      scf.for %i = %c0 to %n step %c1 {
+      }
+      return
+    }
+    """
+    with ir.Context():
+        module = ir.Module.parse(loop)
+        pm = passmanager.PassManager.parse(
+            "builtin.module(func.func(scf.for(memplan-split-destinations)))"
+        )
+        with pytest.raises(
+            ir.MLIRError, match="unable to schedule pass 'MemplanSplitDestinationsPass'"
+        ):
+            pm.run(module.operation)
+
+
 def test_pass_failure_is_a_pipeline_failure():
     bad = 'func.func @f(%a: tensor<8xf32>) -> tensor<8xf32> {\n  %0 = "test.unknown"(%a) : (tensor<8xf32>) -> tensor<8xf32>\n  return %0 : tensor<8xf32>\n}\n'
     with ir.Context() as ctx:

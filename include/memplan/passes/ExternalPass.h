@@ -3,7 +3,8 @@
 // memplan's passes are defined in Python, each declared once there (its
 // argument, summary, description and typed options: memplan/passes.py).
 // These hooks register each one in MLIR's pass registry as a real MLIR pass
-// on `builtin.module` (and each pipeline alias as a registered pass
+// on `builtin.module`, or, for a pass on functions, on a module or any
+// FunctionOpInterface op (and each pipeline alias as a registered pass
 // pipeline) whose options are real MLIR pass options built from that
 // declaration, so a plain `PassManager.parse("builtin.module(memplan-...)")`
 // finds them and MLIR parses their options (the only parse: the hooks get
@@ -77,11 +78,30 @@ struct ExternalOption {
   std::vector<std::string> choices;
 };
 
-/// Registers a pass on `builtin.module` under `argument`.
+/// One statistic a pass declares: its name and description.
+struct ExternalStatistic {
+  std::string name, description;
+};
+
+/// How a pass is scheduled and what it reports. A pass on functions is
+/// op-agnostic in MLIR: it runs on the op it is nested under, a
+/// `builtin.module` (all its functions) or a FunctionOpInterface op, so the
+/// pass manager can run it per function (`func.func(memplan-...)`), on
+/// several threads. Its clones' statistics are merged by position, so such a
+/// pass reports only the statistics it declares (each clone has all of them,
+/// in their declared order); reporting another one fails the pass. A module
+/// pass may report any statistic.
+struct ExternalPassKind {
+  bool onFunctions = false;
+  std::vector<ExternalStatistic> statistics;
+};
+
+/// Registers a pass under `argument`: on `builtin.module`, or where
+/// `kind.onFunctions` says.
 void registerExternalPass(const std::string &argument, const std::string &name,
                           const std::string &description,
                           std::vector<ExternalOption> options,
-                          ExternalPassHooks hooks);
+                          ExternalPassKind kind, ExternalPassHooks hooks);
 
 /// Registers a pass pipeline alias under `argument` (hooks.checkOptions and
 /// hooks.expand are used).
