@@ -100,45 +100,35 @@ public:
       auto desc = llvm::cl::desc(spec.description);
       llvm::StringRef def = spec.defaultValue;
       std::string named = "option '" + spec.name + "' ";
-      if (spec.type == OptionType::Bool) {
+      // A switch without a default: a new row of OptionTypes.def that is
+      // not declared here is a compiler warning (-Wswitch).
+      switch (spec.type) {
+      case OptionType::Bool: {
         auto *o =
             make<Opt<bool>>(named + "expects true or false, got", parent,
                             spec.name, desc, llvm::cl::init(def == "true"));
         add(spec, [o] { return OptionValue(static_cast<bool>(*o)); });
-      } else if (spec.type == OptionType::Int) {
+        break;
+      }
+      case OptionType::Int:
         declareInteger<Opt, int64_t, int64_t>(parent, spec, desc,
                                               named + "expects int, got");
-      } else if (spec.type == OptionType::Uint32) {
+        break;
+      case OptionType::Uint32:
         // Upstream's `unsigned` and `uint64_t` options: the same parser, so
         // the same values are accepted (hexadecimal included).
         declareInteger<Opt, unsigned, uint64_t>(
             parent, spec, desc,
             named + "expects an unsigned 32-bit integer, got");
-      } else if (spec.type == OptionType::Uint64) {
+        break;
+      case OptionType::Uint64:
         declareInteger<Opt, uint64_t, uint64_t>(
             parent, spec, desc,
             named + "expects an unsigned 64-bit integer, got");
-      } else if (!spec.choices.empty()) { // OptionType::Str from here on
-        int index = 0;
-        for (size_t i = 0; i < spec.choices.size(); ++i)
-          if (spec.choices[i] == spec.defaultValue)
-            index = static_cast<int>(i);
-        auto *o =
-            make<Opt<Choice>>(named + "must be one of " +
-                                  llvm::join(spec.choices, ", ") + "; got",
-                              parent, spec.name, desc,
-                              llvm::cl::init(static_cast<Choice>(index)));
-        for (size_t i = 0; i < spec.choices.size(); ++i)
-          o->getParser().addLiteralOption(spec.choices[i],
-                                          static_cast<Choice>(i), "");
-        add(spec, [o, &spec] {
-          return OptionValue(spec.choices[static_cast<int>(o->getValue())]);
-        });
-      } else {
-        auto *o = make<Opt<std::string>>(named + "expects a string, got",
-                                         parent, spec.name, desc,
-                                         llvm::cl::init(spec.defaultValue));
-        add(spec, [o] { return OptionValue(o->getValue()); });
+        break;
+      case OptionType::Str:
+        declareString<Opt>(parent, spec, desc, named);
+        break;
       }
     }
   }
@@ -163,6 +153,32 @@ public:
   }
 
 private:
+  /// A `str` option: an enum option over its choices, or any string.
+  template <template <typename> class Opt, typename Parent>
+  void declareString(Parent &parent, const ExternalOption &spec,
+                     llvm::cl::desc desc, const std::string &named) {
+    if (!spec.choices.empty()) {
+      int index = 0;
+      for (size_t i = 0; i < spec.choices.size(); ++i)
+        if (spec.choices[i] == spec.defaultValue)
+          index = static_cast<int>(i);
+      auto *o = make<Opt<Choice>>(
+          named + "must be one of " + llvm::join(spec.choices, ", ") + "; got",
+          parent, spec.name, desc, llvm::cl::init(static_cast<Choice>(index)));
+      for (size_t i = 0; i < spec.choices.size(); ++i)
+        o->getParser().addLiteralOption(spec.choices[i], static_cast<Choice>(i),
+                                        "");
+      add(spec, [o, &spec] {
+        return OptionValue(spec.choices[static_cast<int>(o->getValue())]);
+      });
+    } else {
+      auto *o = make<Opt<std::string>>(named + "expects a string, got", parent,
+                                       spec.name, desc,
+                                       llvm::cl::init(spec.defaultValue));
+      add(spec, [o] { return OptionValue(o->getValue()); });
+    }
+  }
+
   template <typename O, typename Parent, typename... Args>
   O *make(std::string complaint, Parent &parent, Args &&...args) {
     auto opt = std::make_unique<ExplainedOption<O>>(
