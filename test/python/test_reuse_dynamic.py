@@ -13,7 +13,7 @@ import pytest
 from mlir import ir
 from mlir.dialects import arith
 from progs.generator import generate
-from progs.litcases import run_reuse
+from progs.litcases import lit_cases, run_reuse
 
 from memplan import numerics
 from memplan.ir import extract_graph, parse_source
@@ -175,6 +175,39 @@ def test_unaligned_static_beside_dynamic():
     ], found.violations
     assert not oracle.run(low, "main", dims={"*": 1}).ok
     assert not numerics.compare(UNALIGNED, low, "main", dims={"*": 7}, poison=True).ok
+
+
+def test_two_layouts_choose_the_smaller_pool():
+    # reuse/dynamic.mlir's @two_layouts: a pool of two layouts, the second's
+    # bytes taken where they are fewer. The first is within the input's heap
+    # at every n and never larger than the second, so the run takes it at
+    # every size (ties included); it runs bit for bit with poisoned memory,
+    # the oracle seeing no shared byte, at n = 0, 1, 7, 63 (where the second
+    # is above the input's heap), 64 and 100 (where they tie).
+    (case,) = [c for c in lit_cases("reuse/dynamic.mlir") if c.functions == ["two_layouts"]]
+    after, stats, check = run_reuse(case.text)
+    assert stats["pools"] == 1 and stats["pooled-dynamic"] == 2, stats
+    assert check.ok and not check.unchecked and not check.unproven_pairs, check
+    sizes = (0, 1, 7, 63, 64, 100)
+    _runs_alike(case.text, after, "two_layouts", sizes=sizes)
+    # The second layout taken at every size (the condition turned around,
+    # as a select taking its values the other way round would): its views
+    # are as valid (bit for bit, no shared byte), but from n = 1 to 63 the
+    # pool is above the input's heap: by 64 * n bytes up to n = 4, then by
+    # %t's 256 (at n = 7, %t on %big at 64 * n + 4096).
+    (fewer,) = re.findall(r"arith\.cmpi ult, (%\w+), (%\w+) : index", after)
+    second = after.replace(
+        f"arith.cmpi ult, {fewer[0]}, {fewer[1]}", f"arith.cmpi uge, {fewer[0]}, {fewer[1]}"
+    )
+    assert second != after
+    for n in sizes:
+        result = numerics.compare(case.text, second, "two_layouts", dims={"*": n}, poison=True)
+        assert result.ok, (n, result.mismatch, result.uninitialized)
+        assert oracle.run(second, "two_layouts", dims={"*": n}).ok, n
+        above = result.heap_after.peak_blocks_bytes - result.heap_before.peak_blocks_bytes
+        assert (above > 0) == (1 <= n <= 63), (n, above)
+        if n in (1, 7):
+            assert above == min(64 * n, 256), (n, above)
 
 
 @pytest.mark.parametrize("seed", range(6))

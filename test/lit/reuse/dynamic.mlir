@@ -226,3 +226,69 @@ func.func @unaligned_static_beside_dynamic(%n: index, %x: memref<25xf32>, %out: 
   memref.dealloc %s : memref<25xf32>
   return
 }
+
+// -----
+
+// A pool with two layouts, the smaller chosen at run time. Four buffers in a
+// chain of lifetimes: %big (4096 bytes) meets %r (64 * n), then %t (256),
+// which meets %w (128 * n); the input's heap peaks at max(4096 + 64 * n,
+// 4352, 128 * n + 256). The packing at the largest sample size, always kept
+// (it bounds the pool past the sizes the check scans), puts %r and %w at 0,
+// %big on %r and %t on both: max(64 * n + 4096, 128 * n) + 256 bytes, above
+// the input for 1 <= n < 64. A packing at a small size, %big and %w at 0, %r
+// on %big and %t on both, is within it: the pool takes the second layout's
+// bytes where they are fewer (cmpi ult), else the first's, and each view's
+// offset comes from the same condition.
+// CHECK-LABEL: func @two_layouts
+//       CHECK:   %[[N:.*]] = memref.dim %arg0
+//       CHECK:   %[[C0:.*]] = arith.constant 0 : index
+//       CHECK:   %[[C4096:.*]] = arith.constant 4096 : index
+//       CHECK:   %[[C128:.*]] = arith.constant 128 : index
+//       CHECK:   %[[W:.*]] = arith.muli %[[N]], %[[C128]] : index
+//       CHECK:   %[[T1:.*]] = arith.maxui %[[W]], %[[C4096]] : index
+//       CHECK:   %[[C64:.*]] = arith.constant 64 : index
+//       CHECK:   %[[R:.*]] = arith.muli %[[N]], %[[C64]] : index
+//       CHECK:   %[[RTOP1:.*]] = arith.addi %[[C4096]], %[[R]] : index
+//       CHECK:   %[[C256:.*]] = arith.constant 256 : index
+//       CHECK:   %[[TTOP1:.*]] = arith.addi %[[T1]], %[[C256]] : index
+//       CHECK:   %[[SIZE1:.*]] = arith.maxui %[[RTOP1]], %[[TTOP1]] : index
+//       CHECK:   %[[BIGTOP2:.*]] = arith.addi %[[R]], %[[C4096]] : index
+//       CHECK:   %[[T2:.*]] = arith.maxui %[[W]], %[[BIGTOP2]] : index
+//       CHECK:   %[[SIZE2:.*]] = arith.addi %[[T2]], %[[C256]] : index
+//       CHECK:   %[[FEWER:.*]] = arith.cmpi ult, %[[SIZE2]], %[[SIZE1]] : index
+//       CHECK:   %[[SIZE:.*]] = arith.select %[[FEWER]], %[[SIZE2]], %[[SIZE1]] : index
+//       CHECK:   %[[ROFF:.*]] = arith.select %[[FEWER]], %[[C0]], %[[C4096]] : index
+//       CHECK:   %[[BIGOFF:.*]] = arith.select %[[FEWER]], %[[R]], %[[C0]] : index
+//       CHECK:   %[[TOFF:.*]] = arith.select %[[FEWER]], %[[T2]], %[[T1]] : index
+//       CHECK:   %[[POOL:.*]] = memref.alloc(%[[SIZE]]) {alignment = 64 : i64} : memref<?xi8>
+//       CHECK:   memref.view %[[POOL]][%[[BIGOFF]]][] : memref<?xi8> to memref<1024xf32>
+//       CHECK:   memref.view %[[POOL]][%[[ROFF]]][%[[N]]] : memref<?xi8> to memref<?x16xf32>
+//       CHECK:   memref.view %[[POOL]][%[[TOFF]]][] : memref<?xi8> to memref<64xf32>
+//       CHECK:   memref.view %[[POOL]][%[[C0]]][%[[N]]] : memref<?xi8> to memref<?x32xf32>
+//       CHECK:   memref.dealloc %[[POOL]] : memref<?xi8>
+//   CHECK-NOT:   memref.alloc
+func.func @two_layouts(%x: memref<?xf32>, %o1: memref<1024xf32>, %o2: memref<?x16xf32>, %o3: memref<?x32xf32>, %o4: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %x, %c0 : memref<?xf32>
+  %one = arith.constant 1.0 : f32
+  %two = arith.constant 2.0 : f32
+  %three = arith.constant 3.0 : f32
+  %four = arith.constant 4.0 : f32
+  %big = memref.alloc() : memref<1024xf32>
+  linalg.fill ins(%one : f32) outs(%big : memref<1024xf32>)
+  %r = memref.alloc(%n) : memref<?x16xf32>
+  linalg.fill ins(%two : f32) outs(%r : memref<?x16xf32>)
+  memref.copy %r, %o2 : memref<?x16xf32> to memref<?x16xf32>
+  memref.dealloc %r : memref<?x16xf32>
+  %t = memref.alloc() : memref<64xf32>
+  linalg.fill ins(%three : f32) outs(%t : memref<64xf32>)
+  memref.copy %big, %o1 : memref<1024xf32> to memref<1024xf32>
+  memref.dealloc %big : memref<1024xf32>
+  %w = memref.alloc(%n) : memref<?x32xf32>
+  linalg.fill ins(%four : f32) outs(%w : memref<?x32xf32>)
+  memref.copy %w, %o3 : memref<?x32xf32> to memref<?x32xf32>
+  memref.dealloc %w : memref<?x32xf32>
+  memref.copy %t, %o4 : memref<64xf32> to memref<64xf32>
+  memref.dealloc %t : memref<64xf32>
+  return
+}
