@@ -2,9 +2,9 @@
 //
 // See include/memplan/transforms/Transforms.h. The per-allocation part of the
 // pool rewrite (memplan-buffer-reuse) and of transient emplacement, on MLIR's
-// C++ API so that 100k allocations cost milliseconds: the pool's are applied by
-// applyPoolEdit (ApplyPoolEdit.cpp), transient emplacement's byte buffer and
-// offsets are the Python driver's.
+// C++ API so that 100k allocations cost milliseconds: called by
+// applyPoolEdit (ApplyPoolEdit.cpp) and applyTransientEdit
+// (ApplyTransientEdit.cpp) with the values of their steps.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,10 +25,9 @@ using namespace mlir;
 namespace memplan {
 
 void replaceAllocsWithViews(const Graph &g, const AllocViews &views) {
-  if (views.allocs.empty())
+  if (views.allocs.empty() && views.erase.empty())
     return;
-  Value buffer = unwrap(views.buffer);
-  OpBuilder builder(buffer.getContext());
+  OpBuilder builder(g.op(0)->getContext());
   builder.getContext()->getOrLoadDialect<memref::MemRefDialect>();
   SmallVector<Value> sizes;
   for (size_t i = 0; i < views.allocs.size(); ++i) {
@@ -40,8 +39,9 @@ void replaceAllocsWithViews(const Graph &g, const AllocViews &views) {
                  alloc->operand_begin() + type.getNumDynamicDims());
     builder.setInsertionPoint(alloc);
     auto view = memref::ViewOp::create(
-        builder, alloc->getLoc(), type, buffer,
-        unwrap(views.offsets[views.offsetIndex[i]]), sizes);
+        builder, alloc->getLoc(), type,
+        unwrap(views.values[views.bufferIndex[i]]),
+        unwrap(views.values[views.offsetIndex[i]]), sizes);
     result.replaceAllUsesWith(view.getResult());
     LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << alloc->getName() << " at "
                             << alloc->getLoc() << " -> " << view << "\n");

@@ -204,15 +204,15 @@ FoldTransposesStats foldTransposes(MlirOperation root,
 
 struct Graph;
 
-/// Allocations to turn into views of one byte buffer: op ids of a Graph
+/// Allocations to turn into views of byte buffers: op ids of a Graph
 /// whose IR is unchanged since it was built, and values of that IR.
 struct AllocViews {
   std::vector<int32_t> allocs;   ///< The allocation ops.
   std::vector<int32_t> deallocs; ///< The dealloc of each, or -1.
-  MlirValue buffer;              ///< A 1-d i8 memref.
-  std::vector<MlirValue> offsets;
-  /// Per alloc: the index of its byte offset in `offsets`.
-  std::vector<int32_t> offsetIndex;
+  /// The buffers (1-d i8 memrefs) and the byte offsets.
+  std::vector<MlirValue> values;
+  /// Per alloc: the index of its buffer and of its byte offset in `values`.
+  std::vector<int32_t> bufferIndex, offsetIndex;
   /// Other ops to erase with them (further deallocs).
   std::vector<int32_t> erase;
 };

@@ -3,8 +3,9 @@
 A size is a small expression tree: integer constants, SSA leaves (graph value
 ids whose slices are hoistable), sums, products, maxima and align-up. Constant
 subtrees fold as they are built, so a fully static plan becomes one integer.
-The same tree is emitted as ``arith`` ops wherever it is needed: at a function
-entry, in a caller, or in a generated size-query function.
+The same tree is stated as ``index`` steps of an edit
+(:mod:`memplan.ir.steps`) wherever it is needed: at a function entry or in a
+caller.
 """
 
 from __future__ import annotations
@@ -12,8 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Union
 
-from mlir import ir
-from mlir.dialects import arith
+from memplan import _core
+from memplan.ir.steps import Program, Step
+
+_S = _core.PoolStep
 
 
 @dataclass(frozen=True)
@@ -158,42 +161,40 @@ def evaluate(e: Expr, env: Callable[[int], int]) -> int:
 
 
 class Emitter:
-    """Emits expressions as ``index`` arith ops at one insertion point.
+    """States expressions as ``index`` steps of a
+    :class:`~memplan.ir.steps.Program`, at its insertion point.
 
-    ``leaf`` maps a :class:`Leaf` to the ``ir.Value`` to read at that point
+    ``leaf`` maps a :class:`Leaf` to the step of the value to read there
     (typically a clone of the leaf's slice). Subexpressions and constants are
-    emitted once per emitter.
+    stated once per emitter.
     """
 
-    def __init__(self, ip: ir.InsertionPoint, loc: ir.Location, leaf: Callable[[Leaf], ir.Value]):
-        self.ip = ip
-        self.loc = loc
+    def __init__(self, program: Program, leaf: Callable[[Leaf], Step]):
+        self.program = program
         self.leaf = leaf
-        self.index = ir.IndexType.get()
-        self._memo: dict[Expr, ir.Value] = {}
+        self._memo: dict[Expr, Step] = {}
 
-    def constant(self, value: int) -> ir.Value:
-        """An ``index`` constant ``value`` at the insertion point."""
+    def constant(self, value: int) -> Step:
+        """An ``index`` constant ``value``."""
         return self.emit(Const(value))
 
-    def emit(self, e: Expr) -> ir.Value:
-        """The ``index`` value of ``e``, emitted once per emitter."""
+    def emit(self, e: Expr) -> Step:
+        """The step of ``e``'s ``index`` value, stated once per emitter."""
         if e in self._memo:
             return self._memo[e]
-        with self.ip, self.loc:
-            if isinstance(e, Const):
-                v = arith.ConstantOp(self.index, e.value).result
-            elif isinstance(e, Leaf):
-                v = self.leaf(e)
-            elif isinstance(e, AlignUp):
-                # (x + a - 1) floordiv a * a, with unsigned ops as sizes are >= 0.
-                x = self.emit(e.operand)
-                bump = arith.AddIOp(x, self.emit(Const(e.alignment - 1))).result
-                a = self.emit(Const(e.alignment))
-                v = arith.MulIOp(arith.DivUIOp(bump, a).result, a).result
-            else:
-                lhs, rhs = self.emit(e.lhs), self.emit(e.rhs)
-                cls = {"add": arith.AddIOp, "mul": arith.MulIOp, "max": arith.MaxUIOp}[e.kind]
-                v = cls(lhs, rhs).result
+        p = self.program
+        if isinstance(e, Const):
+            v = p.constant(e.value)
+        elif isinstance(e, Leaf):
+            v = self.leaf(e)
+        elif isinstance(e, AlignUp):
+            # (x + a - 1) floordiv a * a, with unsigned ops as sizes are >= 0.
+            x = self.emit(e.operand)
+            bump = p.binary(_S.ADDI, x, self.emit(Const(e.alignment - 1)))
+            a = self.emit(Const(e.alignment))
+            v = p.binary(_S.MULI, p.binary(_S.DIVUI, bump, a), a)
+        else:
+            lhs, rhs = self.emit(e.lhs), self.emit(e.rhs)
+            v = p.binary({"add": _S.ADDI, "mul": _S.MULI, "max": _S.MAXUI}[e.kind], lhs, rhs)
         self._memo[e] = v
         return v

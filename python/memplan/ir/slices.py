@@ -16,7 +16,7 @@ reason and the op responsible, so passes can report it with a location.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Union
+from typing import Callable, Optional, Sequence, TypeVar, Union
 
 from mlir import ir
 
@@ -52,6 +52,8 @@ class Blocked:
 
 
 SliceResult = Union[Hoistable, Blocked]
+
+T = TypeVar("T")
 
 
 def is_pure(graph: Graph, op: int) -> bool:
@@ -165,13 +167,15 @@ def clone_slice(
     graph: Graph,
     result: Hoistable,
     value: int,
-    ip: ir.InsertionPoint,
-    arg_map: dict[int, ir.Value],
-    cache: Optional[dict[int, ir.Value]] = None,
-) -> ir.Value:
-    """Clone the slice of ``value`` at ``ip``, reading ``arg_map`` for arguments.
+    arg_map: dict[int, T],
+    clone: Callable[[int, list[T]], Sequence[T]],
+    cache: Optional[dict[int, T]] = None,
+) -> T:
+    """Clone the slice of ``value``, reading ``arg_map`` for arguments.
 
-    ``cache`` (value id -> cloned value) shares clones between calls at one
+    ``clone(op, operands)`` clones graph op ``op`` with those operands and
+    returns its results (IR values, :func:`ir_cloner`, or steps of an edit).
+    ``cache`` (value id -> clone) shares clones between calls at one
     insertion point, so common subexpressions are cloned once.
     """
     cache = {} if cache is None else cache
@@ -181,12 +185,25 @@ def clone_slice(
         first_result = int(graph.result_begin[op])
         if first_result in cache:
             continue
-        original = operation(graph, op)
-        clone = original.clone(ip)
         begin = int(graph.operand_begin[op])
-        for k in range(int(graph.operand_begin[op + 1]) - begin):
-            src = int(graph.operands[begin + k])
-            clone.operands[k] = arg_map[src] if src in arg_map else cache[src]
-        for r in range(int(graph.num_results[op])):
-            cache[first_result + r] = clone.results[r]
+        operands = [
+            arg_map[src] if src in arg_map else cache[src]
+            for src in (int(x) for x in graph.operands[begin : int(graph.operand_begin[op + 1])])
+        ]
+        for r, v in enumerate(clone(op, operands)):
+            cache[first_result + r] = v
     return cache[value]
+
+
+def ir_cloner(
+    graph: Graph, ip: ir.InsertionPoint
+) -> Callable[[int, list[ir.Value]], list[ir.Value]]:
+    """Clones graph ops at ``ip`` with the given operands (for :func:`clone_slice`)."""
+
+    def clone(op: int, operands: list[ir.Value]) -> list[ir.Value]:
+        copy = operation(graph, op).clone(ip)
+        for k, v in enumerate(operands):
+            copy.operands[k] = v
+        return list(copy.results)
+
+    return clone

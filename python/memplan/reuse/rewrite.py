@@ -23,13 +23,13 @@ is erased before the edit's last lookup).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Optional, Union
+from typing import Optional
 
 import numpy as np
 
 from memplan import _core
 from memplan.ir.graph import Graph
+from memplan.ir.steps import Offset, Program, Step
 from memplan.lifetimes import bounds as B
 from memplan.lifetimes.analysis import FunctionLifetimes
 from memplan.lifetimes.sizes import dynamic_size_values, element_bytes
@@ -38,62 +38,7 @@ from memplan.reuse.plan import Layout, PoolPlan
 _S = _core.PoolStep
 
 
-@dataclass(frozen=True)
-class Step:
-    """A value the edit computes at run time: the position of its step."""
-
-    index: int
-
-
-Offset = Union[int, Step]
-"""A byte count known to the planner (int) or computed at run time."""
-
-
-class _Program:
-    """One pool edit's ``index`` program, in creation order: constants once
-    each, graph values by id."""
-
-    def __init__(self) -> None:
-        self.steps: list[tuple[int, int, int, int]] = []
-        self._constants: dict[int, Step] = {}
-        self._values: dict[int, Step] = {}
-
-    def _add(self, kind: _core.PoolStep, a: int = 0, b: int = 0, c: int = 0) -> Step:
-        self.steps.append((int(kind), a, b, c))
-        return Step(len(self.steps) - 1)
-
-    def constant(self, value: int) -> Step:
-        if value not in self._constants:
-            self._constants[value] = self._add(_S.CONSTANT, value)
-        return self._constants[value]
-
-    def value(self, value: int) -> Step:
-        """The graph value ``value`` (creates nothing)."""
-        if value not in self._values:
-            self._values[value] = self._add(_S.VALUE, value)
-        return self._values[value]
-
-    def of(self, x: Offset) -> Step:
-        """``x`` as a step (a constant for a known count)."""
-        return self.constant(x) if isinstance(x, int) else x
-
-    def binary(self, kind: _core.PoolStep, x: Step, y: Step) -> Step:
-        return self._add(kind, x.index, y.index)
-
-    def select(self, condition: Step, x: Step, y: Step) -> Step:
-        return self._add(_S.SELECT, condition.index, x.index, y.index)
-
-    def pool(self, size: Offset) -> Step:
-        """The pool's alloc, of ``size`` bytes."""
-        if isinstance(size, int):
-            return self._add(_S.POOL, size)
-        return self._add(_S.POOL, -1, size.index)
-
-    def array(self) -> np.ndarray:
-        return np.array(self.steps, dtype=np.int64).reshape(-1, 4)
-
-
-def _dynamic_bytes(graph: Graph, op: int, sizes: list[Step], prog: _Program) -> Step:
+def _dynamic_bytes(graph: Graph, op: int, sizes: list[Step], prog: Program) -> Step:
     """An allocation's byte size: element bytes x static dims x sizes."""
     info = graph.types[graph.value_type[graph.result_begin[op]]]
     factor = element_bytes(info)
@@ -109,7 +54,7 @@ def _dynamic_bytes(graph: Graph, op: int, sizes: list[Step], prog: _Program) -> 
     return total
 
 
-def _align_up(value: Step, align: int, prog: _Program) -> Step:
+def _align_up(value: Step, align: int, prog: Program) -> Step:
     if align <= 1:
         return value
     bumped = prog.binary(_S.ADDI, value, prog.constant(align - 1))
@@ -130,7 +75,7 @@ class _Layout:
         plan: PoolPlan,
         layout: Layout,
         sizes: dict[int, list[Step]],
-        prog: _Program,
+        prog: Program,
         shared: dict[tuple, Step],
     ):
         self.g, self.lt, self.plan, self.sizes, self.prog = g, lt, plan, sizes, prog
@@ -225,7 +170,7 @@ def _emit_layouts(
     lt: FunctionLifetimes,
     plan: PoolPlan,
     sizes: dict[int, list[Step]],
-    prog: _Program,
+    prog: Program,
 ) -> tuple[Offset, dict[tuple, Offset]]:
     """The pool's bytes and each item's offset (by its rows): one layout's,
     or, with several, those of the layout whose pool is smallest at run time
@@ -262,7 +207,7 @@ def apply_plan(lt: FunctionLifetimes, plan: PoolPlan) -> None:
     """Rewrite the members of ``plan`` into views of one pool."""
     g = lt.graph
     members = plan.members
-    prog = _Program()
+    prog = Program()
     # The views take the sizes the pool was planned with: a dimension of
     # another allocation becomes that allocation's size operand.
     size_operands: list[tuple[int, int, int]] = []

@@ -1,12 +1,16 @@
 """Rewrite a module so every planned transient lives in caller storage.
 
-Two phases, because the graph's op handles must stay valid while the plan is
-read: first, at each planned function's entry, emit the offsets, the callee
-sizes and the total (all pure ``index`` arithmetic over the arguments, marked
-``memplan.transient_size`` for the size-query pass) plus the size check;
-then replace allocations with ``memref.view``s and drop their deallocs (the
-C++ kernel the pool edit uses, ``memplan._core.replace_allocs_with_views``),
-and pass storage sub-views to callees.
+The rewrite is stated as one edit, plain data, applied in one call on
+MLIR's C++ API (``memplan._core.apply_transient_edit``,
+include/memplan/transforms/TransientEdit.h): a program of steps
+(:class:`~memplan.ir.steps.Program`) that, at each planned function's entry,
+computes the offsets, the callee sizes and the total (all pure ``index``
+arithmetic over the arguments, their slices cloned; the total marked
+``memplan.transient_size`` for the size-query pass) and the size check, then
+the storage views passed to callees and the heap buffers of callers without
+storage; the storage arguments to add, the calls to pass storage to, and the
+allocations that become ``memref.view``s of the storage, their deallocs
+erased. Python holds no op handle: graph op and value ids name everything.
 """
 
 from __future__ import annotations
@@ -14,16 +18,13 @@ from __future__ import annotations
 from typing import Callable
 
 import numpy as np
-from mlir import ir
-from mlir.dialects import arith, cf, memref
-from mlir.dialects.func import CallOp
 
 from memplan import _core
 from memplan.ir import sizeexpr as E
-from memplan.ir.graph import Graph, operation
-from memplan.ir.slices import Hoistable, SliceAnalysis, clone_slice, ir_value
+from memplan.ir.graph import Graph, entry_block
+from memplan.ir.slices import Hoistable, SliceAnalysis, clone_slice
+from memplan.ir.steps import Program, Step
 from memplan.lifetimes import roles as K
-from memplan.transients.contract import add_storage_argument, storage_type
 from memplan.transients.plan import (
     FunctionPlan,
     ModulePlan,
@@ -34,31 +35,34 @@ from memplan.transients.plan import (
 
 SIZE_MARKER = "memplan.transient_size"
 ASSERT_MESSAGE = "memplan: transient storage is smaller than the required size"
+#: The alignment of the heap buffers given to callees by callers without storage.
+HEAP_ALIGNMENT = 64
+
+_S = _core.PoolStep
 
 
 class LeafResolver:
-    """Materializes path leaves at one insertion point.
+    """Materializes path leaves at the program's insertion point.
 
-    ``base`` gives the value of a leaf of the emitting function itself; a leaf
+    ``base`` gives the step of a leaf of the emitting function itself; a leaf
     behind calls is the callee's slice cloned with its arguments bound to the
     call operands, themselves resolved one level up.
     """
 
-    def __init__(self, graph: Graph, ip: ir.InsertionPoint, base: Callable[[int], ir.Value]):
+    def __init__(self, graph: Graph, program: Program, base: Callable[[int], Step]):
         self.graph = graph
-        self.ip = ip
+        self.program = program
         self.base = base
         self._slices: dict[int, SliceAnalysis] = {}
-        self._memo: dict[tuple[int, tuple[int, ...]], ir.Value] = {}
-        self._caches: dict[tuple[int, ...], dict[int, ir.Value]] = {}
+        self._memo: dict[tuple[int, tuple[int, ...]], Step] = {}
+        self._caches: dict[tuple[int, ...], dict[int, Step]] = {}
 
-    def __call__(self, leaf: E.Leaf) -> ir.Value:
+    def __call__(self, leaf: E.Leaf) -> Step:
         path = leaf.path if isinstance(leaf, PathLeaf) else ()
         return self.resolve(leaf.value, path)
 
-    def resolve(self, value: int, path: tuple[int, ...]) -> ir.Value:
-        """The ``ir.Value`` of graph value ``value`` read through ``path``,
-        materialized once."""
+    def resolve(self, value: int, path: tuple[int, ...]) -> Step:
+        """The step of graph value ``value`` read through ``path``, made once."""
         key = (value, path)
         if key in self._memo:
             return self._memo[key]
@@ -74,161 +78,141 @@ class LeafResolver:
             first_arg = int(g.block_arg_begin[analysis.entry_block])
             operands = g.operands[g.operand_begin[call] : g.operand_begin[call + 1]]
             arg_map = {a: self.resolve(int(operands[a - first_arg]), path[:-1]) for a in sl.args}
-            result = clone_slice(g, sl, value, self.ip, arg_map, self._caches.setdefault(path, {}))
+            clone = _cloner(g, self.program)
+            result = clone_slice(g, sl, value, arg_map, clone, self._caches.setdefault(path, {}))
         self._memo[key] = result
         return result
 
 
-def entry_resolver(graph: Graph, func: int, ip: ir.InsertionPoint) -> LeafResolver:
+def _cloner(graph: Graph, program: Program) -> Callable[[int, list[Step]], list[Step]]:
+    """Clones graph ops as steps of ``program`` (for :func:`clone_slice`)."""
+    return lambda op, operands: program.clone(op, operands, int(graph.num_results[op]))
+
+
+def entry_resolver(graph: Graph, func: int, program: Program) -> LeafResolver:
     """Leaves of ``func`` recomputed at its entry from its own arguments."""
     analysis = SliceAnalysis(graph, func)
-    cache: dict[int, ir.Value] = {}
+    cache: dict[int, Step] = {}
 
-    def base(value: int) -> ir.Value:
+    def base(value: int) -> Step:
         sl = analysis.classify(value)
         assert isinstance(sl, Hoistable)
-        arg_map = {a: ir_value(graph, a) for a in sl.args}
-        return clone_slice(graph, sl, value, ip, arg_map, cache)
+        arg_map = {a: program.value(a) for a in sl.args}
+        return clone_slice(graph, sl, value, arg_map, _cloner(graph, program), cache)
 
-    return LeafResolver(graph, ip, base)
+    return LeafResolver(graph, program, base)
 
 
-class _FunctionRewrite:
-    """The values emitted at one function's entry, for phase two."""
+class _Edit:
+    """The module's edit as it is stated: the program and what it changes."""
 
-    def __init__(
-        self,
-        fp: FunctionPlan,
-        storage: ir.Value,
-        offsets: dict[int, ir.Value],
-        call_sizes: dict[int, ir.Value],
-    ):
-        self.fp = fp
-        self.storage = storage
-        self.offsets = offsets
-        self.call_sizes = call_sizes
+    def __init__(self) -> None:
+        self.program = Program()
+        self.new_arguments: list[int] = []
+        self.marked: list[int] = []
+        self.allocs: list[int] = []
+        self.deallocs: list[int] = []
+        self.buffer_step: list[int] = []
+        self.offset_step: list[int] = []
+        self.erase: list[int] = []
+        self.calls: list[tuple[int, int, int]] = []
+
+    def apply(self, g: Graph) -> None:
+        def i32(values: list) -> np.ndarray:
+            return np.array(values, dtype=np.int32)
+
+        _core.apply_transient_edit(
+            g,
+            new_arguments=i32(self.new_arguments),
+            steps=self.program.array(),
+            clone_operands=np.array(self.program.clone_operands, dtype=np.int64),
+            alignment=HEAP_ALIGNMENT,
+            message=ASSERT_MESSAGE,
+            marked=np.array(self.marked, dtype=np.int64),
+            marker=SIZE_MARKER,
+            allocs=i32(self.allocs),
+            deallocs=i32(self.deallocs),
+            buffer_step=i32(self.buffer_step),
+            offset_step=i32(self.offset_step),
+            erase=i32(self.erase),
+            calls=i32(self.calls).reshape(-1, 3),
+        )
 
 
 def emplace_module(plan: ModulePlan, assert_size: bool = True) -> dict[str, int]:
     """Apply ``plan`` (which must have no errors). Returns statistics."""
     g = plan.graph
-    rewrites: dict[str, _FunctionRewrite] = {}
-    storage_of: dict[str, tuple[ir.Value, int]] = {}  # callee -> (storage arg, index)
-    # Phase 1: storage arguments and entry computations.
+    edit = _Edit()
+    prog = edit.program
+    storage_of: dict[str, int] = {}  # function -> its storage argument
+    # Per function: its storage, its items' offsets and its callees' sizes.
+    entries: list[tuple[FunctionPlan, Step, dict[int, Step], dict[int, Step]]] = []
     for name, fp in plan.functions.items():
-        func_op = operation(g, fp.func)
-        entry = func_op.regions[0].blocks[0]
         if fp.storage_index is not None:
-            storage = entry.arguments[fp.storage_index]
-            storage_of[name] = (storage, fp.storage_index)
+            index = fp.storage_index
         elif fp.needs_storage:
-            storage = add_storage_argument(func_op, attribute=False)
-            storage_of[name] = (storage, len(entry.arguments) - 1)
+            index = int(g.block_num_args[entry_block(g, fp.func)])
+            edit.new_arguments.append(fp.func)
         else:
             continue
-        rewrites[name] = _emit_entry(g, fp, func_op, storage, assert_size)
-    # Phase 2: rewrite allocations and calls.
+        storage_of[name] = index
+        storage = prog.argument(fp.func, index)
+        entries.append((fp, storage) + _emit_entry(g, edit, fp, storage, assert_size))
     stats = {"emplaced": 0, "calls": 0, "heap-calls": 0}
-    for name, rw in rewrites.items():
-        for item in rw.fp.items:
+    for fp, storage, offsets, call_sizes in entries:
+        for item in fp.items:
             if item.kind == "alloc":
                 allocs = (item.op,) + item.shared
-                _replace_allocs(g, allocs, rw.storage, rw.offsets[item.op])
+                for op in allocs:
+                    frees = K.frees(g, int(g.result_begin[op]))
+                    # One dealloc per allocation; any other (one per branch)
+                    # is erased with them.
+                    edit.allocs.append(op)
+                    edit.deallocs.append(frees[0] if frees else -1)
+                    edit.erase += frees[1:]
+                    edit.buffer_step.append(storage.index)
+                    edit.offset_step.append(offsets[item.op].index)
+                edit.erase += item.erase
                 stats["emplaced"] += len(allocs)
-                for op in item.erase:
-                    operation(g, op).erase()
             else:
-                callee = _callee(g, item.op)
-                with ir.InsertionPoint(operation(g, item.op)), operation(g, item.op).location:
-                    sub = memref.ViewOp(
-                        storage_type(), rw.storage, rw.offsets[item.op], [rw.call_sizes[item.op]]
-                    ).result
-                _rebuild_call(g, item.op, sub, storage_of[callee][1])
+                prog.before(item.op)
+                sub = prog.view(storage, offsets[item.op], call_sizes[item.op])
+                edit.calls.append((item.op, storage_of[g.callee(item.op) or ""], sub.index))
                 stats["calls"] += 1
     for call in plan.heap_calls:
-        callee = _callee(g, call)
-        _heap_call(g, plan.functions[callee], call, storage_of[callee][1])
+        # Around a call from a function without storage: a heap buffer of the
+        # callee's size, passed as its storage and freed after the call.
+        callee = g.callee(call) or ""
+        prog.before(call)
+        resolver = LeafResolver(g, prog, prog.value)
+        size = E.Emitter(prog, resolver).emit(
+            seen_through_call(plan.functions[callee].total, call, callee)
+        )
+        buffer = prog.pool(size)
+        edit.calls.append((call, storage_of[callee], buffer.index))
+        prog.after(call)
+        prog.dealloc(buffer)
         stats["heap-calls"] += 1
+    edit.apply(g)
     return stats
 
 
 def _emit_entry(
-    g: Graph, fp: FunctionPlan, func_op: ir.Operation, storage: ir.Value, assert_size: bool
-) -> _FunctionRewrite:
-    entry = func_op.regions[0].blocks[0]
-    ip = ir.InsertionPoint.at_block_begin(entry)
-    emitter = E.Emitter(ip, func_op.location, entry_resolver(g, fp.func, ip))
+    g: Graph, edit: _Edit, fp: FunctionPlan, storage: Step, assert_size: bool
+) -> tuple[dict[int, Step], dict[int, Step]]:
+    """The offsets and callee sizes of ``fp``'s items, computed at its entry,
+    with its total (marked) and the size check."""
+    prog = edit.program
+    prog.entry_begin(fp.func)
+    emitter = E.Emitter(prog, entry_resolver(g, fp.func, prog))
     offsets = {it.op: emitter.emit(it.offset) for it in fp.items}
     call_sizes = {it.op: emitter.emit(it.size) for it in fp.items if it.kind == "call"}
     total = emitter.emit(fp.total)
     if fp.storage_index is None:
         # Internal callees get views sized by their caller: nothing to check.
-        return _FunctionRewrite(fp, storage, offsets, call_sizes)
-    total.owner.attributes[SIZE_MARKER] = ir.UnitAttr.get()
+        return offsets, call_sizes
+    edit.marked.append(total.index)
     if assert_size and fp.total != E.Const(0):
-        with ip, func_op.location:
-            available = memref.DimOp(storage, emitter.constant(0)).result
-            fits = arith.CmpIOp(arith.CmpIPredicate.ule, total, available).result
-            cf.AssertOp(fits, ASSERT_MESSAGE)
-    return _FunctionRewrite(fp, storage, offsets, call_sizes)
-
-
-def _replace_allocs(g: Graph, allocs: tuple[int, ...], storage: ir.Value, offset: ir.Value) -> None:
-    """Each of ``allocs`` becomes ``memref.view %storage[%offset][its dynamic
-    sizes]`` and its deallocs go, through the pool rewrite's C++ kernel."""
-    deallocs, others = [], []
-    for op in allocs:
-        frees = K.frees(g, int(g.result_begin[op]))
-        # One dealloc per allocation; any other (one per branch) is erased
-        # with them.
-        deallocs.append(frees[0] if frees else -1)
-        others += frees[1:]
-    _core.replace_allocs_with_views(
-        g,
-        np.array(allocs, dtype=np.int32),
-        np.array(deallocs, dtype=np.int32),
-        storage,
-        [offset],
-        np.zeros(len(allocs), dtype=np.int32),
-        np.array(others, dtype=np.int32),
-    )
-
-
-def _callee(g: Graph, call: int) -> str:
-    """The symbol a call calls (CallOpInterface), or ""."""
-    return g.callee(call) or ""
-
-
-def _rebuild_call(g: Graph, call_id: int, storage: ir.Value, index: int) -> ir.Operation:
-    """Replace a call with one that passes ``storage`` as argument ``index``."""
-    old = operation(g, call_id)
-    operands = list(old.operands)
-    if index < len(operands):
-        operands[index] = storage
-    else:
-        operands.append(storage)
-    with ir.InsertionPoint(old), old.location:
-        new = CallOp([r.type for r in old.results], _callee(g, call_id), operands).operation
-    for name in old.attributes:
-        if name not in ("callee", "arg_attrs"):
-            new.attributes[name] = old.attributes[name]
-    for a, b in zip(old.results, new.results):
-        a.replace_all_uses_with(b)
-    old.erase()
-    return new
-
-
-def _heap_call(g: Graph, callee: FunctionPlan, call_id: int, index: int) -> None:
-    """Around a call from a function without storage: a heap buffer of the
-    callee's size, passed as its storage and freed after the call."""
-    call = operation(g, call_id)
-    ip = ir.InsertionPoint(call)
-    resolver = LeafResolver(g, ip, lambda v: ir_value(g, v))
-    size = E.Emitter(ip, call.location, resolver).emit(
-        seen_through_call(callee.total, call_id, callee.name)
-    )
-    with ip, call.location:
-        buf = memref.AllocOp(storage_type(), [size], [], alignment=64).result
-    new = _rebuild_call(g, call_id, buf, index)
-    with ir.InsertionPoint.after(new), new.location:
-        memref.DeallocOp(buf)
+        available = prog.dim(storage, emitter.constant(0))
+        prog.assert_(prog.binary(_S.CMPULE, total, available))
+    return offsets, call_sizes

@@ -15,7 +15,7 @@ from mlir import ir
 from mlir.dialects import func
 
 from memplan.ir.graph import Graph, entry_block, extract_graph, operation
-from memplan.ir.slices import Blocked, SliceAnalysis, clone_slice
+from memplan.ir.slices import Blocked, SliceAnalysis, clone_slice, ir_cloner
 from memplan.transients.contract import (
     QUERY_ATTR,
     QUERY_SUFFIX,
@@ -90,7 +90,7 @@ def materialize_queries(graph: Graph, errors: list[tuple[int, str]]) -> list[str
             arg_map[a] = block.arguments[k - (1 if k > storage.index else 0)]
         else:
             ip = ir.InsertionPoint(block)
-            size = clone_slice(graph, sl, value, ip, arg_map)
+            size = clone_slice(graph, sl, value, arg_map, ir_cloner(graph, ip))
             if SIZE_MARKER in size.owner.attributes:
                 del size.owner.attributes[SIZE_MARKER]
             with ip, func_op.location:
