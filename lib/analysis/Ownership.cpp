@@ -155,8 +155,9 @@ private:
   void liveness(int32_t h, ArrayRef<Operation *> lifted,
                 llvm::SmallPtrSetImpl<Block *> &liveIn);
   bool flags(bool &changed);
-  /// Selects forwarded on an edge that may own what they select (see
-  /// Ownership.h); true when one was chosen.
+  /// Selects forwarded on an edge that may own what they select, and
+  /// selects that own all they may select (see Ownership.h); true when one
+  /// was chosen.
   bool chooseOwningSelects();
   /// `v` or a view of it is forwarded on an edge (returns included) to an
   /// input that is used.
@@ -915,7 +916,12 @@ bool FunctionAnalysis::chooseOwningSelects() {
       continue;
     const Handle &select = handles[s];
     Operation *op = select.value.getDefiningOp();
-    if (!forwarded(select.value))
+    // A select that is not forwarded takes its sources over only where it
+    // owns every one: the ones it did not select are then freed right after
+    // it, not after its last use (as upstream's ownership does at run time),
+    // and it needs no flag.
+    bool local = !forwarded(select.value);
+    if (local && (!op || op->getNumRegions()))
       continue;
     // The sources that are buffers the select's block owns (themselves or
     // casts of them) are taken over; where others may be selected, a flag
@@ -937,7 +943,8 @@ bool FunctionAnalysis::chooseOwningSelects() {
       if (owned && !llvm::is_contained(taken, b))
         taken.push_back(b);
     }
-    if (!ok || taken.empty() || (!partial && taken.size() < 2))
+    if (!ok || taken.empty() || (!partial && taken.size() < 2) ||
+        (local && partial))
       continue;
     // Each dies at the select but through it.
     owningSelects[s] = taken;

@@ -91,7 +91,10 @@ REGRESSIONS = [(10, 1255), (10, 1418), (10, 1751), (10, 191)]
 #: that never writes its iteration argument wrote its init, the interface
 #: said, and a view of %a0 returned after it was copied (910); a write in a
 #: branch into a slice of %a0 made the slice, taken in the entry block, a
-#: copy on every path instead of an allocation in that branch (1128).
+#: copy on every path instead of an allocation in that branch (1128). One
+#: held both operands of an arith.select of two buffers it owned until the
+#: select's last use, where upstream frees the one not selected right after
+#: it (1756).
 PEAK_REGRESSIONS = [
     (10, 119),
     (10, 141),
@@ -100,6 +103,7 @@ PEAK_REGRESSIONS = [
     (10, 1126),
     (10, 1128),
     (10, 1317),
+    (10, 1756),
     (10, 1791),
     (10, 1923),
 ]

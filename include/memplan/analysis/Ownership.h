@@ -36,7 +36,10 @@
 // says so. The merges it reaches then need no buffer they may point into
 // on a path that did not allocate it. A region op's result that no edge
 // hands ownership to is such a select of the values its edges bring, known
-// once the op is done.
+// once the op is done. A select that is not forwarded takes its sources over
+// only where it owns them all: the ones it did not select are freed right
+// after it instead of after its last use, as upstream's ownership-based
+// deallocation frees them.
 //
 // A handle the block owns is freed right after the op of its block that
 // holds the last use of any value that may point into its buffer without

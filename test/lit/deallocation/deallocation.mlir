@@ -780,3 +780,38 @@ func.func @dead_view(%x: memref<8xf32>, %out: memref<8xf32>) {
   memref.copy %b, %out : memref<8xf32> to memref<8xf32>
   return
 }
+
+// -----
+
+// A select of two buffers its block owns, not forwarded, and used after
+// another allocation: it takes both over, so the one it did not select is
+// freed right after it (aligned pointers compared at run time, as upstream's
+// ownership-based deallocation does) and the selected one after the
+// select's last use; the later allocation no longer finds both alive.
+// (Generated seed 1756: both were freed after the last use, 64 B above
+// upstream's peak.)
+
+// CHECK-LABEL: func @local_select_frees_what_it_did_not_select
+//       CHECK:   %[[A:.*]] = memref.alloc() : memref<8xf32>
+//       CHECK:   %[[B:.*]] = memref.alloc() : memref<8xf32>
+//       CHECK:   %[[S:.*]] = arith.select %{{.*}}, %[[A]], %[[B]]
+//       CHECK:   memref.extract_aligned_pointer_as_index %[[A]]
+//       CHECK:   scf.if
+//  CHECK-NEXT:     memref.dealloc %[[A]] : memref<8xf32>
+//       CHECK:   memref.extract_aligned_pointer_as_index %[[B]]
+//       CHECK:   scf.if
+//  CHECK-NEXT:     memref.dealloc %[[B]] : memref<8xf32>
+//       CHECK:   %[[T:.*]] = memref.alloc() : memref<8xf32>
+//  CHECK-NEXT:   memref.copy %[[S]], %[[T]]
+//  CHECK-NEXT:   memref.dealloc %[[S]] : memref<8xf32>
+func.func @local_select_frees_what_it_did_not_select(%c: i1, %x: memref<8xf32>, %out: memref<8xf32>) {
+  %a = memref.alloc() : memref<8xf32>
+  memref.copy %x, %a : memref<8xf32> to memref<8xf32>
+  %b = memref.alloc() : memref<8xf32>
+  memref.copy %out, %b : memref<8xf32> to memref<8xf32>
+  %s = arith.select %c, %a, %b : memref<8xf32>
+  %t = memref.alloc() : memref<8xf32>
+  memref.copy %s, %t : memref<8xf32> to memref<8xf32>
+  memref.copy %t, %out : memref<8xf32> to memref<8xf32>
+  return
+}
