@@ -198,6 +198,7 @@ void InplaceAnalysis::resetScopeCaches() {
   subsetPairCache.clear();
   equivalentSubsetCache.clear();
   regionWriteCache.clear();
+  readUseCache.clear();
   windowCache.clear();
   state.resetCache();
 }
@@ -810,6 +811,59 @@ bool InplaceAnalysis::regionsMayWrite(int32_t w) {
   return false;
 }
 
+bool InplaceAnalysis::readReachesUse(int32_t r) {
+  auto [cached, inserted] = readUseCache.try_emplace(r, true);
+  if (!inserted)
+    return cached->second;
+  // The read's data lives on only in the results of its op, when the op has
+  // no other effect (an op that may have one, a terminator or a call, counts
+  // as a use). Each use of a result is followed: through ops without other
+  // effects to their results, and through region terminators to the results
+  // of the op around them. A terminator that may forward into a region (a
+  // loop's yield) or a branch to another block counts as a use.
+  Operation *readOp = ir.tensors.operands[r]->getOwner();
+  if (!wouldOpBeTriviallyDead(readOp))
+    return true;
+  SmallVector<Value> work(readOp->getResults());
+  DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      if (auto terminator = dyn_cast<RegionBranchTerminatorOpInterface>(user)) {
+        // A function's return is return-like, but its results are used.
+        if (!isa<RegionBranchOpInterface>(user->getParentOp()))
+          return true;
+        SmallVector<Attribute> unknown(user->getNumOperands());
+        SmallVector<RegionSuccessor> next;
+        terminator.getSuccessorRegions(unknown, next);
+        if (llvm::any_of(
+                next, [](const RegionSuccessor &s) { return !s.isParent(); }) ||
+            !forwardOperand(
+                next,
+                [&](const RegionSuccessor &s) {
+                  return terminator.getSuccessorOperands(s);
+                },
+                use, /*stopAt=*/nullptr, work))
+          return true;
+        continue;
+      }
+      if (!wouldOpBeTriviallyDead(user))
+        return true;
+      llvm::append_range(work, user->getResults());
+    }
+  }
+  LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] operand #"
+                          << ir.tensors.operands[r]->getOperandNumber()
+                          << " of " << readOp->getName() << " at "
+                          << readOp->getLoc()
+                          << ": what it reads is never used\n");
+  readUseCache[r] = false;
+  return false;
+}
+
 bool InplaceAnalysis::clobbersAcrossBlocksLater(int32_t w) {
   if (options.bufferize.cfgConflictsAsUpstream)
     return false;
@@ -829,13 +883,19 @@ bool InplaceAnalysis::clobbersAcrossBlocksLater(int32_t w) {
   // The buffers the written value may come to share: its aliasing operands
   // walked back, through those not decided yet. Each of those must lie in a
   // block that properly dominates the write's (every path through the write
-  // passes it): then a copy at the write is made on no more paths than one
-  // at that operand. Otherwise the write is left to the usual rule.
+  // passes it), or before an op of its own block in whose regions the write
+  // is (a branch after it): then a copy at the write is made on no more
+  // paths than one at that operand. Otherwise the write is left to the usual
+  // rule.
   auto dominatesWrite = [&](OpOperand &link) {
-    Block *linkBlock = link.getOwner()->getBlock();
+    Operation *linkOp = link.getOwner();
+    Block *linkBlock = linkOp->getBlock();
     Operation *write = linkBlock->getParent()->findAncestorOpInRegion(*writeOp);
-    return write && write->getBlock() != linkBlock &&
-           domInfo->dominates(linkBlock, write->getBlock());
+    if (!write)
+      return false;
+    if (write->getBlock() == linkBlock)
+      return write != writeOp && linkOp->isBeforeInBlock(write);
+    return domInfo->dominates(linkBlock, write->getBlock());
   };
   DenseSet<Value> origins;
   if (walkBufferOrigins(
@@ -932,13 +992,14 @@ int32_t InplaceAnalysis::pairConflict(int32_t r, int32_t w,
                 !clobbersAcrossBlocks(cast<BlockArgument>(def).getOwner(),
                                       writeOp, readOp) ||
                 !mayWriteBufferOf(w, cast<BlockArgument>(def)) ||
-                !regionsMayWrite(w))) {
+                !regionsMayWrite(w) || !readReachesUse(r))) {
       // A write outside the argument's block cannot clobber it before the
       // read, unless a path of blocks runs from that block to the write and
       // on to the read (clobbersAcrossBlocks), the written buffer may be
-      // the argument's, and the write is one: an iteration argument's
-      // operand (written, the interface says) whose loop never writes it
-      // writes nothing (regionsMayWrite).
+      // the argument's, the write is one (an iteration argument's operand,
+      // written, the interface says, whose loop never writes it writes
+      // nothing: regionsMayWrite), and what the read reads may be used
+      // (readReachesUse).
       continue;
     }
     const SmallVector<int32_t, 2> &aliases = aliasingValues(w);

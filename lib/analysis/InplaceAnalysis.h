@@ -163,6 +163,12 @@ private:
   /// that may alias it). BufferizableOpInterface reports every iteration
   /// argument as written.
   bool regionsMayWrite(int32_t w);
+  /// Whether the data read `r` reads may be used: false only where the
+  /// reading op has no effect but its results and those are unused, or
+  /// only feed ops like it and region terminators that forward them to
+  /// unused results of the op around them (an scf.if's result nobody
+  /// reads). Asked by memplan's cross-block rule only.
+  bool readReachesUse(int32_t r);
   /// Whether making write `w` in place would clobber, across blocks, a
   /// block argument whose buffer the written value may still come to share
   /// through aliasing operands not decided yet (memplan's cross-block rule,
@@ -229,6 +235,8 @@ private:
   /// regionsMayWrite's answers, per tensor operand (they do not depend on
   /// decisions).
   llvm::DenseMap<int32_t, bool> regionWriteCache;
+  /// readReachesUse's answers, per tensor operand (IR facts only).
+  llvm::DenseMap<int32_t, bool> readUseCache;
 
   bool indexOn = false;
   AliasIndex index;

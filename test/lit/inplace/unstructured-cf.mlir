@@ -217,11 +217,13 @@ func.func @multi_return_caller(%t: tensor<8xf32>, %u: tensor<8xf32>, %f: f32, %b
   return %x : f32
 }
 // -----
-// Reduced from generated seed 1904: the copy overwrites %a in ^bb1, and the
-// insert in the scf.if after it still reads %a's entry value. Upstream puts
-// both in place (the write is not in %a's block), so its %r on the then
-// path holds %b's values, not %a's; in one block it copies %a too. memplan
-// copies %a for the linalg.copy.
+// From generated seed 1904, with the scf.if's result returned: the copy
+// overwrites %a in ^bb1, and the insert in the scf.if after it still reads
+// %a's entry value. Upstream puts both in place (the write is not in %a's
+// block), so its %r on the then path holds %b's values, not %a's; in one
+// block it copies %a too. memplan copies %a for the linalg.copy. (In 1904
+// the scf.if's result is unused, and memplan decides as upstream:
+// unstructured-cf-writes.mlir, @unused_read_after_a_write_in_a_later_block.)
 // CHECK-LABEL: func @write_then_insert_in_a_region
 func.func @write_then_insert_in_a_region(%a: tensor<8xf32>, %b: tensor<8xf32>, %c: i1, %i: index, %f: f32) -> tensor<8xf32> {
   cf.br ^bb1
