@@ -420,3 +420,11 @@ register_pass(
     options=[_ALIGNMENT],
     run="memplan.debug.apply_pool_edit:run",
 )
+
+register_pass(
+    "memplan-test-apply-transient-edit",
+    "Apply the transient storage stated by memplan.test_offset attributes, without the planner",
+    None,
+    options=[_ASSERT_SIZE],
+    run="memplan.debug.apply_transient_edit:run",
+)

@@ -103,8 +103,9 @@ def entry_resolver(graph: Graph, func: int, program: Program) -> LeafResolver:
     return LeafResolver(graph, program, base)
 
 
-class _Edit:
-    """The module's edit as it is stated: the program and what it changes."""
+class TransientEdit:
+    """A module's transient edit as it is stated: the program and what it
+    changes (include/memplan/transforms/TransientEdit.h)."""
 
     def __init__(self) -> None:
         self.program = Program()
@@ -117,7 +118,19 @@ class _Edit:
         self.erase: list[int] = []
         self.calls: list[tuple[int, int, int]] = []
 
+    def place(self, g: Graph, op: int, buffer: Step, offset: Step) -> None:
+        """Allocation ``op`` becomes a view of ``buffer`` at ``offset``; its
+        deallocs go (one as its own, any other, one per branch, with it)."""
+        frees = K.frees(g, int(g.result_begin[op]))
+        self.allocs.append(op)
+        self.deallocs.append(frees[0] if frees else -1)
+        self.erase += frees[1:]
+        self.buffer_step.append(buffer.index)
+        self.offset_step.append(offset.index)
+
     def apply(self, g: Graph) -> None:
+        """Apply the edit to the IR ``g`` was extracted from, in one call."""
+
         def i32(values: list) -> np.ndarray:
             return np.array(values, dtype=np.int32)
 
@@ -142,7 +155,7 @@ class _Edit:
 def emplace_module(plan: ModulePlan, assert_size: bool = True) -> dict[str, int]:
     """Apply ``plan`` (which must have no errors). Returns statistics."""
     g = plan.graph
-    edit = _Edit()
+    edit = TransientEdit()
     prog = edit.program
     storage_of: dict[str, int] = {}  # function -> its storage argument
     # Per function: its storage, its items' offsets and its callees' sizes.
@@ -164,14 +177,7 @@ def emplace_module(plan: ModulePlan, assert_size: bool = True) -> dict[str, int]
             if item.kind == "alloc":
                 allocs = (item.op,) + item.shared
                 for op in allocs:
-                    frees = K.frees(g, int(g.result_begin[op]))
-                    # One dealloc per allocation; any other (one per branch)
-                    # is erased with them.
-                    edit.allocs.append(op)
-                    edit.deallocs.append(frees[0] if frees else -1)
-                    edit.erase += frees[1:]
-                    edit.buffer_step.append(storage.index)
-                    edit.offset_step.append(offsets[item.op].index)
+                    edit.place(g, op, storage, offsets[item.op])
                 edit.erase += item.erase
                 stats["emplaced"] += len(allocs)
             else:
@@ -198,7 +204,7 @@ def emplace_module(plan: ModulePlan, assert_size: bool = True) -> dict[str, int]
 
 
 def _emit_entry(
-    g: Graph, edit: _Edit, fp: FunctionPlan, storage: Step, assert_size: bool
+    g: Graph, edit: TransientEdit, fp: FunctionPlan, storage: Step, assert_size: bool
 ) -> tuple[dict[int, Step], dict[int, Step]]:
     """The offsets and callee sizes of ``fp``'s items, computed at its entry,
     with its total (marked) and the size check."""
