@@ -126,9 +126,8 @@ MUTANTS: Tuple[Mutant, ...] = (
         "a write in a branch goes out of place for an earlier block's argument its buffer "
         "may come to share through any block, not only blocks that dominate it",
         INPLACE,
-        "    return write && write->getBlock() != linkBlock &&\n"
-        "           domInfo->dominates(linkBlock, write->getBlock());\n",
-        "    return write != nullptr;\n",
+        "    return domInfo->dominates(linkBlock, write->getBlock());\n",
+        "    return true;\n",
         _INPLACE_TESTS + ("test_inplace_unmodeled.py",),
         _INPLACE_LIT,
     ),
@@ -202,8 +201,8 @@ MUTANTS: Tuple[Mutant, ...] = (
         "pool-view-offset",
         "every member of a pool is viewed at the first member's offset",
         "lib/transforms/AllocsToViews.cpp",
-        "unwrap(views.offsets[views.offsetIndex[i]])",
-        "unwrap(views.offsets[views.offsetIndex[0]])",
+        "unwrap(views.values[views.offsetIndex[i]])",
+        "unwrap(views.values[views.offsetIndex[0]])",
         _REUSE_TESTS,
         _REUSE_LIT,
     ),
@@ -219,7 +218,7 @@ MUTANTS: Tuple[Mutant, ...] = (
     Mutant(
         "pool-select-swapped",
         "a Select step of the index program picks its false value when its condition holds",
-        APPLY,
+        "lib/transforms/EditSteps.cpp",
         "    return arith::SelectOp::create(b, loc, values[x], values[y], values[z]);\n",
         "    return arith::SelectOp::create(b, loc, values[x], values[z], values[y]);\n",
         ("test_pool_edit.py", "test_reuse_dynamic.py"),
