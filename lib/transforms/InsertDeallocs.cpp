@@ -15,6 +15,7 @@
 #include "memplan/transforms/Transforms.h"
 
 #include "../analysis/CrashGuards.h"
+#include "LoopCopies.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -838,6 +839,11 @@ static void dropDeadBufferValues(Operation *root, bool aliases) {
 DeallocationResult deallocateBuffers(MlirOperation rootHandle,
                                      const DeallocationOptions &options) {
   Operation *root = unwrap(rootHandle);
+  DeallocationResult result;
+  // Before dead values go: a loop that carries its copied init for nothing
+  // would no longer show it as the init.
+  if (options.copyWhereLoopsRun)
+    result.stats.loopCopies = copyWhereLoopsRun(root);
   dropDeadBufferValues(root, /*aliases=*/options.dropDeadValues);
   std::vector<FunctionPlan> plans = analyzeOwnership(root);
   // Return what returned merges always hold, then analyze that IR (the
@@ -851,7 +857,6 @@ DeallocationResult deallocateBuffers(MlirOperation rootHandle,
     }
   if (forwarded)
     plans = analyzeOwnership(root);
-  DeallocationResult result;
   for (FunctionPlan &plan : plans) {
     if (!plan.left.empty()) {
       ++result.stats.functionsLeft;

@@ -265,8 +265,12 @@ def _expand_memory_pipeline(options: dict[str, Any]) -> str:
     if options["promote_to_stack"]:
         steps.append("func.func(promote-buffers-to-stack)")
     # Dead aliases would hold buffers past their last use, above upstream's
-    # run-time peak on the paths through the ops that carry them (#31).
-    steps.append("memplan-buffer-deallocation{drop-dead-values=true}")
+    # run-time peak on the paths through the ops that carry them; a loop's
+    # init copied where the loop makes no trip, above it on those paths (#31).
+    dealloc = "drop-dead-values=true"
+    if options["copy_where_loops_run"]:
+        dealloc += " copy-where-loops-run=true"
+    steps.append(f"memplan-buffer-deallocation{{{dealloc}}}")
     # The packing options reach memplan-buffer-reuse where they are set.
     packing = forward_options(options, (CAPACITY, SEARCH_BUDGET))
     reuse = f"algorithm={options['algorithm']} alignment={options['alignment']}{packing}"
@@ -279,7 +283,8 @@ register_pipeline(
     "Tensor program in, memref program out, at the lowest peak memplan reaches",
     _expand_memory_pipeline,
     "Expands to: " + "".join(f"[{p},] " for p in PEAK_PASSES) + f"{MEMPLAN_ONE_SHOT}, "
-    "[func.func(promote-buffers-to-stack),] memplan-buffer-deallocation{drop-dead-values}, "
+    "[func.func(promote-buffers-to-stack),] "
+    "memplan-buffer-deallocation{drop-dead-values [copy-where-loops-run]}, "
     "memplan-buffer-reuse{algorithm alignment [capacity] [search-budget]}.",
     options=[
         _ALGORITHM,
@@ -291,6 +296,13 @@ register_pipeline(
             bool,
             False,
             "run promote-buffers-to-stack before pooling (small buffers become allocas)",
+        ),
+        Option(
+            "copy-where-loops-run",
+            bool,
+            True,
+            "copy a loop's init only where the loop makes a trip, where nothing writes the "
+            "source or the loop's results after it (memplan-buffer-deallocation's option)",
         ),
         *PEAK_PASS_OPTIONS.values(),
     ],

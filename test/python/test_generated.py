@@ -98,10 +98,17 @@ REGRESSIONS = [(10, 1255), (10, 1418), (10, 1751), (10, 191)]
 #: before it (a copy on every path), until the fill was asked about %a1's
 #: reads. One held both operands of an arith.select of two buffers it owned
 #: until the select's last use, where upstream frees the one not selected
-#: right after it (1756).
+#: right after it (1756). One kept a copy needed where it is (322): the
+#: second scf.for writes its iteration argument and reads its init %a2 on
+#: every trip (upstream makes no copy and is wrong with two trips), so %a2
+#: was copied before the loop and the copy held to the return on the
+#: zero-trip paths too (256 B against upstream's 192); the copy is now made
+#: only where the loop makes a trip (memplan-buffer-deallocation's
+#: copy-where-loops-run), and with none %a2 is copied at the return.
 PEAK_REGRESSIONS = [
     (10, 119),
     (10, 141),
+    (10, 322),
     (10, 670),
     (10, 910),
     (10, 1126),
@@ -123,37 +130,6 @@ def test_generated_regression(ops, seed):
     assert not ours, "\n".join(map(str, ours)) + "\n\n" + program.text
     assert not report.skipped and report.paths == 4
     assert all(memplan <= upstream for upstream, memplan in report.peaks)
-
-
-#: Programs of the long run whose heap peak is above upstream's on a path
-#: only because memplan's in-place analysis keeps a conflict that upstream's
-#: rule for writes across blocks misses (a write outside a function
-#: argument's block never clobbers it, upstream says): a copy upstream does
-#: not make. With that rule (cfg-conflicts-as-upstream) the peak is
-#: upstream's, and so is the miscompile where the write runs. The copy is
-#: needed where it is, on paths upstream computes right too:
-#: * 322: the second scf.for's body writes its iteration argument and reads
-#:   its init %a2 on every trip; upstream's second trip reads the first
-#:   trip's write (wrong with two trips). The copy of %a2 comes before the
-#:   loop, on the zero-trip paths too: a copy inside the body instead would
-#:   need the iteration argument to join its init's alias set.
-#: (Reduced: @while_writes_its_argument in
-#: test/lit/inplace/unstructured-cf-writes.mlir.) gencheck names it
-#: ``cfg-conflicts``. A seed whose copy memplan one day drops soundly moves
-#: to PEAK_REGRESSIONS (1904 did: the read its copy kept was unused).
-CFG_CONFLICT_PEAKS = [(10, 322)]
-
-
-@pytest.mark.parametrize("ops,seed", CFG_CONFLICT_PEAKS)
-def test_generated_peak_from_cross_block_conflicts(ops, seed):
-    program = numeric_program(seed, n_ops=ops)
-    # The zero-trip paths show each peak (docs/benchmarks.md) and run fast.
-    paths = [p for p in program.paths() if p[program.trips] == 0]
-    report = check_isolated(program, paths=paths)
-    ours = [d for d in report.defects if d.kind != "upstream"]
-    assert ours, "no peak above upstream's: move the seed to PEAK_REGRESSIONS"
-    wrong = [d for d in ours if (d.kind, d.owner) != ("peak", "cfg-conflicts")]
-    assert not wrong, "\n".join(map(str, wrong)) + "\n\n" + program.text
 
 
 def test_generator_covers_every_feature():

@@ -262,7 +262,9 @@ MEMPLAN_OPTIONS_STRUCT(DeallocationOptions, "memplan-buffer-deallocation",
 /// loads, what loops carry for nothing, regions no path runs, unused block
 /// arguments, copies of a view onto itself), as upstream's canonicalization
 /// and CSE after its deallocation do, so that no dead alias or dead write
-/// holds a buffer.
+/// holds a buffer. With `options.copyWhereLoopsRun`, before that, a copy
+/// bufferization made of a loop's init is made only where the loop makes a
+/// trip, where that is sound (lib/transforms/LoopCopies.h).
 DeallocationResult deallocateBuffers(MlirOperation root,
                                      const DeallocationOptions &options);
 

@@ -39,7 +39,7 @@ def run(module: ir.Operation, ctx: PassContext) -> None:
             [(ir.Location._CAPICreate(work), "the work starts here")],
         )
     if not left:
-        ctx.preserves_all_analyses = not stats.frees and not stats.copies
+        ctx.preserves_all_analyses = not (stats.frees or stats.copies or stats.loop_copies)
         return
     functions = [ir.Operation._CAPICreate(func) for func, _, _, _ in left]
     for func, (_, at, reason, allocations) in zip(functions, left):

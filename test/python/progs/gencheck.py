@@ -134,14 +134,28 @@ def _peak_step(program: NumericProgram, path: dict, upstream_peak: int) -> str:
     info = lookup(MEMPLAN)
     steps = info.expand(info.resolve_options({})).split(", ")
     assert steps[-1].startswith("memplan-buffer-reuse"), steps
-    dead = "memplan-buffer-deallocation{drop-dead-values=true}"
+    dead = "memplan-buffer-deallocation{drop-dead-values=true copy-where-loops-run=true}"
     assert dead in steps, steps
     bufferize = next(s for s in steps if s.startswith("memplan-one-shot-bufferize{"))
     as_upstream = bufferize[:-1] + " cfg-conflicts-as-upstream}"
     variants = [
         ("pools", ",".join(steps[:-1])),
         # Deallocation dropping dead region results and block arguments first.
-        ("dead-values", ",".join(s if s != dead else "memplan-buffer-deallocation" for s in steps)),
+        (
+            "dead-values",
+            ",".join(
+                s if s != dead else "memplan-buffer-deallocation{copy-where-loops-run=true}"
+                for s in steps
+            ),
+        ),
+        # Deallocation making a loop's copied init only where the loop runs.
+        (
+            "loop-copies",
+            ",".join(
+                s if s != dead else "memplan-buffer-deallocation{drop-dead-values=true}"
+                for s in steps
+            ),
+        ),
         ("split-destinations", f"{MEMPLAN}{{split-destinations=false}}"),
         ("reuse-dying-inputs", f"{MEMPLAN}{{reuse-dying-inputs=false}}"),
         # Not a step: upstream's rule that a write outside a block argument's
