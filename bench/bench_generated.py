@@ -1,5 +1,5 @@
 """Generated programs through memplan-memory-pipeline, against upstream's
-pipeline: the long run of ``test/python/test_generated.py``.
+pipeline: the long run of ``test/python/generated/test_generated.py``.
 
     python bench/bench_generated.py [--programs 2000] [--first-seed 0] [--ops 10]
                                     [--jobs 1] [--reduce DIR] [--json FILE]

@@ -1,5 +1,5 @@
 """Interface engine benchmark: memplan's in-place engine
-(``_core.run_interface_engine``, lib/analysis/) against upstream
+(``_core.run_interface_engine``, lib/Inplace/) against upstream
 ``one-shot-bufferize``, in one Python process each run (parse and print
 excluded): analysis only (the IR untouched; what explain and min-copy-bytes
 run), test-analysis-only (annotations compared with upstream's) and full

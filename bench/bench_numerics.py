@@ -48,7 +48,7 @@ from mlir import ir
 
 import memplan
 from memplan.ir import parse_source
-from memplan.pipeline import UPSTREAM_BUFFERIZATION as REFERENCE
+from memplan.passes.pipeline import UPSTREAM_BUFFERIZATION as REFERENCE
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from shared_workloads import workload_dir  # noqa: E402

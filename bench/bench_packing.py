@@ -19,7 +19,7 @@ steps, so only times depend on the machine and its load), and the worst pool
 / optimum, for
 greedy-by-size, best-fit, "best" without the exact search (budget 0: the
 heuristics alone) and "best" with its default budget. Every packing is
-checked with memplan.packing.verify.
+checked with memplan.reuse.packing.verify.
 
 MiniMalloc's challenging instances (``--minimalloc DIR``: the A-K ``.csv``
 files of its repository's ``benchmarks/challenging``, not shipped here; a
@@ -43,7 +43,7 @@ import time
 
 import numpy as np
 
-from memplan import packing
+from memplan.reuse import packing
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "test", "python"))
 from progs.packing_instances import FAMILIES as HARD_FAMILIES  # noqa: E402

@@ -75,8 +75,8 @@ import memplan  # noqa: E402
 from memplan.ir import parse_source  # noqa: E402
 from memplan.lifetimes.analysis import analyze_module  # noqa: E402
 from memplan.lifetimes.peaks import dataflow_bound, input_peak  # noqa: E402
-from memplan.pass_declarations import PEAK_PASS_OPTIONS  # noqa: E402
-from memplan.pipeline import UPSTREAM_BUFFERIZATION  # noqa: E402
+from memplan.passes.declarations import PEAK_PASS_OPTIONS  # noqa: E402
+from memplan.passes.pipeline import UPSTREAM_BUFFERIZATION  # noqa: E402
 
 WORKLOAD_DIR = workload_dir()
 MEMPLAN = "memplan-memory-pipeline"

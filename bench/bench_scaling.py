@@ -33,9 +33,9 @@ sys.path.insert(0, os.path.join(HERE, "..", "test", "python"))
 
 from progs.scale import chain  # noqa: E402
 
-from memplan import packing  # noqa: E402
 from memplan.ir import extract_graph, function_ids, parse_source  # noqa: E402
 from memplan.lifetimes import analyze_function  # noqa: E402
+from memplan.reuse import packing  # noqa: E402
 
 
 def best_of(repeat: int, run: Callable[[], object]) -> float:

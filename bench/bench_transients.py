@@ -27,7 +27,7 @@ from memplan import numerics  # noqa: E402
 from memplan.ir import extract_graph, function_ids, parse_source  # noqa: E402
 from memplan.lifetimes.analysis import LifetimeAnalysis  # noqa: E402
 from memplan.numerics import transient_runs as runtime  # noqa: E402
-from memplan.pipeline import UPSTREAM_BUFFERIZATION as BUFFERIZE  # noqa: E402
+from memplan.passes.pipeline import UPSTREAM_BUFFERIZATION as BUFFERIZE  # noqa: E402
 
 
 def measure(name: str, run: bool) -> dict:

@@ -28,20 +28,24 @@ class Mutant:
     equivalent: str = ""
 
 
-INPLACE = "lib/analysis/InplaceAnalysis.cpp"
-DYING = "lib/transforms/ReuseDyingInputs.cpp"
-QUERIES = "lib/transforms/TensorQueries.cpp"
-LIFETIMES = "lib/analysis/Lifetimes.cpp"
-PACKING = "lib/packing/PackingEngine.h"
-APPLY = "lib/transforms/ApplyPoolEdit.cpp"
+INPLACE = "lib/Inplace/InplaceAnalysis.cpp"
+DYING = "lib/Peak/ReuseDyingInputs.cpp"
+QUERIES = "lib/Peak/TensorQueries.cpp"
+LIFETIMES = "lib/Lifetimes/Lifetimes.cpp"
+PACKING = "lib/Reuse/Packing/PackingEngine.h"
+APPLY = "lib/Reuse/ApplyPoolEdit.cpp"
 TILING = "python/memplan/numerics/tiling.py"
-_INPLACE_TESTS = ("test_inplace.py", "test_interface_engine.py")
-_REUSE_TESTS = ("test_reuse.py", "test_packing.py", "test_oracle.py")
+_INPLACE_TESTS = ("inplace/test_inplace.py", "inplace/test_interface_engine.py")
+_REUSE_TESTS = ("reuse/test_reuse.py", "reuse/test_packing.py", "numerics/test_oracle.py")
 _INPLACE_LIT = ("inplace",)
 _REUSE_LIT = ("reuse", "lifetimes")
 _PEAK_LIT = ("peak",)
-OWNERSHIP = "lib/analysis/Ownership.cpp"
-_DEALLOC_TESTS = ("test_dealloc_pipeline.py", "test_dealloc_verify.py", "test_heap_faults.py")
+OWNERSHIP = "lib/Deallocation/Ownership.cpp"
+_DEALLOC_TESTS = (
+    "deallocation/test_dealloc_pipeline.py",
+    "deallocation/test_dealloc_verify.py",
+    "numerics/test_heap_faults.py",
+)
 _DEALLOC_LIT = ("deallocation",)
 
 MUTANTS: Tuple[Mutant, ...] = (
@@ -118,7 +122,7 @@ MUTANTS: Tuple[Mutant, ...] = (
         "      for (AliasingValue alias : state.getAliasingValues(use))\n"
         "        work.push_back(alias.value);\n",
         "",
-        _INPLACE_TESTS + ("test_inplace_unmodeled.py",),
+        _INPLACE_TESTS + ("inplace/test_inplace_unmodeled.py",),
         _INPLACE_LIT,
     ),
     Mutant(
@@ -128,7 +132,7 @@ MUTANTS: Tuple[Mutant, ...] = (
         INPLACE,
         "    return domInfo->dominates(linkBlock, write->getBlock());\n",
         "    return true;\n",
-        _INPLACE_TESTS + ("test_inplace_unmodeled.py",),
+        _INPLACE_TESTS + ("inplace/test_inplace_unmodeled.py",),
         _INPLACE_LIT,
     ),
     # ---------------------------------------------------------------- lifetime ends
@@ -138,7 +142,7 @@ MUTANTS: Tuple[Mutant, ...] = (
         LIFETIMES,
         "    t.end[i] = hi + 1;\n",
         "    t.end[i] = hi;\n",
-        ("test_lifetimes.py",) + _REUSE_TESTS,
+        ("lifetimes/test_lifetimes.py",) + _REUSE_TESTS,
         _REUSE_LIT,
     ),
     Mutant(
@@ -147,7 +151,7 @@ MUTANTS: Tuple[Mutant, ...] = (
         LIFETIMES,
         "      if (deallocHi >= 0)\n        hi = std::max(hi, deallocHi);\n",
         "      if (deallocHi >= 0)\n        (void)deallocHi;\n",
-        ("test_lifetimes.py", "test_peak.py"),
+        ("lifetimes/test_lifetimes.py", "peak/test_peak.py"),
         _REUSE_LIT + _PEAK_LIT,
     ),
     # ---------------------------------------------------------------- overlap tests
@@ -194,13 +198,13 @@ MUTANTS: Tuple[Mutant, ...] = (
         "python/memplan/reuse/plan.py",
         "slots = [B.maximum(*(B.aligned(sizes.polys[r], align) for r in u.rows)) for u in units]",
         "slots = [B.maximum(*(sizes.polys[r] for r in u.rows)) for u in units]",
-        _REUSE_TESTS + ("test_reuse_dynamic.py",),
+        _REUSE_TESTS + ("reuse/test_reuse_dynamic.py",),
         _REUSE_LIT,
     ),
     Mutant(
         "pool-view-offset",
         "every member of a pool is viewed at the first member's offset",
-        "lib/transforms/AllocsToViews.cpp",
+        "lib/Reuse/AllocsToViews.cpp",
         "unwrap(views.values[views.offsetIndex[i]])",
         "unwrap(views.values[views.offsetIndex[0]])",
         _REUSE_TESTS,
@@ -212,25 +216,25 @@ MUTANTS: Tuple[Mutant, ...] = (
         APPLY,
         "  b.setInsertionPointAfter(g.op(edit.deallocAfter));\n",
         "  b.setInsertionPoint(g.op(edit.deallocAfter));\n",
-        _REUSE_TESTS + ("test_reuse_dynamic.py",),
+        _REUSE_TESTS + ("reuse/test_reuse_dynamic.py",),
         _REUSE_LIT,
     ),
     Mutant(
         "pool-select-swapped",
         "a Select step of the index program picks its false value when its condition holds",
-        "lib/transforms/EditSteps.cpp",
+        "lib/Reuse/EditSteps.cpp",
         "    return arith::SelectOp::create(b, loc, values[x], values[y], values[z]);\n",
         "    return arith::SelectOp::create(b, loc, values[x], values[z], values[y]);\n",
-        ("test_pool_edit.py", "test_reuse_dynamic.py"),
+        ("reuse/test_pool_edit.py", "reuse/test_reuse_dynamic.py"),
         _REUSE_LIT,
     ),
     Mutant(
         "pool-merged-deallocs-kept",
         "the deallocs of merged branch results are left in place when the pool replaces them",
-        "lib/transforms/AllocsToViews.cpp",
+        "lib/Reuse/AllocsToViews.cpp",
         "  dead.insert(views.erase.begin(), views.erase.end());\n",
         "",
-        _REUSE_TESTS + ("test_reuse_dynamic.py",),
+        _REUSE_TESTS + ("reuse/test_reuse_dynamic.py",),
         _REUSE_LIT,
     ),
     # ---------------------------------------------------------------- dying inputs
@@ -240,7 +244,7 @@ MUTANTS: Tuple[Mutant, ...] = (
         DYING,
         "    if (lastUseIs(input->get(), op))\n",
         "    if (true)\n",
-        ("test_peak.py",),
+        ("peak/test_peak.py",),
         _PEAK_LIT,
     ),
     Mutant(
@@ -249,7 +253,7 @@ MUTANTS: Tuple[Mutant, ...] = (
         QUERIES,
         "        !ownsBuffer(v, query.get()) || bufferTypeOf(v, options) != want)\n",
         "        bufferTypeOf(v, options) != want)\n",
-        ("test_peak.py",),
+        ("peak/test_peak.py",),
         _PEAK_LIT,
     ),
     Mutant(
@@ -258,7 +262,7 @@ MUTANTS: Tuple[Mutant, ...] = (
         DYING,
         "      if (undoAll || !inPlace ||\n",
         "      if (undoAll ||\n",
-        ("test_peak.py",),
+        ("peak/test_peak.py",),
         _PEAK_LIT,
     ),
     Mutant(
@@ -267,7 +271,7 @@ MUTANTS: Tuple[Mutant, ...] = (
         QUERIES,
         "        op.getMatchingIndexingMap(input) != initMap ||\n",
         "        false ||\n",
-        ("test_peak.py",),
+        ("peak/test_peak.py",),
         _PEAK_LIT,
         "a cheap filter before the in-place analysis, which has the last word: writing an "
         "input read through another map than the result's is a read-after-write conflict "
@@ -280,7 +284,7 @@ MUTANTS: Tuple[Mutant, ...] = (
         QUERIES,
         "    return isa<MemoryEffects::Write>(e.getEffect()) && !e.getValue() &&\n",
         "    return !e.getValue() &&\n",
-        ("test_peak.py",),
+        ("peak/test_peak.py",),
         _PEAK_LIT,
     ),
     Mutant(
@@ -289,91 +293,91 @@ MUTANTS: Tuple[Mutant, ...] = (
         QUERIES,
         "        !ownsBuffer(v, query.get()) || bufferTypeOf(v, options) != want)\n",
         "        !ownsBuffer(v, query.get()))\n",
-        ("test_peak.py",),
+        ("peak/test_peak.py",),
         _PEAK_LIT,
     ),
     # ---------------------------------------------------------------- split destinations
     Mutant(
         "split-read-destination",
         "a destination some use reads is split too",
-        "lib/transforms/SplitDestinations.cpp",
+        "lib/Peak/SplitDestinations.cpp",
         "    if (contentsRead(result, query.get())) {\n",
         "    if (false) {\n",
-        ("test_peak.py",),
+        ("peak/test_peak.py",),
         _PEAK_LIT,
     ),
     # ---------------------------------------------------------------- recompute, subset copies
     Mutant(
         "recompute-effects",
         "a computation with memory effects counts as cheap to recompute",
-        "lib/transforms/RecomputeCheapValues.cpp",
+        "lib/Peak/RecomputeCheapValues.cpp",
         "    if (!isMemoryEffectFree(op))\n      return false;\n    bool ok = true;\n",
         "    bool ok = true;\n",
-        ("test_recompute.py",),
+        ("peak/test_recompute.py",),
         _PEAK_LIT,
     ),
     Mutant(
         "recompute-undefined-read",
         "a value with undefined contents that a user reads is recomputed per use",
-        "lib/transforms/RecomputeCheapValues.cpp",
+        "lib/Peak/RecomputeCheapValues.cpp",
         "    if (undefinedContents(c.slice, c.value) && contentsRead(c.value, state)) {\n",
         "    if (false) {\n",
-        ("test_recompute.py",),
+        ("peak/test_recompute.py",),
         _PEAK_LIT,
     ),
     Mutant(
         "subset-copies-peak",
         "a subset-copy rewrite that raises the modeled peak is kept",
-        "lib/transforms/EliminateSubsetCopies.cpp",
+        "lib/Peak/EliminateSubsetCopies.cpp",
         "        if (live[i] > peak) {\n",
         "        if (false) {\n",
-        ("test_subset_copies.py",),
+        ("peak/test_subset_copies.py",),
         _PEAK_LIT,
     ),
     Mutant(
         "fold-copy-payload",
         "a copy whose payload computes something (not its input element) is folded as a copy",
-        "lib/analysis/LayoutCopies.cpp",
+        "lib/IR/LayoutCopies.cpp",
         "  if (yield->getNumOperands() != 1 ||\n"
         "      yield->getOperand(0) != body->getArgument(0))\n",
         "  if (yield->getNumOperands() != 1)\n",
-        ("test_fold_transposes.py",),
+        ("peak/test_fold_transposes.py",),
         _PEAK_LIT,
     ),
     Mutant(
         "fold-consumer-map",
         "a consumer reads the source through the copy's map alone, not composed with its own",
-        "lib/transforms/FoldTransposes.cpp",
+        "lib/Peak/FoldTransposes.cpp",
         "            r.toSource.compose(linalgOp.getMatchingIndexingMap(r.use)));",
         "            r.toSource);",
-        ("test_fold_transposes.py",),
+        ("peak/test_fold_transposes.py",),
         _PEAK_LIT,
     ),
     Mutant(
         "fold-partial-order",
         "reads are folded while a kept use of the copy comes after them",
-        "lib/transforms/FoldTransposes.cpp",
+        "lib/Peak/FoldTransposes.cpp",
         "        if (!keptAt || !readAt || !keptAt->isBeforeInBlock(readAt))\n",
         "        if (!keptAt || !readAt)\n",
-        ("test_fold_transposes.py",),
+        ("peak/test_fold_transposes.py",),
         _PEAK_LIT,
     ),
     Mutant(
         "reorder-effects",
         "ops with memory effects may trade places",
-        "lib/transforms/ReorderForMemory.cpp",
+        "lib/Peak/ReorderForMemory.cpp",
         "        edge(lastEffect, static_cast<int32_t>(u));\n",
         "",
-        ("test_reorder.py",),
+        ("peak/test_reorder.py",),
         _PEAK_LIT,
     ),
     Mutant(
         "reorder-in-place-reads",
         "a read of what an in-place write overwrites may move after the write",
-        "lib/transforms/ReorderForMemory.cpp",
+        "lib/Peak/ReorderForMemory.cpp",
         "          edge(unitOf(user), writer);\n",
         "",
-        ("test_reorder.py",),
+        ("peak/test_reorder.py",),
         _PEAK_LIT,
     ),
     # ---------------------------------------------------------------- deallocation
@@ -417,7 +421,7 @@ MUTANTS: Tuple[Mutant, ...] = (
         "        ab = np.ascontiguousarray(a.data).reshape(-1).view(np.uint8).reshape(count, item)\n"
         "        bb = np.ascontiguousarray(b.data).reshape(-1).view(np.uint8).reshape(count, item)\n"
         "        differs = np.any(ab[:, 1:] != bb[:, 1:], axis=1)\n",
-        ("test_numerics.py", "test_numerics_programs.py"),
+        ("numerics/test_numerics.py", "numerics/test_numerics_programs.py"),
         ("cli",),
     ),
     Mutant(
@@ -426,7 +430,11 @@ MUTANTS: Tuple[Mutant, ...] = (
         "python/memplan/numerics/heap.py",
         "            if self.poison is not None and size:\n",
         "            if False:\n",
-        ("test_numerics.py", "test_numerics_programs.py", "test_heap_faults.py"),
+        (
+            "numerics/test_numerics.py",
+            "numerics/test_numerics_programs.py",
+            "numerics/test_heap_faults.py",
+        ),
         ("cli",),
     ),
     Mutant(
@@ -436,7 +444,7 @@ MUTANTS: Tuple[Mutant, ...] = (
         "            ivs[d] = loop.induction_variable\n" "            scf.YieldOp(reduce(",
         "            ivs[d] = arith.SubIOp(const(sizes[d] - 1), loop.induction_variable).result\n"
         "            scf.YieldOp(reduce(",
-        ("test_numerics_tiling.py",),
+        ("numerics/test_numerics_tiling.py",),
         ("cli",),
     ),
     Mutant(
@@ -446,7 +454,7 @@ MUTANTS: Tuple[Mutant, ...] = (
         TILING,
         "            rowwise = any(by_row.search(str(e)) for e in amap.results)\n",
         "            rowwise = False\n",
-        ("test_numerics_tiling.py",),
+        ("numerics/test_numerics_tiling.py",),
         ("cli",),
     ),
 )

@@ -4,7 +4,7 @@ In-place analysis, buffer lifetimes and reuse, and external transient storage,
 as passes that run inside upstream MLIR pass pipelines from Python.
 
 Importing memplan registers its passes in MLIR's pass registry from their
-declarations (:mod:`memplan.pass_declarations`) and imports nothing else:
+declarations (:mod:`memplan.passes.declarations`) and imports nothing else:
 the API below and the subpackages load on first use.
 """
 
@@ -27,14 +27,13 @@ _passes.registered_passes()
 
 #: The public API, by the module that defines it (imported on first use).
 _API = {
-    "PipelineError": "memplan.pipeline",
-    "run_pipeline": "memplan.pipeline",
+    "PipelineError": "memplan.passes.pipeline",
+    "run_pipeline": "memplan.passes.pipeline",
     "ForeignModuleError": "memplan.ir.foreign",
     "import_module": "memplan.ir.foreign",
 }
 _SUBPACKAGES = frozenset(
     {
-        "capacity",
         "cli",
         "deallocation",
         "debug",
@@ -43,10 +42,8 @@ _SUBPACKAGES = frozenset(
         "lifetimes",
         "liveness",
         "numerics",
-        "packing",
-        "pass_declarations",
+        "passes",
         "peak",
-        "pipeline",
         "reuse",
         "transients",
     }

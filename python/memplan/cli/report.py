@@ -16,8 +16,8 @@ import sys
 from typing import Optional
 
 from memplan.cli.arguments import add_argument_options, print_error
-from memplan.packing import ALGORITHMS
-from memplan.pipeline import BUFFERIZATION, PipelineError, run_pipeline
+from memplan.passes.pipeline import BUFFERIZATION, PipelineError, run_pipeline
+from memplan.reuse.packing import ALGORITHMS
 
 PROG = "memplan report"
 PREPARE = f"builtin.module({BUFFERIZATION})"
@@ -213,7 +213,7 @@ def run(args: argparse.Namespace) -> int:
         return print_error(PROG, f"{args.file}: not a memplan liveness report (no {err})")
     print(text)
     if args.plot is not None:
-        from memplan.lifetimes.plot import plot_timeline
+        from memplan.reuse.plot import plot_timeline
 
         try:
             plot_timeline(func, args.plot)

@@ -36,7 +36,7 @@ from memplan.cli.arguments import (
 from memplan.ir.interfaces import constant_number
 from memplan.ir.parse import format_diagnostics
 from memplan.numerics.signature import entry_signature, find_func
-from memplan.pipeline import BUFFERIZATION as BUFFERIZE
+from memplan.passes.pipeline import BUFFERIZATION as BUFFERIZE
 from memplan.transients.contract import marked_arguments
 from memplan.transients.queries import CONSTANT_ATTR, QUERY_SUFFIX
 

@@ -6,8 +6,8 @@ upstream's ownership-based deallocation and ``optimize-allocation-liveness``
 functions memplan leaves.
 
 * :mod:`.dealloc_pass`: the ``memplan-buffer-deallocation`` pass (its
-  analysis and rewrite are C++: ``lib/analysis/Ownership.cpp``,
-  ``lib/transforms/InsertDeallocs.cpp``);
+  analysis and rewrite are C++: ``lib/Deallocation/Ownership.cpp``,
+  ``lib/Deallocation/InsertDeallocs.cpp``);
 * :mod:`.verify`: :func:`verify` and the ``memplan-verify-deallocation``
   pass, which prove every heap buffer freed exactly once on every path.
 """

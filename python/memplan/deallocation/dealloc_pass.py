@@ -4,7 +4,7 @@ the functions it leaves.
 
 Runs on bufferized IR (after ``one-shot-bufferize``), where upstream's
 ``buffer-deallocation-pipeline`` would run. The analysis and the rewrite are
-C++ (``lib/analysis/Ownership.cpp``, ``lib/transforms/InsertDeallocs.cpp``):
+C++ (``lib/Deallocation/Ownership.cpp``, ``lib/Deallocation/InsertDeallocs.cpp``):
 what memplan owns is known from the analysis, never from an attribute. A
 function it leaves (an op without memory effects information on buffers,
 a loop of branches, ...) is handed to upstream's pipeline with every other

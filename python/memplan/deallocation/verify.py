@@ -1,5 +1,5 @@
 """``memplan-verify-deallocation`` and :func:`verify`: a checker of
-deallocated memref programs (``lib/analysis/DeallocationVerifier.cpp``).
+deallocated memref programs (``lib/Deallocation/DeallocationVerifier.cpp``).
 
 What it proves, per function with a body, under the function boundary ABI of
 upstream's ownership-based deallocation (a callee never frees its arguments;

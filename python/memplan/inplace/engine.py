@@ -1,4 +1,4 @@
-"""memplan's in-place engine (``lib/analysis/``, on MLIR's C++ API) behind
+"""memplan's in-place engine (``lib/Inplace/``, on MLIR's C++ API) behind
 ``memplan-one-shot-bufferize``.
 
 The engine takes op semantics from the ``BufferizableOpInterface`` (every op

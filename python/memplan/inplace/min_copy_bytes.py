@@ -2,7 +2,7 @@
 :data:`~memplan.inplace.options.MIN_COPY_BYTES_ORDERS` and keep the one
 whose copies move the fewest bytes.
 
-The engine ranks the orders in one call (``lib/analysis/ModuleAnalysis.cpp``):
+The engine ranks the orders in one call (``lib/Inplace/ModuleAnalysis.cpp``):
 each order is analyzed without touching the IR, its diagnostics dropped; its
 cost is the copies upstream's copy insertion would make for its decisions:
 bytes of the copies that copy contents (allocation-only ones cost nothing),

@@ -3,8 +3,8 @@
 and the analysis orders min-copy-bytes compares.
 
 :data:`OPTIONS` comes from the options' one declaration
-(include/memplan/analysis/OneShotOptions.def, by way of
-:mod:`memplan.pass_declarations`): MLIR's pass options (``--help``,
+(include/memplan/Inplace/OneShotOptions.def, by way of
+:mod:`memplan.passes.declarations`): MLIR's pass options (``--help``,
 parsing), the Python keyword arguments of the pass and of
 :func:`memplan.inplace.analyze`, the upstream pipeline of copy-before-write
 and the engine's typed options struct all come from it. The pass, the
@@ -13,14 +13,14 @@ option values: a dict keyed by Python spelling
 (``bufferize_function_boundaries``), as :class:`memplan.passes.PassContext`
 holds them, which the engine reads into that struct once (an unknown name or
 a value of the wrong type is a ValueError); ``makeBufferizeOptions``
-(lib/analysis/AnalysisSteps.cpp) makes upstream's
+(lib/Inplace/AnalysisSteps.cpp) makes upstream's
 ``OneShotBufferizationOptions`` of it.
 """
 
 from __future__ import annotations
 
-from memplan.pass_declarations import HEURISTICS
-from memplan.pass_declarations import ONE_SHOT_BUFFERIZE_OPTIONS as OPTIONS
+from memplan.passes.declarations import HEURISTICS
+from memplan.passes.declarations import ONE_SHOT_BUFFERIZE_OPTIONS as OPTIONS
 
 __all__ = ["HEURISTICS", "OPTIONS", "MIN_COPY_BYTES_ORDERS", "order_name"]
 

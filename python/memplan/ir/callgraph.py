@@ -3,7 +3,7 @@
 Calls are the ops that implement CallOpInterface (``func.call``,
 ``func.call_indirect``, ``llvm.call``, a downstream dialect's calls), with
 the symbol they call; functions are the FunctionOpInterface ops of the
-module; the order is MLIR's CallGraph's (``lib/analysis/CallOrder.cpp``).
+module; the order is MLIR's CallGraph's (``lib/IR/CallOrder.cpp``).
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def build_call_graph(graph: Graph) -> CallGraph:
 
 
 def _order(cg: CallGraph) -> None:
-    # MLIR's CallGraph, components in post-order (lib/analysis/CallOrder.cpp).
+    # MLIR's CallGraph, components in post-order (lib/IR/CallOrder.cpp).
     # Declarations have no callable region, so no node: they call nothing and
     # go first.
     ordered: list[str] = []

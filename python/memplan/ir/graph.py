@@ -2,7 +2,7 @@
 
 The graph (``memplan._core.Graph``) numbers ops in pre-order (the extracted op
 is op 0), values in the same walk, and exposes its tables as read-only numpy
-arrays; see ``include/memplan/analysis/Graph.h`` for the layout.
+arrays; see ``include/memplan/IR/Graph.h`` for the layout.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """What an ``mlir.ir`` op is, from MLIR's interfaces and traits: the
 ``OpInterface`` bits the C++ core computes (``_core.op_interfaces``, declared
-once in ``include/memplan/analysis/OpRoles.def``), for code that holds ops
+once in ``include/memplan/IR/OpRoles.def``), for code that holds ops
 rather than a :class:`memplan.ir.Graph` (whose ``op_interfaces`` array has the
 same bits)."""
 

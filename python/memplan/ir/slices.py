@@ -7,7 +7,7 @@ constants: whatever MLIR's MemoryEffectOpInterface says is effect-free) over
 the function's arguments; outside the entry block, each op must also be
 speculatable (ConditionallySpeculatable: a division by a value that may be
 zero is not). The C++ core asks the interfaces (``Graph.op_purity``,
-``include/memplan/analysis/OpRoles.h``). The slice is then cloned where it is needed:
+``include/memplan/IR/OpRoles.h``). The slice is then cloned where it is needed:
 at the function entry, into a caller (arguments mapped to call operands), or
 into a generated size-query function. Anything else blocks hoisting, with the
 reason and the op responsible, so passes can report it with a location.

@@ -1,5 +1,5 @@
 """Edits as data: a program of steps (``memplan._core.PoolStep``, written
-once in include/memplan/transforms/PoolSteps.def) that one C++ call creates
+once in include/memplan/Reuse/PoolSteps.def) that one C++ call creates
 in order. The pool rewrite (:mod:`memplan.reuse.rewrite`) states each pool's
 ``index`` arithmetic this way, transient emplacement
 (:mod:`memplan.transients.emplace`) the whole rewrite of a module. A step is

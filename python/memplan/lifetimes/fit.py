@@ -1,11 +1,11 @@
 """Whether buffers fit in a memory capacity, and the located errors when not.
 
-Shared by the passes that take ``capacity`` (see :mod:`memplan.capacity`):
+Shared by the passes that take ``capacity`` (see :mod:`memplan.passes.capacity`):
 the lower bound (the most bytes live at one program point, with alignment
 padding) is checked first; over the capacity, the error is located at the op
 where the live bytes exceed it, with a note at each buffer live there. When
 the bound fits but the packer found no packing within the capacity (its work
-budget ran out), the error is the packer's :class:`memplan.packing.CapacityError`:
+budget ran out), the error is the packer's :class:`memplan.reuse.packing.CapacityError`:
 the smallest pool found and the budget used.
 """
 

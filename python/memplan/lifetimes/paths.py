@@ -1,7 +1,7 @@
 """Heap peaks per path: a plan may not raise the heap on any path.
 
 A region that may not run (an ``scf.if`` branch, a loop that may run zero
-times: a pooling scope of its own, see ``memplan/analysis/Lifetimes.h``) is
+times: a pooling scope of its own, see ``memplan/Lifetimes/Lifetimes.h``) is
 a *node*; the function body is the root, and each node's parent is the node
 of the op that holds it. A path through the function takes some nodes and
 skips the others, always with their parents. On a path that takes node

@@ -1,7 +1,7 @@
 """Why an allocation is not pooled: reason names, in precedence order.
 
 The reasons are ``memplan._core.LifetimeReason``, the C++ enum of
-include/memplan/analysis/Lifetimes.h (its one list, with what each reason means):
+include/memplan/Lifetimes/Lifetimes.h (its one list, with what each reason means):
 the C++ kernel sets those before ``UNSUPPORTED_ELEMENT_TYPE``, the Python
 analysis the rest, from types and sizes. A reason's name here is its
 member's name in lowercase with dashes (``escapes-return``); its bit is

@@ -1,6 +1,6 @@
 """What each op does with a buffer operand: the role words the IR bridge
-computes from MLIR's interfaces (``lib/analysis/OpRoles.cpp``, documented in
-``include/memplan/analysis/OpRoles.h``), one per op in ``graph.op_role``.
+computes from MLIR's interfaces (``lib/IR/OpRoles.cpp``, documented in
+``include/memplan/IR/OpRoles.h``), one per op in ``graph.op_role``.
 
 The low byte says how a buffer flows through the op; two flag bits say
 whether the op's regions may use outer buffers and whether they run one at a
@@ -18,7 +18,7 @@ import numpy as np
 from memplan import _core
 from memplan.ir.graph import Graph
 
-#: The enums of ``include/memplan/analysis/OpRoles.h``, exported by the C++ core: a
+#: The enums of ``include/memplan/IR/OpRoles.h``, exported by the C++ core: a
 #: role (low byte of a role word) and the flags above it.
 Role = _core.LifetimeRole
 Flag = _core.LifetimeRoleFlag

@@ -37,7 +37,7 @@ def element_layout(elem: ir.Type) -> tuple[int | None, str | None]:
     f64 8, f80 and f128 16, the 4/6/8-bit floats 1; ``index`` 8;
     ``complex<T>`` two T; ``vector<NxT>`` LLVM's vector: its store size
     rounded up to a power of two, ``vector<MxNxT>`` M of those. Computed on
-    the typed MLIR type (``lib/analysis/TypeInfo.cpp``); each is checked against the
+    the typed MLIR type (``lib/IR/TypeInfo.cpp``); each is checked against the
     ExecutionEngine in test_data_layout.py.
     """
     return _core.element_layout(elem)

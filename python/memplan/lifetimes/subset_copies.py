@@ -27,7 +27,7 @@ from memplan.lifetimes import roles as K
 from memplan.lifetimes.analysis import FunctionLifetimes
 from memplan.lifetimes.peaks import ROUNDING
 
-#: OperandAccess bits of ``graph.operand_access`` (include/memplan/analysis/OpRoles.h).
+#: OperandAccess bits of ``graph.operand_access`` (include/memplan/IR/OpRoles.h).
 _READ, _WRITE = 1, 2
 
 

@@ -15,13 +15,13 @@ import sys
 import numpy as np
 from mlir import ir
 
-from memplan.capacity import Capacity
 from memplan.ir.graph import extract_graph, function_ids, operation
 from memplan.lifetimes.analysis import FunctionLifetimes, LifetimeAnalysis, peak_live
 from memplan.lifetimes.contents import held_without_contents
 from memplan.lifetimes.fit import buffer_note, over_capacity, report_over
 from memplan.liveness.report import format_text, heap_peaks, report_dict
 from memplan.passes import PassContext
+from memplan.passes.capacity import Capacity
 
 
 def record_statistics(ctx: PassContext, lt: FunctionLifetimes) -> None:

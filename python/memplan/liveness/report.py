@@ -55,7 +55,7 @@ copy``, ``subset copy``), with the bytes each would save (:mod:`memplan.lifetime
 ``held_without_contents`` lists every buffer held while its contents are not
 needed (:mod:`memplan.lifetimes.contents`).
 ``offset`` is where a single pool over the function's eligible static
-buffers would place the buffer (``memplan.packing``, default algorithm), so
+buffers would place the buffer (``memplan.reuse.packing``, default algorithm), so
 ``memplan report`` can draw the plan without the IR. ``group`` numbers the
 branch group (see :mod:`memplan.lifetimes.branches`) a buffer belongs to:
 members of a group share their interval and offset.
@@ -69,7 +69,6 @@ from typing import Any, Iterable, Mapping, Optional
 
 import numpy as np
 
-from memplan import packing
 from memplan.ir.graph import value_namer
 from memplan.lifetimes import symbolic
 from memplan.lifetimes.analysis import FunctionLifetimes, peak_live
@@ -77,6 +76,7 @@ from memplan.lifetimes.contents import Site, held_without_contents, peak_site
 from memplan.lifetimes.peaks import dataflow_bound, input_peak, lower_bound_peak
 from memplan.lifetimes.stored import BlockFloors, BufferAccesses, Floor, op_at_peak, stored_at_peak
 from memplan.lifetimes.subset_copies import subset_copies_at
+from memplan.reuse import packing
 from memplan.reuse.plan import PoolOverflow, plan_function
 
 JSON_VERSION = 1

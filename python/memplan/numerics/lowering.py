@@ -37,7 +37,7 @@ context of its own):
    generator would: for each tile of up to :data:`PACK_TILE` iterations of
    the innermost loop, the input's tile is copied into a stack buffer (at most
    :data:`PACK_MAX_BYTES`) with that loop's dimension last, and the op runs
-   on the tile reading the copy (C++: ``lib/transforms/PackStridedReads.cpp``).
+   on the tile reading the copy (C++: ``lib/Numerics/PackStridedReads.cpp``).
    Only the innermost loop is split: every output element sees the same
    operations in the same order, so the values are the same bit for bit,
    and the heap is not touched.
@@ -93,7 +93,7 @@ from mlir import ir, passmanager
 from mlir.dialects import arith, builtin, func, memref, scf
 
 from memplan import _core
-from memplan.pipeline import parse_pipeline, run_pass_manager
+from memplan.passes.pipeline import parse_pipeline, run_pass_manager
 
 from .loop_order import hoist_reductions
 from .outline import mark_no_inline, outline_generics
@@ -235,7 +235,7 @@ def _errors_raised_as(context: ir.Context, what: str) -> Iterator[None]:
 def _run(module: ir.Module, pipeline: str, what: str) -> None:
     """Run ``pipeline``, its errors raised as a :class:`LoweringError`
     (:func:`_errors_raised_as`). memplan's passes run through
-    :func:`memplan.pipeline.run_pass_manager` (the GIL released while MLIR
+    :func:`memplan.passes.pipeline.run_pass_manager` (the GIL released while MLIR
     runs, as they need)."""
     context = module.context
     with _errors_raised_as(context, what):

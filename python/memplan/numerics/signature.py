@@ -228,7 +228,7 @@ def index_argument_ranges(func: ir.Operation, size_limit: int = DEFAULT_DIM) -> 
     """Values for the integer arguments of ``func`` that its IR allows.
 
     Read from MLIR's interfaces by the C++ analysis
-    (``memplan/analysis/IndexRanges.h``), never from op names.  An integer
+    (``memplan/Numerics/IndexRanges.h``), never from op names.  An integer
     argument used (directly or through ``CastOpInterface`` casts) as a
     position that an op's run-time verification
     (``RuntimeVerifiableOpInterface``: ``memref.load``/``store``,

@@ -16,7 +16,7 @@ operand its in-place decision; one that would is dropped alone, the others
 stay (a second analysis, as bufferization will run it, confirms that no
 operand lost its decision). Inputs whose buffer may be a function
 argument or a constant are never used (writing the caller's tensors would
-change what the caller sees). C++: ``lib/transforms/ReuseDyingInputs.cpp``.
+change what the caller sees). C++: ``lib/Peak/ReuseDyingInputs.cpp``.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from __future__ import annotations
 from memplan import _core
 from memplan.peak import analyzing_pass
 
-#: The pass' body (declared in memplan.pass_declarations).
+#: The pass' body (declared in memplan.passes.declarations).
 run = analyzing_pass("memplan-reuse-dying-inputs", _core.reuse_dying_inputs, changed="reused")
 
 __all__ = ["run"]

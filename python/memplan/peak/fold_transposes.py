@@ -35,7 +35,7 @@ reads through it, and is then not stored at all; one that a use writes into,
 returns or passes on stays, and its other reads are folded only when every
 kept use comes first and the source lives anyway (a function argument or a
 constant). With ``remarks``, one remark per decision. C++:
-``lib/transforms/FoldTransposes.cpp``.
+``lib/Peak/FoldTransposes.cpp``.
 """
 
 from __future__ import annotations

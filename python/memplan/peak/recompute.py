@@ -15,7 +15,7 @@ moved down when one op holds them all).
 Whether to recompute is decided per function body by a model of the bytes
 its tensors hold at every op and between ops (the dataflow bound in tensor
 terms: each tensor from its definition to its last use, in place only into
-a destination that dies there; ``lib/transforms/BlockPeakModel.cpp``).
+a destination that dies there; ``lib/Peak/BlockPeakModel.cpp``).
 Recomputing a value frees its buffer between its uses and adds, before each
 user, what its computation holds; every candidate is taken, the ones whose
 computation would hold more at the peak are dropped, then, the costliest in
@@ -25,7 +25,7 @@ peak, within ``max-added-work-percent`` of the function's work (loop
 iterations times payload ops of its linalg ops). Values with dynamic sizes,
 values computed inside a loop body or a branch, and computations of more
 than 64 ops are left alone. ``remarks`` reports one remark per decision.
-The rewrite: ``lib/transforms/RecomputeCheapValues.cpp``; the grouping of
+The rewrite: ``lib/Peak/RecomputeCheapValues.cpp``; the grouping of
 uses by the op holding them is shared with ``memplan-split-destinations``.
 Run it after ``memplan-split-destinations`` (as ``memplan-memory-pipeline``
 does), whose split destinations the model reads as one buffer each.
@@ -41,7 +41,7 @@ from memplan.peak import report
 
 
 def run(module: ir.Operation, ctx: PassContext) -> None:
-    """The pass' body (declared in :mod:`memplan.pass_declarations`)."""
+    """The pass' body (declared in :mod:`memplan.passes.declarations`)."""
     stats = _core.recompute_cheap_values(module._CAPIPtr, ctx.options)
     for location, message in stats.remarks:
         ctx.remark(location, message)

@@ -5,7 +5,7 @@ in GPT-2's tanh-GELU, ``0.5 * x`` is computed first and held while
 ``x ** 3`` and its chain are, where computing it last lets it write into
 ``x``, which dies there, and keeps two FFN-wide temporaries from
 overlapping. This pass schedules each single-block function body (C++:
-``lib/transforms/ReorderForMemory.cpp``) by a beam search over list
+``lib/Peak/ReorderForMemory.cpp``) by a beam search over list
 schedules: ``beam-width`` partial schedules, each ``lookahead`` ops beyond
 a committed prefix; an op that allocates nothing goes first whenever one is
 ready, and the first ``branching`` ready ops (in the original order) are
@@ -35,7 +35,7 @@ from memplan import _core
 from memplan.passes import PassContext
 from memplan.peak import report
 
-#: The options that bound the search (include/memplan/transforms/PassOptions.def).
+#: The options that bound the search (include/memplan/Passes/PassOptions.def).
 BOUNDS = ("beam_width", "lookahead", "branching")
 
 

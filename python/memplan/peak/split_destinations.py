@@ -9,9 +9,9 @@ before that op (a use inside a loop gets its copy before the loop), shared by
 the uses that op holds: a loop or a branch gets one destination, as upstream
 allocates it, not one per nested use, which would hold them all on every
 path. A destination held by one op moves down to it. The grouping of uses is
-``lib/transforms/UseAnchors.cpp``, shared with
+``lib/Peak/UseAnchors.cpp``, shared with
 ``memplan-recompute-cheap-values``. The rewrite itself is C++ on MLIR's C++ API
-(``lib/transforms/SplitDestinations.cpp``); which ops are destinations comes
+(``lib/Peak/SplitDestinations.cpp``); which ops are destinations comes
 from the interfaces: side-effect free, no regions and no tensor operands, one
 tensor result that ``BufferizableOpInterface`` says bufferizes to an
 allocation. A shared destination that one of its uses reads stays shared:

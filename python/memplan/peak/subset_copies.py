@@ -24,7 +24,7 @@ the producers start; the border keeps the padding and the interior gets the
 producers' writes, so the values are the same bit for bit. The
 ``insert_slice`` bufferizes in place: one buffer and no copy.
 
-Legality, decided per value (C++: ``lib/transforms/EliminateSubsetCopies.cpp``):
+Legality, decided per value (C++: ``lib/Peak/EliminateSubsetCopies.cpp``):
 
 * the value and every tensor its producers write into are used only along
   that chain (so nothing reads the value after the copy, nothing else sees
@@ -62,7 +62,7 @@ ARGUMENT = "memplan-eliminate-subset-copies"
 
 
 def run(module: ir.Operation, ctx: PassContext) -> None:
-    """The pass' body (declared in :mod:`memplan.pass_declarations`)."""
+    """The pass' body (declared in :mod:`memplan.passes.declarations`)."""
     stats = _core.eliminate_subset_copies(module._CAPIPtr, ctx.options)
     # With the remarks option, one per candidate, a failed analysis included.
     for location, message in stats.remarks:

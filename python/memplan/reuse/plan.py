@@ -8,7 +8,7 @@ points put every buffer that can be live at the same time in an overlapping
 interval, so packing by interval is safe across iterations and branches.
 Inside a parallel op each body instance gets its own pool.
 
-Static buffers are packed by :func:`memplan.packing.pack`. A pool with
+Static buffers are packed by :func:`memplan.reuse.packing.pack`. A pool with
 dynamically sized members (sizes hoistable to the pool) is a
 :class:`Layout`: an order of its members, below or above each other where
 their lives overlap, taken from a packing of their sizes at a sample value
@@ -26,7 +26,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from memplan import _core, packing
+from memplan import _core
 from memplan.ir.graph import Graph
 from memplan.lifetimes import bounds as B
 from memplan.lifetimes import symbolic
@@ -42,6 +42,7 @@ from memplan.lifetimes.peaks import (
     plan_peak,
     planned_items,
 )
+from memplan.reuse import packing
 
 
 class Layout:
@@ -729,7 +730,7 @@ def _chain_pools(
 ) -> list[PoolPlan]:
     """Pools of buffers that follow one another in ``scope`` (each a chain:
     one offset, as large as its largest member), formed only where the heap
-    with ``pools`` stays at or below ``target`` (C++: memplan/packing/PoolChains.h).
+    with ``pools`` stays at or below ``target`` (C++: memplan/Reuse/PoolChains.h).
     Candidates are statically sized buffers allocated directly in the scope
     block, over the interval they hold on the heap when left alone."""
     g = lt.graph
@@ -791,7 +792,7 @@ def plan_function(
     that runs zero times), for every value of the dynamic sizes:
 
     1. one pool of every eligible buffer of the scope, held from its first
-       member to its last use: packed by :mod:`memplan.packing`, or laid
+       member to its last use: packed by :mod:`memplan.reuse.packing`, or laid
        out over the dynamic sizes (:class:`Layout`, one candidate per
        sample value; else the static members alone); kept when the peak,
        then the bytes above the lower bound summed over the program points,

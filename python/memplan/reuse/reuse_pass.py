@@ -17,8 +17,8 @@ from memplan.lifetimes import reasons as R
 from memplan.lifetimes.analysis import FunctionLifetimes, LifetimeAnalysis
 from memplan.lifetimes.fit import buffer_note, report_over
 from memplan.lifetimes.sizes import custom_data_layout
-from memplan.pass_declarations import ALGORITHMS
 from memplan.passes import PassContext, search_budget
+from memplan.passes.declarations import ALGORITHMS
 from memplan.reuse.plan import PoolCapacityError, PoolOverflow, plan_function
 from memplan.reuse.rewrite import apply_plan
 

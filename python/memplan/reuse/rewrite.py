@@ -1,6 +1,6 @@
 """Apply pool plans to the IR: each :class:`~memplan.reuse.plan.PoolPlan`
 is stated as one edit, plain data, applied in one call on MLIR's C++ API
-(``memplan._core.apply_pool_edit``, include/memplan/transforms/PoolEdit.h)::
+(``memplan._core.apply_pool_edit``, include/memplan/Reuse/PoolEdit.h)::
 
     %pool = memref.alloc() {alignment = A} : memref<Nxi8>     // before the first member
     %c = arith.constant <offset> : index                      // one per distinct offset

@@ -2,7 +2,7 @@
 
 The rewrite is stated as one edit, plain data, applied in one call on
 MLIR's C++ API (``memplan._core.apply_transient_edit``,
-include/memplan/transforms/TransientEdit.h): a program of steps
+include/memplan/Transients/TransientEdit.h): a program of steps
 (:class:`~memplan.ir.steps.Program`) that, at each planned function's entry,
 computes the offsets, the callee sizes and the total (all pure ``index``
 arithmetic over the arguments, their slices cloned; the total marked
@@ -105,7 +105,7 @@ def entry_resolver(graph: Graph, func: int, program: Program) -> LeafResolver:
 
 class TransientEdit:
     """A module's transient edit as it is stated: the program and what it
-    changes (include/memplan/transforms/TransientEdit.h)."""
+    changes (include/memplan/Transients/TransientEdit.h)."""
 
     def __init__(self) -> None:
         self.program = Program()

@@ -1,5 +1,5 @@
 """The bodies of the transient-storage passes (declared, with the
-``memplan-transients`` pipeline, in :mod:`memplan.pass_declarations`)."""
+``memplan-transients`` pipeline, in :mod:`memplan.passes.declarations`)."""
 
 from __future__ import annotations
 

@@ -26,7 +26,6 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from memplan import packing
 from memplan.ir import sizeexpr as E
 from memplan.ir.callgraph import CallGraph, build_call_graph
 from memplan.ir.graph import Graph, entry_block, value_namer
@@ -37,6 +36,7 @@ from memplan.lifetimes import roles as K
 from memplan.lifetimes.analysis import LifetimeAnalysis
 from memplan.lifetimes.fit import buffer_note, bytes_text, over_capacity, point_text
 from memplan.lifetimes.sizes import element_bytes
+from memplan.reuse import packing
 from memplan.transients.contract import find_storage, planned_query
 
 DEFAULT_ALIGNMENT = 64

@@ -3,7 +3,7 @@
 
 // memplan-fold-transposes folds transposes and broadcasts into the indexing
 // maps of the ops that read them: no permuted copy is stored. The numerics of
-// every case are checked in test/python/test_fold_transposes.py.
+// every case are checked in test/python/peak/test_fold_transposes.py.
 
 // nn.Linear as torch-mlir imports it: the weight is transposed into a fresh
 // tensor, then multiplied. The matmul reads the weight where it lies through

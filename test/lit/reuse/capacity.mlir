@@ -3,7 +3,7 @@
 // With a capacity, every statically sized buffer memplan can pool in a scope
 // goes into one pool of at most that many bytes, or the pass fails where the
 // live bytes exceed it. The numerics of every case that runs are checked in
-// test/python/test_capacity.py.
+// test/python/reuse/test_capacity.py.
 
 // Three 256-byte buffers, at most two live at once: a 512-byte pool.
 

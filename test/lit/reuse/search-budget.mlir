@@ -7,7 +7,7 @@
 // Nine buffers of 64 to 256 bytes whose live bytes peak at 1088, the
 // capacity. The packer's heuristics stop at 1152 bytes here; its exact search
 // finds a packing in 1088 (the intervals of a packing instance that needs the
-// search, written out like test/python/test_capacity.py's _program).
+// search, written out like test/python/reuse/test_capacity.py's _program).
 
 // With the default search budget, or the largest (past int64, the packer's
 // own largest): one pool of exactly the capacity.

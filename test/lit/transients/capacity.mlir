@@ -3,7 +3,7 @@
 // With a capacity, the transient storage of each function (its transients and
 // the storage it passes to callees) fits in that many bytes, or the pipeline
 // fails where the live bytes exceed it. The numerics of the case that fits
-// are checked in test/python/test_capacity.py.
+// are checked in test/python/reuse/test_capacity.py.
 
 // Two 1024-byte transients live at once: 2048 bytes, the capacity.
 

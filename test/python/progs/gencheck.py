@@ -2,7 +2,7 @@
 end to end, as the tests and ``bench/bench_generated.py`` do.
 
 The reference is the tensor program through upstream's pipeline
-(``memplan.pipeline.UPSTREAM_BUFFERIZATION``: one-shot-bufferize,
+(``memplan.passes.pipeline.UPSTREAM_BUFFERIZATION``: one-shot-bufferize,
 buffer-deallocation-pipeline, optimize-allocation-liveness); the program
 checked is its ``memplan-memory-pipeline`` output. Each must hold:
 
@@ -96,7 +96,7 @@ class Report:
         return not self.defects
 
 
-UPSTREAM = None  # memplan.pipeline.UPSTREAM_BUFFERIZATION, imported lazily
+UPSTREAM = None  # memplan.passes.pipeline.UPSTREAM_BUFFERIZATION, imported lazily
 MEMPLAN = "memplan-memory-pipeline"
 
 
@@ -188,7 +188,7 @@ STEPS = (
 
 def _crashing_step(text: str) -> str:
     """The first step of memplan-memory-pipeline whose run crashes."""
-    from memplan.pipeline import MEMPLAN_ONE_SHOT
+    from memplan.passes.pipeline import MEMPLAN_ONE_SHOT
 
     steps = [step or MEMPLAN_ONE_SHOT for step in STEPS]
     for k in range(1, len(steps) + 1):
@@ -233,7 +233,7 @@ def check_program(
     checked (memplan-memory-pipeline)."""
     from memplan.numerics import compare_paths
     from memplan.numerics.heap import UseAfterFree
-    from memplan.pipeline import UPSTREAM_BUFFERIZATION
+    from memplan.passes.pipeline import UPSTREAM_BUFFERIZATION
 
     report = Report(program.seed, program.features.element)
     upstream = _pipeline_outcome(program.text, UPSTREAM_BUFFERIZATION)

@@ -1,0 +1,60 @@
+//===- PoolEdit.h - A pool plan as data, applied in one edit ----*- C++ -*-===//
+//
+// memplan-buffer-reuse plans each pool in Python (python/memplan/reuse/) and
+// states the whole edit as a PoolEdit: plain data, no op handles. One call,
+// applyPoolEdit, then makes every change on MLIR's C++ API: the pool's byte
+// buffer and its offset arithmetic, the views replacing its members, its
+// dealloc, and the erasure of what the views replace.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMPLAN_TRANSFORMS_POOLEDIT_H
+#define MEMPLAN_TRANSFORMS_POOLEDIT_H
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace memplan {
+
+class Graph;
+
+/// What one step of a pool edit's `index` program makes (PoolSteps.def).
+enum class PoolStep : int32_t {
+#define MEMPLAN_POOL_STEP(Name, Py, Doc) Name,
+#include "memplan/Reuse/PoolSteps.def"
+};
+
+/// One pool's rewrite. Op and value ids are those of the Graph it was
+/// planned on; step operands are indices of earlier steps.
+struct PoolEdit {
+  /// The op the pool's alloc and its arithmetic are created before (their
+  /// location is this op's).
+  int32_t insertBefore = -1;
+  /// The op the pool's dealloc is created after.
+  int32_t deallocAfter = -1;
+  /// The pool alloc's alignment, in bytes.
+  int64_t alignment = 0;
+  /// Ops moved before `insertBefore`, in this order (what computes the
+  /// dynamic sizes).
+  std::vector<int32_t> hoist;
+  /// (alloc op, operand index, value id): the operand becomes that value,
+  /// the size the pool was planned with, before the steps run.
+  std::vector<std::array<int32_t, 3>> sizeOperands;
+  /// The `index` program, in creation order: (PoolStep, a, b, c). Exactly
+  /// one step is PoolStep::Pool.
+  std::vector<std::array<int64_t, 4>> steps;
+  /// Per member: its alloc, its dealloc (or -1) and the step giving its
+  /// byte offset in the pool.
+  std::vector<int32_t> allocs, deallocs, offsetStep;
+  /// Other deallocs to erase (those of merged branch results).
+  std::vector<int32_t> erase;
+};
+
+/// Applies `edit`, which the caller has checked (ids in range, step
+/// operands earlier steps, one Pool step).
+void applyPoolEdit(const Graph &g, const PoolEdit &edit);
+
+} // namespace memplan
+
+#endif // MEMPLAN_TRANSFORMS_POOLEDIT_H

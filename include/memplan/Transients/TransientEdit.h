@@ -1,0 +1,60 @@
+//===- TransientEdit.h - A transient plan as data, one edit -----*- C++ -*-===//
+//
+// memplan-emplace-transients plans in Python (python/memplan/transients/)
+// and states the whole rewrite of the module as a TransientEdit: plain data,
+// no op handles. One call, applyTransientEdit, then makes every change on
+// MLIR's C++ API: the storage arguments, the size arithmetic at each
+// function's entry (slices cloned, the size check), the storage views passed
+// to callees and the heap buffers of callers without storage, the
+// allocations made views of the storage and their deallocs erased.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMPLAN_TRANSFORMS_TRANSIENTEDIT_H
+#define MEMPLAN_TRANSFORMS_TRANSIENTEDIT_H
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace memplan {
+
+class Graph;
+
+/// A module's transient rewrite. Op and value ids are those of the Graph it
+/// was planned on; step operands are indices of earlier steps.
+struct TransientEdit {
+  /// Functions given a `memref<?xi8>` argument after their last one (its
+  /// attributes empty), before the steps run.
+  std::vector<int32_t> newArguments;
+  /// The program, in creation order (memplan/Reuse/PoolSteps.def):
+  /// (step, a, b, c), positioned by EntryBegin, Before and After steps.
+  std::vector<std::array<int64_t, 4>> steps;
+  /// The operands of the Clone steps.
+  std::vector<int64_t> cloneOperands;
+  /// The heap buffers' (Pool steps') alignment, in bytes.
+  int64_t alignment = 0;
+  /// The Assert steps' message.
+  std::string message;
+  /// The steps whose op gets the unit attribute `marker`.
+  std::vector<int64_t> marked;
+  std::string marker;
+  /// Per allocation placed in storage: its alloc, its dealloc (or -1), and
+  /// the steps giving its buffer and its byte offset in it.
+  std::vector<int32_t> allocs, deallocs, bufferStep, offsetStep;
+  /// Other ops to erase (further deallocs).
+  std::vector<int32_t> erase;
+  /// (call, argument, step): the call passes the step's value as that
+  /// argument, appended when it is one past the last; its argument
+  /// attributes are dropped.
+  std::vector<std::array<int32_t, 3>> calls;
+};
+
+/// Applies `edit`, which the caller has checked (ids in range, step operands
+/// earlier steps of the right types, steps positioned before they create).
+void applyTransientEdit(const Graph &g, const TransientEdit &edit);
+
+} // namespace memplan
+
+#endif // MEMPLAN_TRANSFORMS_TRANSIENTEDIT_H

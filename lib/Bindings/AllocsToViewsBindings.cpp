@@ -1,0 +1,393 @@
+//===- AllocsToViewsBindings.cpp - Python entry of the view rewrites ------===//
+//
+// memplan._core.apply_pool_edit: the pool rewrite (memplan/reuse/rewrite.py)
+// states a pool's edit as arrays, applied here in one call
+// (transforms/PoolEdit.h). memplan._core.apply_transient_edit: transient
+// emplacement (memplan/transients/emplace.py) states the module's rewrite
+// the same way (transforms/TransientEdit.h). Both are checked here first: a
+// malformed edit raises and leaves the IR as it was.
+//
+//===----------------------------------------------------------------------===//
+
+#include "memplan/Bindings/Bindings.h"
+#include "memplan/IR/Graph.h"
+#include "memplan/IR/OpRoles.h"
+#include "memplan/Reuse/PoolEdit.h"
+#include "memplan/Transients/TransientEdit.h"
+
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+
+#include <algorithm>
+#include <set>
+#include <vector>
+
+namespace nb = nanobind;
+
+namespace memplan {
+namespace {
+
+/// A contiguous (n, 4) int64 array: an edit's steps.
+using StepsIn =
+    nb::ndarray<const int64_t, nb::shape<-1, 4>, nb::c_contig, nb::device::cpu>;
+/// A contiguous 1-d int64 array.
+using Int64In =
+    nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+/// A contiguous (n, 3) int32 array: size operands, calls.
+using TriplesIn =
+    nb::ndarray<const int32_t, nb::shape<-1, 3>, nb::c_contig, nb::device::cpu>;
+
+template <typename T, typename Array> std::vector<T> toVector(const Array &a) {
+  return std::vector<T>(a.data(), a.data() + a.shape(0));
+}
+
+std::vector<std::array<int32_t, 3>> toTriples(const TriplesIn &a) {
+  std::vector<std::array<int32_t, 3>> out;
+  for (size_t i = 0; i < a.shape(0); ++i)
+    out.push_back({a(i, 0), a(i, 1), a(i, 2)});
+  return out;
+}
+
+std::vector<std::array<int64_t, 4>> toSteps(const StepsIn &a) {
+  std::vector<std::array<int64_t, 4>> out;
+  for (size_t i = 0; i < a.shape(0); ++i)
+    out.push_back({a(i, 0), a(i, 1), a(i, 2), a(i, 3)});
+  return out;
+}
+
+bool isOp(const Graph &g, int64_t op) { return op >= 0 && op < g.numOps(); }
+
+int32_t numOperands(const Graph &g, int32_t op) {
+  return g.operandBegin[op + 1] - g.operandBegin[op];
+}
+
+/// What a step's value is, for checking the steps that read it.
+enum class Kind { None, Index, I1, MemRef, Other };
+
+Kind kindOfValue(const Graph &g, int32_t value) {
+  const TypeInfo &t = g.types[g.valueType[value]];
+  if (t.kind == TypeKind::Index)
+    return Kind::Index;
+  if (t.isMemRef())
+    return Kind::MemRef;
+  if (t.kind == TypeKind::Integer && t.elemBits == 1)
+    return Kind::I1;
+  return Kind::Other;
+}
+
+/// The entry block of function `op`, or -1 when `op` is no function with a
+/// body.
+int32_t entryBlock(const Graph &g, int64_t op) {
+  if (!isOp(g, op) || (g.opRole[op] & 0xFF) != kRoleFunc ||
+      g.regionBegin[op] == g.regionBegin[op + 1])
+    return -1;
+  int32_t region = g.regionBegin[op];
+  if (g.regionBlockBegin[region] == g.regionBlockBegin[region + 1])
+    return -1;
+  return g.regionBlocks[g.regionBlockBegin[region]];
+}
+
+/// Checks an edit's steps and returns what each one's value is: kinds known,
+/// operands earlier steps of the right kinds, ids in range. A pool edit
+/// (`transient` false) uses the steps up to Pool, exactly one Pool; a
+/// transient edit positions its steps before they create ops.
+std::vector<Kind> checkSteps(const Graph &g,
+                             const std::vector<std::array<int64_t, 4>> &steps,
+                             const std::vector<int64_t> &cloneOperands,
+                             bool transient,
+                             const std::set<int32_t> &newArguments) {
+  std::vector<Kind> kinds;
+  int pools = 0;
+  bool positioned = !transient;
+  auto fail = [](const char *what) {
+    throw nb::index_error((std::string("edit step with ") + what).c_str());
+  };
+  for (size_t i = 0; i < steps.size(); ++i) {
+    auto [kind, a, b, c] = steps[i];
+    auto earlier = [&](int64_t s) { return s >= 0 && (size_t)s < i; };
+    // Step s exists and its value is of `want` (any value for Other).
+    auto is = [&](int64_t s, Kind want) {
+      if (!earlier(s))
+        fail("an operand out of range");
+      if (kinds[s] == Kind::None || (want != Kind::Other && kinds[s] != want))
+        throw nb::value_error("edit step reading a value of the wrong type");
+    };
+    Kind out = Kind::None;
+    bool creates = true;
+    if (!transient && kind > static_cast<int64_t>(PoolStep::Pool))
+      fail("an unknown kind");
+    switch (static_cast<PoolStep>(kind)) {
+    case PoolStep::Constant:
+      out = Kind::Index;
+      break;
+    case PoolStep::Value:
+      if (a < 0 || a >= g.numValues())
+        fail("a value out of range");
+      out = kindOfValue(g, static_cast<int32_t>(a));
+      creates = false;
+      break;
+    case PoolStep::AddI:
+    case PoolStep::MulI:
+    case PoolStep::DivUI:
+    case PoolStep::MaxUI:
+    case PoolStep::CmpULT:
+    case PoolStep::CmpULE:
+      is(a, Kind::Index);
+      is(b, Kind::Index);
+      out = (kind == static_cast<int64_t>(PoolStep::CmpULT) ||
+             kind == static_cast<int64_t>(PoolStep::CmpULE))
+                ? Kind::I1
+                : Kind::Index;
+      break;
+    case PoolStep::Select:
+      is(a, Kind::I1);
+      is(b, Kind::Other);
+      is(c, kinds[b]);
+      out = kinds[b];
+      break;
+    case PoolStep::Pool:
+      ++pools;
+      if (a == -1)
+        is(b, Kind::Index);
+      else if (a < 0)
+        fail("a negative size");
+      out = Kind::MemRef;
+      break;
+    case PoolStep::Argument: {
+      int32_t entry = entryBlock(g, a);
+      int64_t args =
+          entry < 0 ? 0
+                    : g.blockNumArgs[entry] + (newArguments.count(a) ? 1 : 0);
+      if (entry < 0 || b < 0 || b >= args)
+        fail("an argument out of range");
+      out = b < g.blockNumArgs[entry]
+                ? kindOfValue(g, g.blockArgBegin[entry] + b)
+                : Kind::MemRef;
+      creates = false;
+      break;
+    }
+    case PoolStep::Clone:
+      if (!isOp(g, a) || !(g.opPurity[a] & kPurityEffectFree) ||
+          g.numResults[a] < 1 || g.opEnd[a] != a || b < 0 ||
+          b + numOperands(g, a) > (int64_t)cloneOperands.size())
+        fail("an op that is not an effect-free op with results, or clone "
+             "operands out of range");
+      for (int32_t k = 0; k < numOperands(g, a); ++k)
+        is(cloneOperands[b + k], Kind::Other);
+      out = kindOfValue(g, g.resultBegin[a]);
+      break;
+    case PoolStep::Result:
+      if (!earlier(a) || steps[a][0] != static_cast<int64_t>(PoolStep::Clone) ||
+          b < 0 || b >= g.numResults[steps[a][1]])
+        fail("a result out of range");
+      out = kindOfValue(g, g.resultBegin[steps[a][1]] + b);
+      creates = false;
+      break;
+    case PoolStep::Dim:
+      is(a, Kind::MemRef);
+      is(b, Kind::Index);
+      out = Kind::Index;
+      break;
+    case PoolStep::Assert:
+      is(a, Kind::I1);
+      break;
+    case PoolStep::View:
+      is(a, Kind::MemRef);
+      is(b, Kind::Index);
+      is(c, Kind::Index);
+      out = Kind::MemRef;
+      break;
+    case PoolStep::Dealloc:
+      is(a, Kind::MemRef);
+      break;
+    case PoolStep::EntryBegin:
+      if (entryBlock(g, a) < 0)
+        fail("an op that is no function with a body");
+      positioned = true;
+      creates = false;
+      break;
+    case PoolStep::Before:
+    case PoolStep::After:
+      if (!isOp(g, a) || g.opBlock[a] < 0)
+        fail("an op out of range");
+      positioned = true;
+      creates = false;
+      break;
+    default:
+      fail("an unknown kind");
+    }
+    if (creates && !positioned)
+      throw nb::value_error("edit step creating an op before a step that "
+                            "positions it");
+    kinds.push_back(out);
+  }
+  if (!transient && pools != 1)
+    throw nb::value_error("a pool edit has exactly one pool step");
+  return kinds;
+}
+
+/// Checks the members of an edit: each an allocation (a memref result, its
+/// dynamic sizes first) with its dealloc or -1, a buffer and an offset step
+/// of the right kinds; the ops to erase are ops without results or regions.
+void checkMembers(const Graph &g, const std::vector<Kind> &kinds,
+                  const std::vector<int32_t> &allocs,
+                  const std::vector<int32_t> &deallocs,
+                  const std::vector<int32_t> &bufferStep,
+                  const std::vector<int32_t> &offsetStep,
+                  const std::vector<int32_t> &erase) {
+  size_t n = allocs.size();
+  if (deallocs.size() != n || offsetStep.size() != n || bufferStep.size() != n)
+    throw nb::value_error("member arrays differ in length");
+  auto step = [&](int32_t s) { return s >= 0 && (size_t)s < kinds.size(); };
+  auto erasable = [&](int32_t op) {
+    return g.numResults[op] == 0 && g.opEnd[op] == op;
+  };
+  std::set<int32_t> seen;
+  for (size_t i = 0; i < n; ++i) {
+    int32_t a = allocs[i], d = deallocs[i];
+    if (!isOp(g, a) || (d != -1 && !isOp(g, d)) || !step(offsetStep[i]) ||
+        !step(bufferStep[i]))
+      throw nb::index_error("member op or step out of range");
+    if (kinds[offsetStep[i]] != Kind::Index ||
+        kinds[bufferStep[i]] != Kind::MemRef)
+      throw nb::value_error("a member's buffer or offset step is of the "
+                            "wrong type");
+    // A member is an allocation: a memref result, its dynamic sizes first.
+    const TypeInfo *type =
+        g.numResults[a] ? &g.types[g.valueType[g.resultBegin[a]]] : nullptr;
+    if (!type || !type->isMemRef() || g.opEnd[a] != a ||
+        std::count(type->shape.begin(), type->shape.end(), TypeInfo::kDynamic) >
+            numOperands(g, a) ||
+        !seen.insert(a).second)
+      throw nb::value_error("a member is not a memref allocation, or twice");
+    if (d != -1 && !erasable(d))
+      throw nb::value_error("a dealloc has results or regions");
+  }
+  for (int32_t op : erase) {
+    if (!isOp(g, op))
+      throw nb::index_error("op to erase out of range");
+    if (!erasable(op) || seen.count(op))
+      throw nb::value_error("an op to erase has results or regions");
+  }
+}
+
+} // namespace
+
+void registerAllocsToViewsBindings(nb::module_ &m) {
+  {
+    nb::enum_<PoolStep> e(m, "PoolStep", nb::is_arithmetic(),
+                          "The steps of an edit's program.");
+#define MEMPLAN_POOL_STEP(Name, Py, Doc) e.value(#Py, PoolStep::Name, Doc);
+#include "memplan/Reuse/PoolSteps.def"
+  }
+
+  m.def(
+      "apply_pool_edit",
+      [](const Graph &g, int32_t insertBefore, int32_t deallocAfter,
+         int64_t alignment, const Int32In &hoist, const TriplesIn &sizeOperands,
+         const StepsIn &steps, const Int32In &allocs, const Int32In &deallocs,
+         const Int32In &offsetStep, const Int32In &erase) {
+        PoolEdit edit;
+        edit.insertBefore = insertBefore;
+        edit.deallocAfter = deallocAfter;
+        edit.alignment = alignment;
+        edit.hoist = toVector<int32_t>(hoist);
+        edit.sizeOperands = toTriples(sizeOperands);
+        edit.steps = toSteps(steps);
+        edit.allocs = toVector<int32_t>(allocs);
+        edit.deallocs = toVector<int32_t>(deallocs);
+        edit.offsetStep = toVector<int32_t>(offsetStep);
+        edit.erase = toVector<int32_t>(erase);
+
+        if (!isOp(g, insertBefore) || !isOp(g, deallocAfter) || alignment < 1)
+          throw nb::index_error("pool edit anchor out of range");
+        for (int32_t op : edit.hoist)
+          if (!isOp(g, op))
+            throw nb::index_error("hoisted op out of range");
+        for (auto [op, index, value] : edit.sizeOperands)
+          if (!isOp(g, op) || index < 0 || index >= numOperands(g, op) ||
+              value < 0 || value >= g.numValues())
+            throw nb::index_error("size operand out of range");
+        std::vector<Kind> kinds = checkSteps(g, edit.steps, {}, false, {});
+        int32_t pool = static_cast<int32_t>(
+            std::find_if(edit.steps.begin(), edit.steps.end(),
+                         [](const auto &s) {
+                           return s[0] == static_cast<int64_t>(PoolStep::Pool);
+                         }) -
+            edit.steps.begin());
+        checkMembers(g, kinds, edit.allocs, edit.deallocs,
+                     std::vector<int32_t>(edit.allocs.size(), pool),
+                     edit.offsetStep, edit.erase);
+        applyPoolEdit(g, edit);
+      },
+      nb::arg("graph"), nb::arg("insert_before"), nb::arg("dealloc_after"),
+      nb::arg("alignment"), nb::arg("hoist"), nb::arg("size_operands"),
+      nb::arg("steps"), nb::arg("allocs"), nb::arg("deallocs"),
+      nb::arg("offset_step"), nb::arg("erase"),
+      "Apply one pool's edit (memplan/Reuse/PoolEdit.h): the size "
+      "operands set, the hoisted ops moved, the steps created before "
+      "insert_before, the pool freed after dealloc_after, each member a view "
+      "at its offset step, the members' allocs and deallocs and `erase` "
+      "erased.");
+
+  m.def(
+      "apply_transient_edit",
+      [](const Graph &g, const Int32In &newArguments, const StepsIn &steps,
+         const Int64In &cloneOperands, int64_t alignment,
+         const std::string &message, const Int64In &marked,
+         const std::string &marker, const Int32In &allocs,
+         const Int32In &deallocs, const Int32In &bufferStep,
+         const Int32In &offsetStep, const Int32In &erase,
+         const TriplesIn &calls) {
+        TransientEdit edit;
+        edit.newArguments = toVector<int32_t>(newArguments);
+        edit.steps = toSteps(steps);
+        edit.cloneOperands = toVector<int64_t>(cloneOperands);
+        edit.alignment = alignment;
+        edit.message = message;
+        edit.marked = toVector<int64_t>(marked);
+        edit.marker = marker;
+        edit.allocs = toVector<int32_t>(allocs);
+        edit.deallocs = toVector<int32_t>(deallocs);
+        edit.bufferStep = toVector<int32_t>(bufferStep);
+        edit.offsetStep = toVector<int32_t>(offsetStep);
+        edit.erase = toVector<int32_t>(erase);
+        edit.calls = toTriples(calls);
+
+        if (alignment < 1)
+          throw nb::value_error("transient edit alignment below 1");
+        std::set<int32_t> added;
+        for (int32_t f : edit.newArguments)
+          if (entryBlock(g, f) < 0 || !added.insert(f).second)
+            throw nb::index_error("storage argument for no function with a "
+                                  "body, or twice");
+        std::vector<Kind> kinds =
+            checkSteps(g, edit.steps, edit.cloneOperands, true, added);
+        for (int64_t s : edit.marked)
+          if (s < 0 || (size_t)s >= kinds.size() || kinds[s] == Kind::None)
+            throw nb::index_error("marked step out of range");
+        checkMembers(g, kinds, edit.allocs, edit.deallocs, edit.bufferStep,
+                     edit.offsetStep, edit.erase);
+        for (auto [call, argument, step] : edit.calls) {
+          if (!isOp(g, call) || (g.opRole[call] & 0xFF) != kRoleCall ||
+              argument < 0 || argument > numOperands(g, call) || step < 0 ||
+              (size_t)step >= kinds.size())
+            throw nb::index_error("call, argument or step out of range");
+          if (kinds[step] != Kind::MemRef)
+            throw nb::value_error("a call's storage step is no memref");
+        }
+        applyTransientEdit(g, edit);
+      },
+      nb::arg("graph"), nb::arg("new_arguments"), nb::arg("steps"),
+      nb::arg("clone_operands"), nb::arg("alignment"), nb::arg("message"),
+      nb::arg("marked"), nb::arg("marker"), nb::arg("allocs"),
+      nb::arg("deallocs"), nb::arg("buffer_step"), nb::arg("offset_step"),
+      nb::arg("erase"), nb::arg("calls"),
+      "Apply a module's transient edit (memplan/Transients/TransientEdit.h): "
+      "the storage arguments added to new_arguments, the steps created, the "
+      "marked steps' ops given the unit attribute `marker`, each call given "
+      "its storage step as an argument, each alloc a view of its buffer step "
+      "at its offset step, the allocs, their deallocs and `erase` erased.");
+}
+
+} // namespace memplan

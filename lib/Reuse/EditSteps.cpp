@@ -1,0 +1,122 @@
+//===- EditSteps.cpp - Create the steps of an edit's program --------------===//
+//
+// See EditSteps.h and memplan/Reuse/PoolSteps.def.
+//
+//===----------------------------------------------------------------------===//
+
+#include "memplan/Reuse/EditSteps.h"
+
+#include "memplan/IR/Graph.h"
+#include "memplan/Reuse/PoolEdit.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+using namespace mlir;
+
+namespace memplan {
+
+namespace {
+
+/// A `memref<?xi8>` or, with `bytes` >= 0, `memref<bytesxi8>`.
+MemRefType byteBuffer(OpBuilder &b, int64_t bytes = ShapedType::kDynamic) {
+  return MemRefType::get({bytes}, b.getIntegerType(8));
+}
+
+/// Creates step `s`; `values` holds the earlier ones. A positioning step
+/// moves `b` and `loc` and has no value.
+Value createStep(OpBuilder &b, Location &loc, const Graph &g,
+                 const StepProgram &p, const std::array<int64_t, 4> &s,
+                 ArrayRef<Value> values) {
+  auto [kind, x, y, z] = s;
+  switch (static_cast<PoolStep>(kind)) {
+  case PoolStep::Constant:
+    return arith::ConstantIndexOp::create(b, loc, x);
+  case PoolStep::Value:
+    return g.value(static_cast<int32_t>(x));
+  case PoolStep::AddI:
+    return arith::AddIOp::create(b, loc, values[x], values[y]);
+  case PoolStep::MulI:
+    return arith::MulIOp::create(b, loc, values[x], values[y]);
+  case PoolStep::DivUI:
+    return arith::DivUIOp::create(b, loc, values[x], values[y]);
+  case PoolStep::MaxUI:
+    return arith::MaxUIOp::create(b, loc, values[x], values[y]);
+  case PoolStep::CmpULT:
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, values[x],
+                                 values[y]);
+  case PoolStep::CmpULE:
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, values[x],
+                                 values[y]);
+  case PoolStep::Select:
+    return arith::SelectOp::create(b, loc, values[x], values[y], values[z]);
+  case PoolStep::Pool: {
+    bool dynamic = x < 0;
+    SmallVector<Value> sizes;
+    if (dynamic)
+      sizes.push_back(values[y]);
+    return memref::AllocOp::create(
+        b, loc, byteBuffer(b, dynamic ? ShapedType::kDynamic : x), sizes,
+        ValueRange(), b.getI64IntegerAttr(p.alignment));
+  }
+  case PoolStep::Argument:
+    return cast<FunctionOpInterface>(g.op(static_cast<int32_t>(x)))
+        .getArgument(static_cast<unsigned>(y));
+  case PoolStep::Clone: {
+    Operation *clone = b.clone(*g.op(static_cast<int32_t>(x)));
+    for (unsigned k = 0, e = clone->getNumOperands(); k < e; ++k)
+      clone->setOperand(k, values[p.cloneOperands[y + k]]);
+    return clone->getResult(0);
+  }
+  case PoolStep::Result:
+    return values[x].getDefiningOp()->getResult(static_cast<unsigned>(y));
+  case PoolStep::Dim:
+    return memref::DimOp::create(b, loc, values[x], values[y]);
+  case PoolStep::Assert:
+    cf::AssertOp::create(b, loc, values[x], p.message);
+    return Value();
+  case PoolStep::View:
+    return memref::ViewOp::create(b, loc, byteBuffer(b), values[x], values[y],
+                                  ValueRange{values[z]});
+  case PoolStep::Dealloc:
+    memref::DeallocOp::create(b, loc, values[x]);
+    return Value();
+  case PoolStep::EntryBegin: {
+    Operation *func = g.op(static_cast<int32_t>(x));
+    b.setInsertionPointToStart(&func->getRegion(0).front());
+    loc = func->getLoc();
+    return Value();
+  }
+  case PoolStep::Before:
+  case PoolStep::After: {
+    Operation *op = g.op(static_cast<int32_t>(x));
+    if (static_cast<PoolStep>(kind) == PoolStep::Before)
+      b.setInsertionPoint(op);
+    else
+      b.setInsertionPointAfter(op);
+    loc = op->getLoc();
+    return Value();
+  }
+  }
+  llvm_unreachable("a step kind of PoolSteps.def");
+}
+
+} // namespace
+
+SmallVector<Value> createSteps(const Graph &g, const StepProgram &program,
+                               OpBuilder &b, Location loc) {
+  MLIRContext *context = b.getContext();
+  context->getOrLoadDialect<arith::ArithDialect>();
+  context->getOrLoadDialect<cf::ControlFlowDialect>();
+  context->getOrLoadDialect<memref::MemRefDialect>();
+  SmallVector<Value> values;
+  values.reserve(program.steps.size());
+  for (const auto &step : program.steps)
+    values.push_back(createStep(b, loc, g, program, step, values));
+  return values;
+}
+
+} // namespace memplan

@@ -1,0 +1,146 @@
+"""Pools never raise the heap on any path (#31): a loop that runs zero times
+or a branch that is not taken leaves the input's heap lower than the
+function-wide peak, and a pool held over such a region must not go above
+it there. Each program runs at every trip count / branch value with the
+heap hooks, before and after memplan-buffer-reuse (and the whole memory
+pipeline against upstream's), bit for bit with poisoned memory, with the
+run-time overlap oracle."""
+
+from __future__ import annotations
+
+import pytest
+from mlir import ir
+from progs.litcases import run_reuse
+
+import memplan
+from memplan import numerics
+from memplan.ir import parse_source
+from memplan.lifetimes import paths
+from memplan.lifetimes.analysis import analyze_module
+from memplan.numerics import oracle
+from memplan.passes.pipeline import MEMPLAN_BUFFERIZATION, PEAK_PASSES, UPSTREAM_BUFFERIZATION
+from memplan.reuse.plan import plan_function
+
+# A long-lived buffer %l and a short one %s used inside a region that may
+# not run; %r, returned (never pooled), is allocated while %l lives. One pool
+# of %l and %s holds 128 bytes until %l dies, so beside %r the heap is 192
+# bytes. Where the region runs, its own %c lifts the input to 192 too; where
+# it does not, the input never holds more than 128.
+_BODY = """
+  %l = memref.alloc() : memref<16xf32>
+  linalg.exp ins(%x : memref<16xf32>) outs(%l : memref<16xf32>)
+  %s = memref.alloc() : memref<16xf32>
+  linalg.negf ins(%x : memref<16xf32>) outs(%s : memref<16xf32>)
+  {open}
+    %c = memref.alloc() : memref<16xf32>
+    linalg.add ins(%s, %out : memref<16xf32>, memref<16xf32>) outs(%c : memref<16xf32>)
+    linalg.add ins(%c, %l : memref<16xf32>, memref<16xf32>) outs(%out : memref<16xf32>)
+    memref.dealloc %c : memref<16xf32>
+  }}
+  memref.dealloc %s : memref<16xf32>
+  %r = memref.alloc() : memref<16xf32>
+  linalg.add ins(%l, %out : memref<16xf32>, memref<16xf32>) outs(%r : memref<16xf32>)
+  memref.dealloc %l : memref<16xf32>
+  return %r : memref<16xf32>
+}}
+"""
+ZERO_TRIP = """
+func.func @zero_trip(%x: memref<16xf32>, %n: index, %out: memref<16xf32>) -> memref<16xf32> {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index""" + _BODY.replace("{open}", "scf.for %i = %c0 to %n step %c1 {{")
+UNTAKEN = """
+func.func @untaken(%x: memref<16xf32>, %flag: i1, %out: memref<16xf32>) -> memref<16xf32> {{""" + _BODY.replace(
+    "{open}", "scf.if %flag {{"
+)
+ZERO_TRIP, UNTAKEN = ZERO_TRIP.format(), UNTAKEN.format()
+
+# The same shape at tensor level, through the whole memory pipeline: %t's
+# buffer is %r's (it dies there), %l and %s would share a pool.
+TENSOR = """
+func.func @zero_trip(%x: tensor<16xf32>, %n: index, %acc0: tensor<16xf32>) -> (tensor<16xf32>, tensor<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %e = tensor.empty() : tensor<16xf32>
+  %l = linalg.exp ins(%x : tensor<16xf32>) outs(%e : tensor<16xf32>) -> tensor<16xf32>
+  %e1 = tensor.empty() : tensor<16xf32>
+  %s = linalg.negf ins(%x : tensor<16xf32>) outs(%e1 : tensor<16xf32>) -> tensor<16xf32>
+  %acc = scf.for %i = %c0 to %n step %c1 iter_args(%a = %acc0) -> tensor<16xf32> {
+    %e2 = tensor.empty() : tensor<16xf32>
+    %c = linalg.add ins(%s, %a : tensor<16xf32>, tensor<16xf32>) outs(%e2 : tensor<16xf32>) -> tensor<16xf32>
+    %d = linalg.add ins(%c, %l : tensor<16xf32>, tensor<16xf32>) outs(%a : tensor<16xf32>) -> tensor<16xf32>
+    scf.yield %d : tensor<16xf32>
+  }
+  %e3 = tensor.empty() : tensor<16xf32>
+  %r = linalg.add ins(%acc, %x : tensor<16xf32>, tensor<16xf32>) outs(%e3 : tensor<16xf32>) -> tensor<16xf32>
+  %e4 = tensor.empty() : tensor<16xf32>
+  %t = linalg.mul ins(%r, %l : tensor<16xf32>, tensor<16xf32>) outs(%e4 : tensor<16xf32>) -> tensor<16xf32>
+  return %t, %acc : tensor<16xf32>, tensor<16xf32>
+}
+"""
+
+
+def _pipeline(text: str, pipeline: str) -> str:
+    with ir.Context():
+        module = parse_source(text)
+        memplan.run_pipeline(module, f"builtin.module({pipeline})")
+        return str(module)
+
+
+@pytest.mark.parametrize(
+    "text,entry,values",
+    [
+        (ZERO_TRIP, "zero_trip", (0, 1, 3)),
+        (UNTAKEN, "untaken", (0, 1)),
+    ],
+    ids=["zero-trip", "untaken-branch"],
+)
+def test_pool_never_raises_a_path(text, entry, values):
+    after, _, check = run_reuse(text)
+    assert check.ok, check.violations
+    for value in values:
+        fixed = {1: value}
+        before_heap = numerics.execute(text, entry, values=fixed).heap
+        result = numerics.compare(text, after, entry, values=fixed, poison=True)
+        assert result.ok, (value, result.mismatch, result.uninitialized)
+        assert result.heap_after.peak_blocks_bytes <= before_heap.peak_blocks_bytes, value
+        assert oracle.run(after, entry, values=fixed).ok, value
+
+
+def test_path_check_refuses_the_stretched_pool():
+    # The planner's own view: %l and %s pooled would be 192 bytes beside
+    # %r on the path that skips the loop, where the input holds 128.
+    with ir.Context():
+        (lt,) = analyze_module(parse_source(ZERO_TRIP))
+        plan = plan_function(lt)
+        assert plan.pools == [] and plan.peak == plan.input_peak == 192
+
+
+def test_path_tree_nodes():
+    # The loop body is a node of its own below the function body; an
+    # scf.if with an else takes one of its two nodes on every path.
+    text = UNTAKEN.replace(
+        "    memref.dealloc %c : memref<16xf32>\n  }",
+        "    memref.dealloc %c : memref<16xf32>\n  } else {\n  }",
+    )
+    with ir.Context():
+        for source, kinds in ((ZERO_TRIP, 0), (text, 1)):
+            (lt,) = analyze_module(parse_source(source))
+            tree = paths.PathTree(lt.graph, lt.func_op)
+            assert len(tree.parent) >= 2 and tree.parent[1] == 0
+            assert sum(len(c) for c in tree.choices) == kinds
+
+
+def test_memory_pipeline_per_trip_count():
+    # Upstream's pipeline, memplan's without its pools and memplan's, at 0, 1
+    # and 3 trips: the pools never lift memplan's own heap, nor above upstream.
+    upstream = _pipeline(TENSOR, UPSTREAM_BUFFERIZATION)
+    pooled = _pipeline(TENSOR, "memplan-memory-pipeline")
+    unpooled = _pipeline(TENSOR, ", ".join([PEAK_PASSES[0], PEAK_PASSES[2], MEMPLAN_BUFFERIZATION]))
+    for trips in (0, 1, 3):
+        fixed = {1: trips}
+        up = numerics.execute(upstream, "zero_trip", values=fixed).heap.peak_blocks_bytes
+        alone = numerics.execute(unpooled, "zero_trip", values=fixed).heap.peak_blocks_bytes
+        result = numerics.compare(TENSOR, pooled, "zero_trip", values=fixed, poison=True)
+        assert result.ok, (trips, result.mismatch)
+        assert result.heap_after.peak_blocks_bytes <= min(up, alone), trips
+        assert oracle.run(pooled, "zero_trip", values=fixed).ok, trips

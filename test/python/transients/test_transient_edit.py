@@ -1,0 +1,170 @@
+"""``memplan._core.apply_transient_edit``: a module's transient rewrite given
+as data is applied in one call (include/memplan/Transients/TransientEdit.h),
+and a malformed edit is an error that leaves the IR as it was."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from memplan import _core
+from memplan.ir import parse_source
+from memplan.ir.graph import extract_graph
+
+S = _core.PoolStep
+MESSAGE = "storage too small"
+MARKER = "test.size"
+
+# @f keeps %a (n floats) in its storage %s; @h passes @g a view of a storage
+# argument it gets, sized by a clone of %d's slice.
+PROGRAM = """
+func.func @f(%n: index, %x: f32, %s: memref<?xi8>) -> f32 {
+  %c0 = arith.constant 0 : index
+  %a = memref.alloc(%n) : memref<?xf32>
+  memref.store %x, %a[%c0] : memref<?xf32>
+  %y = memref.load %a[%c0] : memref<?xf32>
+  memref.dealloc %a : memref<?xf32>
+  return %y : f32
+}
+func.func private @g(%m: index) {
+  return
+}
+func.func @h(%t: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %d = memref.dim %t, %c0 : memref<?xf32>
+  call @g(%d) : (index) -> ()
+  return
+}
+"""
+
+
+def _ops(graph: _core.Graph, name: str) -> list[int]:
+    want = graph.name_id(name)
+    return [i for i in range(len(graph.op_name)) if graph.op_name[i] == want]
+
+
+def _i32(values: list) -> np.ndarray:
+    return np.array(values, dtype=np.int32)
+
+
+def _arr(steps: list) -> np.ndarray:
+    return np.array(steps, dtype=np.int64).reshape(-1, 4)
+
+
+def _edit(graph: _core.Graph, **changes) -> dict:
+    f, g, h = _ops(graph, "func.func")
+    alloc, dealloc = _ops(graph, "memref.alloc")[0], _ops(graph, "memref.dealloc")[0]
+    n = int(graph.operands[graph.operand_begin[alloc]])
+    c0, dim = _ops(graph, "arith.constant")[1], _ops(graph, "memref.dim")[0]
+    t = int(graph.operands[graph.operand_begin[dim]])
+    (call,) = _ops(graph, "func.call")
+    steps = [
+        (S.ENTRY_BEGIN, f, 0, 0),  # 0
+        (S.ARGUMENT, f, 2, 0),  # 1: %s
+        (S.VALUE, n, 0, 0),  # 2: %n
+        (S.CONSTANT, 4, 0, 0),  # 3
+        (S.MULI, 2, 3, 0),  # 4: n * 4 bytes, marked
+        (S.CONSTANT, 0, 0, 0),  # 5
+        (S.DIM, 1, 5, 0),  # 6: the storage's bytes
+        (S.CMPULE, 4, 6, 0),  # 7
+        (S.ASSERT, 7, 0, 0),  # 8
+        (S.ENTRY_BEGIN, h, 0, 0),  # 9
+        (S.ARGUMENT, h, 1, 0),  # 10: the argument the edit adds
+        (S.VALUE, t, 0, 0),  # 11
+        (S.CLONE, c0, 0, 0),  # 12: %c0 again
+        (S.CLONE, dim, 0, 0),  # 13: %d again, reading steps 11 and 12
+        (S.BEFORE, call, 0, 0),  # 14
+        (S.VIEW, 10, 12, 13),  # 15: %d bytes at 0
+    ]
+    args = dict(
+        new_arguments=_i32([g, h]),
+        steps=_arr(steps),
+        clone_operands=np.array([11, 12], dtype=np.int64),
+        alignment=64,
+        message=MESSAGE,
+        marked=np.array([4], dtype=np.int64),
+        marker=MARKER,
+        allocs=_i32([alloc]),
+        deallocs=_i32([dealloc]),
+        buffer_step=_i32([1]),
+        offset_step=_i32([5]),
+        erase=_i32([]),
+        calls=_i32([[call, 1, 15]]),
+    )
+    args.update(changes)
+    return args
+
+
+def _replace(graph: _core.Graph, k: int, step: tuple) -> dict:
+    steps = [tuple(s) for s in _edit(graph)["steps"].tolist()]
+    steps[k] = step
+    return {"steps": _arr(steps)}
+
+
+def test_transient_edit_applies_in_one_call():
+    module = parse_source(PROGRAM)
+    graph = extract_graph(module)
+    _core.apply_transient_edit(graph, **_edit(graph))
+    text = str(module)
+    assert module.operation.verify()
+    body = [line.strip() for line in text.splitlines()]
+    # @f: the size, marked, checked against the storage, then %a a view of it.
+    size = next(i for i, line in enumerate(body) if "arith.muli" in line)
+    assert MARKER in body[size]
+    assert "memref.dim %arg2" in body[size + 2] and "arith.cmpi ule" in body[size + 3]
+    assert f'cf.assert %{body[size + 3].split()[0][1:]}, "{MESSAGE}"' in body[size + 4]
+    assert "memref.view %arg2[%c0][%arg0] : memref<?xi8> to memref<?xf32>" in text
+    assert "memref.alloc" not in text and "memref.dealloc" not in text
+    # @g and @h take storage; @h's call passes a view of its own, sized by
+    # the cloned slice.
+    assert "func.func private @g(%arg0: index, %arg1: memref<?xi8>)" in text
+    assert "func.func @h(%arg0: memref<?xf32>, %arg1: memref<?xi8>)" in text
+    view = next(line for line in body if "memref.view %arg1" in line)
+    assert view.endswith(": memref<?xi8> to memref<?xi8>")
+    assert re.search(r"call @g\(%dim\w*, %view\)", text), text
+    assert text.count("memref.dim %arg0") == 2  # the slice and its clone
+
+
+@pytest.mark.parametrize(
+    "change, error",
+    [
+        # A step reading a later step, an unknown kind.
+        (lambda g: _replace(g, 4, (S.MULI, 2, 9, 0)), IndexError),
+        (lambda g: _replace(g, 3, (99, 0, 0, 0)), IndexError),
+        # An op created before any step positions it.
+        (lambda g: _replace(g, 0, (S.CONSTANT, 1, 0, 0)), ValueError),
+        # The dimension of an index; a comparison asserted as a size.
+        (lambda g: _replace(g, 6, (S.DIM, 5, 5, 0)), ValueError),
+        (lambda g: _replace(g, 8, (S.ASSERT, 6, 0, 0)), ValueError),
+        # An argument past the function's, one of a function it is not added to.
+        (lambda g: _replace(g, 1, (S.ARGUMENT, _ops(g, "func.func")[0], 3, 0)), IndexError),
+        (lambda g: {"new_arguments": _i32([_ops(g, "func.func")[1]])}, IndexError),
+        # A clone of an op with effects, a result of a step that is no clone.
+        (lambda g: _replace(g, 12, (S.CLONE, _ops(g, "memref.store")[0], 0, 0)), IndexError),
+        (lambda g: _replace(g, 13, (S.RESULT, 11, 0, 0)), IndexError),
+        # Clone operands past their list.
+        (lambda g: {"clone_operands": np.array([11], dtype=np.int64)}, IndexError),
+        # A member at a memref offset, a member that is no allocation.
+        (lambda g: {"offset_step": _i32([1])}, ValueError),
+        (lambda g: {"allocs": _i32([_ops(g, "memref.load")[0]])}, ValueError),
+        # An op to erase with results.
+        (lambda g: {"erase": _i32([_ops(g, "memref.dim")[0]])}, ValueError),
+        # Storage for an op that is no call, an argument past the call's.
+        (lambda g: {"calls": _i32([[_ops(g, "memref.dim")[0], 1, 15]])}, IndexError),
+        (lambda g: {"calls": _i32([[_ops(g, "func.call")[0], 3, 15]])}, IndexError),
+        # A storage argument for an op that is no function; a marked step out of range.
+        (lambda g: {"new_arguments": _i32([_ops(g, "memref.dim")[0]])}, IndexError),
+        (lambda g: {"marked": np.array([99], dtype=np.int64)}, IndexError),
+        # Member arrays of different lengths.
+        (lambda g: {"buffer_step": _i32([])}, ValueError),
+    ],
+)
+def test_malformed_transient_edit_leaves_the_ir(change, error):
+    module = parse_source(PROGRAM)
+    before = str(module)
+    graph = extract_graph(module)
+    with pytest.raises(error):
+        _core.apply_transient_edit(graph, **_edit(graph, **change(graph)))
+    assert str(module) == before
