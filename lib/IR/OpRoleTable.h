@@ -4,8 +4,8 @@
 // of an IRNumbering, from MLIR's interfaces.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MEMPLAN_ANALYSIS_OPROLETABLE_H
-#define MEMPLAN_ANALYSIS_OPROLETABLE_H
+#ifndef MEMPLAN_LIB_IR_OPROLETABLE_H
+#define MEMPLAN_LIB_IR_OPROLETABLE_H
 
 #include "memplan/IR/OpRoles.h"
 
@@ -46,4 +46,4 @@ OpRoleTable classifyOps(const IRNumbering &ir);
 
 } // namespace memplan
 
-#endif // MEMPLAN_ANALYSIS_OPROLETABLE_H
+#endif // MEMPLAN_LIB_IR_OPROLETABLE_H

@@ -9,8 +9,8 @@
 // the new (read, write) pairs are looked at.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MEMPLAN_ANALYSIS_ALIASINDEX_H
-#define MEMPLAN_ANALYSIS_ALIASINDEX_H
+#ifndef MEMPLAN_LIB_INPLACE_ALIASINDEX_H
+#define MEMPLAN_LIB_INPLACE_ALIASINDEX_H
 
 #include <algorithm>
 #include <array>
@@ -216,4 +216,4 @@ private:
 
 } // namespace memplan
 
-#endif // MEMPLAN_ANALYSIS_ALIASINDEX_H
+#endif // MEMPLAN_LIB_INPLACE_ALIASINDEX_H

@@ -9,8 +9,8 @@
 // sets (whose leaders are private) to key that index.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MEMPLAN_ANALYSIS_INPLACEANALYSIS_H
-#define MEMPLAN_ANALYSIS_INPLACEANALYSIS_H
+#ifndef MEMPLAN_LIB_INPLACE_INPLACEANALYSIS_H
+#define MEMPLAN_LIB_INPLACE_INPLACEANALYSIS_H
 
 #include "AliasIndex.h"
 #include "memplan/IR/IRNumbering.h"
@@ -250,4 +250,4 @@ private:
 
 } // namespace memplan
 
-#endif // MEMPLAN_ANALYSIS_INPLACEANALYSIS_H
+#endif // MEMPLAN_LIB_INPLACE_INPLACEANALYSIS_H

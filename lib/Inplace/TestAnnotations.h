@@ -4,8 +4,8 @@
 // into the IR after analyzing a scope, byte for byte as upstream writes it.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MEMPLAN_ANALYSIS_TESTANNOTATIONS_H
-#define MEMPLAN_ANALYSIS_TESTANNOTATIONS_H
+#ifndef MEMPLAN_LIB_INPLACE_TESTANNOTATIONS_H
+#define MEMPLAN_LIB_INPLACE_TESTANNOTATIONS_H
 
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 
@@ -23,4 +23,4 @@ void annotateAliasSets(mlir::Operation *scope,
 
 } // namespace memplan
 
-#endif // MEMPLAN_ANALYSIS_TESTANNOTATIONS_H
+#endif // MEMPLAN_LIB_INPLACE_TESTANNOTATIONS_H

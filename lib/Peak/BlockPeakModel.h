@@ -19,8 +19,8 @@
 // is point 2i + 1 (where an op inserted before op i + 1 runs).
 //
 //===----------------------------------------------------------------------===//
-#ifndef MEMPLAN_TRANSFORMS_BLOCKPEAKMODEL_H
-#define MEMPLAN_TRANSFORMS_BLOCKPEAKMODEL_H
+#ifndef MEMPLAN_LIB_PEAK_BLOCKPEAKMODEL_H
+#define MEMPLAN_LIB_PEAK_BLOCKPEAKMODEL_H
 
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
 #include "mlir/IR/Block.h"
@@ -103,4 +103,4 @@ private:
 
 } // namespace memplan
 
-#endif // MEMPLAN_TRANSFORMS_BLOCKPEAKMODEL_H
+#endif // MEMPLAN_LIB_PEAK_BLOCKPEAKMODEL_H

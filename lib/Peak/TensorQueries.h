@@ -6,8 +6,8 @@
 // names. Compiled without RTTI against MLIR's C++ API.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MEMPLAN_TRANSFORMS_TENSORQUERIES_H
-#define MEMPLAN_TRANSFORMS_TENSORQUERIES_H
+#ifndef MEMPLAN_LIB_PEAK_TENSORQUERIES_H
+#define MEMPLAN_LIB_PEAK_TENSORQUERIES_H
 
 #include "memplan/Inplace/InterfaceEngine.h"
 
@@ -109,4 +109,4 @@ private:
 
 } // namespace memplan
 
-#endif // MEMPLAN_TRANSFORMS_TENSORQUERIES_H
+#endif // MEMPLAN_LIB_PEAK_TENSORQUERIES_H

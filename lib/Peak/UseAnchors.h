@@ -10,8 +10,8 @@
 // value before it), never one per nested use.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MEMPLAN_TRANSFORMS_USEANCHORS_H
-#define MEMPLAN_TRANSFORMS_USEANCHORS_H
+#ifndef MEMPLAN_LIB_PEAK_USEANCHORS_H
+#define MEMPLAN_LIB_PEAK_USEANCHORS_H
 
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
 #include "mlir/IR/Block.h"
@@ -47,4 +47,4 @@ void redirectUses(const UseAnchor &anchor, mlir::Value replacement);
 
 } // namespace memplan
 
-#endif // MEMPLAN_TRANSFORMS_USEANCHORS_H
+#endif // MEMPLAN_LIB_PEAK_USEANCHORS_H

@@ -33,8 +33,8 @@
 // paths than it follows), it says so with a warning: an `unproven` issue.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MEMPLAN_ANALYSIS_DEALLOCATIONVERIFIER_H
-#define MEMPLAN_ANALYSIS_DEALLOCATIONVERIFIER_H
+#ifndef MEMPLAN_DEALLOCATION_DEALLOCATIONVERIFIER_H
+#define MEMPLAN_DEALLOCATION_DEALLOCATIONVERIFIER_H
 
 #include "mlir-c/IR.h"
 
@@ -61,4 +61,4 @@ std::vector<DeallocIssue> verifyDeallocation(MlirOperation root);
 
 } // namespace memplan
 
-#endif // MEMPLAN_ANALYSIS_DEALLOCATIONVERIFIER_H
+#endif // MEMPLAN_DEALLOCATION_DEALLOCATIONVERIFIER_H

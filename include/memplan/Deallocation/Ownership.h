@@ -64,8 +64,8 @@
 // ownership-based deallocation, with the reason.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MEMPLAN_ANALYSIS_OWNERSHIP_H
-#define MEMPLAN_ANALYSIS_OWNERSHIP_H
+#ifndef MEMPLAN_DEALLOCATION_OWNERSHIP_H
+#define MEMPLAN_DEALLOCATION_OWNERSHIP_H
 
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
@@ -202,4 +202,4 @@ std::vector<FunctionPlan> analyzeOwnership(mlir::Operation *root);
 
 } // namespace memplan
 
-#endif // MEMPLAN_ANALYSIS_OWNERSHIP_H
+#endif // MEMPLAN_DEALLOCATION_OWNERSHIP_H

@@ -5,8 +5,8 @@
 // work is done, and how later ops chain or wait for them.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MEMPLAN_ANALYSIS_ASYNCWORK_H
-#define MEMPLAN_ANALYSIS_ASYNCWORK_H
+#ifndef MEMPLAN_IR_ASYNCWORK_H
+#define MEMPLAN_IR_ASYNCWORK_H
 
 #include "mlir/IR/Operation.h"
 
@@ -44,4 +44,4 @@ mlir::Operation *completionPoint(mlir::Operation *op,
 
 } // namespace memplan
 
-#endif // MEMPLAN_ANALYSIS_ASYNCWORK_H
+#endif // MEMPLAN_IR_ASYNCWORK_H

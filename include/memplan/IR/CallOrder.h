@@ -7,8 +7,8 @@
 // order, getFuncOpsOrderedByCalls, which its decisions must match.)
 //
 //===----------------------------------------------------------------------===//
-#ifndef MEMPLAN_ANALYSIS_CALLORDER_H
-#define MEMPLAN_ANALYSIS_CALLORDER_H
+#ifndef MEMPLAN_IR_CALLORDER_H
+#define MEMPLAN_IR_CALLORDER_H
 
 #include "mlir-c/IR.h"
 
@@ -28,4 +28,4 @@ std::vector<CallScc> callGraphOrder(MlirOperation root);
 
 } // namespace memplan
 
-#endif // MEMPLAN_ANALYSIS_CALLORDER_H
+#endif // MEMPLAN_IR_CALLORDER_H

@@ -6,8 +6,8 @@
 // first and stop with a located error instead.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MEMPLAN_ANALYSIS_CRASHGUARDS_H
-#define MEMPLAN_ANALYSIS_CRASHGUARDS_H
+#ifndef MEMPLAN_IR_CRASHGUARDS_H
+#define MEMPLAN_IR_CRASHGUARDS_H
 
 #include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
 
@@ -62,4 +62,4 @@ private:
 
 } // namespace memplan
 
-#endif // MEMPLAN_ANALYSIS_CRASHGUARDS_H
+#endif // MEMPLAN_IR_CRASHGUARDS_H

@@ -13,8 +13,8 @@
 // are kept so rewrites and queries can find them.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MEMPLAN_ANALYSIS_GRAPH_H
-#define MEMPLAN_ANALYSIS_GRAPH_H
+#ifndef MEMPLAN_IR_GRAPH_H
+#define MEMPLAN_IR_GRAPH_H
 
 #include "mlir-c/IR.h"
 
@@ -283,4 +283,4 @@ std::string printOperation(MlirOperation op, bool assumeVerified);
 
 } // namespace memplan
 
-#endif // MEMPLAN_ANALYSIS_GRAPH_H
+#endif // MEMPLAN_IR_GRAPH_H

@@ -7,8 +7,8 @@
 // a sub-numbering of the values.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MEMPLAN_ANALYSIS_IRNUMBERING_H
-#define MEMPLAN_ANALYSIS_IRNUMBERING_H
+#ifndef MEMPLAN_IR_IRNUMBERING_H
+#define MEMPLAN_IR_IRNUMBERING_H
 
 #include "memplan/IR/Graph.h"
 
@@ -108,4 +108,4 @@ private:
 
 } // namespace memplan
 
-#endif // MEMPLAN_ANALYSIS_IRNUMBERING_H
+#endif // MEMPLAN_IR_IRNUMBERING_H

@@ -10,8 +10,8 @@
 // it finds at the heap peak (OpInterfaceBit PermutedCopy).
 //
 //===----------------------------------------------------------------------===//
-#ifndef MEMPLAN_ANALYSIS_LAYOUTCOPIES_H
-#define MEMPLAN_ANALYSIS_LAYOUTCOPIES_H
+#ifndef MEMPLAN_IR_LAYOUTCOPIES_H
+#define MEMPLAN_IR_LAYOUTCOPIES_H
 
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/Operation.h"
@@ -29,4 +29,4 @@ std::optional<mlir::AffineMap> layoutCopyMap(mlir::Operation *op);
 
 } // namespace memplan
 
-#endif // MEMPLAN_ANALYSIS_LAYOUTCOPIES_H
+#endif // MEMPLAN_IR_LAYOUTCOPIES_H

@@ -29,8 +29,8 @@
 // recursive effects) is an unknown user; its regions are unknown regions.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MEMPLAN_ANALYSIS_OPROLES_H
-#define MEMPLAN_ANALYSIS_OPROLES_H
+#ifndef MEMPLAN_IR_OPROLES_H
+#define MEMPLAN_IR_OPROLES_H
 
 #include <cstdint>
 
@@ -79,4 +79,4 @@ enum OperandAccess : int32_t {
 
 } // namespace memplan
 
-#endif // MEMPLAN_ANALYSIS_OPROLES_H
+#endif // MEMPLAN_IR_OPROLES_H

@@ -1,6 +1,6 @@
 //===- TypeInfo.h - What the analyses know of an MLIR type ------*- C++ -*-===//
-#ifndef MEMPLAN_ANALYSIS_TYPEINFO_H
-#define MEMPLAN_ANALYSIS_TYPEINFO_H
+#ifndef MEMPLAN_IR_TYPEINFO_H
+#define MEMPLAN_IR_TYPEINFO_H
 
 #include "memplan/IR/Graph.h"
 
@@ -19,4 +19,4 @@ int64_t elementLayout(mlir::Type type, std::string &reason);
 
 } // namespace memplan
 
-#endif // MEMPLAN_ANALYSIS_TYPEINFO_H
+#endif // MEMPLAN_IR_TYPEINFO_H

@@ -9,8 +9,8 @@
 // against MLIR's C++ API.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MEMPLAN_ANALYSIS_ANALYSISSTEPS_H
-#define MEMPLAN_ANALYSIS_ANALYSISSTEPS_H
+#ifndef MEMPLAN_INPLACE_ANALYSISSTEPS_H
+#define MEMPLAN_INPLACE_ANALYSISSTEPS_H
 
 #include "memplan/Inplace/InterfaceEngine.h"
 
@@ -67,4 +67,4 @@ rewriteAnalyzed(mlir::Operation *root,
 
 } // namespace memplan
 
-#endif // MEMPLAN_ANALYSIS_ANALYSISSTEPS_H
+#endif // MEMPLAN_INPLACE_ANALYSISSTEPS_H

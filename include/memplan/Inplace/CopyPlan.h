@@ -7,8 +7,8 @@
 // and its byte size.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MEMPLAN_ANALYSIS_COPYPLAN_H
-#define MEMPLAN_ANALYSIS_COPYPLAN_H
+#ifndef MEMPLAN_INPLACE_COPYPLAN_H
+#define MEMPLAN_INPLACE_COPYPLAN_H
 
 #include "memplan/Inplace/InterfaceEngine.h"
 
@@ -37,4 +37,4 @@ bool planCopy(mlir::OpOperand &operand,
 
 } // namespace memplan
 
-#endif // MEMPLAN_ANALYSIS_COPYPLAN_H
+#endif // MEMPLAN_INPLACE_COPYPLAN_H

@@ -10,8 +10,8 @@
 // without RTTI; the bindings with it).
 //
 //===----------------------------------------------------------------------===//
-#ifndef MEMPLAN_ANALYSIS_INTERFACEENGINE_H
-#define MEMPLAN_ANALYSIS_INTERFACEENGINE_H
+#ifndef MEMPLAN_INPLACE_INTERFACEENGINE_H
+#define MEMPLAN_INPLACE_INTERFACEENGINE_H
 
 #include "memplan/Inplace/OneShotOptions.h"
 
@@ -199,4 +199,4 @@ void dropKeptAnalysis(MlirOperation root);
 
 } // namespace memplan
 
-#endif // MEMPLAN_ANALYSIS_INTERFACEENGINE_H
+#endif // MEMPLAN_INPLACE_INTERFACEENGINE_H

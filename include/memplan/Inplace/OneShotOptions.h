@@ -7,8 +7,8 @@
 // name: an option the table lacks does not compile. Plain C++ only.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MEMPLAN_ANALYSIS_ONESHOTOPTIONS_H
-#define MEMPLAN_ANALYSIS_ONESHOTOPTIONS_H
+#ifndef MEMPLAN_INPLACE_ONESHOTOPTIONS_H
+#define MEMPLAN_INPLACE_ONESHOTOPTIONS_H
 
 #include "memplan/Inplace/OneShotOptions.def"
 #include "memplan/Passes/OptionValues.h"
@@ -22,4 +22,4 @@ MEMPLAN_OPTIONS_STRUCT(OneShotOptions, "memplan-one-shot-bufferize",
 
 } // namespace memplan
 
-#endif // MEMPLAN_ANALYSIS_ONESHOTOPTIONS_H
+#endif // MEMPLAN_INPLACE_ONESHOTOPTIONS_H

@@ -20,8 +20,8 @@
 // One breadth-first walk over the alias closure per root: O(uses * depth).
 //
 //===----------------------------------------------------------------------===//
-#ifndef MEMPLAN_ANALYSIS_LIFETIMES_H
-#define MEMPLAN_ANALYSIS_LIFETIMES_H
+#ifndef MEMPLAN_LIFETIMES_LIFETIMES_H
+#define MEMPLAN_LIFETIMES_LIFETIMES_H
 
 #include "memplan/IR/Graph.h"
 #include "memplan/IR/OpRoles.h"
@@ -66,4 +66,4 @@ LifetimeTable analyzeLifetimes(const Graph &g, const int32_t *roots,
 
 } // namespace memplan
 
-#endif // MEMPLAN_ANALYSIS_LIFETIMES_H
+#endif // MEMPLAN_LIFETIMES_LIFETIMES_H

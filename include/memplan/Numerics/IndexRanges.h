@@ -13,8 +13,8 @@
 //     input to its matching block argument (LinalgOp).
 //
 //===----------------------------------------------------------------------===//
-#ifndef MEMPLAN_ANALYSIS_INDEXRANGES_H
-#define MEMPLAN_ANALYSIS_INDEXRANGES_H
+#ifndef MEMPLAN_NUMERICS_INDEXRANGES_H
+#define MEMPLAN_NUMERICS_INDEXRANGES_H
 
 #include "mlir-c/IR.h"
 
@@ -39,4 +39,4 @@ std::vector<ArgumentRange> indexArgumentRanges(MlirOperation func,
 
 } // namespace memplan
 
-#endif // MEMPLAN_ANALYSIS_INDEXRANGES_H
+#endif // MEMPLAN_NUMERICS_INDEXRANGES_H

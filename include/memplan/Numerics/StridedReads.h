@@ -11,8 +11,8 @@
 // reduction in the same order.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MEMPLAN_TRANSFORMS_STRIDEDREADS_H
-#define MEMPLAN_TRANSFORMS_STRIDEDREADS_H
+#ifndef MEMPLAN_NUMERICS_STRIDEDREADS_H
+#define MEMPLAN_NUMERICS_STRIDEDREADS_H
 
 #include "mlir-c/IR.h"
 
@@ -37,4 +37,4 @@ int64_t packStridedReads(MlirOperation root, int64_t maxTile, int64_t maxBytes);
 
 } // namespace memplan
 
-#endif // MEMPLAN_TRANSFORMS_STRIDEDREADS_H
+#endif // MEMPLAN_NUMERICS_STRIDEDREADS_H

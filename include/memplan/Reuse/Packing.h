@@ -13,8 +13,8 @@
 // never smaller than any buffer.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MEMPLAN_PACKING_PACKING_H
-#define MEMPLAN_PACKING_PACKING_H
+#ifndef MEMPLAN_REUSE_PACKING_H
+#define MEMPLAN_REUSE_PACKING_H
 
 #include <cstddef>
 #include <cstdint>
@@ -136,4 +136,4 @@ verifyPacking(const BufferSet &buffers, const int64_t *offsets,
 
 } // namespace memplan
 
-#endif // MEMPLAN_PACKING_PACKING_H
+#endif // MEMPLAN_REUSE_PACKING_H

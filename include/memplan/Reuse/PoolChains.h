@@ -9,8 +9,8 @@
 // among those that fit, else starts its own. Plain C++, no MLIR.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MEMPLAN_PACKING_POOLCHAINS_H
-#define MEMPLAN_PACKING_POOLCHAINS_H
+#ifndef MEMPLAN_REUSE_POOLCHAINS_H
+#define MEMPLAN_REUSE_POOLCHAINS_H
 
 #include <cstddef>
 #include <cstdint>
@@ -42,4 +42,4 @@ std::vector<int32_t> chainPools(const Intervals &heap,
 
 } // namespace memplan
 
-#endif // MEMPLAN_PACKING_POOLCHAINS_H
+#endif // MEMPLAN_REUSE_POOLCHAINS_H

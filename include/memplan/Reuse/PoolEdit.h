@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef MEMPLAN_TRANSFORMS_POOLEDIT_H
-#define MEMPLAN_TRANSFORMS_POOLEDIT_H
+#ifndef MEMPLAN_REUSE_POOLEDIT_H
+#define MEMPLAN_REUSE_POOLEDIT_H
 
 #include <array>
 #include <cstdint>
@@ -57,4 +57,4 @@ void applyPoolEdit(const Graph &g, const PoolEdit &edit);
 
 } // namespace memplan
 
-#endif // MEMPLAN_TRANSFORMS_POOLEDIT_H
+#endif // MEMPLAN_REUSE_POOLEDIT_H

@@ -5,8 +5,8 @@
 // bound and a known packing within a deterministic work budget.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MEMPLAN_PACKING_EXACTSEARCH_H
-#define MEMPLAN_PACKING_EXACTSEARCH_H
+#ifndef MEMPLAN_LIB_REUSE_PACKING_EXACTSEARCH_H
+#define MEMPLAN_LIB_REUSE_PACKING_EXACTSEARCH_H
 
 #include "PackingEngine.h"
 
@@ -55,4 +55,4 @@ bool exactSearchFits(const Problem &pb);
 } // namespace packing_detail
 } // namespace memplan
 
-#endif // MEMPLAN_PACKING_EXACTSEARCH_H
+#endif // MEMPLAN_LIB_REUSE_PACKING_EXACTSEARCH_H

@@ -4,8 +4,8 @@
 // squeaky-wheel iteration, with PeakRepair, the local search around the peak.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MEMPLAN_PACKING_IMPROVE_H
-#define MEMPLAN_PACKING_IMPROVE_H
+#ifndef MEMPLAN_LIB_REUSE_PACKING_IMPROVE_H
+#define MEMPLAN_LIB_REUSE_PACKING_IMPROVE_H
 
 #include "PackingEngine.h"
 
@@ -55,4 +55,4 @@ int64_t squeakyWheel(const Problem &pb, Placer &placer, Squeak how,
 } // namespace packing_detail
 } // namespace memplan
 
-#endif // MEMPLAN_PACKING_IMPROVE_H
+#endif // MEMPLAN_LIB_REUSE_PACKING_IMPROVE_H

@@ -6,8 +6,8 @@
 // linear-scan and the pool lower bound.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MEMPLAN_PACKING_ENGINE_H
-#define MEMPLAN_PACKING_ENGINE_H
+#ifndef MEMPLAN_LIB_REUSE_PACKING_PACKINGENGINE_H
+#define MEMPLAN_LIB_REUSE_PACKING_PACKINGENGINE_H
 
 #include "memplan/Reuse/Packing.h"
 
@@ -494,4 +494,4 @@ PoolLowerBound lowerBoundOf(const Problem &pb);
 } // namespace packing_detail
 } // namespace memplan
 
-#endif // MEMPLAN_PACKING_ENGINE_H
+#endif // MEMPLAN_LIB_REUSE_PACKING_PACKINGENGINE_H

@@ -5,8 +5,8 @@
 // which one lies below the other, and learns from its conflicts.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MEMPLAN_PACKING_PAIRORDERSEARCH_H
-#define MEMPLAN_PACKING_PAIRORDERSEARCH_H
+#ifndef MEMPLAN_LIB_REUSE_PACKING_PAIRORDERSEARCH_H
+#define MEMPLAN_LIB_REUSE_PACKING_PAIRORDERSEARCH_H
 
 #include "PackingEngine.h"
 
@@ -49,4 +49,4 @@ private:
 } // namespace packing_detail
 } // namespace memplan
 
-#endif // MEMPLAN_PACKING_PAIRORDERSEARCH_H
+#endif // MEMPLAN_LIB_REUSE_PACKING_PAIRORDERSEARCH_H

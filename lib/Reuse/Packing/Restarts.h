@@ -7,8 +7,8 @@
 // steps. The noise is seeded, so the runs are deterministic.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MEMPLAN_PACKING_RESTARTS_H
-#define MEMPLAN_PACKING_RESTARTS_H
+#ifndef MEMPLAN_LIB_REUSE_PACKING_RESTARTS_H
+#define MEMPLAN_LIB_REUSE_PACKING_RESTARTS_H
 
 #include <cstddef>
 #include <cstdint>
@@ -47,4 +47,4 @@ private:
 } // namespace packing_detail
 } // namespace memplan
 
-#endif // MEMPLAN_PACKING_RESTARTS_H
+#endif // MEMPLAN_LIB_REUSE_PACKING_RESTARTS_H

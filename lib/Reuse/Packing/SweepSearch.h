@@ -4,8 +4,8 @@
 // places buffers in order of their start, one program point after the other.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MEMPLAN_PACKING_SWEEPSEARCH_H
-#define MEMPLAN_PACKING_SWEEPSEARCH_H
+#ifndef MEMPLAN_LIB_REUSE_PACKING_SWEEPSEARCH_H
+#define MEMPLAN_LIB_REUSE_PACKING_SWEEPSEARCH_H
 
 #include "PackingEngine.h"
 
@@ -39,4 +39,4 @@ SweepOutcome searchSweep(const Problem &pb, int64_t capacity, int64_t budget);
 } // namespace packing_detail
 } // namespace memplan
 
-#endif // MEMPLAN_PACKING_SWEEPSEARCH_H
+#endif // MEMPLAN_LIB_REUSE_PACKING_SWEEPSEARCH_H

@@ -6,8 +6,8 @@
 // at once.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MEMPLAN_PACKING_TIGHTSEARCH_H
-#define MEMPLAN_PACKING_TIGHTSEARCH_H
+#ifndef MEMPLAN_LIB_REUSE_PACKING_TIGHTSEARCH_H
+#define MEMPLAN_LIB_REUSE_PACKING_TIGHTSEARCH_H
 
 #include "PackingEngine.h"
 
@@ -36,4 +36,4 @@ TightVerdict searchTight(const Problem &pb, int64_t capacity, int64_t budget,
 } // namespace packing_detail
 } // namespace memplan
 
-#endif // MEMPLAN_PACKING_TIGHTSEARCH_H
+#endif // MEMPLAN_LIB_REUSE_PACKING_TIGHTSEARCH_H
