@@ -1,7 +1,8 @@
 //===- ExternalPass.cpp - Python-defined passes in MLIR's registry --------===//
 //
 // A module pass whose body is a Python hook. Its options are real MLIR pass
-// options declared from the pass' one declaration (memplan/passes/__init__.py), so
+// options declared from the pass' one declaration (memplan/passes/__init__.py),
+// so
 // `--help`, `--list-passes` and printed pipelines show them as upstream
 // passes show theirs. MLIR parses them (unknown options and malformed values
 // fail with MLIR's messages, and a malformed value also says why) and the

@@ -1,16 +1,16 @@
 //===- ExternalPass.h - memplan passes in MLIR's pass registry --*- C++ -*-===//
 //
 // memplan's passes are defined in Python, each declared once there (its
-// argument, summary, description and typed options: memplan/passes/__init__.py).
-// These hooks register each one in MLIR's pass registry as a real MLIR pass
-// on `builtin.module`, or, for a pass on functions, on a module or any
-// FunctionOpInterface op (and each pipeline alias as a registered pass
-// pipeline) whose options are real MLIR pass options built from that
-// declaration, so a plain `PassManager.parse("builtin.module(memplan-...)")`
-// finds them and MLIR parses their options (the only parse: the hooks get
-// typed values). The implementation (lib/Passes/) is on MLIR's C++ API; the
-// hooks only use plain C++ types and MLIR C API handles, so the Python side
-// stays in the bindings.
+// argument, summary, description and typed options:
+// memplan/passes/__init__.py). These hooks register each one in MLIR's pass
+// registry as a real MLIR pass on `builtin.module`, or, for a pass on
+// functions, on a module or any FunctionOpInterface op (and each pipeline alias
+// as a registered pass pipeline) whose options are real MLIR pass options built
+// from that declaration, so a plain
+// `PassManager.parse("builtin.module(memplan-...)")` finds them and MLIR parses
+// their options (the only parse: the hooks get typed values). The
+// implementation (lib/Passes/) is on MLIR's C++ API; the hooks only use plain
+// C++ types and MLIR C API handles, so the Python side stays in the bindings.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MEMPLAN_PASSES_EXTERNALPASS_H

@@ -58,7 +58,7 @@ def _exists(ref: str) -> bool:
 
 
 def _script_exists(name: str) -> bool:
-    return (ROOT / "test" / "python" / name).exists() or (ROOT / "bench" / name).exists()
+    return any((ROOT / "test" / "python").rglob(name)) or (ROOT / "bench" / name).exists()
 
 
 def dangling_references(files: list[Path]) -> list[str]:

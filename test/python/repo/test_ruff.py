@@ -60,7 +60,7 @@ def test_the_checks_see_a_bad_file(ruff: str, tmp_path: Path) -> None:
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
     package = tmp_path / "python" / "memplan"
     package.mkdir(parents=True)
-    source = (ROOT / "python" / "memplan" / "capacity.py").read_text()
+    source = (ROOT / "python" / "memplan" / "passes" / "capacity.py").read_text()
     assert source.startswith('"""')
     (package / "bad.py").write_text(
         "import sys\nimport os\n\n" + source + "\nX = " + " + ".join(["1"] * 40) + "\n"
