@@ -2,9 +2,10 @@
 //
 // memplan._core.apply_pool_edit: the pool rewrite (memplan/reuse/rewrite.py)
 // states a pool's edit as arrays, applied here in one call
-// (transforms/PoolEdit.h). memplan._core.apply_transient_edit: transient
-// emplacement (memplan/transients/emplace.py) states the module's rewrite
-// the same way (transforms/TransientEdit.h). Both are checked here first: a
+// (memplan/Reuse/PoolEdit.h). memplan._core.apply_transient_edit: transient
+// emplacement (memplan/transients/emplace.py) and the size queries
+// (memplan/transients/queries.py) state the module's rewrite the same way
+// (memplan/Transients/TransientEdit.h). Both are checked here first: a
 // malformed edit raises and leaves the IR as it was.
 //
 //===----------------------------------------------------------------------===//
@@ -17,6 +18,7 @@
 
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
 #include <algorithm>
 #include <set>
@@ -36,6 +38,9 @@ using Int64In =
 /// A contiguous (n, 3) int32 array: size operands, calls.
 using TriplesIn =
     nb::ndarray<const int32_t, nb::shape<-1, 3>, nb::c_contig, nb::device::cpu>;
+/// A contiguous (n, 2) int32 array: symbols.
+using PairsIn =
+    nb::ndarray<const int32_t, nb::shape<-1, 2>, nb::c_contig, nb::device::cpu>;
 
 template <typename T, typename Array> std::vector<T> toVector(const Array &a) {
   return std::vector<T>(a.data(), a.data() + a.shape(0));
@@ -90,15 +95,18 @@ int32_t entryBlock(const Graph &g, int64_t op) {
 /// Checks an edit's steps and returns what each one's value is: kinds known,
 /// operands earlier steps of the right kinds, ids in range. A pool edit
 /// (`transient` false) uses the steps up to Pool, exactly one Pool; a
-/// transient edit positions its steps before they create ops.
-std::vector<Kind> checkSteps(const Graph &g,
-                             const std::vector<std::array<int64_t, 4>> &steps,
-                             const std::vector<int64_t> &cloneOperands,
-                             bool transient,
-                             const std::set<int32_t> &newArguments) {
+/// transient edit positions its steps before they create ops, and names its
+/// Function steps' functions among `numNames` names.
+std::vector<Kind>
+checkSteps(const Graph &g, const std::vector<std::array<int64_t, 4>> &steps,
+           const std::vector<int64_t> &cloneOperands, bool transient,
+           const std::set<int32_t> &newArguments, size_t numNames = 0) {
   std::vector<Kind> kinds;
   int pools = 0;
   bool positioned = !transient;
+  // The arguments of the function the last Function step made: those of
+  // its source's entry block but the one it leaves out.
+  std::vector<int32_t> made;
   auto fail = [](const char *what) {
     throw nb::index_error((std::string("edit step with ") + what).c_str());
   };
@@ -212,6 +220,28 @@ std::vector<Kind> checkSteps(const Graph &g,
         fail("an op out of range");
       positioned = true;
       creates = false;
+      break;
+    case PoolStep::Function: {
+      int32_t entry = entryBlock(g, a);
+      if (entry < 0 || newArguments.count(a) || b < 0 ||
+          (size_t)b >= numNames || c < -1 || c >= g.blockNumArgs[entry])
+        fail("a function, name or left-out argument out of range");
+      made.clear();
+      for (int32_t k = 0; k < g.blockNumArgs[entry]; ++k)
+        if (k != c)
+          made.push_back(g.blockArgBegin[entry] + k);
+      positioned = true;
+      creates = false;
+      break;
+    }
+    case PoolStep::NewArgument:
+      if (a < 0 || (size_t)a >= made.size())
+        fail("an argument out of range of the function made last");
+      out = kindOfValue(g, made[a]);
+      creates = false;
+      break;
+    case PoolStep::Return:
+      is(a, Kind::Index);
       break;
     default:
       fail("an unknown kind");
@@ -332,20 +362,26 @@ void registerAllocsToViewsBindings(nb::module_ &m) {
 
   m.def(
       "apply_transient_edit",
-      [](const Graph &g, const Int32In &newArguments, const StepsIn &steps,
+      [](const Graph &g, const Int32In &newArguments,
+         const std::string &storageMarker, const StepsIn &steps,
          const Int64In &cloneOperands, int64_t alignment,
-         const std::string &message, const Int64In &marked,
+         const std::string &message, const std::vector<std::string> &names,
+         const Int64In &marked, const Int64In &unmarked,
          const std::string &marker, const Int32In &allocs,
          const Int32In &deallocs, const Int32In &bufferStep,
          const Int32In &offsetStep, const Int32In &erase,
-         const TriplesIn &calls) {
+         const TriplesIn &calls, const PairsIn &symbols,
+         const std::string &symbolAttribute) {
         TransientEdit edit;
         edit.newArguments = toVector<int32_t>(newArguments);
+        edit.storageMarker = storageMarker;
         edit.steps = toSteps(steps);
         edit.cloneOperands = toVector<int64_t>(cloneOperands);
         edit.alignment = alignment;
         edit.message = message;
+        edit.names = names;
         edit.marked = toVector<int64_t>(marked);
+        edit.unmarked = toVector<int64_t>(unmarked);
         edit.marker = marker;
         edit.allocs = toVector<int32_t>(allocs);
         edit.deallocs = toVector<int32_t>(deallocs);
@@ -353,6 +389,9 @@ void registerAllocsToViewsBindings(nb::module_ &m) {
         edit.offsetStep = toVector<int32_t>(offsetStep);
         edit.erase = toVector<int32_t>(erase);
         edit.calls = toTriples(calls);
+        for (size_t i = 0; i < symbols.shape(0); ++i)
+          edit.symbols.push_back({symbols(i, 0), symbols(i, 1)});
+        edit.symbolAttribute = symbolAttribute;
 
         if (alignment < 1)
           throw nb::value_error("transient edit alignment below 1");
@@ -361,11 +400,17 @@ void registerAllocsToViewsBindings(nb::module_ &m) {
           if (entryBlock(g, f) < 0 || !added.insert(f).second)
             throw nb::index_error("storage argument for no function with a "
                                   "body, or twice");
-        std::vector<Kind> kinds =
-            checkSteps(g, edit.steps, edit.cloneOperands, true, added);
-        for (int64_t s : edit.marked)
-          if (s < 0 || (size_t)s >= kinds.size() || kinds[s] == Kind::None)
-            throw nb::index_error("marked step out of range");
+        std::vector<Kind> kinds = checkSteps(g, edit.steps, edit.cloneOperands,
+                                             true, added, edit.names.size());
+        for (const auto *list : {&edit.marked, &edit.unmarked})
+          for (int64_t s : *list)
+            if (s < 0 || (size_t)s >= kinds.size() || kinds[s] == Kind::None)
+              throw nb::index_error("marked step out of range");
+        for (auto [op, name] : edit.symbols)
+          if (!isOp(g, op) || name < 0 || (size_t)name >= edit.names.size())
+            throw nb::index_error("symbol op or name out of range");
+        if (!edit.symbols.empty() && edit.symbolAttribute.empty())
+          throw nb::value_error("symbols without an attribute name");
         checkMembers(g, kinds, edit.allocs, edit.deallocs, edit.bufferStep,
                      edit.offsetStep, edit.erase);
         for (auto [call, argument, step] : edit.calls) {
@@ -378,16 +423,22 @@ void registerAllocsToViewsBindings(nb::module_ &m) {
         }
         applyTransientEdit(g, edit);
       },
-      nb::arg("graph"), nb::arg("new_arguments"), nb::arg("steps"),
-      nb::arg("clone_operands"), nb::arg("alignment"), nb::arg("message"),
-      nb::arg("marked"), nb::arg("marker"), nb::arg("allocs"),
+      nb::arg("graph"), nb::arg("new_arguments"), nb::arg("storage_marker"),
+      nb::arg("steps"), nb::arg("clone_operands"), nb::arg("alignment"),
+      nb::arg("message"), nb::arg("names"), nb::arg("marked"),
+      nb::arg("unmarked"), nb::arg("marker"), nb::arg("allocs"),
       nb::arg("deallocs"), nb::arg("buffer_step"), nb::arg("offset_step"),
-      nb::arg("erase"), nb::arg("calls"),
+      nb::arg("erase"), nb::arg("calls"), nb::arg("symbols"),
+      nb::arg("symbol_attribute"),
       "Apply a module's transient edit (memplan/Transients/TransientEdit.h): "
-      "the storage arguments added to new_arguments, the steps created, the "
-      "marked steps' ops given the unit attribute `marker`, each call given "
-      "its storage step as an argument, each alloc a view of its buffer step "
-      "at its offset step, the allocs, their deallocs and `erase` erased.");
+      "the storage arguments added to new_arguments (with the unit attribute "
+      "`storage_marker` unless it is empty), the steps created (the "
+      "Function steps' functions named by `names`), the marked steps' ops "
+      "given the unit attribute `marker` and the unmarked ones' losing it, "
+      "each symbols op given `symbol_attribute` naming its name, each call "
+      "given its storage step as an argument, each alloc a view of its "
+      "buffer step at its offset step, the allocs, their deallocs and "
+      "`erase` erased.");
 }
 
 } // namespace memplan

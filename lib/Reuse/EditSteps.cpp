@@ -11,6 +11,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -27,10 +28,10 @@ MemRefType byteBuffer(OpBuilder &b, int64_t bytes = ShapedType::kDynamic) {
 }
 
 /// Creates step `s`; `values` holds the earlier ones. A positioning step
-/// moves `b` and `loc` and has no value.
-Value createStep(OpBuilder &b, Location &loc, const Graph &g,
-                 const StepProgram &p, const std::array<int64_t, 4> &s,
-                 ArrayRef<Value> values) {
+/// moves `b` and `loc` and has no value; a Function step also sets `made`.
+Value createStep(OpBuilder &b, Location &loc, func::FuncOp &made,
+                 const Graph &g, const StepProgram &p,
+                 const std::array<int64_t, 4> &s, ArrayRef<Value> values) {
   auto [kind, x, y, z] = s;
   switch (static_cast<PoolStep>(kind)) {
   case PoolStep::Constant:
@@ -100,6 +101,24 @@ Value createStep(OpBuilder &b, Location &loc, const Graph &g,
     loc = op->getLoc();
     return Value();
   }
+  case PoolStep::Function: {
+    auto source = cast<FunctionOpInterface>(g.op(static_cast<int32_t>(x)));
+    SmallVector<Type> inputs;
+    for (auto [k, type] : llvm::enumerate(source.getArgumentTypes()))
+      if (static_cast<int64_t>(k) != z)
+        inputs.push_back(type);
+    loc = source->getLoc();
+    b.setInsertionPointAfter(source);
+    made = func::FuncOp::create(b, loc, p.names[y],
+                                b.getFunctionType(inputs, b.getIndexType()));
+    b.setInsertionPointToStart(made.addEntryBlock());
+    return Value();
+  }
+  case PoolStep::NewArgument:
+    return made.getArgument(static_cast<unsigned>(x));
+  case PoolStep::Return:
+    func::ReturnOp::create(b, loc, values[x]);
+    return Value();
   }
   llvm_unreachable("a step kind of PoolSteps.def");
 }
@@ -111,11 +130,13 @@ SmallVector<Value> createSteps(const Graph &g, const StepProgram &program,
   MLIRContext *context = b.getContext();
   context->getOrLoadDialect<arith::ArithDialect>();
   context->getOrLoadDialect<cf::ControlFlowDialect>();
+  context->getOrLoadDialect<func::FuncDialect>();
   context->getOrLoadDialect<memref::MemRefDialect>();
   SmallVector<Value> values;
   values.reserve(program.steps.size());
+  func::FuncOp made;
   for (const auto &step : program.steps)
-    values.push_back(createStep(b, loc, g, program, step, values));
+    values.push_back(createStep(b, loc, made, g, program, step, values));
   return values;
 }
 

@@ -30,9 +30,10 @@ namespace memplan {
 
 namespace {
 
-/// Appends an unmarked `memref<?xi8>` argument to `func`, its argument
-/// attributes (when it has any) growing by an empty dictionary.
-void addStorageArgument(FunctionOpInterface func) {
+/// Appends a `memref<?xi8>` argument to `func`, its argument attributes
+/// (when it has any) growing by an empty dictionary, or by one holding the
+/// unit attribute `marker` when that is not empty.
+void addStorageArgument(FunctionOpInterface func, StringRef marker) {
   MLIRContext *context = func->getContext();
   ArrayAttr old = func.getArgAttrsAttr();
   unsigned n = func.getNumArguments();
@@ -44,23 +45,32 @@ void addStorageArgument(FunctionOpInterface func) {
     attrs.push_back(DictionaryAttr::get(context));
     func.setArgAttrsAttr(ArrayAttr::get(context, attrs));
   }
+  if (!marker.empty())
+    func.setArgAttr(n, marker, UnitAttr::get(context));
 }
 
 } // namespace
 
 void applyTransientEdit(const Graph &g, const TransientEdit &edit) {
   for (int32_t func : edit.newArguments)
-    addStorageArgument(cast<FunctionOpInterface>(g.op(func)));
+    addStorageArgument(cast<FunctionOpInterface>(g.op(func)),
+                       edit.storageMarker);
 
   MLIRContext *context = g.op(0)->getContext();
   OpBuilder b(context);
   StepProgram program{edit.steps, edit.cloneOperands, edit.alignment,
-                      edit.message};
+                      edit.message, edit.names};
   SmallVector<Value> values =
       createSteps(g, program, b, UnknownLoc::get(context));
   for (int64_t step : edit.marked)
     if (Operation *op = values[step].getDefiningOp())
       op->setAttr(edit.marker, UnitAttr::get(context));
+  for (int64_t step : edit.unmarked)
+    if (Operation *op = values[step].getDefiningOp())
+      op->removeAttr(edit.marker);
+  for (auto [op, name] : edit.symbols)
+    g.op(op)->setAttr(edit.symbolAttribute,
+                      FlatSymbolRefAttr::get(context, edit.names[name]));
 
   for (auto [call, argument, step] : edit.calls) {
     Operation *op = g.op(call);

@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef MEMPLAN_LIB_TRANSFORMS_EDITSTEPS_H
-#define MEMPLAN_LIB_TRANSFORMS_EDITSTEPS_H
+#ifndef MEMPLAN_REUSE_EDITSTEPS_H
+#define MEMPLAN_REUSE_EDITSTEPS_H
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/ArrayRef.h"
@@ -15,6 +15,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 
 namespace memplan {
 
@@ -30,6 +31,8 @@ struct StepProgram {
   int64_t alignment = 0;
   /// Assert steps' message.
   llvm::StringRef message;
+  /// Function steps' names.
+  llvm::ArrayRef<std::string> names;
 };
 
 /// Creates the steps in order at `b`'s insertion point, at `loc` (both moved
@@ -42,4 +45,4 @@ llvm::SmallVector<mlir::Value> createSteps(const Graph &g,
 
 } // namespace memplan
 
-#endif // MEMPLAN_LIB_TRANSFORMS_EDITSTEPS_H
+#endif // MEMPLAN_REUSE_EDITSTEPS_H

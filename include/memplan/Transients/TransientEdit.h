@@ -6,12 +6,15 @@
 // MLIR's C++ API: the storage arguments, the size arithmetic at each
 // function's entry (slices cloned, the size check), the storage views passed
 // to callees and the heap buffers of callers without storage, the
-// allocations made views of the storage and their deallocs erased.
+// allocations made views of the storage and their deallocs erased; for
+// memplan-materialize-transient-size-queries, each query function (its
+// size arithmetic cloned from its function's entry) and the attribute naming
+// it.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef MEMPLAN_TRANSFORMS_TRANSIENTEDIT_H
-#define MEMPLAN_TRANSFORMS_TRANSIENTEDIT_H
+#ifndef MEMPLAN_TRANSIENTS_TRANSIENTEDIT_H
+#define MEMPLAN_TRANSIENTS_TRANSIENTEDIT_H
 
 #include <array>
 #include <cstdint>
@@ -25,9 +28,11 @@ class Graph;
 /// A module's transient rewrite. Op and value ids are those of the Graph it
 /// was planned on; step operands are indices of earlier steps.
 struct TransientEdit {
-  /// Functions given a `memref<?xi8>` argument after their last one (its
-  /// attributes empty), before the steps run.
+  /// Functions given a `memref<?xi8>` argument after their last one, before
+  /// the steps run: its attributes empty, or the unit attribute
+  /// `storageMarker` when that is not empty.
   std::vector<int32_t> newArguments;
+  std::string storageMarker;
   /// The program, in creation order (memplan/Reuse/PoolSteps.def):
   /// (step, a, b, c), positioned by EntryBegin, Before and After steps.
   std::vector<std::array<int64_t, 4>> steps;
@@ -37,9 +42,15 @@ struct TransientEdit {
   int64_t alignment = 0;
   /// The Assert steps' message.
   std::string message;
-  /// The steps whose op gets the unit attribute `marker`.
-  std::vector<int64_t> marked;
+  /// The Function steps' names.
+  std::vector<std::string> names;
+  /// The steps whose op gets the unit attribute `marker`, and those whose op
+  /// loses it.
+  std::vector<int64_t> marked, unmarked;
   std::string marker;
+  /// (op, name): op gets `symbolAttribute`, a reference to names[name].
+  std::vector<std::array<int32_t, 2>> symbols;
+  std::string symbolAttribute;
   /// Per allocation placed in storage: its alloc, its dealloc (or -1), and
   /// the steps giving its buffer and its byte offset in it.
   std::vector<int32_t> allocs, deallocs, bufferStep, offsetStep;
@@ -57,4 +68,4 @@ void applyTransientEdit(const Graph &g, const TransientEdit &edit);
 
 } // namespace memplan
 
-#endif // MEMPLAN_TRANSFORMS_TRANSIENTEDIT_H
+#endif // MEMPLAN_TRANSIENTS_TRANSIENTEDIT_H

@@ -18,8 +18,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Optional, Sequence, TypeVar, Union
 
-from mlir import ir
-
 from memplan import _core
 from memplan.ir.graph import (  # noqa: F401 (ir_value re-exported)
     Graph,
@@ -174,7 +172,7 @@ def clone_slice(
     """Clone the slice of ``value``, reading ``arg_map`` for arguments.
 
     ``clone(op, operands)`` clones graph op ``op`` with those operands and
-    returns its results (IR values, :func:`ir_cloner`, or steps of an edit).
+    returns its results (steps of an edit: :func:`memplan.ir.steps.cloner`).
     ``cache`` (value id -> clone) shares clones between calls at one
     insertion point, so common subexpressions are cloned once.
     """
@@ -193,17 +191,3 @@ def clone_slice(
         for r, v in enumerate(clone(op, operands)):
             cache[first_result + r] = v
     return cache[value]
-
-
-def ir_cloner(
-    graph: Graph, ip: ir.InsertionPoint
-) -> Callable[[int, list[ir.Value]], list[ir.Value]]:
-    """Clones graph ops at ``ip`` with the given operands (for :func:`clone_slice`)."""
-
-    def clone(op: int, operands: list[ir.Value]) -> list[ir.Value]:
-        copy = operation(graph, op).clone(ip)
-        for k, v in enumerate(operands):
-            copy.operands[k] = v
-        return list(copy.results)
-
-    return clone

@@ -10,11 +10,12 @@ is held across the edit.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
+from typing import Callable, Union
 
 import numpy as np
 
 from memplan import _core
+from memplan.ir.graph import Graph
 
 _S = _core.PoolStep
 
@@ -119,9 +120,32 @@ class Program:
         """The steps after this go after graph op ``op``."""
         self._position(_S.AFTER, op)
 
+    def function(self, func: int, name: int, skip: int) -> None:
+        """A public ``func.func`` named by the edit's ``names[name]`` right
+        after function ``func``, taking its arguments but argument ``skip``
+        (-1: all) and returning ``index``; the steps after this go into its
+        entry block."""
+        self._position(_S.FUNCTION, func)
+        self.steps[-1] = (int(_S.FUNCTION), func, name, skip)
+
+    def new_argument(self, index: int) -> Step:
+        """Argument ``index`` of the function :meth:`function` made last
+        (creates nothing)."""
+        return self._add(_S.NEW_ARGUMENT, index)
+
+    def return_(self, value: Step) -> None:
+        """``func.return`` of ``value``."""
+        self._add(_S.RETURN, value.index)
+
     def array(self) -> np.ndarray:
         """The steps as an (n, 4) ``int64`` array."""
         return np.array(self.steps, dtype=np.int64).reshape(-1, 4)
 
 
-__all__ = ["Offset", "Program", "Step"]
+def cloner(graph: Graph, program: Program) -> Callable[[int, list[Step]], list[Step]]:
+    """Clones graph ops as steps of ``program`` (for
+    :func:`memplan.ir.slices.clone_slice`)."""
+    return lambda op, operands: program.clone(op, operands, int(graph.num_results[op]))
+
+
+__all__ = ["Offset", "Program", "Step", "cloner"]

@@ -76,25 +76,6 @@ def find_storage(graph: Graph, func: int) -> StorageArg:
     return StorageArg(func, index)
 
 
-def add_storage_argument(func_op: ir.Operation, attribute: bool = True) -> ir.Value:
-    """Append a ``memref<?xi8>`` argument (marked when ``attribute``) to a function."""
-    block = func_op.regions[0].blocks[0]
-    n_args = len(block.arguments)
-    arg = block.add_argument(storage_type(), func_op.location)
-    fn_type = ir.FunctionType(ir.TypeAttr(func_op.attributes["function_type"]).value)
-    new_type = ir.FunctionType.get(list(fn_type.inputs) + [storage_type()], list(fn_type.results))
-    func_op.attributes["function_type"] = ir.TypeAttr.get(new_type)
-    extra = ir.DictAttr.get({ATTR: ir.UnitAttr.get()} if attribute else {})
-    if "arg_attrs" in func_op.attributes or attribute:
-        old = (
-            list(ir.ArrayAttr(func_op.attributes["arg_attrs"]))
-            if "arg_attrs" in func_op.attributes
-            else [ir.DictAttr.get({}) for _ in range(n_args)]
-        )
-        func_op.attributes["arg_attrs"] = ir.ArrayAttr.get(old + [extra])
-    return arg
-
-
 def functions_by_name(graph: Graph) -> dict[str, int]:
     """Each function op of ``graph``, by symbol name."""
     return {function_name(graph, f): f for f in function_ids(graph)}

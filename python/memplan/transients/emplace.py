@@ -23,8 +23,9 @@ from memplan import _core
 from memplan.ir import sizeexpr as E
 from memplan.ir.graph import Graph, entry_block
 from memplan.ir.slices import Hoistable, SliceAnalysis, clone_slice
-from memplan.ir.steps import Program, Step
+from memplan.ir.steps import Program, Step, cloner
 from memplan.lifetimes import roles as K
+from memplan.transients.contract import QUERY_ATTR
 from memplan.transients.plan import (
     FunctionPlan,
     ModulePlan,
@@ -78,15 +79,10 @@ class LeafResolver:
             first_arg = int(g.block_arg_begin[analysis.entry_block])
             operands = g.operands[g.operand_begin[call] : g.operand_begin[call + 1]]
             arg_map = {a: self.resolve(int(operands[a - first_arg]), path[:-1]) for a in sl.args}
-            clone = _cloner(g, self.program)
+            clone = cloner(g, self.program)
             result = clone_slice(g, sl, value, arg_map, clone, self._caches.setdefault(path, {}))
         self._memo[key] = result
         return result
-
-
-def _cloner(graph: Graph, program: Program) -> Callable[[int, list[Step]], list[Step]]:
-    """Clones graph ops as steps of ``program`` (for :func:`clone_slice`)."""
-    return lambda op, operands: program.clone(op, operands, int(graph.num_results[op]))
 
 
 def entry_resolver(graph: Graph, func: int, program: Program) -> LeafResolver:
@@ -98,7 +94,7 @@ def entry_resolver(graph: Graph, func: int, program: Program) -> LeafResolver:
         sl = analysis.classify(value)
         assert isinstance(sl, Hoistable)
         arg_map = {a: program.value(a) for a in sl.args}
-        return clone_slice(graph, sl, value, arg_map, _cloner(graph, program), cache)
+        return clone_slice(graph, sl, value, arg_map, cloner(graph, program), cache)
 
     return LeafResolver(graph, program, base)
 
@@ -110,13 +106,22 @@ class TransientEdit:
     def __init__(self) -> None:
         self.program = Program()
         self.new_arguments: list[int] = []
+        #: The unit attribute the new arguments get ("": none).
+        self.storage_marker = ""
+        #: The names of the functions the program's Function steps make.
+        self.names: list[str] = []
+        #: The steps whose op gets ``SIZE_MARKER``, and those whose op loses it.
         self.marked: list[int] = []
+        self.unmarked: list[int] = []
         self.allocs: list[int] = []
         self.deallocs: list[int] = []
         self.buffer_step: list[int] = []
         self.offset_step: list[int] = []
         self.erase: list[int] = []
         self.calls: list[tuple[int, int, int]] = []
+        #: (function, name): the function names its size query
+        #: (``QUERY_ATTR``, a symbol reference to ``names[name]``).
+        self.queries: list[tuple[int, int]] = []
 
     def place(self, g: Graph, op: int, buffer: Step, offset: Step) -> None:
         """Allocation ``op`` becomes a view of ``buffer`` at ``offset``; its
@@ -137,11 +142,14 @@ class TransientEdit:
         _core.apply_transient_edit(
             g,
             new_arguments=i32(self.new_arguments),
+            storage_marker=self.storage_marker,
             steps=self.program.array(),
             clone_operands=np.array(self.program.clone_operands, dtype=np.int64),
             alignment=HEAP_ALIGNMENT,
             message=ASSERT_MESSAGE,
+            names=self.names,
             marked=np.array(self.marked, dtype=np.int64),
+            unmarked=np.array(self.unmarked, dtype=np.int64),
             marker=SIZE_MARKER,
             allocs=i32(self.allocs),
             deallocs=i32(self.deallocs),
@@ -149,6 +157,8 @@ class TransientEdit:
             offset_step=i32(self.offset_step),
             erase=i32(self.erase),
             calls=i32(self.calls).reshape(-1, 3),
+            symbols=i32(self.queries).reshape(-1, 2),
+            symbol_attribute=QUERY_ATTR,
         )
 
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 from typing import Optional
 
 from mlir import ir
-from mlir.dialects import func
 
 from memplan.ir.graph import Graph, entry_block, extract_graph, operation
-from memplan.ir.slices import Blocked, SliceAnalysis, clone_slice, ir_cloner
+from memplan.ir.slices import Blocked, SliceAnalysis, clone_slice
+from memplan.ir.steps import cloner
 from memplan.transients.contract import (
     QUERY_ATTR,
     QUERY_SUFFIX,
@@ -23,7 +23,7 @@ from memplan.transients.contract import (
     functions_by_name,
     planned_query,
 )
-from memplan.transients.emplace import SIZE_MARKER
+from memplan.transients.emplace import SIZE_MARKER, TransientEdit
 
 __all__ = [
     "QUERY_ATTR",
@@ -48,8 +48,10 @@ def find_marker(graph: Graph, func_op: int) -> Optional[int]:
 
 
 def materialize_queries(graph: Graph, errors: list[tuple[int, str]]) -> list[str]:
-    """Create the query functions; returns their names. Problems go to ``errors``."""
-    created = []
+    """Create the query functions, in one edit; returns their names.
+    Problems go to ``errors``."""
+    edit = TransientEdit()
+    prog = edit.program
     names = functions_by_name(graph)
     for name, f in names.items():
         storage = find_storage(graph, f)
@@ -74,33 +76,24 @@ def materialize_queries(graph: Graph, errors: list[tuple[int, str]]) -> list[str
         if isinstance(sl, Blocked):
             errors.append((sl.op, f"the transient size of @{name} {sl.message}"))
             continue
-        func_op = operation(graph, f)
-        fn_type = ir.FunctionType(ir.TypeAttr(func_op.attributes["function_type"]).value)
-        inputs = [t for i, t in enumerate(fn_type.inputs) if i != storage.index]
-        with ir.InsertionPoint.after(func_op), func_op.location:
-            query = func.FuncOp(query_name, (inputs, [ir.IndexType.get()]))
-            block = query.add_entry_block()
         first_arg = int(graph.block_arg_begin[entry_block(graph, f)])
+        if first_arg + storage.index in sl.args:
+            errors.append((f, f"the transient size of @{name} depends on the storage itself"))
+            continue
+        # The query takes the function's arguments but the storage.
+        prog.function(f, len(edit.names), storage.index)
         arg_map = {}
         for a in sl.args:
             k = a - first_arg
-            if k == storage.index:
-                errors.append((f, f"the transient size of @{name} depends on the storage itself"))
-                break
-            arg_map[a] = block.arguments[k - (1 if k > storage.index else 0)]
-        else:
-            ip = ir.InsertionPoint(block)
-            size = clone_slice(graph, sl, value, arg_map, ir_cloner(graph, ip))
-            if SIZE_MARKER in size.owner.attributes:
-                del size.owner.attributes[SIZE_MARKER]
-            with ip, func_op.location:
-                func.ReturnOp([size])
-            del operation(graph, marker).attributes[SIZE_MARKER]
-            func_op.attributes[QUERY_ATTR] = ir.FlatSymbolRefAttr.get(query_name)
-            created.append(query_name)
-            continue
-        query.operation.erase()
-    return created
+            arg_map[a] = prog.new_argument(k - (1 if k > storage.index else 0))
+        size = clone_slice(graph, sl, value, arg_map, cloner(graph, prog))
+        prog.return_(size)
+        edit.unmarked += [size.index, prog.value(value).index]
+        edit.queries.append((f, len(edit.names)))
+        edit.names.append(query_name)
+    if edit.names:
+        edit.apply(graph)
+    return edit.names
 
 
 def annotate_constant_sizes(module: ir.Operation) -> int:

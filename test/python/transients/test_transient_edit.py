@@ -80,11 +80,14 @@ def _edit(graph: _core.Graph, **changes) -> dict:
     ]
     args = dict(
         new_arguments=_i32([g, h]),
+        storage_marker="",
         steps=_arr(steps),
         clone_operands=np.array([11, 12], dtype=np.int64),
         alignment=64,
         message=MESSAGE,
+        names=[],
         marked=np.array([4], dtype=np.int64),
+        unmarked=np.array([], dtype=np.int64),
         marker=MARKER,
         allocs=_i32([alloc]),
         deallocs=_i32([dealloc]),
@@ -92,6 +95,8 @@ def _edit(graph: _core.Graph, **changes) -> dict:
         offset_step=_i32([5]),
         erase=_i32([]),
         calls=_i32([[call, 1, 15]]),
+        symbols=_i32([]).reshape(-1, 2),
+        symbol_attribute="",
     )
     args.update(changes)
     return args
@@ -159,6 +164,14 @@ def test_transient_edit_applies_in_one_call():
         (lambda g: {"marked": np.array([99], dtype=np.int64)}, IndexError),
         # Member arrays of different lengths.
         (lambda g: {"buffer_step": _i32([])}, ValueError),
+        # A function step without a name, an argument of no function made,
+        # an unmarked step out of range.
+        (lambda g: _replace(g, 9, (S.FUNCTION, _ops(g, "func.func")[0], 0, -1)), IndexError),
+        (lambda g: _replace(g, 10, (S.NEW_ARGUMENT, 0, 0, 0)), IndexError),
+        (lambda g: {"unmarked": np.array([99], dtype=np.int64)}, IndexError),
+        # A symbol naming no name; symbols without their attribute's name.
+        (lambda g: {"symbols": _i32([[_ops(g, "func.func")[0], 0]])}, IndexError),
+        (lambda g: {"names": ["q"], "symbols": _i32([[_ops(g, "func.func")[0], 0]])}, ValueError),
     ],
 )
 def test_malformed_transient_edit_leaves_the_ir(change, error):
@@ -168,3 +181,103 @@ def test_malformed_transient_edit_leaves_the_ir(change, error):
     with pytest.raises(error):
         _core.apply_transient_edit(graph, **_edit(graph, **change(graph)))
     assert str(module) == before
+
+
+# @f's size, n * 4 bytes, marked at its entry: the query takes @f's
+# arguments but the storage %s.
+QUERY_PROGRAM = """
+func.func @f(%n: index, %s: memref<?xi8>, %x: f32) {
+  %c4 = arith.constant 4 : index
+  %b = arith.muli %n, %c4 {test.size} : index
+  return
+}
+"""
+
+
+def _query_edit(graph: _core.Graph, **changes) -> dict:
+    (f,) = _ops(graph, "func.func")
+    (c4,) = _ops(graph, "arith.constant")
+    (muli,) = _ops(graph, "arith.muli")
+    steps = [
+        (S.FUNCTION, f, 0, 1),  # 0: @f_size(index, f32) -> index after @f
+        (S.NEW_ARGUMENT, 0, 0, 0),  # 1: its %n
+        (S.CLONE, c4, 0, 0),  # 2
+        (S.CLONE, muli, 0, 0),  # 3: reading steps 1 and 2
+        (S.RETURN, 3, 0, 0),  # 4
+        (S.VALUE, int(graph.result_begin[muli]), 0, 0),  # 5: @f's own size
+    ]
+    args = dict(
+        new_arguments=_i32([]),
+        storage_marker="",
+        steps=_arr(steps),
+        clone_operands=np.array([1, 2], dtype=np.int64),
+        alignment=64,
+        message=MESSAGE,
+        names=["f_size"],
+        marked=np.array([], dtype=np.int64),
+        unmarked=np.array([3, 5], dtype=np.int64),
+        marker=MARKER,
+        allocs=_i32([]),
+        deallocs=_i32([]),
+        buffer_step=_i32([]),
+        offset_step=_i32([]),
+        erase=_i32([]),
+        calls=_i32([]).reshape(-1, 3),
+        symbols=_i32([[f, 0]]),
+        symbol_attribute="test.query",
+    )
+    args.update(changes)
+    return args
+
+
+def test_transient_edit_makes_a_query_function():
+    module = parse_source(QUERY_PROGRAM)
+    graph = extract_graph(module)
+    _core.apply_transient_edit(graph, **_query_edit(graph))
+    assert module.operation.verify()
+    text = str(module)
+    # A public function right after @f, which names it; the size cloned
+    # from @f's first argument, unmarked in both.
+    assert (
+        "func.func @f(%arg0: index, %arg1: memref<?xi8>, %arg2: f32) attributes {test.query = @f_size}"
+        in text
+    )
+    query = text[text.index("func.func @f_size") :]
+    assert query.startswith("func.func @f_size(%arg0: index, %arg1: f32) -> index {")
+    assert "arith.muli %arg0, %c4" in query and "return %" in query
+    assert MARKER not in text
+
+
+@pytest.mark.parametrize(
+    "change, error",
+    [
+        # A left-out argument past the function's, a name out of range.
+        (lambda g: _replace_query(g, {0: (S.FUNCTION, _func(g), 0, 3)}), IndexError),
+        (lambda g: _replace_query(g, {0: (S.FUNCTION, _func(g), 1, 1)}), IndexError),
+        # An argument past the query's (which does not take %s); a memref
+        # returned.
+        (lambda g: _replace_query(g, {1: (S.NEW_ARGUMENT, 2, 0, 0)}), IndexError),
+        (
+            lambda g: _replace_query(g, {1: (S.ARGUMENT, _func(g), 1, 0), 4: (S.RETURN, 1, 0, 0)}),
+            ValueError,
+        ),
+    ],
+)
+def test_malformed_query_edit_leaves_the_ir(change, error):
+    module = parse_source(QUERY_PROGRAM)
+    before = str(module)
+    graph = extract_graph(module)
+    with pytest.raises(error):
+        _core.apply_transient_edit(graph, **_query_edit(graph, **change(graph)))
+    assert str(module) == before
+
+
+def _func(graph: _core.Graph) -> int:
+    return _ops(graph, "func.func")[0]
+
+
+def _replace_query(graph: _core.Graph, changes: dict[int, tuple]) -> dict:
+    steps = [tuple(s) for s in _query_edit(graph)["steps"].tolist()]
+    for k, step in changes.items():
+        steps[k] = step
+    return {"steps": _arr(steps)}
