@@ -299,3 +299,41 @@ func.func @second_input_taken(%x: tensor<4x16xf32>, %w: tensor<16x24xf32>, %y: t
   %n = linalg.negf ins(%k : tensor<4x8xf32>) outs(%e3 : tensor<4x8xf32>) -> tensor<4x8xf32>
   return %s, %n : tensor<4x8xf32>, tensor<4x8xf32>
 }
+
+// -----
+
+// A rewrite the rounds keep and the final analysis puts out of place is
+// undone, though no other operand changes its decision. %a, the negf's
+// input, is the exp's result in %p, which the branch also forwards to %m;
+// the return reads %m through the select. The exp's operand %p is out of
+// place once decided (the join merges %p with %b, which the branch reads
+// after the exp writes). In the round, the negf's operand is decided last,
+// after the exp's: %a has a buffer of its own and writing it is in place.
+// The final analysis (bottom-up, nothing deferred) decides the negf's
+// operand before the exp's: the walk back from %a goes through the exp's
+// undecided operand to %p, which %m may be, so the write may clobber what
+// the return reads: out of place. The negf keeps its destination.
+
+// CHECK-LABEL: func @kept_in_its_round_out_of_place_at_the_end
+//       CHECK:   %[[A:.*]] = linalg.exp
+//       CHECK:   %[[E:.*]] = tensor.empty() : tensor<8xf32>
+//  CHECK-NEXT:   linalg.negf ins(%[[A]] : tensor<8xf32>) outs(%[[E]] : tensor<8xf32>)
+func.func @kept_in_its_round_out_of_place_at_the_end(%x: tensor<8xf32>, %b: tensor<8xf32>, %c: i1) -> tensor<8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %t = tensor.empty() : tensor<8xf32>
+  %p = linalg.fill ins(%zero : f32) outs(%t : tensor<8xf32>) -> tensor<8xf32>
+  %a = linalg.exp ins(%x : tensor<8xf32>) outs(%p : tensor<8xf32>) -> tensor<8xf32>
+  cf.cond_br %c, ^bb1(%p : tensor<8xf32>), ^bb2(%b : tensor<8xf32>)
+^bb2(%v: tensor<8xf32>):
+  cf.br ^bb1(%v : tensor<8xf32>)
+^bb1(%m: tensor<8xf32>):
+  cf.br ^bb3
+^bb3:
+  %e = tensor.empty() : tensor<8xf32>
+  %n = linalg.negf ins(%a : tensor<8xf32>) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %s = arith.select %c, %m, %n : tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+
+// STATS: (S) 1 rejected
+// STATS-NEXT: (S) 0 reused-inputs
