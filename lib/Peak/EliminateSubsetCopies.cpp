@@ -56,59 +56,72 @@ using namespace mlir;
 namespace memplan {
 namespace {
 
-/// Why a value stays a copy. Each has a counter (Counters.def) and a remark.
+/// Why a value stays a copy: its name, the counter (Counters.def) it counts
+/// in and what its remark says.
+#define MEMPLAN_SUBSET_COPY_REASONS(X)                                         \
+  X(Dynamic, rejectedDynamic,                                                  \
+    "its sizes are not static (the peak model cannot weigh it)")               \
+  X(NotProducer, rejectedNotProducer,                                          \
+    "it is not made by a destination-style op of this block writing a "        \
+    "fresh destination")                                                       \
+  X(OtherUses, rejectedOtherUses,                                              \
+    "it, or a tensor its producers write into, has other uses (the value "     \
+    "must exist on its own)")                                                  \
+  X(ReadsUndefined, rejectedNotProducer,                                       \
+    "its producer reads the undefined contents of its destination")            \
+  X(Dominance, rejectedPlacement,                                              \
+    "what the larger tensor needs is defined after the producer, or cannot "   \
+    "be moved before it")                                                      \
+  X(Nested, rejectedPlacement,                                                 \
+    "its producers include another copy that is rewritten")                    \
+  X(Order, rejectedPlacement,                                                  \
+    "another operand's producer runs between its producers")                   \
+  X(PadValue, rejectedNotProducer,                                             \
+    "its padding value depends on the position")                               \
+  X(NotInBody, rejectedNotProducer,                                            \
+    "it is not directly in the body of a single-block function (the peak "     \
+    "model covers those)")                                                     \
+  X(Analysis, rejectedAnalysis,                                                \
+    "the in-place analysis would copy it into the subset anyway")              \
+  X(AnalysisFailed, rejectedAnalysis,                                          \
+    "the in-place analysis fails on this module (nothing is rewritten)")       \
+  X(Peak, rejectedPeak,                                                        \
+    "holding the larger tensor from its producer on would raise the modeled "  \
+    "peak")
+
+/// None: the value is written in place; otherwise why it stays a copy.
 enum class Reason {
   None,
-  Dynamic,        ///< a size is not static: the peak model cannot weigh it
-  NotProducer,    ///< not made by destination-style ops of the same block
-  OtherUses,      ///< the value or its destination chain has other uses
-  ReadsUndefined, ///< the chain's first op reads its fresh destination
-  Dominance,      ///< what the larger tensor needs is not there in time
-  Nested,         ///< its chain runs through another rewritten copy
-  Order,          ///< another operand's producer runs in between (concat)
-  PadValue,       ///< the padding value depends on the position
-  NotInBody,      ///< not directly in a single-block function body
-  Analysis,       ///< the in-place analysis would copy
-  AnalysisFailed, ///< the in-place analysis fails on the module
-  Peak,           ///< the modeled peak of the function would go up
+#define MEMPLAN_REASON_ENUM(R, Counter, Text) R,
+  MEMPLAN_SUBSET_COPY_REASONS(MEMPLAN_REASON_ENUM)
+#undef MEMPLAN_REASON_ENUM
 };
 
 const char *reasonText(Reason r) {
   switch (r) {
   case Reason::None:
     return "";
-  case Reason::Dynamic:
-    return "its sizes are not static (the peak model cannot weigh it)";
-  case Reason::NotProducer:
-    return "it is not made by a destination-style op of this block writing a "
-           "fresh destination";
-  case Reason::OtherUses:
-    return "it, or a tensor its producers write into, has other uses (the "
-           "value must exist on its own)";
-  case Reason::ReadsUndefined:
-    return "its producer reads the undefined contents of its destination";
-  case Reason::Dominance:
-    return "what the larger tensor needs is defined after the producer, or "
-           "cannot be moved before it";
-  case Reason::Nested:
-    return "its producers include another copy that is rewritten";
-  case Reason::Order:
-    return "another operand's producer runs between its producers";
-  case Reason::PadValue:
-    return "its padding value depends on the position";
-  case Reason::NotInBody:
-    return "it is not directly in the body of a single-block function (the "
-           "peak model covers those)";
-  case Reason::Analysis:
-    return "the in-place analysis would copy it into the subset anyway";
-  case Reason::AnalysisFailed:
-    return "the in-place analysis fails on this module (nothing is "
-           "rewritten)";
-  case Reason::Peak:
-    return "holding the larger tensor from its producer on would raise the "
-           "modeled peak";
+#define MEMPLAN_REASON_TEXT(R, Counter, Text)                                  \
+  case Reason::R:                                                              \
+    return Text;
+    MEMPLAN_SUBSET_COPY_REASONS(MEMPLAN_REASON_TEXT)
+#undef MEMPLAN_REASON_TEXT
   }
   return "";
+}
+
+/// The counter of SubsetCopyStats a value that stays a copy for `r` counts in.
+int64_t SubsetCopyStats::*rejectedCounter(Reason r) {
+  switch (r) {
+  case Reason::None:
+    break;
+#define MEMPLAN_REASON_COUNTER(R, Counter, Text)                               \
+  case Reason::R:                                                              \
+    return &SubsetCopyStats::Counter;
+    MEMPLAN_SUBSET_COPY_REASONS(MEMPLAN_REASON_COUNTER)
+#undef MEMPLAN_REASON_COUNTER
+  }
+  llvm_unreachable("a value written in place is no rejection");
 }
 
 bool isStatic(Type t) {
@@ -483,8 +496,19 @@ LogicalResult rewriteGroup(Group &g, Applied &out) {
       if (isa<TensorType>(operand.get().getType()))
         out.own.push_back({&operand, p});
   };
-  // The chain's own links must stay in place.
-  auto recordChain = [&](Piece *p) {
+  // Makes the chain of `p` write into `slice` (through a clone of its fill,
+  // if any) and records it; the chain's own links must stay in place.
+  auto writeChainInto = [&](Piece *p, Value slice) {
+    Value into = slice;
+    if (p->chain.fill) {
+      Operation *fill = builder.clone(*p->chain.fill);
+      cast<DestinationStyleOpInterface>(fill).getDpsInitOperand(0)->set(slice);
+      record(fill, p);
+      into = fill->getResult(0);
+    }
+    if (Operation *old = p->chain.root->get().getDefiningOp())
+      out.eraseIfDead.push_back(old);
+    p->chain.root->set(into);
     for (Operation *op : p->chain.ops) {
       auto dps = cast<DestinationStyleOpInterface>(op);
       for (OpResult r : op->getResults())
@@ -519,17 +543,7 @@ LogicalResult rewriteGroup(Group &g, Applied &out) {
     }
     out.start = hoist->empty() ? slice.getDefiningOp() : hoist->front();
     record(slice.getDefiningOp(), p);
-    Value into = slice;
-    if (p->chain.fill) {
-      Operation *fill = builder.clone(*p->chain.fill);
-      cast<DestinationStyleOpInterface>(fill).getDpsInitOperand(0)->set(slice);
-      record(fill, p);
-      into = fill->getResult(0);
-    }
-    if (Operation *old = p->chain.root->get().getDefiningOp())
-      out.eraseIfDead.push_back(old);
-    p->chain.root->set(into);
-    recordChain(p);
+    writeChainInto(p, slice);
     record(g.op, p);
     out.end = g.op;
     out.pieces.push_back(p);
@@ -583,17 +597,7 @@ LogicalResult rewriteGroup(Group &g, Applied &out) {
     auto slice = tensor::ExtractSliceOp::create(
         builder, loc, type, current, p->offsets, p->sizes, p->strides);
     record(slice, p);
-    Value into = slice.getResult();
-    if (p->chain.fill) {
-      Operation *fill = builder.clone(*p->chain.fill);
-      cast<DestinationStyleOpInterface>(fill).getDpsInitOperand(0)->set(into);
-      record(fill, p);
-      into = fill->getResult(0);
-    }
-    if (Operation *old = p->chain.root->get().getDefiningOp())
-      out.eraseIfDead.push_back(old);
-    p->chain.root->set(into);
-    recordChain(p);
+    writeChainInto(p, slice.getResult());
     builder.setInsertionPointAfter(p->chain.last());
     auto insert = tensor::InsertSliceOp::create(
         builder, loc, p->source, current, p->offsets, p->sizes, p->strides);
@@ -793,8 +797,7 @@ SubsetCopyStats eliminateSubsetCopies(MlirOperation rootHandle,
                        : "operand #" + std::to_string(&p - g.pieces.data()) +
                              " of the concat");
         std::string message;
-        switch (r) {
-        case Reason::None:
+        if (r == Reason::None) {
           ++stats.written;
           stats.bytesSaved += tensorBytes(p.source.getType());
           message =
@@ -804,32 +807,16 @@ SubsetCopyStats eliminateSubsetCopies(MlirOperation rootHandle,
                                         : "destination") +
               " tensor: no copy, " +
               std::to_string(tensorBytes(p.source.getType())) + " bytes saved";
-          break;
-#define MEMPLAN_SUBSET_COPY_REASON(R, Field)                                   \
-  case Reason::R:                                                              \
-    ++stats.Field;                                                             \
-    message =                                                                  \
-        what +                                                                 \
-        (g.rewritten && g.inner                                                \
-             ? std::string(apply ? " is" : " would be") +                      \
-                   " copied straight into the padded tensor (no "              \
-                   "concat buffer) but not computed there: "                   \
-             : std::string(apply ? " stays" : " would stay") + " a copy: ") +  \
-        reasonText(r);                                                         \
-    break;
-          MEMPLAN_SUBSET_COPY_REASON(Dynamic, rejectedDynamic)
-          MEMPLAN_SUBSET_COPY_REASON(NotProducer, rejectedNotProducer)
-          MEMPLAN_SUBSET_COPY_REASON(ReadsUndefined, rejectedNotProducer)
-          MEMPLAN_SUBSET_COPY_REASON(PadValue, rejectedNotProducer)
-          MEMPLAN_SUBSET_COPY_REASON(NotInBody, rejectedNotProducer)
-          MEMPLAN_SUBSET_COPY_REASON(OtherUses, rejectedOtherUses)
-          MEMPLAN_SUBSET_COPY_REASON(Dominance, rejectedPlacement)
-          MEMPLAN_SUBSET_COPY_REASON(Nested, rejectedPlacement)
-          MEMPLAN_SUBSET_COPY_REASON(Order, rejectedPlacement)
-          MEMPLAN_SUBSET_COPY_REASON(Analysis, rejectedAnalysis)
-          MEMPLAN_SUBSET_COPY_REASON(AnalysisFailed, rejectedAnalysis)
-          MEMPLAN_SUBSET_COPY_REASON(Peak, rejectedPeak)
-#undef MEMPLAN_SUBSET_COPY_REASON
+        } else {
+          ++(stats.*rejectedCounter(r));
+          message = what +
+                    (g.rewritten && g.inner
+                         ? std::string(apply ? " is" : " would be") +
+                               " copied straight into the padded tensor (no "
+                               "concat buffer) but not computed there: "
+                         : std::string(apply ? " stays" : " would stay") +
+                               " a copy: ") +
+                    reasonText(r);
         }
         if (options.remarks)
           stats.remarks.push_back({wrap(p.loc), message});
