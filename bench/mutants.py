@@ -119,8 +119,8 @@ MUTANTS: Tuple[Mutant, ...] = (
         "a loop whose body writes its iteration argument only through an alias (a slice) "
         "writes nothing into its init",
         INPLACE,
-        "      for (AliasingValue alias : state.getAliasingValues(use))\n"
-        "        work.push_back(alias.value);\n",
+        "        for (AliasingValue alias : state.getAliasingValues(use))\n"
+        "          work.push_back(alias.value);\n",
         "",
         _INPLACE_TESTS + ("inplace/test_inplace_unmodeled.py",),
         _INPLACE_LIT,
@@ -375,7 +375,7 @@ MUTANTS: Tuple[Mutant, ...] = (
         "reorder-in-place-reads",
         "a read of what an in-place write overwrites may move after the write",
         "lib/Peak/ReorderForMemory.cpp",
-        "          edge(unitOf(user), writer);\n",
+        "        edge(unitOf(user), writer);\n",
         "",
         ("peak/test_reorder.py",),
         _PEAK_LIT,

@@ -2,6 +2,7 @@
 
 #include "InplaceAnalysis.h"
 
+#include "memplan/IR/UseWalk.h"
 #include "memplan/Inplace/AnalysisSteps.h"
 
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
@@ -721,16 +722,37 @@ bool InplaceAnalysis::mayWriteBufferOf(int32_t w, BlockArgument def) {
 }
 
 namespace {
-/// Where `operand`, an operand a region branch point forwards (`operandsOf`
-/// each of its successors `succs`), goes: the successors' inputs, into
-/// `out`; not the results of `stopAt`. False where a successor's inputs do
-/// not match the forwarded operands (the caller gives up then).
-template <typename OperandsOf>
-bool forwardOperand(ArrayRef<RegionSuccessor> succs, OperandsOf operandsOf,
+/// The operands `branch` forwards when control enters `successor`.
+OperandRange forwardedTo(RegionBranchOpInterface branch,
+                         const RegionSuccessor &successor) {
+  return branch.getEntrySuccessorOperands(successor);
+}
+/// The operands `terminator` forwards to `successor`.
+OperandRange forwardedTo(RegionBranchTerminatorOpInterface terminator,
+                         const RegionSuccessor &successor) {
+  return terminator.getSuccessorOperands(successor);
+}
+
+/// The region successors of `terminator`, its operands' values unknown.
+SmallVector<RegionSuccessor>
+successorsOf(RegionBranchTerminatorOpInterface terminator) {
+  SmallVector<Attribute> unknown(terminator->getNumOperands());
+  SmallVector<RegionSuccessor> successors;
+  terminator.getSuccessorRegions(unknown, successors);
+  return successors;
+}
+
+/// Where `operand`, an operand the region branch point `from` (a region
+/// branch op entering its successors `succs`, or a region terminator)
+/// forwards, goes: the successors' inputs, into `out`; not the results of
+/// `stopAt`. False where a successor's inputs do not match the forwarded
+/// operands (the caller gives up then).
+template <typename BranchPoint>
+bool forwardOperand(BranchPoint from, ArrayRef<RegionSuccessor> succs,
                     OpOperand &operand, Operation *stopAt,
                     SmallVectorImpl<Value> &out) {
   for (const RegionSuccessor &succ : succs) {
-    OperandRange forwarded = operandsOf(succ);
+    OperandRange forwarded = forwardedTo(from, succ);
     unsigned n = operand.getOperandNumber();
     if (forwarded.empty() || n < forwarded.getBeginOperandIndex() ||
         n >= forwarded.getBeginOperandIndex() + forwarded.size())
@@ -765,44 +787,25 @@ bool InplaceAnalysis::regionsMayWrite(int32_t w) {
   SmallVector<Value> work;
   SmallVector<RegionSuccessor> succs;
   branch.getSuccessorRegions(RegionBranchPoint::parent(), succs);
-  if (!forwardOperand(
-          succs,
-          [&](const RegionSuccessor &s) {
-            return branch.getEntrySuccessorOperands(s);
-          },
-          operand, /*stopAt=*/op, work))
+  if (!forwardOperand(branch, succs, operand, /*stopAt=*/op, work))
     return true;
   llvm::erase_if(work, [&](Value v) { return !isa<BlockArgument>(v); });
   if (work.empty())
     return true;
   const BufferizationOptions &opts = state.getOptions();
-  DenseSet<Value> seen;
-  while (!work.empty()) {
-    Value v = work.pop_back_val();
-    if (!seen.insert(v).second)
-      continue;
-    for (OpOperand &use : v.getUses()) {
-      Operation *user = use.getOwner();
-      if (!opts.dynCastBufferizableOp(user) ||
-          state.bufferizesToMemoryWrite(use))
-        return true;
-      for (AliasingValue alias : state.getAliasingValues(use))
-        work.push_back(alias.value);
-      auto terminator = dyn_cast<RegionBranchTerminatorOpInterface>(user);
-      if (!terminator)
-        continue;
-      SmallVector<Attribute> unknown(user->getNumOperands());
-      SmallVector<RegionSuccessor> next;
-      terminator.getSuccessorRegions(unknown, next);
-      if (!forwardOperand(
-              next,
-              [&](const RegionSuccessor &s) {
-                return terminator.getSuccessorOperands(s);
-              },
-              use, /*stopAt=*/op, work))
-        return true;
-    }
-  }
+  if (anyUseReached(work, [&](OpOperand &use) {
+        Operation *user = use.getOwner();
+        if (!opts.dynCastBufferizableOp(user) ||
+            state.bufferizesToMemoryWrite(use))
+          return true;
+        for (AliasingValue alias : state.getAliasingValues(use))
+          work.push_back(alias.value);
+        auto terminator = dyn_cast<RegionBranchTerminatorOpInterface>(user);
+        return terminator &&
+               !forwardOperand(terminator, successorsOf(terminator), use,
+                               /*stopAt=*/op, work);
+      }))
+    return true;
   LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] operand #"
                           << operand.getOperandNumber() << " of "
                           << op->getName() << " at " << op->getLoc()
@@ -825,36 +828,25 @@ bool InplaceAnalysis::readReachesUse(int32_t r) {
   if (!wouldOpBeTriviallyDead(readOp))
     return true;
   SmallVector<Value> work(readOp->getResults());
-  DenseSet<Value> seen;
-  while (!work.empty()) {
-    Value v = work.pop_back_val();
-    if (!seen.insert(v).second)
-      continue;
-    for (OpOperand &use : v.getUses()) {
-      Operation *user = use.getOwner();
-      if (auto terminator = dyn_cast<RegionBranchTerminatorOpInterface>(user)) {
+  if (anyUseReached(work, [&](OpOperand &use) {
+        Operation *user = use.getOwner();
+        auto terminator = dyn_cast<RegionBranchTerminatorOpInterface>(user);
+        if (!terminator) {
+          if (!wouldOpBeTriviallyDead(user))
+            return true;
+          llvm::append_range(work, user->getResults());
+          return false;
+        }
         // A function's return is return-like, but its results are used.
         if (!isa<RegionBranchOpInterface>(user->getParentOp()))
           return true;
-        SmallVector<Attribute> unknown(user->getNumOperands());
-        SmallVector<RegionSuccessor> next;
-        terminator.getSuccessorRegions(unknown, next);
-        if (llvm::any_of(
-                next, [](const RegionSuccessor &s) { return !s.isParent(); }) ||
-            !forwardOperand(
-                next,
-                [&](const RegionSuccessor &s) {
-                  return terminator.getSuccessorOperands(s);
-                },
-                use, /*stopAt=*/nullptr, work))
-          return true;
-        continue;
-      }
-      if (!wouldOpBeTriviallyDead(user))
-        return true;
-      llvm::append_range(work, user->getResults());
-    }
-  }
+        SmallVector<RegionSuccessor> next = successorsOf(terminator);
+        return llvm::any_of(
+                   next,
+                   [](const RegionSuccessor &s) { return !s.isParent(); }) ||
+               !forwardOperand(terminator, next, use, /*stopAt=*/nullptr, work);
+      }))
+    return true;
   LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] operand #"
                           << ir.tensors.operands[r]->getOperandNumber()
                           << " of " << readOp->getName() << " at "

@@ -29,6 +29,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TensorQueries.h"
+#include "memplan/IR/UseWalk.h"
 #include "memplan/Inplace/InterfaceEngine.h"
 #include "memplan/Peak/Transforms.h"
 
@@ -513,22 +514,16 @@ private:
           !bufferizable.bufferizesToMemoryWrite(*operand, state))
         continue;
       SmallVector<Value> work{operand->get()};
-      llvm::DenseSet<Value> seen;
-      while (!work.empty()) {
-        Value v = work.pop_back_val();
-        if (!seen.insert(v).second)
-          continue;
-        for (OpOperand &use : v.getUses()) {
-          Operation *user = use.getOwner();
-          edge(unitOf(user), writer);
-          // Views of the old contents are read later too.
-          auto userOp = dyn_cast<bufferization::BufferizableOpInterface>(user);
-          if (userOp && !userOp.bufferizesToMemoryWrite(use, state))
-            for (const bufferization::AliasingValue &alias :
-                 userOp.getAliasingValues(use, state))
-              work.push_back(alias.value);
-        }
-      }
+      forEachUseReached(work, [&](OpOperand &use) {
+        Operation *user = use.getOwner();
+        edge(unitOf(user), writer);
+        // Views of the old contents are read later too.
+        auto userOp = dyn_cast<bufferization::BufferizableOpInterface>(user);
+        if (userOp && !userOp.bufferizesToMemoryWrite(use, state))
+          for (const bufferization::AliasingValue &alias :
+               userOp.getAliasingValues(use, state))
+            work.push_back(alias.value);
+      });
     }
     for (auto &s : succs) {
       llvm::sort(s);

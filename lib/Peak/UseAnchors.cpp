@@ -6,6 +6,8 @@
 
 #include "UseAnchors.h"
 
+#include "memplan/IR/UseWalk.h"
+
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 
@@ -37,23 +39,16 @@ SmallVector<UseAnchor> useAnchors(Value value, Block *block,
 
 bool contentsRead(Value value, const bufferization::AnalysisState &state) {
   SmallVector<Value> work{value};
-  llvm::SmallDenseSet<Value, 8> seen;
-  while (!work.empty()) {
-    Value v = work.pop_back_val();
-    if (!seen.insert(v).second)
-      continue;
-    for (OpOperand &use : v.getUses()) {
-      if (!state.getOptions().dynCastBufferizableOp(use.getOwner()) ||
-          state.bufferizesToMemoryRead(use))
-        return true;
-      if (state.bufferizesToMemoryWrite(use))
-        continue;
+  return anyUseReached(work, [&](OpOperand &use) {
+    if (!state.getOptions().dynCastBufferizableOp(use.getOwner()) ||
+        state.bufferizesToMemoryRead(use))
+      return true;
+    if (!state.bufferizesToMemoryWrite(use))
       for (const bufferization::AliasingValue &alias :
            state.getAliasingValues(use))
         work.push_back(alias.value);
-    }
-  }
-  return false;
+    return false;
+  });
 }
 
 void redirectUses(const UseAnchor &anchor, Value replacement) {
