@@ -170,17 +170,20 @@ LogicalResult checkUnknownOps(Operation *root,
   return failure(walk.wasInterrupted());
 }
 
-/// Sets of more than one member of `v`'s class, in upstream's member order,
-/// each listed once.
-template <typename ApplyFn>
+/// The sets of more than one member that `applyOnSet` (upstream's
+/// applyOnAliases or applyOnEquivalenceClass) finds in `state`, each in
+/// upstream's member order, each listed once.
 void collectSets(const IRNumbering &ir, const InplaceAnalysis &engine,
-                 ApplyFn apply, std::vector<std::vector<EngineValue>> &out) {
+                 const OneShotAnalysisState &state,
+                 void (OneShotAnalysisState::*applyOnSet)(
+                     Value, function_ref<void(Value)>) const,
+                 std::vector<std::vector<EngineValue>> &out) {
   llvm::DenseSet<Value> listed;
   for (Value v : ir.tensors.values) {
     if (listed.contains(v))
       continue;
     std::vector<EngineValue> members;
-    apply(v, [&](Value m) {
+    (state.*applyOnSet)(v, [&](Value m) {
       listed.insert(m);
       members.push_back(engine.describe(m));
     });
@@ -618,19 +621,12 @@ EngineResult runInterfaceEngine(MlirOperation rootHandle,
   }
   if (engineOptions.analysisOnly) {
     if (engineOptions.collectAliasSets)
-      collectSets(
-          ir, engine,
-          [&](Value v, function_ref<void(Value)> fn) {
-            state.applyOnAliases(v, fn);
-          },
-          result.aliasSets);
+      collectSets(ir, engine, state, &OneShotAnalysisState::applyOnAliases,
+                  result.aliasSets);
     if (engineOptions.collectEquivalenceSets)
-      collectSets(
-          ir, engine,
-          [&](Value v, function_ref<void(Value)> fn) {
-            state.applyOnEquivalenceClass(v, fn);
-          },
-          result.equivalenceSets);
+      collectSets(ir, engine, state,
+                  &OneShotAnalysisState::applyOnEquivalenceClass,
+                  result.equivalenceSets);
     if (engineOptions.collectCopies)
       result.copies = plannedCopies(*run, ir);
   }
