@@ -155,6 +155,19 @@ struct State {
     }
     known.erase(v);
   }
+  /// Drops every value in scope (a memref or a known integer) `gone` holds
+  /// for.
+  template <typename Pred> void dropIf(Pred gone) {
+    SmallVector<Value> dropped;
+    for (auto &[v, b] : bufferOf)
+      if (gone(v))
+        dropped.push_back(v);
+    for (auto &[v, k] : known)
+      if (gone(v))
+        dropped.push_back(v);
+    for (Value v : dropped)
+      drop(v);
+  }
   int32_t lookup(Value v) const {
     auto it = bufferOf.find(v);
     return it == bufferOf.end() ? -1 : it->second;
@@ -299,14 +312,12 @@ public:
               const Twine &message,
               ArrayRef<std::pair<Location, std::string>> notes,
               const State *state) {
-    std::string text = message.str();
+    std::string text = ("memplan-verify-deallocation: " + message).str();
     if (state && state->speculative && kind != "unproven") {
-      text = "memplan-verify-deallocation: cannot prove it: " +
-             StringRef(text)
-                 .drop_front(StringRef("memplan-verify-deallocation: ").size())
-                 .str() +
-             " (on a path that assumes an i1 loaded from memory the function "
-             "wrote, which the checker does not follow)";
+      text = ("memplan-verify-deallocation: cannot prove it: " + message +
+              " (on a path that assumes an i1 loaded from memory the function "
+              "wrote, which the checker does not follow)")
+                 .str();
       kind = "unproven";
     }
     if (!reported.insert({kind.str(), at, subject}).second)
@@ -428,8 +439,8 @@ private:
   void memrefResult(Operation *op, OpResult r, ArrayRef<Attribute> attrs,
                     bool allocates, bool stack, State &s, States &forks);
   void integerResults(Operation *op, State &s);
-  void leaveScope(Operation *scope, State &s, Operation *at);
-  void enterBlock(Block *block, State &s, Operation *at);
+  void leaveScope(Operation *scope, State &s);
+  void enterBlock(Block *block, State &s);
   void arrive(Block *block, State &s, Operation *at);
   void collect(State &s, Operation *at);
   void kill(Operation *op, State &s);
@@ -455,6 +466,24 @@ private:
   }
   SmallVector<std::pair<Location, std::string>, 2>
   siteNotes(const Buffer &b, bool freed = false);
+  /// `op` does to the buffer of `v` what the checker does not model (`what`
+  /// follows the op's name): reported unproven, and the buffer is of unknown
+  /// origin from here on.
+  void unmodeled(Operation *op, Value v, State &s, const Twine &what) {
+    issue("unproven", op, nullptr,
+          "'" + op->getName().getStringRef() + "' " + what, s);
+    if (int32_t id = s.lookup(v); id >= 0)
+      s.buffers[id].kind = Kind::Unknown;
+  }
+  /// The buffer of `v`, which `op` frees or returns (`does`); -1, reported
+  /// unproven, where the state does not know it.
+  int32_t knownBuffer(Operation *op, Value v, State &s, StringRef does) {
+    int32_t id = s.lookup(v);
+    if (id < 0)
+      issue("unproven", op, nullptr,
+            does + " a memref whose buffer is not known here", s);
+    return id;
+  }
 
   FunctionOpInterface func;
   Reporter &reporter;
@@ -600,10 +629,9 @@ bool FunctionChecker::overflow(const States &states, Operation *at) {
   if (states.size() <= kMaxStates)
     return false;
   reporter.report("unproven", at, nullptr,
-                  "memplan-verify-deallocation: more than " +
-                      Twine(kMaxStates) +
-                      " distinct ownership states reach this op; the "
-                      "function is not checked past it",
+                  "more than " + Twine(kMaxStates) +
+                      " distinct ownership states reach this op; the function "
+                      "is not checked past it",
                   {}, nullptr);
   gaveUp = true;
   return true;
@@ -621,9 +649,8 @@ void FunctionChecker::collect(State &s, Operation *at) {
                                        at->getName().getStringRef().str() +
                                        "')"});
     issue("leak", b.site ? b.site : at, b.site,
-          "memplan-verify-deallocation: a heap buffer is not freed on a path "
-          "through the function",
-          s, notes);
+          "a heap buffer is not freed on a path through the function", s,
+          notes);
   }
 }
 
@@ -641,42 +668,22 @@ void FunctionChecker::kill(Operation *op, State &s) {
   }
 }
 
-void FunctionChecker::leaveScope(Operation *scope, State &s, Operation *at) {
-  SmallVector<Value> inside;
-  auto within = [&](Value v) {
+void FunctionChecker::leaveScope(Operation *scope, State &s) {
+  s.dropIf([&](Value v) {
     Region *r = v.getParentRegion();
     return r && scope->isAncestor(r->getParentOp());
-  };
-  for (auto &[v, b] : s.bufferOf)
-    if (within(v))
-      inside.push_back(v);
-  for (auto &[v, k] : s.known)
-    if (within(v))
-      inside.push_back(v);
-  for (Value v : inside)
-    s.drop(v);
-  (void)at;
+  });
 }
 
-void FunctionChecker::enterBlock(Block *block, State &s, Operation *at) {
+void FunctionChecker::enterBlock(Block *block, State &s) {
   // Values of this region are visible in `block` only where their block
   // dominates it (a value of the block itself is defined again).
   Region *region = block->getParent();
-  SmallVector<Value> gone;
-  auto hidden = [&](Value v) {
+  s.dropIf([&](Value v) {
     Block *def = v.getParentBlock();
     return def && def->getParent() == region &&
            !dominance.properlyDominates(def, block);
-  };
-  for (auto &[v, b] : s.bufferOf)
-    if (hidden(v))
-      gone.push_back(v);
-  for (auto &[v, k] : s.known)
-    if (hidden(v))
-      gone.push_back(v);
-  for (Value v : gone)
-    s.drop(v);
-  (void)at;
+  });
 }
 
 void FunctionChecker::arrive(Block *block, State &s, Operation *at) {
@@ -687,59 +694,47 @@ void FunctionChecker::arrive(Block *block, State &s, Operation *at) {
 }
 
 void FunctionChecker::free(Operation *op, Value v, State &s) {
-  int32_t id = s.lookup(v);
-  if (id < 0) {
-    issue("unproven", op, nullptr,
-          "memplan-verify-deallocation: frees a memref whose buffer is not "
-          "known here",
-          s);
+  int32_t id = knownBuffer(op, v, s, "frees");
+  if (id < 0)
     return;
-  }
   Buffer &b = s.buffers[id];
   auto notes = siteNotes(b);
   switch (b.kind) {
   case Kind::Stack:
     issue("invalid-free", op, b.site,
-          "memplan-verify-deallocation: frees stack memory (an allocation in "
-          "the automatic allocation scope, which is released when the scope "
-          "returns)",
+          "frees stack memory (an allocation in the automatic allocation "
+          "scope, which is released when the scope returns)",
           s, notes);
     return;
   case Kind::Argument:
-    issue("invalid-free", op, nullptr,
-          "memplan-verify-deallocation: frees the buffer of a function "
-          "argument, which belongs to the caller",
-          s);
+    issue(
+        "invalid-free", op, nullptr,
+        "frees the buffer of a function argument, which belongs to the caller",
+        s);
     return;
   case Kind::Foreign:
     issue("invalid-free", op, b.site,
-          "memplan-verify-deallocation: frees memory this function did not "
-          "allocate on the heap",
-          s, notes);
+          "frees memory this function did not allocate on the heap", s, notes);
     return;
   case Kind::Unknown:
-    issue("unproven", op, nullptr,
-          "memplan-verify-deallocation: frees a buffer of unknown origin", s);
+    issue("unproven", op, nullptr, "frees a buffer of unknown origin", s);
     return;
   case Kind::Heap:
     break;
   }
   if (b.status == Status::Freed) {
     issue("double-free", op, b.site,
-          "memplan-verify-deallocation: frees a heap buffer that is already "
-          "freed on this path",
-          s, siteNotes(b, /*freed=*/true));
+          "frees a heap buffer that is already freed on this path", s,
+          siteNotes(b, /*freed=*/true));
     return;
   }
   if (!b.pending.empty()) {
     if (b.asyncUse)
       notes.push_back({b.asyncUse->getLoc(),
-                       "asynchronous work that uses it starts here and is "
-                       "not awaited before the free"});
+                       "asynchronous work that uses it starts here "
+                       "and is not awaited before the free"});
     issue("async-free", op, b.site,
-          "memplan-verify-deallocation: frees a buffer that asynchronous work "
-          "may still use",
-          s, notes);
+          "frees a buffer that asynchronous work may still use", s, notes);
   }
   b.status = Status::Freed;
   b.freedAt = op;
@@ -753,8 +748,8 @@ void FunctionChecker::checkAccess(Operation *op, Value v, State &s) {
   if (b.status != Status::Freed)
     return;
   issue("use-after-free", op, b.site,
-        "memplan-verify-deallocation: uses a buffer after it was freed (' " +
-            op->getName().getStringRef() + "' reads or writes it)",
+        "uses a buffer after it was freed (' " + op->getName().getStringRef() +
+            "' reads or writes it)",
         s, siteNotes(b, /*freed=*/true));
 }
 
@@ -983,31 +978,20 @@ void FunctionChecker::step(Operation *op, State &s, States &out) {
     Value v = e.getValue();
     bool plain = op->getNumOperands() == 1 && op->getNumResults() == 0 &&
                  op->getOperand(0) == v;
-    if (!plain) {
-      issue("unproven", op, nullptr,
-            "memplan-verify-deallocation: '" + op->getName().getStringRef() +
-                "' frees a buffer under conditions the checker does not "
-                "model",
-            s);
-      if (int32_t id = s.lookup(v); id >= 0)
-        s.buffers[id].kind = Kind::Unknown;
-      freed.insert(v);
-      continue;
-    }
-    free(op, v, s);
+    if (plain)
+      free(op, v, s);
+    else
+      unmodeled(op, v, s,
+                "frees a buffer under conditions the checker does not model");
     freed.insert(v);
   }
   for (Value v : op->getOperands()) {
     if (!isMemref(v) || freed.contains(v))
       continue;
     if (!modeled) {
-      issue("unproven", op, nullptr,
-            "memplan-verify-deallocation: '" + op->getName().getStringRef() +
-                "' has no memory effects information: it may free or keep "
-                "the buffers it takes",
-            s);
-      if (int32_t id = s.lookup(v); id >= 0)
-        s.buffers[id].kind = Kind::Unknown;
+      unmodeled(op, v, s,
+                "has no memory effects information: it may free or keep the "
+                "buffers it takes");
       continue;
     }
     bool touches = isCall;
@@ -1060,40 +1044,31 @@ void FunctionChecker::atReturn(Operation *ret, State &s) {
     // it): one buffer, which the caller frees once (repeatedResults).
     if (j < repeats.size() && repeats[j] >= 0)
       continue;
-    int32_t id = s.lookup(v);
-    if (id < 0) {
-      issue("unproven", ret, nullptr,
-            "memplan-verify-deallocation: returns a memref whose buffer is not "
-            "known here",
-            s);
+    int32_t id = knownBuffer(ret, v, s, "returns");
+    if (id < 0)
       continue;
-    }
     Buffer &b = s.buffers[id];
     auto notes = siteNotes(b, /*freed=*/true);
     if (b.kind == Kind::Unknown) {
-      issue("unproven", ret, b.site,
-            "memplan-verify-deallocation: returns a buffer of unknown origin",
-            s, notes);
+      issue("unproven", ret, b.site, "returns a buffer of unknown origin", s,
+            notes);
     } else if (b.kind == Kind::Stack) {
       issue("bad-return", ret, b.site,
-            "memplan-verify-deallocation: returns stack memory, which is "
-            "released when the function returns",
+            "returns stack memory, which is released when the function returns",
             s, notes);
     } else if (b.kind == Kind::Argument || b.kind == Kind::Foreign) {
       issue("bad-return", ret, b.site,
-            "memplan-verify-deallocation: returns memory it does not own (" +
+            "returns memory it does not own (" +
                 Twine(b.kind == Kind::Argument ? "a function argument"
                                                : "not a heap allocation") +
                 "), but the caller owns and frees what a function returns",
             s, notes);
     } else if (b.status == Status::Freed) {
-      issue("bad-return", ret, b.site,
-            "memplan-verify-deallocation: returns a freed buffer", s, notes);
+      issue("bad-return", ret, b.site, "returns a freed buffer", s, notes);
     } else if (!returned.insert(id).second) {
       issue("bad-return", ret, b.site,
-            "memplan-verify-deallocation: returns one heap buffer twice (not "
-            "one value at the same positions in every return): the caller "
-            "would free it twice",
+            "returns one heap buffer twice (not one value at the same "
+            "positions in every return): the caller would free it twice",
             s, notes);
     }
     if (b.kind == Kind::Heap)
@@ -1105,9 +1080,8 @@ void FunctionChecker::atReturn(Operation *ret, State &s) {
     auto notes = siteNotes(b);
     notes.push_back({ret->getLoc(), "the function returns here"});
     issue("leak", b.site ? b.site : ret, b.site,
-          "memplan-verify-deallocation: a heap buffer is not freed on a path "
-          "through the function",
-          s, notes);
+          "a heap buffer is not freed on a path through the function", s,
+          notes);
   }
 }
 
@@ -1117,7 +1091,7 @@ void FunctionChecker::branch(Operation *term, State &s,
   auto br = dyn_cast<BranchOpInterface>(term);
   if (!br) {
     issue("unproven", term, nullptr,
-          "memplan-verify-deallocation: '" + term->getName().getStringRef() +
+          "'" + term->getName().getStringRef() +
               "' branches without BranchOpInterface",
           s);
     return;
@@ -1140,9 +1114,7 @@ void FunctionChecker::branch(Operation *term, State &s,
     SuccessorOperands operands = br.getSuccessorOperands(i);
     if (operands.getProducedOperandCount()) {
       issue("unproven", term, nullptr,
-            "memplan-verify-deallocation: a branch with produced operands is "
-            "not modeled",
-            t);
+            "a branch with produced operands is not modeled", t);
       return;
     }
     // Read what flows before the block's values leave.
@@ -1150,7 +1122,7 @@ void FunctionChecker::branch(Operation *term, State &s,
     for (Value v : operands.getForwardedOperands()) {
       flows.push_back({isMemref(v) ? t.lookup(v) : -1, t.resolve(v)});
     }
-    enterBlock(succ, t, term);
+    enterBlock(succ, t);
     for (auto [arg, flow] : llvm::zip(succ->getArguments(), flows)) {
       t.define(arg);
       if (isMemref(arg))
@@ -1260,7 +1232,7 @@ void FunctionChecker::runRegionBranch(RegionBranchOpInterface op,
     // Leaving a region (to the results, or into a region again): none of
     // the values of the op's regions is in scope any more.
     if (from != raw)
-      leaveScope(raw, t, from);
+      leaveScope(raw, t);
     ValueRange inputs = succ.getSuccessorInputs();
     for (auto [i, input] : llvm::enumerate(inputs)) {
       t.define(input);
@@ -1308,7 +1280,7 @@ void FunctionChecker::runRegionBranch(RegionBranchOpInterface op,
           (!terminator && llvm::any_of(term->getOperands(), isMemref))) {
         issue(
             "unproven", term, nullptr,
-            "memplan-verify-deallocation: '" + term->getName().getStringRef() +
+            "'" + term->getName().getStringRef() +
                 "' forwards buffers without RegionBranchTerminatorOpInterface",
             t);
         return;
@@ -1369,7 +1341,7 @@ void FunctionChecker::runOpaqueRegions(Operation *op, States &states) {
         !isa<MemoryEffectOpInterface>(op)) {
       for (State &s : states)
         issue("unproven", op, nullptr,
-              "memplan-verify-deallocation: '" + op->getName().getStringRef() +
+              "'" + op->getName().getStringRef() +
                   "' has regions that use buffers, but neither "
                   "RegionBranchOpInterface nor memory effects information",
               s);
@@ -1393,7 +1365,7 @@ void FunctionChecker::runOpaqueRegions(Operation *op, States &states) {
         entry.push_back(std::move(t));
         States exits;
         runRegion(region, std::move(entry), [&](Operation *term, State &u) {
-          leaveScope(op, u, term);
+          leaveScope(op, u);
           collect(u, term);
           exits.push_back(std::move(u));
         });
@@ -1416,9 +1388,7 @@ void FunctionChecker::run() {
   Region &body = func.getFunctionBody();
   if (auto kinds = dyn_cast<RegionKindInterface>(func.getOperation());
       kinds && !kinds.hasSSADominance(0)) {
-    reporter.report("unproven", func, nullptr,
-                    "memplan-verify-deallocation: a graph region is not "
-                    "checked",
+    reporter.report("unproven", func, nullptr, "a graph region is not checked",
                     {}, nullptr);
     return;
   }
@@ -1436,9 +1406,9 @@ void FunctionChecker::run() {
       return;
     }
     issue("unproven", term, nullptr,
-          "memplan-verify-deallocation: '" + term->getName().getStringRef() +
-              "' ends the function without returning: the paths through it "
-              "are not checked",
+          "'" + term->getName().getStringRef() +
+              "' ends the function without returning: the paths through it are "
+              "not checked",
           s);
   });
 }

@@ -150,6 +150,11 @@ private:
   bool place();
   bool placeInBlock(int32_t h, SmallVectorImpl<Operation *> &lifted);
   bool placeInRegion(int32_t h, SmallVectorImpl<Operation *> &lifted);
+  /// Frees handle `h` in `block` after `last`, its last use there (a
+  /// function's return: before it), or with no use there, after the
+  /// handle's definition in its own block, else at the block's start. False
+  /// (the function is left) where `last` is another terminator.
+  bool freeAfterLast(int32_t h, Block *block, Operation *last);
   bool regionHasLiveTransfers(int32_t h, ArrayRef<Operation *> lifted,
                               bool &changed);
   void liveness(int32_t h, ArrayRef<Operation *> lifted,
@@ -1101,11 +1106,16 @@ bool FunctionAnalysis::placeInBlock(int32_t h,
   for (Operation *op : lifted)
     if (!last || last->isBeforeInBlock(op))
       last = op;
+  return freeAfterLast(h, block, last);
+}
+
+bool FunctionAnalysis::freeAfterLast(int32_t h, Block *block, Operation *last) {
+  Handle &handle = handles[h];
   FunctionPlan::Free free;
   free.handle = h;
   if (!last) {
-    if (Operation *def = handle.value.getDefiningOp())
-      free.after = def;
+    if (block == handle.block && handle.value.getDefiningOp())
+      free.after = handle.value.getDefiningOp();
     else
       free.atStart = block;
   } else if (last->hasTrait<OpTrait::IsTerminator>()) {
@@ -1170,24 +1180,8 @@ bool FunctionAnalysis::placeInRegion(int32_t h,
         dead.push_back(i);
     }
     if (live.empty() && handed.empty()) {
-      FunctionPlan::Free free;
-      free.handle = h;
-      Operation *l = last.lookup(b);
-      if (!l) {
-        if (b == handle.block && handle.value.getDefiningOp())
-          free.after = handle.value.getDefiningOp();
-        else
-          free.atStart = b;
-      } else if (l->hasTrait<OpTrait::IsTerminator>()) {
-        if (!l->hasTrait<OpTrait::ReturnLike>() ||
-            l->getParentOp() != func.getOperation())
-          return leave(l, "a buffer of a region that may be used after it "
-                          "through a value that does not own it");
-        free.before = l;
-      } else {
-        free.after = l;
-      }
-      plan.frees.push_back(free);
+      if (!freeAfterLast(h, b, last.lookup(b)))
+        return false;
       continue;
     }
     for (unsigned i : dead) {
