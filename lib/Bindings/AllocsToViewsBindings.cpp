@@ -21,6 +21,8 @@
 #include <nanobind/stl/vector.h>
 
 #include <algorithm>
+#include <array>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -92,6 +94,40 @@ int32_t entryBlock(const Graph &g, int64_t op) {
   return g.regionBlocks[g.regionBlockBegin[region]];
 }
 
+/// A step that reads values of fixed kinds (None: not a value) from steps
+/// a, b and c and makes a value of kind `out`.
+struct Signature {
+  std::array<Kind, 3> reads;
+  Kind out;
+};
+
+/// The signature of `step`, if its kinds are fixed.
+std::optional<Signature> signatureOf(PoolStep step) {
+  using K = Kind;
+  switch (step) {
+  case PoolStep::Constant:
+    return Signature{{K::None, K::None, K::None}, K::Index};
+  case PoolStep::AddI:
+  case PoolStep::MulI:
+  case PoolStep::DivUI:
+  case PoolStep::MaxUI:
+    return Signature{{K::Index, K::Index, K::None}, K::Index};
+  case PoolStep::CmpULT:
+  case PoolStep::CmpULE:
+    return Signature{{K::Index, K::Index, K::None}, K::I1};
+  case PoolStep::Dim:
+    return Signature{{K::MemRef, K::Index, K::None}, K::Index};
+  case PoolStep::Assert:
+    return Signature{{K::I1, K::None, K::None}, K::None};
+  case PoolStep::View:
+    return Signature{{K::MemRef, K::Index, K::Index}, K::MemRef};
+  case PoolStep::Dealloc:
+    return Signature{{K::MemRef, K::None, K::None}, K::None};
+  default:
+    return std::nullopt;
+  }
+}
+
 /// Checks an edit's steps and returns what each one's value is: kinds known,
 /// operands earlier steps of the right kinds, ids in range. A pool edit
 /// (`transient` false) uses the steps up to Pool, exactly one Pool; a
@@ -124,28 +160,21 @@ checkSteps(const Graph &g, const std::vector<std::array<int64_t, 4>> &steps,
     bool creates = true;
     if (!transient && kind > static_cast<int64_t>(PoolStep::Pool))
       fail("an unknown kind");
+    std::optional<Signature> signature =
+        signatureOf(static_cast<PoolStep>(kind));
+    if (signature) {
+      int64_t operands[] = {a, b, c};
+      for (size_t k = 0; k < 3; ++k)
+        if (signature->reads[k] != Kind::None)
+          is(operands[k], signature->reads[k]);
+      out = signature->out;
+    }
     switch (static_cast<PoolStep>(kind)) {
-    case PoolStep::Constant:
-      out = Kind::Index;
-      break;
     case PoolStep::Value:
       if (a < 0 || a >= g.numValues())
         fail("a value out of range");
       out = kindOfValue(g, static_cast<int32_t>(a));
       creates = false;
-      break;
-    case PoolStep::AddI:
-    case PoolStep::MulI:
-    case PoolStep::DivUI:
-    case PoolStep::MaxUI:
-    case PoolStep::CmpULT:
-    case PoolStep::CmpULE:
-      is(a, Kind::Index);
-      is(b, Kind::Index);
-      out = (kind == static_cast<int64_t>(PoolStep::CmpULT) ||
-             kind == static_cast<int64_t>(PoolStep::CmpULE))
-                ? Kind::I1
-                : Kind::Index;
       break;
     case PoolStep::Select:
       is(a, Kind::I1);
@@ -191,23 +220,6 @@ checkSteps(const Graph &g, const std::vector<std::array<int64_t, 4>> &steps,
       out = kindOfValue(g, g.resultBegin[steps[a][1]] + b);
       creates = false;
       break;
-    case PoolStep::Dim:
-      is(a, Kind::MemRef);
-      is(b, Kind::Index);
-      out = Kind::Index;
-      break;
-    case PoolStep::Assert:
-      is(a, Kind::I1);
-      break;
-    case PoolStep::View:
-      is(a, Kind::MemRef);
-      is(b, Kind::Index);
-      is(c, Kind::Index);
-      out = Kind::MemRef;
-      break;
-    case PoolStep::Dealloc:
-      is(a, Kind::MemRef);
-      break;
     case PoolStep::EntryBegin:
       if (entryBlock(g, a) < 0)
         fail("an op that is no function with a body");
@@ -244,7 +256,8 @@ checkSteps(const Graph &g, const std::vector<std::array<int64_t, 4>> &steps,
       is(a, Kind::Index);
       break;
     default:
-      fail("an unknown kind");
+      if (!signature)
+        fail("an unknown kind");
     }
     if (creates && !positioned)
       throw nb::value_error("edit step creating an op before a step that "

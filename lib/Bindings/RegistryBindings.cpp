@@ -318,20 +318,17 @@ void registerRegistryBindings(nb::module_ &m) {
       nb::arg("on_functions") = false,
       nb::arg("statistics") =
           std::vector<std::pair<std::string, std::string>>{},
-      "Register a Python-defined pass in MLIR's pass registry (False if "
-      "the argument is "
-      "taken): on builtin.module, or with on_functions, op-agnostic on a "
-      "module or any FunctionOpInterface op, reporting only its declared "
-      "statistics [(name, description)]. "
-      "options: [(name, type (a name of OPTION_TYPES), default, "
-      "description, choices)]; "
+      "Register a Python-defined pass in MLIR's pass registry (False if the "
+      "argument is taken): on builtin.module, or with on_functions, "
+      "op-agnostic on a module or any FunctionOpInterface op, reporting only "
+      "its declared statistics [(name, description)]. options: [(name, type (a "
+      "name of OPTION_TYPES), default, description, choices)]; "
       "check_options(values) -> error or ''; run(op, values, run_pipeline) -> "
-      "(ok, [(name, description, "
-      "value < 2**32)], preserves_all_analyses), where run_pipeline(text) runs "
-      "a nested pipeline on op "
-      "(raises ValueError if it does not parse, returns False if it fails). "
-      "The hooks see every option as MLIR parsed it: values = [(name, bool | "
-      "int | str)].");
+      "(ok, [(name, description, value < 2**32)], preserves_all_analyses), "
+      "where run_pipeline(text) runs a nested pipeline on op (raises "
+      "ValueError if it does not parse, returns False if it fails). The hooks "
+      "see every option as MLIR parsed it: values = [(name, bool | int | "
+      "str)].");
   m.def(
       "register_pipeline",
       [](const std::string &argument, const std::string &description,
@@ -347,10 +344,8 @@ void registerRegistryBindings(nb::module_ &m) {
       nb::arg("argument"), nb::arg("description"), nb::arg("options"),
       nb::arg("check_options"), nb::arg("expand"),
       "Register a pass pipeline alias in MLIR's registry; options and "
-      "check_options as for "
-      "register_pass; expand(text) -> textual pipeline elements (raise "
-      "ValueError on bad "
-      "options).");
+      "check_options as for register_pass; expand(text) -> textual pipeline "
+      "elements (raise ValueError on bad options).");
   m.def(
       "is_registered_pass",
       [](const std::string &argument) {

@@ -85,6 +85,16 @@ void bindRewrite(nb::module_ &m, const char *name,
       nb::arg("module_capsule"), nb::arg("options") = nb::dict(), doc);
 }
 
+/// Binds `run(capsule)`: `run` on the operation the capsule (argument `arg`)
+/// holds.
+template <typename R>
+void bindOnOperation(nb::module_ &m, const char *name, R (*run)(MlirOperation),
+                     const char *arg, const char *doc) {
+  m.def(
+      name, [run](nb::handle capsule) { return run(operationOf(capsule)); },
+      nb::arg(arg), doc);
+}
+
 } // namespace
 
 void registerTransformsBindings(nb::module_ &m) {
@@ -161,7 +171,14 @@ void registerTransformsBindings(nb::module_ &m) {
                  });
   }
 #undef MEMPLAN_COUNTER
+  // The option tables (MEMPLAN_OPTIONS_STRUCT) of the rewrites bound below,
+  // from which memplan.passes declares their passes' options.
   m.attr("FOLD_TRANSPOSES_OPTIONS") = optionRows(FoldTransposesOptions::rows());
+  m.attr("DEALLOCATION_OPTIONS") = optionRows(DeallocationOptions::rows());
+  m.attr("RECOMPUTE_OPTIONS") = optionRows(RecomputeOptions::rows());
+  m.attr("REORDER_OPTIONS") = optionRows(ReorderOptions::rows());
+  m.attr("SUBSET_COPY_OPTIONS") = optionRows(SubsetCopyOptions::rows());
+  m.attr("DYING_INPUT_OPTIONS") = optionRows(DyingInputOptions::rows());
   m.def(
       "fold_transposes",
       [](nb::handle capsule, const nb::dict &options) {
@@ -176,15 +193,10 @@ void registerTransformsBindings(nb::module_ &m) {
       "(FoldTransposesStats, [(mlir.ir.Location, remark)], empty without "
       "remarks). options: memplan-fold-transposes' option values by name "
       "(FOLD_TRANSPOSES_OPTIONS; their defaults for the rest).");
-  m.def(
-      "split_destinations",
-      [](nb::handle capsule) {
-        return splitDestinations(operationOf(capsule));
-      },
-      nb::arg("module_capsule"),
+  bindOnOperation(
+      m, "split_destinations", splitDestinations, "module_capsule",
       "Give every use of a fresh destination (tensor.empty) its own copy right "
       "before its user.");
-  m.attr("DEALLOCATION_OPTIONS") = optionRows(DeallocationOptions::rows());
   m.def(
       "deallocate_buffers",
       [](nb::handle capsule, const nb::dict &options) {
@@ -206,12 +218,9 @@ void registerTransformsBindings(nb::module_ &m) {
       "[(buffer location capsule, async work location capsule)] not freed). "
       "options: memplan-buffer-deallocation's option values by name "
       "(DEALLOCATION_OPTIONS; their defaults for the rest).");
-  m.def(
-      "check_upstream_deallocation",
-      [](nb::handle capsule) {
-        return checkUpstreamDeallocation(operationOf(capsule));
-      },
-      nb::arg("func_capsule"),
+  bindOnOperation(
+      m, "check_upstream_deallocation", checkUpstreamDeallocation,
+      "func_capsule",
       "False (after a located error) when upstream's ownership-based "
       "deallocation crashes on the function.");
   nb::class_<HiddenFunctionBodies>(
@@ -230,13 +239,11 @@ void registerTransformsBindings(nb::module_ &m) {
           nb::arg("module_capsule"), nb::arg("keep"))
       .def("restore", &HiddenFunctionBodies::restore,
            "Put every hidden body back.");
-  m.attr("RECOMPUTE_OPTIONS") = optionRows(RecomputeOptions::rows());
   bindRewrite(
       m, "recompute_cheap_values", recomputeCheapValues,
       "Recompute cheap values at their users where holding them costs bytes "
       "at the modeled peak. options: memplan-recompute-cheap-values' option "
       "values by name (RECOMPUTE_OPTIONS; their defaults for the rest).");
-  m.attr("REORDER_OPTIONS") = optionRows(ReorderOptions::rows());
   m.def(
       "reorder_for_memory",
       [](nb::handle capsule, const nb::dict &options) {
@@ -252,7 +259,6 @@ void registerTransformsBindings(nb::module_ &m) {
       "`branching` ops where each allocates). options: "
       "memplan-reorder-for-memory's option values by name (REORDER_OPTIONS; "
       "their defaults for the rest).");
-  m.attr("SUBSET_COPY_OPTIONS") = optionRows(SubsetCopyOptions::rows());
   m.def(
       "eliminate_subset_copies",
       [](nb::handle capsule, const nb::dict &options, bool dryRun) {
@@ -268,7 +274,6 @@ void registerTransformsBindings(nb::module_ &m) {
       "would do (the module unchanged). options: "
       "memplan-eliminate-subset-copies' option values by name "
       "(SUBSET_COPY_OPTIONS; their defaults for the rest).");
-  m.attr("DYING_INPUT_OPTIONS") = optionRows(DyingInputOptions::rows());
   bindRewrite(
       m, "reuse_dying_inputs", reuseDyingInputs,
       "Let elementwise ops write into an input that dies there where the "
