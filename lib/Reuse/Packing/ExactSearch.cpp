@@ -170,9 +170,8 @@ private:
   std::vector<int32_t> cls_,
       clsPos_; ///< Class of identical buffers, rank in it.
   std::vector<double> width_, area_, total_; ///< Order keys.
-  std::vector<uint32_t> memberBegin_;
-  std::vector<int32_t> members_; ///< The buffers live in each slot.
-  std::vector<int64_t> remInit_; ///< Units live in each slot.
+  SlotMembers live_;                         ///< The buffers live in each slot.
+  std::vector<int64_t> remInit_;             ///< Units live in each slot.
   std::vector<int32_t> cutInit_; ///< Buffers across each slot boundary.
 
   // The state of a run.
@@ -248,26 +247,18 @@ CanonicalSearch::CanonicalSearch(const Problem &pb)
   // Slot loads, boundary crossings and the buffers live in each slot.
   remInit_.assign(S_ + 1, 0);
   std::vector<int32_t> crossing(S_ + 1, 0);
-  memberBegin_.assign(S_ + 1, 0);
   for (size_t i = 0; i < m_; ++i) {
     remInit_[pb.lo[i]] += unit_[i];
     remInit_[pb.hi[i]] -= unit_[i];
     ++crossing[pb.lo[i]];
     --crossing[pb.hi[i] - 1];
-    for (int32_t t = pb.lo[i]; t < pb.hi[i]; ++t)
-      ++memberBegin_[t + 1];
   }
   for (size_t s = 1; s <= S_; ++s) {
     remInit_[s] += remInit_[s - 1];
     crossing[s] += crossing[s - 1];
-    memberBegin_[s] += memberBegin_[s - 1];
   }
   cutInit_.assign(crossing.begin(), crossing.end());
-  members_.resize(memberBegin_[S_]);
-  std::vector<uint32_t> at(memberBegin_.begin(), memberBegin_.end() - 1);
-  for (size_t i = 0; i < m_; ++i)
-    for (int32_t t = pb.lo[i]; t < pb.hi[i]; ++t)
-      members_[at[t]++] = int32_t(i);
+  live_ = slotMembers(pb);
 
   // Order keys; the busiest slot of each lifetime by a range maximum.
   const size_t P = leavesFor(std::max<size_t>(S_, 1));
@@ -330,9 +321,9 @@ void CanonicalSearch::reset(const std::vector<int32_t> &rank) {
   lowest_.assign(S_, INT64_MAX);
   lowestCount_.assign(S_, 0);
   for (size_t t = 0; t < S_; ++t)
-    if (memberBegin_[t + 1] > memberBegin_[t]) {
+    if (live_.begin[t + 1] > live_.begin[t]) {
       lowest_[t] = 0;
-      lowestCount_[t] = int32_t(memberBegin_[t + 1] - memberBegin_[t]);
+      lowestCount_[t] = int32_t(live_.begin[t + 1] - live_.begin[t]);
     }
   std::fill(clsFill_.begin(), clsFill_.end(), 0);
   for (size_t i = 0; i < m_; ++i)
@@ -527,8 +518,8 @@ void CanonicalSearch::leaveLowest(int32_t j, int64_t old) {
     // j was the last with that floor: find the new lowest.
     int64_t low = INT64_MAX;
     int32_t count = 0;
-    for (uint32_t k = memberBegin_[t]; k < memberBegin_[t + 1]; ++k) {
-      int32_t i = members_[k];
+    for (uint32_t k = live_.begin[t]; k < live_.begin[t + 1]; ++k) {
+      int32_t i = live_.members[k];
       if (off_[i] >= 0)
         continue;
       if (minOff_[i] < low) {
@@ -537,7 +528,7 @@ void CanonicalSearch::leaveLowest(int32_t j, int64_t old) {
       }
       count += minOff_[i] == low;
     }
-    work_ += memberBegin_[t + 1] - memberBegin_[t];
+    work_ += live_.begin[t + 1] - live_.begin[t];
     lowest_[t] = low;
     lowestCount_[t] = count;
   }

@@ -210,5 +210,22 @@ UnitCapacity unitCapacity(const Problem &pb, int64_t capacity) {
   return uc;
 }
 
+SlotMembers slotMembers(const Problem &pb) {
+  const size_t S = pb.numSlots, m = pb.count();
+  SlotMembers out;
+  out.begin.assign(S + 1, 0);
+  for (size_t i = 0; i < m; ++i)
+    for (int32_t t = pb.lo[i]; t < pb.hi[i]; ++t)
+      ++out.begin[t + 1];
+  for (size_t s = 1; s <= S; ++s)
+    out.begin[s] += out.begin[s - 1];
+  out.members.resize(out.begin[S]);
+  std::vector<uint32_t> at(out.begin.begin(), out.begin.end() - 1);
+  for (size_t i = 0; i < m; ++i)
+    for (int32_t t = pb.lo[i]; t < pb.hi[i]; ++t)
+      out.members[at[t]++] = int32_t(i);
+  return out;
+}
+
 } // namespace packing_detail
 } // namespace memplan

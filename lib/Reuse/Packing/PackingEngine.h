@@ -207,6 +207,14 @@ struct UnitCapacity {
 };
 UnitCapacity unitCapacity(const Problem &pb, int64_t capacity);
 
+/// The buffers live in each slot of a problem, in one array: slot t's are
+/// members[begin[t]] to members[begin[t + 1] - 1], by ascending id.
+struct SlotMembers {
+  std::vector<uint32_t> begin; ///< numSlots + 1 offsets into members.
+  std::vector<int32_t> members;
+};
+SlotMembers slotMembers(const Problem &pb);
+
 //===----------------------------------------------------------------------===//
 // Placement engine
 //===----------------------------------------------------------------------===//

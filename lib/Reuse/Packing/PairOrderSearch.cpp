@@ -141,6 +141,11 @@ private:
   /// of the long clauses. False if a clause became empty.
   bool reduceClauses();
   void bump(int32_t v);
+  /// Puts variable `v` at heap slot `k`.
+  void heapSet(size_t k, int32_t v) {
+    heap_[k] = v;
+    heapPos_[v] = int32_t(k);
+  }
   void heapUp(size_t k);
   void heapDown(size_t k);
   void heapPush(int32_t v);
@@ -681,12 +686,10 @@ void PairOrderSolver::heapUp(size_t k) {
     const size_t p = (k - 1) / 2;
     if (activity_[heap_[p]] >= activity_[v])
       break;
-    heap_[k] = heap_[p];
-    heapPos_[heap_[k]] = int32_t(k);
+    heapSet(k, heap_[p]);
     k = p;
   }
-  heap_[k] = v;
-  heapPos_[v] = int32_t(k);
+  heapSet(k, v);
 }
 
 void PairOrderSolver::heapDown(size_t k) {
@@ -699,12 +702,10 @@ void PairOrderSolver::heapDown(size_t k) {
       ++c;
     if (activity_[heap_[c]] <= activity_[v])
       break;
-    heap_[k] = heap_[c];
-    heapPos_[heap_[k]] = int32_t(k);
+    heapSet(k, heap_[c]);
     k = c;
   }
-  heap_[k] = v;
-  heapPos_[v] = int32_t(k);
+  heapSet(k, v);
 }
 
 void PairOrderSolver::heapPush(int32_t v) {
@@ -717,10 +718,10 @@ void PairOrderSolver::heapPush(int32_t v) {
 int32_t PairOrderSolver::heapPop() {
   const int32_t v = heap_[0];
   heapPos_[v] = -1;
-  heap_[0] = heap_.back();
+  const int32_t last = heap_.back();
   heap_.pop_back();
   if (!heap_.empty()) {
-    heapPos_[heap_[0]] = 0;
+    heapSet(0, last);
     heapDown(0);
   }
   return v;

@@ -195,8 +195,7 @@ private:
   int64_t capQ_ = 0;
   bool possible_ = true;
   std::vector<int64_t> unit_, cap_;
-  std::vector<uint32_t> memberBegin_;
-  std::vector<int32_t> members_;
+  SlotMembers live_; ///< The buffers live in each slot.
   std::vector<int32_t> evSlot_, evHorizon_;
   std::vector<uint32_t> evBegin_;
   std::vector<int32_t> starters_;
@@ -228,19 +227,8 @@ Sweep::Sweep(const Problem &pb, int64_t capacity) : pb_(pb), m_(pb.count()) {
     possible_ &= unit_[i] <= cap_[i];
   possible_ &= pb.minPool <= capacity;
 
-  const size_t S = pb.numSlots;
-  memberBegin_.assign(S + 1, 0);
-  for (size_t i = 0; i < m_; ++i)
-    for (int32_t t = pb.lo[i]; t < pb.hi[i]; ++t)
-      ++memberBegin_[t + 1];
-  for (size_t s = 1; s <= S; ++s)
-    memberBegin_[s] += memberBegin_[s - 1];
-  members_.resize(memberBegin_[S]);
-  std::vector<uint32_t> at(memberBegin_.begin(), memberBegin_.end() - 1);
-  for (size_t i = 0; i < m_; ++i)
-    for (int32_t t = pb.lo[i]; t < pb.hi[i]; ++t)
-      members_[at[t]++] = int32_t(i);
-  work_ += int64_t(members_.size() + m_);
+  live_ = slotMembers(pb);
+  work_ += int64_t(live_.members.size() + m_);
 
   starters_ = sortedIds(m_, [&](int32_t i) { return pb.lo[i]; });
   for (size_t k = 0; k < m_; ++k) {
@@ -268,8 +256,8 @@ size_t Sweep::tightEvents() const {
   size_t n = 0;
   for (int32_t t : evSlot_) {
     int64_t load = 0;
-    for (uint32_t k = memberBegin_[t]; k < memberBegin_[t + 1]; ++k)
-      load += unit_[members_[k]];
+    for (uint32_t k = live_.begin[t]; k < live_.begin[t + 1]; ++k)
+      load += unit_[live_.members[k]];
     n += load == capQ_;
   }
   return n;
@@ -280,8 +268,8 @@ bool Sweep::pushEvent(int32_t e) {
   const int32_t t = evSlot_[e];
   // The gaps between the buffers placed and live at t.
   occ_.clear();
-  for (uint32_t k = memberBegin_[t]; k < memberBegin_[t + 1]; ++k) {
-    const int32_t j = members_[k];
+  for (uint32_t k = live_.begin[t]; k < live_.begin[t + 1]; ++k) {
+    const int32_t j = live_.members[k];
     if (off_[j] >= 0)
       occ_.push_back({off_[j], off_[j] + unit_[j]});
   }
@@ -399,8 +387,8 @@ bool Sweep::slotFits(int32_t s, int32_t t, const Frame &f, bool done) {
   items_.clear();
   later_.clear();
   int64_t load = 0;
-  for (uint32_t k = memberBegin_[s]; k < memberBegin_[s + 1]; ++k) {
-    const int32_t j = members_[k];
+  for (uint32_t k = live_.begin[s]; k < live_.begin[s + 1]; ++k) {
+    const int32_t j = live_.members[k];
     load += unit_[j];
     if (off_[j] >= 0) {
       occ_.push_back({off_[j], off_[j] + unit_[j]});
@@ -411,7 +399,7 @@ bool Sweep::slotFits(int32_t s, int32_t t, const Frame &f, bool done) {
     }
   }
   std::sort(occ_.begin(), occ_.end());
-  work_ += 3 * int64_t(memberBegin_[s + 1] - memberBegin_[s]);
+  work_ += 3 * int64_t(live_.begin[s + 1] - live_.begin[s]);
   // The free space at s, and the parts of it not free at t that the buffers
   // starting at t may still take: (lo, hi) of the frame and its later gaps.
   free_.clear();
@@ -468,8 +456,8 @@ bool Sweep::slotFits(int32_t s, int32_t t, const Frame &f, bool done) {
 bool Sweep::lookahead(const Frame &f, int32_t until, bool done) {
   const int32_t t = evSlot_[f.event];
   held_.clear();
-  for (uint32_t k = memberBegin_[t]; k < memberBegin_[t + 1]; ++k) {
-    const int32_t j = members_[k];
+  for (uint32_t k = live_.begin[t]; k < live_.begin[t + 1]; ++k) {
+    const int32_t j = live_.members[k];
     if (off_[j] >= 0)
       held_.push_back({off_[j], off_[j] + unit_[j], pb_.hi[j]});
   }
