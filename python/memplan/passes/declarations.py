@@ -15,7 +15,7 @@ new pass is declared here, with its body in its own module.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional, Sequence
 
 from memplan import _core
 from memplan.passes import (
@@ -60,64 +60,70 @@ register_pass(
 # Tensor-level passes that lower the peak (memplan.peak)
 # ---------------------------------------------------------------------------
 
-register_pass(
+
+def _peak_pass(
+    argument: str,
+    summary: str,
+    module: str,
+    options: Sequence[tuple[str, str, Any, str, Optional[tuple[str, ...]]]] = (),
+    stats: Any = None,
+) -> None:
+    """Declares a pass of memplan.peak: described by the docstring of its
+    module ``memplan.peak.<module>``, whose ``run`` is its body, with the
+    options its C++ struct declares (``options``, a ``_core`` table from
+    include/memplan/Passes/PassOptions.def); with the ``_core`` counters class
+    ``stats`` (Counters.def), it runs on a module or on one function and
+    reports those counters as its statistics."""
+    register_pass(
+        argument,
+        summary,
+        None,
+        options=table_options(options),
+        run=f"memplan.peak.{module}:run",
+        on_functions=stats is not None,
+        statistics=declared_statistics(stats) if stats is not None else (),
+    )
+
+
+_peak_pass(
     "memplan-fold-transposes",
     "Fold transposes and broadcasts into the indexing maps of the ops that read them",
-    None,
-    # Declared with their C++ struct (include/memplan/Passes/PassOptions.def).
-    options=table_options(_core.FOLD_TRANSPOSES_OPTIONS),
-    run="memplan.peak.fold_transposes:run",
-    on_functions=True,
-    statistics=declared_statistics(_core.FoldTransposesStats),
+    "fold_transposes",
+    _core.FOLD_TRANSPOSES_OPTIONS,
+    _core.FoldTransposesStats,
 )
-
-register_pass(
+_peak_pass(
     "memplan-split-destinations",
     "Give every use of a fresh tensor destination its own copy, right before its user",
-    None,
-    run="memplan.peak.split_destinations:run",
-    on_functions=True,
-    statistics=declared_statistics(_core.SplitDestinationsStats),
+    "split_destinations",
+    stats=_core.SplitDestinationsStats,
 )
-
-register_pass(
+_peak_pass(
     "memplan-recompute-cheap-values",
     "Recompute cheap values (fills, broadcasts of constants) at their users where holding them "
     "costs bytes at the peak",
-    None,
-    # Declared with their C++ struct (include/memplan/Passes/PassOptions.def).
-    options=table_options(_core.RECOMPUTE_OPTIONS),
-    run="memplan.peak.recompute:run",
-    on_functions=True,
-    statistics=declared_statistics(_core.RecomputeStats),
+    "recompute",
+    _core.RECOMPUTE_OPTIONS,
+    _core.RecomputeStats,
 )
-
-register_pass(
+_peak_pass(
     "memplan-reuse-dying-inputs",
     "Write elementwise results into an input that dies there, where the in-place analysis allows "
     "it",
-    None,
-    # Declared with its C++ struct (include/memplan/Passes/PassOptions.def).
-    options=table_options(_core.DYING_INPUT_OPTIONS),
-    run="memplan.peak.dying_inputs:run",
+    "dying_inputs",
+    _core.DYING_INPUT_OPTIONS,
 )
-
-register_pass(
+_peak_pass(
     "memplan-reorder-for-memory",
     "Reorder the ops of each function body for a lower memory peak, keeping every dependence",
-    None,
-    # Declared with their C++ struct (include/memplan/Passes/PassOptions.def).
-    options=table_options(_core.REORDER_OPTIONS),
-    run="memplan.peak.reorder:run",
+    "reorder",
+    _core.REORDER_OPTIONS,
 )
-
-register_pass(
+_peak_pass(
     "memplan-eliminate-subset-copies",
     "Compute values copied into a pad, concat or insert_slice straight into that subset",
-    None,
-    # Declared with their C++ struct (include/memplan/Passes/PassOptions.def).
-    options=table_options(_core.SUBSET_COPY_OPTIONS),
-    run="memplan.peak.subset_copies:run",
+    "subset_copies",
+    _core.SUBSET_COPY_OPTIONS,
 )
 
 # ---------------------------------------------------------------------------
