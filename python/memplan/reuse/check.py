@@ -398,10 +398,18 @@ def _check_pool(
     envs = _samples(leaves) if leaves else [{}]
     where = f" (layout choice {tuple(int(c) for c in choice)})" if choice else ""
 
-    def report(kind: str, text: str) -> None:
+    def report(into: list[str], text: str) -> None:
         if text not in found:
             found.add(text)
-            (result.violations if kind == "v" else result.unproven_pairs).append(text)
+            into.append(text)
+
+    def violated(what: str, env: dict) -> None:
+        """``what`` happens at the sizes of ``env``."""
+        sizes = ", ".join(f"{k} = {v}" for k, v in env.items()) or "every size"
+        report(result.violations, f"{what}, at {sizes}{where}")
+
+    def unproven(what: str) -> None:
+        report(result.unproven_pairs, f"unproven: {what}{where}")
 
     order = sorted(range(len(readable)), key=lambda k: readable[k].start)
     for x in range(len(order)):
@@ -420,14 +428,9 @@ def _check_pool(
             pair = f"view at {g.location(a.op)} and view at {g.location(b.op)}"
             if seen is not None and _inputs_only(a, b):
                 env, (lo, hi) = seen
-                sizes = ", ".join(f"{k} = {v}" for k, v in env.items()) or "every size"
-                report(
-                    "v",
-                    f"overlap: {pair} share bytes [{lo}, {hi}) while both live, "
-                    f"at {sizes}{where}",
-                )
+                violated(f"overlap: {pair} share bytes [{lo}, {hi}) while both live", env)
             else:
-                report("u", f"unproven: {pair}{where}")
+                unproven(pair)
     if total is None:
         return
     for v in readable:
@@ -446,14 +449,9 @@ def _check_pool(
         if not all(not leaf.startswith("%") for leaf in B.leaves(end) | B.leaves(total)):
             bad = None
         if bad is not None:
-            sizes = ", ".join(f"{k} = {x}" for k, x in bad.items()) or "every size"
-            report(
-                "v",
-                f"out-of-bounds: view at {g.location(v.op)} ends past the pool, "
-                f"at {sizes}{where}",
-            )
+            violated(f"out-of-bounds: view at {g.location(v.op)} ends past the pool", bad)
         else:
-            report("u", f"unproven: view at {g.location(v.op)} within its pool{where}")
+            unproven(f"view at {g.location(v.op)} within its pool")
 
 
 __all__ = ["CheckResult", "check_module"]
