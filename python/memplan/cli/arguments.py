@@ -20,7 +20,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import TYPE_CHECKING, Callable, List, NoReturn, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, List, NoReturn, Optional, Sequence, Tuple, Union
 
 if TYPE_CHECKING:  # mlir is imported where it is used (start-up time)
     from mlir import ir
@@ -198,37 +198,49 @@ def parse_expect(text: str) -> Tuple[Optional[str], str]:
     return name, path
 
 
+def add_repeatable(
+    parser: argparse.ArgumentParser,
+    flag: str,
+    dest: str,
+    parse: Callable[[str], Any],
+    metavar: str,
+    help_text: str,
+) -> None:
+    """Add ``flag``, repeatable: each value read by ``parse``, all of them
+    listed in ``dest`` (empty without the flag)."""
+    parser.add_argument(
+        flag, dest=dest, action="append", type=parse, default=[], metavar=metavar, help=help_text
+    )
+
+
 def add_argument_options(parser: argparse.ArgumentParser, inputs: bool = False) -> None:
     """Add ``--dim`` and ``--value`` (and ``--input``), the same in every tool."""
-    parser.add_argument(
+    add_repeatable(
+        parser,
         "--dim",
-        dest="dims",
-        action="append",
-        type=parse_dim,
-        default=[],
-        metavar="ARG:DIM=SIZE",
-        help="size of a dynamic dimension of an argument (repeatable; ARG is the function's own "
+        "dims",
+        parse_dim,
+        "ARG:DIM=SIZE",
+        "size of a dynamic dimension of an argument (repeatable; ARG is the function's own "
         "argument number: N, argN or %%argN; ARG=SIZE sets all of that argument's dynamic "
         "dimensions, *=SIZE every other one)",
     )
-    parser.add_argument(
+    add_repeatable(
+        parser,
         "--value",
-        dest="values",
-        action="append",
-        type=parse_value,
-        default=[],
-        metavar="ARG=N",
-        help="value of a scalar (integer, index or float) argument (repeatable)",
+        "values",
+        parse_value,
+        "ARG=N",
+        "value of a scalar (integer, index or float) argument (repeatable)",
     )
     if inputs:
-        parser.add_argument(
+        add_repeatable(
+            parser,
             "--input",
-            dest="inputs",
-            action="append",
-            type=parse_input,
-            default=[],
-            metavar="ARG=FILE.npy",
-            help="contents of a tensor/memref argument from a .npy file (repeatable; its shape "
+            "inputs",
+            parse_input,
+            "ARG=FILE.npy",
+            "contents of a tensor/memref argument from a .npy file (repeatable; its shape "
             "sets the dynamic sizes)",
         )
 

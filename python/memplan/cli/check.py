@@ -32,6 +32,7 @@ from memplan.cli.arguments import (
     ArgumentParser,
     UsageError,
     add_argument_options,
+    add_repeatable,
     check_arguments,
     function_arguments,
     load_input,
@@ -70,14 +71,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="do not check for reads of uninitialized heap memory",
     )
     add_argument_options(parser, inputs=True)
-    parser.add_argument(
+    add_repeatable(
+        parser,
         "--expect",
-        dest="expect",
-        action="append",
-        type=parse_expect,
-        default=[],
-        metavar="[OUTPUT=]FILE.npy",
-        help="expected value of an output (repeatable): OUTPUT is resultN or argN "
+        "expect",
+        parse_expect,
+        "[OUTPUT=]FILE.npy",
+        "expected value of an output (repeatable): OUTPUT is resultN or argN "
         "(the program's results, then its memref arguments, numbered as "
         "BEFORE's function); without it the files go to the results in order",
     )

@@ -15,14 +15,12 @@ import sys
 PROG = "memplan explain"
 
 
-def add_parser(sub: "argparse._SubParsersAction") -> None:
-    """Add the ``explain`` subcommand to ``sub`` (argparse subparsers)."""
-    p = sub.add_parser(
-        "explain",
-        help="explain the copies of One-Shot Bufferize",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+#: The line ``memplan --help`` gives the subcommand.
+HELP = "explain the copies of One-Shot Bufferize"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Add the ``explain`` subcommand's arguments to its parser ``p``."""
     p.add_argument("file", help="MLIR input file (- for stdin)")
     p.add_argument("--json", action="store_true", help="print the whole analysis as JSON")
     p.add_argument(
@@ -38,7 +36,6 @@ def add_parser(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--allow-unknown-ops", action="store_true")
     p.add_argument("--allow-return-allocs-from-loops", action="store_true")
     p.add_argument("--function", help="only this function")
-    p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -5,10 +5,11 @@
     memplan transients FILE --func NAME [--dim ARG:DIM=SIZE] [--value ARG=N]
 
 Subcommands live in their own modules of :mod:`memplan.cli` (the only
-package that parses command lines), each exposing ``add_parser(subparsers)``
-that registers its parser and sets ``run`` (a function of the parsed
-arguments returning an exit code). To add one, append its module to
-:data:`SUBCOMMANDS`.
+package that parses command lines), named for the subcommand, each exposing
+``HELP`` (its line in ``memplan --help``), ``add_arguments(parser)`` and
+``run`` (a function of the parsed arguments returning an exit code); the
+module's docstring is the subcommand's description. To add one, append its
+module to :data:`SUBCOMMANDS`.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Optional, Sequence
 import memplan
 from memplan.cli.arguments import ArgumentParser, quiet_on_broken_pipe
 
-#: Modules providing ``add_parser(subparsers)``, in help order.
+#: The subcommands' modules, in help order.
 SUBCOMMANDS: tuple[str, ...] = (
     "memplan.cli.report",
     "memplan.cli.explain",
@@ -35,7 +36,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in SUBCOMMANDS:
-        importlib.import_module(name).add_parser(sub)
+        module = importlib.import_module(name)
+        p = sub.add_parser(
+            name.rpartition(".")[2],
+            help=module.HELP,
+            description=module.__doc__,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        module.add_arguments(p)
+        p.set_defaults(run=module.run)
     return parser
 
 

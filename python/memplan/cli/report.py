@@ -23,14 +23,12 @@ PROG = "memplan report"
 PREPARE = f"builtin.module({BUFFERIZATION})"
 
 
-def add_parser(subparsers: "argparse._SubParsersAction") -> None:
-    """Register the ``report`` subcommand."""
-    p = subparsers.add_parser(
-        "report",
-        help="print buffer lifetimes of a liveness JSON report or an MLIR file; draw the timeline",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+#: The line ``memplan --help`` gives the subcommand.
+HELP = "print buffer lifetimes of a liveness JSON report or an MLIR file; draw the timeline"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Add the ``report`` subcommand's arguments to its parser ``p``."""
     p.add_argument("file", help="JSON report or .mlir file")
     p.add_argument(
         "--function", help="report only this function (and plot it; default: all, plot the first)"
@@ -63,7 +61,6 @@ def add_parser(subparsers: "argparse._SubParsersAction") -> None:
     # that instance's; without them sizes and the peak are expressions over
     # the arguments (arg0.dim0, arg1).
     add_argument_options(p)
-    p.set_defaults(run=run)
 
 
 def _alignment(text: str) -> int:

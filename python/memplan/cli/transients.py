@@ -43,18 +43,15 @@ from memplan.transients.queries import CONSTANT_ATTR, QUERY_SUFFIX
 PROG = "memplan transients"
 
 
-def add_parser(sub: "argparse._SubParsersAction") -> None:
-    """Add the ``transients`` subcommand to ``sub`` (argparse subparsers)."""
-    p = sub.add_parser(
-        "transients",
-        help="print the transient storage a function needs",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+#: The line ``memplan --help`` gives the subcommand.
+HELP = "print the transient storage a function needs"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Add the ``transients`` subcommand's arguments to its parser ``p``."""
     p.add_argument("file", help="MLIR file (tensor or memref level)")
     p.add_argument("--func", required=True, help="the function (without @)")
     add_argument_options(p)
-    p.set_defaults(run=run)
 
 
 def required_storage(module: ir.Operation, fn: str, dims: dict, values: dict) -> tuple[int, bool]:
