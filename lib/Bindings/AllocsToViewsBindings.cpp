@@ -13,6 +13,7 @@
 #include "memplan/Bindings/Bindings.h"
 #include "memplan/IR/Graph.h"
 #include "memplan/IR/OpRoles.h"
+#include "memplan/Reuse/EditStep.h"
 #include "memplan/Reuse/PoolEdit.h"
 #include "memplan/Transients/TransientEdit.h"
 
@@ -102,26 +103,26 @@ struct Signature {
 };
 
 /// The signature of `step`, if its kinds are fixed.
-std::optional<Signature> signatureOf(PoolStep step) {
+std::optional<Signature> signatureOf(EditStep step) {
   using K = Kind;
   switch (step) {
-  case PoolStep::Constant:
+  case EditStep::Constant:
     return Signature{{K::None, K::None, K::None}, K::Index};
-  case PoolStep::AddI:
-  case PoolStep::MulI:
-  case PoolStep::DivUI:
-  case PoolStep::MaxUI:
+  case EditStep::AddI:
+  case EditStep::MulI:
+  case EditStep::DivUI:
+  case EditStep::MaxUI:
     return Signature{{K::Index, K::Index, K::None}, K::Index};
-  case PoolStep::CmpULT:
-  case PoolStep::CmpULE:
+  case EditStep::CmpULT:
+  case EditStep::CmpULE:
     return Signature{{K::Index, K::Index, K::None}, K::I1};
-  case PoolStep::Dim:
+  case EditStep::Dim:
     return Signature{{K::MemRef, K::Index, K::None}, K::Index};
-  case PoolStep::Assert:
+  case EditStep::Assert:
     return Signature{{K::I1, K::None, K::None}, K::None};
-  case PoolStep::View:
+  case EditStep::View:
     return Signature{{K::MemRef, K::Index, K::Index}, K::MemRef};
-  case PoolStep::Dealloc:
+  case EditStep::Dealloc:
     return Signature{{K::MemRef, K::None, K::None}, K::None};
   default:
     return std::nullopt;
@@ -158,10 +159,10 @@ checkSteps(const Graph &g, const std::vector<std::array<int64_t, 4>> &steps,
     };
     Kind out = Kind::None;
     bool creates = true;
-    if (!transient && kind > static_cast<int64_t>(PoolStep::Pool))
+    if (!transient && kind > static_cast<int64_t>(EditStep::Pool))
       fail("an unknown kind");
     std::optional<Signature> signature =
-        signatureOf(static_cast<PoolStep>(kind));
+        signatureOf(static_cast<EditStep>(kind));
     if (signature) {
       int64_t operands[] = {a, b, c};
       for (size_t k = 0; k < 3; ++k)
@@ -169,20 +170,20 @@ checkSteps(const Graph &g, const std::vector<std::array<int64_t, 4>> &steps,
           is(operands[k], signature->reads[k]);
       out = signature->out;
     }
-    switch (static_cast<PoolStep>(kind)) {
-    case PoolStep::Value:
+    switch (static_cast<EditStep>(kind)) {
+    case EditStep::Value:
       if (a < 0 || a >= g.numValues())
         fail("a value out of range");
       out = kindOfValue(g, static_cast<int32_t>(a));
       creates = false;
       break;
-    case PoolStep::Select:
+    case EditStep::Select:
       is(a, Kind::I1);
       is(b, Kind::Other);
       is(c, kinds[b]);
       out = kinds[b];
       break;
-    case PoolStep::Pool:
+    case EditStep::Pool:
       ++pools;
       if (a == -1)
         is(b, Kind::Index);
@@ -190,7 +191,7 @@ checkSteps(const Graph &g, const std::vector<std::array<int64_t, 4>> &steps,
         fail("a negative size");
       out = Kind::MemRef;
       break;
-    case PoolStep::Argument: {
+    case EditStep::Argument: {
       int32_t entry = entryBlock(g, a);
       int64_t args =
           entry < 0 ? 0
@@ -203,7 +204,7 @@ checkSteps(const Graph &g, const std::vector<std::array<int64_t, 4>> &steps,
       creates = false;
       break;
     }
-    case PoolStep::Clone:
+    case EditStep::Clone:
       if (!isOp(g, a) || !(g.opPurity[a] & kPurityEffectFree) ||
           g.numResults[a] < 1 || g.opEnd[a] != a || b < 0 ||
           b + numOperands(g, a) > (int64_t)cloneOperands.size())
@@ -213,27 +214,27 @@ checkSteps(const Graph &g, const std::vector<std::array<int64_t, 4>> &steps,
         is(cloneOperands[b + k], Kind::Other);
       out = kindOfValue(g, g.resultBegin[a]);
       break;
-    case PoolStep::Result:
-      if (!earlier(a) || steps[a][0] != static_cast<int64_t>(PoolStep::Clone) ||
+    case EditStep::Result:
+      if (!earlier(a) || steps[a][0] != static_cast<int64_t>(EditStep::Clone) ||
           b < 0 || b >= g.numResults[steps[a][1]])
         fail("a result out of range");
       out = kindOfValue(g, g.resultBegin[steps[a][1]] + b);
       creates = false;
       break;
-    case PoolStep::EntryBegin:
+    case EditStep::EntryBegin:
       if (entryBlock(g, a) < 0)
         fail("an op that is no function with a body");
       positioned = true;
       creates = false;
       break;
-    case PoolStep::Before:
-    case PoolStep::After:
+    case EditStep::Before:
+    case EditStep::After:
       if (!isOp(g, a) || g.opBlock[a] < 0)
         fail("an op out of range");
       positioned = true;
       creates = false;
       break;
-    case PoolStep::Function: {
+    case EditStep::Function: {
       int32_t entry = entryBlock(g, a);
       if (entry < 0 || newArguments.count(a) || b < 0 ||
           (size_t)b >= numNames || c < -1 || c >= g.blockNumArgs[entry])
@@ -246,13 +247,13 @@ checkSteps(const Graph &g, const std::vector<std::array<int64_t, 4>> &steps,
       creates = false;
       break;
     }
-    case PoolStep::NewArgument:
+    case EditStep::NewArgument:
       if (a < 0 || (size_t)a >= made.size())
         fail("an argument out of range of the function made last");
       out = kindOfValue(g, made[a]);
       creates = false;
       break;
-    case PoolStep::Return:
+    case EditStep::Return:
       is(a, Kind::Index);
       break;
     default:
@@ -318,10 +319,10 @@ void checkMembers(const Graph &g, const std::vector<Kind> &kinds,
 
 void registerAllocsToViewsBindings(nb::module_ &m) {
   {
-    nb::enum_<PoolStep> e(m, "PoolStep", nb::is_arithmetic(),
+    nb::enum_<EditStep> e(m, "EditStep", nb::is_arithmetic(),
                           "The steps of an edit's program.");
-#define MEMPLAN_POOL_STEP(Name, Py, Doc) e.value(#Py, PoolStep::Name, Doc);
-#include "memplan/Reuse/PoolSteps.def"
+#define MEMPLAN_EDIT_STEP(Name, Py, Doc) e.value(#Py, EditStep::Name, Doc);
+#include "memplan/Reuse/EditSteps.def"
   }
 
   m.def(
@@ -355,7 +356,7 @@ void registerAllocsToViewsBindings(nb::module_ &m) {
         int32_t pool = static_cast<int32_t>(
             std::find_if(edit.steps.begin(), edit.steps.end(),
                          [](const auto &s) {
-                           return s[0] == static_cast<int64_t>(PoolStep::Pool);
+                           return s[0] == static_cast<int64_t>(EditStep::Pool);
                          }) -
             edit.steps.begin());
         checkMembers(g, kinds, edit.allocs, edit.deallocs,

@@ -42,7 +42,7 @@ void applyPoolEdit(const Graph &g, const PoolEdit &edit) {
       createSteps(g, StepProgram{edit.steps, {}, edit.alignment, {}}, b, loc);
   int32_t poolStep = 0;
   for (auto [k, step] : llvm::enumerate(edit.steps))
-    if (static_cast<PoolStep>(step[0]) == PoolStep::Pool)
+    if (static_cast<EditStep>(step[0]) == EditStep::Pool)
       poolStep = static_cast<int32_t>(k);
   Value pool = values[poolStep];
   b.setInsertionPointAfter(g.op(edit.deallocAfter));

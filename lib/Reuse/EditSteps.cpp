@@ -1,13 +1,13 @@
 //===- EditSteps.cpp - Create the steps of an edit's program --------------===//
 //
-// See EditSteps.h and memplan/Reuse/PoolSteps.def.
+// See EditSteps.h and memplan/Reuse/EditSteps.def.
 //
 //===----------------------------------------------------------------------===//
 
 #include "memplan/Reuse/EditSteps.h"
 
 #include "memplan/IR/Graph.h"
-#include "memplan/Reuse/PoolEdit.h"
+#include "memplan/Reuse/EditStep.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
@@ -33,28 +33,28 @@ Value createStep(OpBuilder &b, Location &loc, func::FuncOp &made,
                  const Graph &g, const StepProgram &p,
                  const std::array<int64_t, 4> &s, ArrayRef<Value> values) {
   auto [kind, x, y, z] = s;
-  switch (static_cast<PoolStep>(kind)) {
-  case PoolStep::Constant:
+  switch (static_cast<EditStep>(kind)) {
+  case EditStep::Constant:
     return arith::ConstantIndexOp::create(b, loc, x);
-  case PoolStep::Value:
+  case EditStep::Value:
     return g.value(static_cast<int32_t>(x));
-  case PoolStep::AddI:
+  case EditStep::AddI:
     return arith::AddIOp::create(b, loc, values[x], values[y]);
-  case PoolStep::MulI:
+  case EditStep::MulI:
     return arith::MulIOp::create(b, loc, values[x], values[y]);
-  case PoolStep::DivUI:
+  case EditStep::DivUI:
     return arith::DivUIOp::create(b, loc, values[x], values[y]);
-  case PoolStep::MaxUI:
+  case EditStep::MaxUI:
     return arith::MaxUIOp::create(b, loc, values[x], values[y]);
-  case PoolStep::CmpULT:
+  case EditStep::CmpULT:
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, values[x],
                                  values[y]);
-  case PoolStep::CmpULE:
+  case EditStep::CmpULE:
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, values[x],
                                  values[y]);
-  case PoolStep::Select:
+  case EditStep::Select:
     return arith::SelectOp::create(b, loc, values[x], values[y], values[z]);
-  case PoolStep::Pool: {
+  case EditStep::Pool: {
     bool dynamic = x < 0;
     SmallVector<Value> sizes;
     if (dynamic)
@@ -63,45 +63,45 @@ Value createStep(OpBuilder &b, Location &loc, func::FuncOp &made,
         b, loc, byteBuffer(b, dynamic ? ShapedType::kDynamic : x), sizes,
         ValueRange(), b.getI64IntegerAttr(p.alignment));
   }
-  case PoolStep::Argument:
+  case EditStep::Argument:
     return cast<FunctionOpInterface>(g.op(static_cast<int32_t>(x)))
         .getArgument(static_cast<unsigned>(y));
-  case PoolStep::Clone: {
+  case EditStep::Clone: {
     Operation *clone = b.clone(*g.op(static_cast<int32_t>(x)));
     for (unsigned k = 0, e = clone->getNumOperands(); k < e; ++k)
       clone->setOperand(k, values[p.cloneOperands[y + k]]);
     return clone->getResult(0);
   }
-  case PoolStep::Result:
+  case EditStep::Result:
     return values[x].getDefiningOp()->getResult(static_cast<unsigned>(y));
-  case PoolStep::Dim:
+  case EditStep::Dim:
     return memref::DimOp::create(b, loc, values[x], values[y]);
-  case PoolStep::Assert:
+  case EditStep::Assert:
     cf::AssertOp::create(b, loc, values[x], p.message);
     return Value();
-  case PoolStep::View:
+  case EditStep::View:
     return memref::ViewOp::create(b, loc, byteBuffer(b), values[x], values[y],
                                   ValueRange{values[z]});
-  case PoolStep::Dealloc:
+  case EditStep::Dealloc:
     memref::DeallocOp::create(b, loc, values[x]);
     return Value();
-  case PoolStep::EntryBegin: {
+  case EditStep::EntryBegin: {
     Operation *func = g.op(static_cast<int32_t>(x));
     b.setInsertionPointToStart(&func->getRegion(0).front());
     loc = func->getLoc();
     return Value();
   }
-  case PoolStep::Before:
-  case PoolStep::After: {
+  case EditStep::Before:
+  case EditStep::After: {
     Operation *op = g.op(static_cast<int32_t>(x));
-    if (static_cast<PoolStep>(kind) == PoolStep::Before)
+    if (static_cast<EditStep>(kind) == EditStep::Before)
       b.setInsertionPoint(op);
     else
       b.setInsertionPointAfter(op);
     loc = op->getLoc();
     return Value();
   }
-  case PoolStep::Function: {
+  case EditStep::Function: {
     auto source = cast<FunctionOpInterface>(g.op(static_cast<int32_t>(x)));
     SmallVector<Type> inputs;
     for (auto [k, type] : llvm::enumerate(source.getArgumentTypes()))
@@ -114,13 +114,13 @@ Value createStep(OpBuilder &b, Location &loc, func::FuncOp &made,
     b.setInsertionPointToStart(made.addEntryBlock());
     return Value();
   }
-  case PoolStep::NewArgument:
+  case EditStep::NewArgument:
     return made.getArgument(static_cast<unsigned>(x));
-  case PoolStep::Return:
+  case EditStep::Return:
     func::ReturnOp::create(b, loc, values[x]);
     return Value();
   }
-  llvm_unreachable("a step kind of PoolSteps.def");
+  llvm_unreachable("a step kind of EditSteps.def");
 }
 
 } // namespace

@@ -1,6 +1,6 @@
 //===- EditSteps.h - Create the steps of an edit's program ------*- C++ -*-===//
 //
-// The one interpreter of PoolSteps.def, shared by applyPoolEdit
+// The one interpreter of EditSteps.def, shared by applyPoolEdit
 // (ApplyPoolEdit.cpp) and applyTransientEdit (ApplyTransientEdit.cpp).
 //
 //===----------------------------------------------------------------------===//
@@ -21,7 +21,7 @@ namespace memplan {
 
 class Graph;
 
-/// An edit's program: its steps (PoolSteps.def) and what they read besides
+/// An edit's program: its steps (EditSteps.def) and what they read besides
 /// their operands. The caller has checked it (the bindings do).
 struct StepProgram {
   llvm::ArrayRef<std::array<int64_t, 4>> steps;

@@ -11,6 +11,8 @@
 #ifndef MEMPLAN_REUSE_POOLEDIT_H
 #define MEMPLAN_REUSE_POOLEDIT_H
 
+#include "memplan/Reuse/EditStep.h"
+
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -18,12 +20,6 @@
 namespace memplan {
 
 class Graph;
-
-/// What one step of a pool edit's `index` program makes (PoolSteps.def).
-enum class PoolStep : int32_t {
-#define MEMPLAN_POOL_STEP(Name, Py, Doc) Name,
-#include "memplan/Reuse/PoolSteps.def"
-};
 
 /// One pool's rewrite. Op and value ids are those of the Graph it was
 /// planned on; step operands are indices of earlier steps.
@@ -41,8 +37,8 @@ struct PoolEdit {
   /// (alloc op, operand index, value id): the operand becomes that value,
   /// the size the pool was planned with, before the steps run.
   std::vector<std::array<int32_t, 3>> sizeOperands;
-  /// The `index` program, in creation order: (PoolStep, a, b, c). Exactly
-  /// one step is PoolStep::Pool.
+  /// The `index` program, in creation order: (EditStep, a, b, c). Exactly
+  /// one step is EditStep::Pool.
   std::vector<std::array<int64_t, 4>> steps;
   /// Per member: its alloc, its dealloc (or -1) and the step giving its
   /// byte offset in the pool.

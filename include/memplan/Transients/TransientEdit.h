@@ -33,7 +33,7 @@ struct TransientEdit {
   /// `storageMarker` when that is not empty.
   std::vector<int32_t> newArguments;
   std::string storageMarker;
-  /// The program, in creation order (memplan/Reuse/PoolSteps.def):
+  /// The program, in creation order (memplan/Reuse/EditSteps.def):
   /// (step, a, b, c), positioned by EntryBegin, Before and After steps.
   std::vector<std::array<int64_t, 4>> steps;
   /// The operands of the Clone steps.

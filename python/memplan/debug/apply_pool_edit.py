@@ -78,13 +78,13 @@ def run(module: ir.Operation, ctx: PassContext) -> None:
         return
     align = ctx.options["alignment"]
     for members, deallocs, end in plans:
-        steps = [(int(_core.PoolStep.POOL), -(-end // align) * align, 0, 0)]
+        steps = [(int(_core.EditStep.POOL), -(-end // align) * align, 0, 0)]
         step_of: dict[int, int] = {}
         for op in members:
             offset = graph.int_attribute(op, OFFSET)
             if offset not in step_of:
                 step_of[offset] = len(steps)
-                steps.append((int(_core.PoolStep.CONSTANT), offset, 0, 0))
+                steps.append((int(_core.EditStep.CONSTANT), offset, 0, 0))
         _core.apply_pool_edit(
             graph,
             insert_before=members[0],

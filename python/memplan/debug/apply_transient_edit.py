@@ -38,7 +38,7 @@ OFFSET = "memplan.test_offset"
 SIZE = "memplan.test_size"
 ADD_STORAGE = "memplan.test_add_storage"
 
-_S = _core.PoolStep
+_S = _core.EditStep
 _PASS = "memplan-test-apply-transient-edit"
 
 

@@ -16,7 +16,7 @@ from typing import Callable, Union
 from memplan import _core
 from memplan.ir.steps import Program, Step
 
-_S = _core.PoolStep
+_S = _core.EditStep
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
-"""Edits as data: a program of steps (``memplan._core.PoolStep``, written
-once in include/memplan/Reuse/PoolSteps.def) that one C++ call creates
+"""Edits as data: a program of steps (``memplan._core.EditStep``, written
+once in include/memplan/Reuse/EditSteps.def) that one C++ call creates
 in order. The pool rewrite (:mod:`memplan.reuse.rewrite`) states each pool's
 ``index`` arithmetic this way, transient emplacement
 (:mod:`memplan.transients.emplace`) the whole rewrite of a module. A step is
@@ -17,7 +17,7 @@ import numpy as np
 from memplan import _core
 from memplan.ir.graph import Graph
 
-_S = _core.PoolStep
+_S = _core.EditStep
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ class Program:
         self._constants: dict[int, Step] = {}
         self._values: dict[int, Step] = {}
 
-    def _add(self, kind: _core.PoolStep, a: int = 0, b: int = 0, c: int = 0) -> Step:
+    def _add(self, kind: _core.EditStep, a: int = 0, b: int = 0, c: int = 0) -> Step:
         self.steps.append((int(kind), a, b, c))
         return Step(len(self.steps) - 1)
 
@@ -62,7 +62,7 @@ class Program:
         """``x`` as a step (a constant for a known count)."""
         return self.constant(x) if isinstance(x, int) else x
 
-    def binary(self, kind: _core.PoolStep, x: Step, y: Step) -> Step:
+    def binary(self, kind: _core.EditStep, x: Step, y: Step) -> Step:
         """``kind`` (an ``arith`` binary op or comparison) of ``x`` and ``y``."""
         return self._add(kind, x.index, y.index)
 
@@ -104,7 +104,7 @@ class Program:
         """``memref.dealloc`` of ``buffer``."""
         self._add(_S.DEALLOC, buffer.index)
 
-    def _position(self, kind: _core.PoolStep, op: int) -> None:
+    def _position(self, kind: _core.EditStep, op: int) -> None:
         self._add(kind, op)
         self._constants = {}
 

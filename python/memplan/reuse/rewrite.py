@@ -15,7 +15,7 @@ arithmetic over the (hoisted) dynamic sizes: each member at the largest end
 of the members directly below it in its :class:`~memplan.reuse.plan.Layout`
 (``arith.maxui`` of ``arith.addi``), constants folded; with several layouts,
 those of the one whose pool is smallest (``arith.cmpi``, ``arith.select``).
-That arithmetic is a list of steps (``memplan._core.PoolStep``) in the order
+That arithmetic is a list of steps (``memplan._core.EditStep``) in the order
 it is created; the pool's alloc is one of them. Python holds no op handle:
 graph op and value ids name everything, and stay valid throughout (nothing
 is erased before the edit's last lookup).
@@ -35,7 +35,7 @@ from memplan.lifetimes.analysis import FunctionLifetimes
 from memplan.lifetimes.sizes import dynamic_size_values, element_bytes
 from memplan.reuse.plan import Layout, PoolPlan
 
-_S = _core.PoolStep
+_S = _core.EditStep
 
 
 def _dynamic_bytes(graph: Graph, op: int, sizes: list[Step], prog: Program) -> Step:

@@ -39,7 +39,7 @@ ASSERT_MESSAGE = "memplan: transient storage is smaller than the required size"
 #: The alignment of the heap buffers given to callees by callers without storage.
 HEAP_ALIGNMENT = 64
 
-_S = _core.PoolStep
+_S = _core.EditStep
 
 
 class LeafResolver:

@@ -13,7 +13,7 @@ from memplan import _core
 from memplan.ir import parse_source
 from memplan.ir.graph import extract_graph
 
-S = _core.PoolStep
+S = _core.EditStep
 
 # Two buffers, one with a dynamic size: %a (16 bytes) dies before %b is
 # allocated.
@@ -171,7 +171,7 @@ def _arr(steps: list) -> np.ndarray:
 
 
 def test_pool_steps_come_from_one_table():
-    # The enum is made from PoolSteps.def: every kind the rewrite uses.
+    # The enum is made from EditSteps.def: every kind the rewrite uses.
     names = {name for name in dir(S) if name.isupper()}
     assert {
         "CONSTANT",

@@ -13,7 +13,7 @@ from memplan import _core
 from memplan.ir import parse_source
 from memplan.ir.graph import extract_graph
 
-S = _core.PoolStep
+S = _core.EditStep
 MESSAGE = "storage too small"
 MARKER = "test.size"
 
