@@ -1013,6 +1013,8 @@ void FunctionChecker::step(Operation *op, State &s, States &out) {
   for (OpResult r : op->getResults()) {
     if (!isMemref(r))
       continue;
+    // Not allocationOf (HeapAllocation.h): the verifier stays independent
+    // of the analysis it checks.
     bool allocates = false, stack = false;
     for (auto &e : effects) {
       if (isa<MemoryEffects::Allocate>(e.getEffect()) && e.getValue() == r) {

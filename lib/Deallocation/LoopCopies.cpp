@@ -7,6 +7,8 @@
 
 #include "LoopCopies.h"
 
+#include "memplan/Deallocation/HeapAllocation.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -41,10 +43,7 @@ bool isHeapAllocation(Operation *op) {
   SmallVector<MemoryEffects::EffectInstance> effects;
   iface.getEffects(effects);
   return effects.size() == 1 &&
-         isa<MemoryEffects::Allocate>(effects[0].getEffect()) &&
-         effects[0].getValue() == op->getResult(0) &&
-         !isa<SideEffects::AutomaticAllocationScopeResource>(
-             effects[0].getResource());
+         allocationOf(effects, op->getResult(0)) == ResultAllocation::Heap;
 }
 
 /// The buffer `v` points into: a heap allocation or an argument of

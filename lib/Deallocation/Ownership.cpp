@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "memplan/Deallocation/Ownership.h"
+#include "memplan/Deallocation/HeapAllocation.h"
 
 #include "memplan/IR/AsyncWork.h"
 
@@ -332,16 +333,11 @@ bool FunctionAnalysis::classify() {
       if (!isMemref(r))
         continue;
       Block *block = op->getBlock();
-      bool allocated = false, stack = false;
-      for (auto &e : effects) {
-        if (isa<MemoryEffects::Allocate>(e.getEffect()) && e.getValue() == r) {
-          allocated = true;
-          stack = isa<SideEffects::AutomaticAllocationScopeResource>(
-              e.getResource());
-        }
-      }
-      if (allocated) {
-        addHandle(r, block, stack ? Kind::Stack : Kind::Alloc);
+      ResultAllocation allocation = allocationOf(effects, r);
+      if (allocation != ResultAllocation::None) {
+        addHandle(r, block,
+                  allocation == ResultAllocation::Stack ? Kind::Stack
+                                                        : Kind::Alloc);
       } else if (isa<RegionBranchOpInterface>(op) && op->getNumRegions()) {
         if (Value same = equivalent.lookup(r))
           viewOf[r] = same;
@@ -1590,13 +1586,8 @@ std::vector<FunctionPlan> analyzeFunctions(Operation *root, Callees &callees) {
         plan.handles.clear();
         plan.ownership.clear();
         op->walk([&](Operation *nested) {
-          auto iface = dyn_cast<MemoryEffectOpInterface>(nested);
-          if (!iface)
-            return;
           for (Value r : nested->getResults())
-            if (auto e = iface.getEffectOnValue<MemoryEffects::Allocate>(r);
-                e && !isa<SideEffects::AutomaticAllocationScopeResource>(
-                         e->getResource()))
+            if (allocationOf(nested, r) == ResultAllocation::Heap)
               ++plan.leftAllocations;
         });
       }
