@@ -1,12 +1,15 @@
 //===- AllocsToViewsBindings.cpp - Python entry of the view rewrites ------===//
 //
-// memplan._core.apply_pool_edit: the pool rewrite (memplan/reuse/rewrite.py)
-// states a pool's edit as arrays, applied here in one call
-// (memplan/Reuse/PoolEdit.h). memplan._core.apply_transient_edit: transient
-// emplacement (memplan/transients/emplace.py) and the size queries
-// (memplan/transients/queries.py) state the module's rewrite the same way
-// (memplan/Transients/TransientEdit.h). Both are checked here first: a
-// malformed edit raises and leaves the IR as it was.
+// memplan._core.PoolEdit and memplan._core.TransientEdit: the plain-data
+// edits (memplan/Reuse/PoolEdit.h, memplan/Transients/TransientEdit.h),
+// bound as classes that Python fills field by field. The pool rewrite
+// (memplan/reuse/rewrite.py) states each pool's edit as a PoolEdit, applied
+// by memplan._core.apply_pool_edit in one call; transient emplacement
+// (memplan/transients/emplace.py) and the size queries
+// (memplan/transients/queries.py) state the module's rewrite as a
+// TransientEdit, applied by memplan._core.apply_transient_edit. Both are
+// checked against the graph first: a malformed edit raises and leaves the IR
+// as it was.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,7 +20,7 @@
 #include "memplan/Reuse/PoolEdit.h"
 #include "memplan/Transients/TransientEdit.h"
 
-#include <nanobind/ndarray.h>
+#include <nanobind/stl/array.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -31,37 +34,6 @@ namespace nb = nanobind;
 
 namespace memplan {
 namespace {
-
-/// A contiguous (n, 4) int64 array: an edit's steps.
-using StepsIn =
-    nb::ndarray<const int64_t, nb::shape<-1, 4>, nb::c_contig, nb::device::cpu>;
-/// A contiguous 1-d int64 array.
-using Int64In =
-    nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
-/// A contiguous (n, 3) int32 array: size operands, calls.
-using TriplesIn =
-    nb::ndarray<const int32_t, nb::shape<-1, 3>, nb::c_contig, nb::device::cpu>;
-/// A contiguous (n, 2) int32 array: symbols.
-using PairsIn =
-    nb::ndarray<const int32_t, nb::shape<-1, 2>, nb::c_contig, nb::device::cpu>;
-
-template <typename T, typename Array> std::vector<T> toVector(const Array &a) {
-  return std::vector<T>(a.data(), a.data() + a.shape(0));
-}
-
-std::vector<std::array<int32_t, 3>> toTriples(const TriplesIn &a) {
-  std::vector<std::array<int32_t, 3>> out;
-  for (size_t i = 0; i < a.shape(0); ++i)
-    out.push_back({a(i, 0), a(i, 1), a(i, 2)});
-  return out;
-}
-
-std::vector<std::array<int64_t, 4>> toSteps(const StepsIn &a) {
-  std::vector<std::array<int64_t, 4>> out;
-  for (size_t i = 0; i < a.shape(0); ++i)
-    out.push_back({a(i, 0), a(i, 1), a(i, 2), a(i, 3)});
-  return out;
-}
 
 bool isOp(const Graph &g, int64_t op) { return op >= 0 && op < g.numOps(); }
 
@@ -315,6 +287,65 @@ void checkMembers(const Graph &g, const std::vector<Kind> &kinds,
   }
 }
 
+/// Checks a pool edit against `g` (ids in range, step operands earlier
+/// steps of the right kinds, one Pool step): a malformed edit raises.
+void checkPoolEdit(const Graph &g, const PoolEdit &edit) {
+  if (!isOp(g, edit.insertBefore) || !isOp(g, edit.deallocAfter) ||
+      edit.alignment < 1)
+    throw nb::index_error("pool edit anchor out of range");
+  for (int32_t op : edit.hoist)
+    if (!isOp(g, op))
+      throw nb::index_error("hoisted op out of range");
+  for (auto [op, index, value] : edit.sizeOperands)
+    if (!isOp(g, op) || index < 0 || index >= numOperands(g, op) || value < 0 ||
+        value >= g.numValues())
+      throw nb::index_error("size operand out of range");
+  std::vector<Kind> kinds = checkSteps(g, edit.steps, {}, false, {});
+  int32_t pool = static_cast<int32_t>(
+      std::find_if(edit.steps.begin(), edit.steps.end(),
+                   [](const auto &s) {
+                     return s[0] == static_cast<int64_t>(EditStep::Pool);
+                   }) -
+      edit.steps.begin());
+  checkMembers(g, kinds, edit.allocs, edit.deallocs,
+               std::vector<int32_t>(edit.allocs.size(), pool), edit.offsetStep,
+               edit.erase);
+}
+
+/// Checks a transient edit against `g` (ids in range, step operands earlier
+/// steps of the right kinds, steps positioned before they create): a
+/// malformed edit raises.
+void checkTransientEdit(const Graph &g, const TransientEdit &edit) {
+  if (edit.alignment < 1)
+    throw nb::value_error("transient edit alignment below 1");
+  std::set<int32_t> added;
+  for (int32_t f : edit.newArguments)
+    if (entryBlock(g, f) < 0 || !added.insert(f).second)
+      throw nb::index_error("storage argument for no function with a "
+                            "body, or twice");
+  std::vector<Kind> kinds = checkSteps(g, edit.steps, edit.cloneOperands, true,
+                                       added, edit.names.size());
+  for (const auto *list : {&edit.marked, &edit.unmarked})
+    for (int64_t s : *list)
+      if (s < 0 || (size_t)s >= kinds.size() || kinds[s] == Kind::None)
+        throw nb::index_error("marked step out of range");
+  for (auto [op, name] : edit.symbols)
+    if (!isOp(g, op) || name < 0 || (size_t)name >= edit.names.size())
+      throw nb::index_error("symbol op or name out of range");
+  if (!edit.symbols.empty() && edit.symbolAttribute.empty())
+    throw nb::value_error("symbols without an attribute name");
+  checkMembers(g, kinds, edit.allocs, edit.deallocs, edit.bufferStep,
+               edit.offsetStep, edit.erase);
+  for (auto [call, argument, step] : edit.calls) {
+    if (!isOp(g, call) || (g.opRole[call] & 0xFF) != kRoleCall ||
+        argument < 0 || argument > numOperands(g, call) || step < 0 ||
+        (size_t)step >= kinds.size())
+      throw nb::index_error("call, argument or step out of range");
+    if (kinds[step] != Kind::MemRef)
+      throw nb::value_error("a call's storage step is no memref");
+  }
+}
+
 } // namespace
 
 void registerAllocsToViewsBindings(nb::module_ &m) {
@@ -325,134 +356,111 @@ void registerAllocsToViewsBindings(nb::module_ &m) {
 #include "memplan/Reuse/EditSteps.def"
   }
 
+  nb::class_<PoolEdit>(
+      m, "PoolEdit",
+      "One pool's rewrite as plain data (memplan/Reuse/PoolEdit.h): op and "
+      "value ids of the Graph it was planned on, step operands indices of "
+      "earlier steps. List fields are copied in and out: assign a whole "
+      "list, appending to what a field returns changes a copy.")
+      .def(nb::init<>())
+      .def_rw("insert_before", &PoolEdit::insertBefore,
+              "The op the pool's alloc and its arithmetic are created before.")
+      .def_rw("dealloc_after", &PoolEdit::deallocAfter,
+              "The op the pool's dealloc is created after.")
+      .def_rw("alignment", &PoolEdit::alignment,
+              "The pool alloc's alignment, in bytes.")
+      .def_rw("hoist", &PoolEdit::hoist,
+              "Ops moved before insert_before, in this order.")
+      .def_rw("size_operands", &PoolEdit::sizeOperands,
+              "(alloc op, operand index, value id): the operand becomes that "
+              "value before the steps run.")
+      .def_rw("steps", &PoolEdit::steps,
+              "The index program, in creation order: (EditStep, a, b, c); "
+              "exactly one POOL step.")
+      .def_rw("allocs", &PoolEdit::allocs, "Per member: its alloc.")
+      .def_rw("deallocs", &PoolEdit::deallocs,
+              "Per member: its dealloc, or -1.")
+      .def_rw("offset_step", &PoolEdit::offsetStep,
+              "Per member: the step giving its byte offset in the pool.")
+      .def_rw("erase", &PoolEdit::erase,
+              "Other deallocs to erase (those of merged branch results).");
+
+  nb::class_<TransientEdit>(
+      m, "TransientEdit",
+      "A module's transient rewrite as plain data "
+      "(memplan/Transients/TransientEdit.h): op and value ids of the Graph "
+      "it was planned on, step operands indices of earlier steps. List "
+      "fields are copied in and out: assign a whole list, appending to what "
+      "a field returns changes a copy.")
+      .def(nb::init<>())
+      .def_rw("new_arguments", &TransientEdit::newArguments,
+              "Functions given a memref<?xi8> argument after their last one, "
+              "before the steps run.")
+      .def_rw("storage_marker", &TransientEdit::storageMarker,
+              "The unit attribute of the new arguments (\"\": none).")
+      .def_rw("steps", &TransientEdit::steps,
+              "The program, in creation order: (EditStep, a, b, c), "
+              "positioned by ENTRY_BEGIN, BEFORE and AFTER steps.")
+      .def_rw("clone_operands", &TransientEdit::cloneOperands,
+              "The operands of the CLONE steps.")
+      .def_rw("alignment", &TransientEdit::alignment,
+              "The heap buffers' (POOL steps') alignment, in bytes.")
+      .def_rw("message", &TransientEdit::message, "The ASSERT steps' message.")
+      .def_rw("names", &TransientEdit::names, "The FUNCTION steps' names.")
+      .def_rw("marked", &TransientEdit::marked,
+              "The steps whose op gets the unit attribute `marker`.")
+      .def_rw("unmarked", &TransientEdit::unmarked,
+              "The steps whose op loses the unit attribute `marker`.")
+      .def_rw("marker", &TransientEdit::marker, "The marked steps' attribute.")
+      .def_rw("symbols", &TransientEdit::symbols,
+              "(op, name): op gets `symbol_attribute`, a reference to "
+              "names[name].")
+      .def_rw("symbol_attribute", &TransientEdit::symbolAttribute,
+              "The symbols' attribute.")
+      .def_rw("allocs", &TransientEdit::allocs,
+              "Per allocation placed in storage: its alloc.")
+      .def_rw("deallocs", &TransientEdit::deallocs,
+              "Per allocation placed in storage: its dealloc, or -1.")
+      .def_rw("buffer_step", &TransientEdit::bufferStep,
+              "Per allocation placed in storage: the step giving its buffer.")
+      .def_rw("offset_step", &TransientEdit::offsetStep,
+              "Per allocation placed in storage: the step giving its byte "
+              "offset in it.")
+      .def_rw("erase", &TransientEdit::erase,
+              "Other ops to erase (further deallocs).")
+      .def_rw("calls", &TransientEdit::calls,
+              "(call, argument, step): the call passes the step's value as "
+              "that argument, appended when it is one past the last.");
+
   m.def(
       "apply_pool_edit",
-      [](const Graph &g, int32_t insertBefore, int32_t deallocAfter,
-         int64_t alignment, const Int32In &hoist, const TriplesIn &sizeOperands,
-         const StepsIn &steps, const Int32In &allocs, const Int32In &deallocs,
-         const Int32In &offsetStep, const Int32In &erase) {
-        PoolEdit edit;
-        edit.insertBefore = insertBefore;
-        edit.deallocAfter = deallocAfter;
-        edit.alignment = alignment;
-        edit.hoist = toVector<int32_t>(hoist);
-        edit.sizeOperands = toTriples(sizeOperands);
-        edit.steps = toSteps(steps);
-        edit.allocs = toVector<int32_t>(allocs);
-        edit.deallocs = toVector<int32_t>(deallocs);
-        edit.offsetStep = toVector<int32_t>(offsetStep);
-        edit.erase = toVector<int32_t>(erase);
-
-        if (!isOp(g, insertBefore) || !isOp(g, deallocAfter) || alignment < 1)
-          throw nb::index_error("pool edit anchor out of range");
-        for (int32_t op : edit.hoist)
-          if (!isOp(g, op))
-            throw nb::index_error("hoisted op out of range");
-        for (auto [op, index, value] : edit.sizeOperands)
-          if (!isOp(g, op) || index < 0 || index >= numOperands(g, op) ||
-              value < 0 || value >= g.numValues())
-            throw nb::index_error("size operand out of range");
-        std::vector<Kind> kinds = checkSteps(g, edit.steps, {}, false, {});
-        int32_t pool = static_cast<int32_t>(
-            std::find_if(edit.steps.begin(), edit.steps.end(),
-                         [](const auto &s) {
-                           return s[0] == static_cast<int64_t>(EditStep::Pool);
-                         }) -
-            edit.steps.begin());
-        checkMembers(g, kinds, edit.allocs, edit.deallocs,
-                     std::vector<int32_t>(edit.allocs.size(), pool),
-                     edit.offsetStep, edit.erase);
+      [](const Graph &g, const PoolEdit &edit) {
+        checkPoolEdit(g, edit);
         applyPoolEdit(g, edit);
       },
-      nb::arg("graph"), nb::arg("insert_before"), nb::arg("dealloc_after"),
-      nb::arg("alignment"), nb::arg("hoist"), nb::arg("size_operands"),
-      nb::arg("steps"), nb::arg("allocs"), nb::arg("deallocs"),
-      nb::arg("offset_step"), nb::arg("erase"),
-      "Apply one pool's edit (memplan/Reuse/PoolEdit.h): the size "
-      "operands set, the hoisted ops moved, the steps created before "
-      "insert_before, the pool freed after dealloc_after, each member a view "
-      "at its offset step, the members' allocs and deallocs and `erase` "
-      "erased.");
+      nb::arg("graph"), nb::arg("edit"),
+      "Apply one pool's edit (memplan/Reuse/PoolEdit.h) after checking it "
+      "against the graph: the size operands set, the hoisted ops moved, the "
+      "steps created before insert_before, the pool freed after "
+      "dealloc_after, each member a view at its offset step, the members' "
+      "allocs and deallocs and `erase` erased.");
 
   m.def(
       "apply_transient_edit",
-      [](const Graph &g, const Int32In &newArguments,
-         const std::string &storageMarker, const StepsIn &steps,
-         const Int64In &cloneOperands, int64_t alignment,
-         const std::string &message, const std::vector<std::string> &names,
-         const Int64In &marked, const Int64In &unmarked,
-         const std::string &marker, const Int32In &allocs,
-         const Int32In &deallocs, const Int32In &bufferStep,
-         const Int32In &offsetStep, const Int32In &erase,
-         const TriplesIn &calls, const PairsIn &symbols,
-         const std::string &symbolAttribute) {
-        TransientEdit edit;
-        edit.newArguments = toVector<int32_t>(newArguments);
-        edit.storageMarker = storageMarker;
-        edit.steps = toSteps(steps);
-        edit.cloneOperands = toVector<int64_t>(cloneOperands);
-        edit.alignment = alignment;
-        edit.message = message;
-        edit.names = names;
-        edit.marked = toVector<int64_t>(marked);
-        edit.unmarked = toVector<int64_t>(unmarked);
-        edit.marker = marker;
-        edit.allocs = toVector<int32_t>(allocs);
-        edit.deallocs = toVector<int32_t>(deallocs);
-        edit.bufferStep = toVector<int32_t>(bufferStep);
-        edit.offsetStep = toVector<int32_t>(offsetStep);
-        edit.erase = toVector<int32_t>(erase);
-        edit.calls = toTriples(calls);
-        for (size_t i = 0; i < symbols.shape(0); ++i)
-          edit.symbols.push_back({symbols(i, 0), symbols(i, 1)});
-        edit.symbolAttribute = symbolAttribute;
-
-        if (alignment < 1)
-          throw nb::value_error("transient edit alignment below 1");
-        std::set<int32_t> added;
-        for (int32_t f : edit.newArguments)
-          if (entryBlock(g, f) < 0 || !added.insert(f).second)
-            throw nb::index_error("storage argument for no function with a "
-                                  "body, or twice");
-        std::vector<Kind> kinds = checkSteps(g, edit.steps, edit.cloneOperands,
-                                             true, added, edit.names.size());
-        for (const auto *list : {&edit.marked, &edit.unmarked})
-          for (int64_t s : *list)
-            if (s < 0 || (size_t)s >= kinds.size() || kinds[s] == Kind::None)
-              throw nb::index_error("marked step out of range");
-        for (auto [op, name] : edit.symbols)
-          if (!isOp(g, op) || name < 0 || (size_t)name >= edit.names.size())
-            throw nb::index_error("symbol op or name out of range");
-        if (!edit.symbols.empty() && edit.symbolAttribute.empty())
-          throw nb::value_error("symbols without an attribute name");
-        checkMembers(g, kinds, edit.allocs, edit.deallocs, edit.bufferStep,
-                     edit.offsetStep, edit.erase);
-        for (auto [call, argument, step] : edit.calls) {
-          if (!isOp(g, call) || (g.opRole[call] & 0xFF) != kRoleCall ||
-              argument < 0 || argument > numOperands(g, call) || step < 0 ||
-              (size_t)step >= kinds.size())
-            throw nb::index_error("call, argument or step out of range");
-          if (kinds[step] != Kind::MemRef)
-            throw nb::value_error("a call's storage step is no memref");
-        }
+      [](const Graph &g, const TransientEdit &edit) {
+        checkTransientEdit(g, edit);
         applyTransientEdit(g, edit);
       },
-      nb::arg("graph"), nb::arg("new_arguments"), nb::arg("storage_marker"),
-      nb::arg("steps"), nb::arg("clone_operands"), nb::arg("alignment"),
-      nb::arg("message"), nb::arg("names"), nb::arg("marked"),
-      nb::arg("unmarked"), nb::arg("marker"), nb::arg("allocs"),
-      nb::arg("deallocs"), nb::arg("buffer_step"), nb::arg("offset_step"),
-      nb::arg("erase"), nb::arg("calls"), nb::arg("symbols"),
-      nb::arg("symbol_attribute"),
-      "Apply a module's transient edit (memplan/Transients/TransientEdit.h): "
-      "the storage arguments added to new_arguments (with the unit attribute "
-      "`storage_marker` unless it is empty), the steps created (the "
-      "Function steps' functions named by `names`), the marked steps' ops "
-      "given the unit attribute `marker` and the unmarked ones' losing it, "
-      "each symbols op given `symbol_attribute` naming its name, each call "
-      "given its storage step as an argument, each alloc a view of its "
-      "buffer step at its offset step, the allocs, their deallocs and "
-      "`erase` erased.");
+      nb::arg("graph"), nb::arg("edit"),
+      "Apply a module's transient edit (memplan/Transients/TransientEdit.h) "
+      "after checking it against the graph: the storage arguments added to "
+      "new_arguments (with the unit attribute `storage_marker` unless it is "
+      "empty), the steps created (the FUNCTION steps' functions named by "
+      "`names`), the marked steps' ops given the unit attribute `marker` and "
+      "the unmarked ones' losing it, each symbols op given "
+      "`symbol_attribute` naming its name, each call given its storage step "
+      "as an argument, each alloc a view of its buffer step at its offset "
+      "step, the allocs, their deallocs and `erase` erased.");
 }
 
 } // namespace memplan

@@ -6,6 +6,10 @@
 // buffer and its offset arithmetic, the views replacing its members, its
 // dealloc, and the erasure of what the views replace.
 //
+// Bound to Python as memplan._core.PoolEdit (fields in snake_case) and
+// applied by memplan._core.apply_pool_edit after a check against the
+// graph (lib/Bindings/AllocsToViewsBindings.cpp).
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef MEMPLAN_REUSE_POOLEDIT_H

@@ -11,6 +11,10 @@
 // size arithmetic cloned from its function's entry) and the attribute naming
 // it.
 //
+// Bound to Python as memplan._core.TransientEdit (fields in snake_case) and
+// applied by memplan._core.apply_transient_edit after a check against the
+// graph (lib/Bindings/AllocsToViewsBindings.cpp).
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef MEMPLAN_TRANSIENTS_TRANSIENTEDIT_H

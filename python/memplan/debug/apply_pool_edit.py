@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-import numpy as np
 from mlir import ir
 
 from memplan import _core
@@ -85,21 +84,15 @@ def run(module: ir.Operation, ctx: PassContext) -> None:
             if offset not in step_of:
                 step_of[offset] = len(steps)
                 steps.append((int(_core.EditStep.CONSTANT), offset, 0, 0))
-        _core.apply_pool_edit(
-            graph,
-            insert_before=members[0],
-            dealloc_after=_previous_sibling(graph, max(deallocs)),
-            alignment=align,
-            hoist=np.zeros(0, dtype=np.int32),
-            size_operands=np.zeros((0, 3), dtype=np.int32),
-            steps=np.array(steps, dtype=np.int64),
-            allocs=np.array(members, dtype=np.int32),
-            deallocs=np.array(deallocs, dtype=np.int32),
-            offset_step=np.array(
-                [step_of[graph.int_attribute(op, OFFSET)] for op in members], dtype=np.int32
-            ),
-            erase=np.zeros(0, dtype=np.int32),
-        )
+        edit = _core.PoolEdit()
+        edit.insert_before = members[0]
+        edit.dealloc_after = _previous_sibling(graph, max(deallocs))
+        edit.alignment = align
+        edit.steps = steps
+        edit.allocs = members
+        edit.deallocs = deallocs
+        edit.offset_step = [step_of[graph.int_attribute(op, OFFSET)] for op in members]
+        _core.apply_pool_edit(graph, edit)
     ctx.stat("pools", len(plans), "Pools applied")
 
 

@@ -28,10 +28,11 @@ from mlir import ir
 
 from memplan import _core
 from memplan.ir.graph import entry_block, extract_graph, function_ids, operation
+from memplan.ir.steps import Program, Step
 from memplan.lifetimes import roles as K
 from memplan.passes import PassContext
 from memplan.transients.contract import find_storage
-from memplan.transients.emplace import TransientEdit
+from memplan.transients.emplace import apply_edit, new_edit, place
 
 #: The attributes stating the edit.
 OFFSET = "memplan.test_offset"
@@ -70,8 +71,11 @@ def _members(graph: _core.Graph, func: int, ctx: PassContext) -> list[tuple[int,
 
 def run(module: ir.Operation, ctx: PassContext) -> None:
     graph = extract_graph(module)
-    edit = TransientEdit()
-    prog = edit.program
+    prog = Program()
+    new_arguments: list[int] = []
+    marked: list[int] = []
+    placed: list[tuple[int, Step, Step]] = []  # (alloc, storage, offset)
+    calls: list[tuple[int, int, int]] = []
     heap: list[tuple[int, int]] = []
     planned = []
     for f in function_ids(graph):
@@ -95,13 +99,13 @@ def run(module: ir.Operation, ctx: PassContext) -> None:
         return
     for f, index, add, root, members in planned:
         if add:
-            edit.new_arguments.append(f)
+            new_arguments.append(f)
         prog.entry_begin(f)
         buffer = prog.argument(f, index)
         step = {offset: prog.constant(offset) for _, offset, _ in members}
         total = prog.constant(max([offset + size for _, offset, size in members], default=0))
         if root:
-            edit.marked.append(total.index)
+            marked.append(total.index)
             if ctx.options["assert_size"]:
                 available = prog.dim(buffer, prog.constant(0))
                 prog.assert_(prog.binary(_S.CMPULE, total, available))
@@ -109,17 +113,22 @@ def run(module: ir.Operation, ctx: PassContext) -> None:
             if K.kind(graph, op) == K.CALL:
                 prog.before(op)
                 view = prog.view(buffer, step[offset], prog.constant(size))
-                edit.calls.append((op, _num_operands(graph, op), view.index))
+                calls.append((op, _num_operands(graph, op), view.index))
                 continue
-            edit.place(graph, op, buffer, step[offset])
+            placed.append((op, buffer, step[offset]))
     for call, size in heap:
         prog.before(call)
         buffer = prog.pool(prog.constant(size))
-        edit.calls.append((call, _num_operands(graph, call), buffer.index))
+        calls.append((call, _num_operands(graph, call), buffer.index))
         prog.after(call)
         prog.dealloc(buffer)
 
-    edit.apply(graph)
+    edit = new_edit()
+    edit.new_arguments = new_arguments
+    edit.marked = marked
+    edit.calls = calls
+    place(graph, edit, placed, [])
+    apply_edit(graph, edit, prog)
     ctx.stat("functions", len(planned), "Functions given storage")
 
 

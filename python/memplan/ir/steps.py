@@ -12,8 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Union
 
-import numpy as np
-
 from memplan import _core
 from memplan.ir.graph import Graph
 
@@ -136,10 +134,6 @@ class Program:
     def return_(self, value: Step) -> None:
         """``func.return`` of ``value``."""
         self._add(_S.RETURN, value.index)
-
-    def array(self) -> np.ndarray:
-        """The steps as an (n, 4) ``int64`` array."""
-        return np.array(self.steps, dtype=np.int64).reshape(-1, 4)
 
 
 def cloner(graph: Graph, program: Program) -> Callable[[int, list[Step]], list[Step]]:

@@ -1,6 +1,7 @@
 """Apply pool plans to the IR: each :class:`~memplan.reuse.plan.PoolPlan`
 is stated as one edit, plain data, applied in one call on MLIR's C++ API
-(``memplan._core.apply_pool_edit``, include/memplan/Reuse/PoolEdit.h)::
+(a ``memplan._core.PoolEdit``, include/memplan/Reuse/PoolEdit.h, applied by
+``memplan._core.apply_pool_edit``)::
 
     %pool = memref.alloc() {alignment = A} : memref<Nxi8>     // before the first member
     %c = arith.constant <offset> : index                      // one per distinct offset
@@ -199,10 +200,6 @@ class _Zero(dict):
         return 0
 
 
-def _int32(values: object) -> np.ndarray:
-    return np.ascontiguousarray(values, dtype=np.int32)
-
-
 def apply_plan(lt: FunctionLifetimes, plan: PoolPlan) -> None:
     """Rewrite the members of ``plan`` into views of one pool."""
     g = lt.graph
@@ -236,19 +233,18 @@ def apply_plan(lt: FunctionLifetimes, plan: PoolPlan) -> None:
             member_step[int(i)] = prog.constant(int(off)).index
 
     rows = np.array(members, dtype=np.int64)
-    _core.apply_pool_edit(
-        g,
-        plan.insert_before,
-        plan.dealloc_after,
-        plan.alignment,
-        _int32([op for op in plan.hoist if op > plan.insert_before]),
-        _int32(size_operands).reshape(-1, 3),
-        prog.array(),
-        _int32(lt.op[rows]),
-        _int32(lt.dealloc[rows]),
-        _int32([member_step[i] for i in members]),
-        _int32(plan.merged_deallocs),
-    )
+    edit = _core.PoolEdit()
+    edit.insert_before = plan.insert_before
+    edit.dealloc_after = plan.dealloc_after
+    edit.alignment = plan.alignment
+    edit.hoist = [op for op in plan.hoist if op > plan.insert_before]
+    edit.size_operands = size_operands
+    edit.steps = prog.steps
+    edit.allocs = lt.op[rows].tolist()
+    edit.deallocs = lt.dealloc[rows].tolist()
+    edit.offset_step = [member_step[i] for i in members]
+    edit.erase = plan.merged_deallocs
+    _core.apply_pool_edit(g, edit)
 
 
 __all__ = ["apply_plan"]

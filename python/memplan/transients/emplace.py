@@ -1,23 +1,23 @@
 """Rewrite a module so every planned transient lives in caller storage.
 
-The rewrite is stated as one edit, plain data, applied in one call on
-MLIR's C++ API (``memplan._core.apply_transient_edit``,
-include/memplan/Transients/TransientEdit.h): a program of steps
-(:class:`~memplan.ir.steps.Program`) that, at each planned function's entry,
-computes the offsets, the callee sizes and the total (all pure ``index``
-arithmetic over the arguments, their slices cloned; the total marked
-``memplan.transient_size`` for the size-query pass) and the size check, then
-the storage views passed to callees and the heap buffers of callers without
-storage; the storage arguments to add, the calls to pass storage to, and the
-allocations that become ``memref.view``s of the storage, their deallocs
-erased. Python holds no op handle: graph op and value ids name everything.
+The rewrite is stated as one edit, plain data (a
+``memplan._core.TransientEdit``, include/memplan/Transients/TransientEdit.h),
+applied in one call on MLIR's C++ API (``memplan._core.apply_transient_edit``):
+a program of steps (:class:`~memplan.ir.steps.Program`) that, at each planned
+function's entry, computes the offsets, the callee sizes and the total (all
+pure ``index`` arithmetic over the arguments, their slices cloned; the total
+marked ``memplan.transient_size`` for the size-query pass) and the size
+check, then the storage views passed to callees and the heap buffers of
+callers without storage; the storage arguments to add, the calls to pass
+storage to, and the allocations that become ``memref.view``s of the storage,
+their deallocs erased. Python holds no op handle: graph op and value ids
+name everything. The edit's fields live once, in C++: :func:`new_edit`,
+:func:`place` and :func:`apply_edit` fill and apply it.
 """
 
 from __future__ import annotations
 
 from typing import Callable
-
-import numpy as np
 
 from memplan import _core
 from memplan.ir import sizeexpr as E
@@ -99,74 +99,53 @@ def entry_resolver(graph: Graph, func: int, program: Program) -> LeafResolver:
     return LeafResolver(graph, program, base)
 
 
-class TransientEdit:
-    """A module's transient edit as it is stated: the program and what it
-    changes (include/memplan/Transients/TransientEdit.h)."""
+def new_edit() -> _core.TransientEdit:
+    """An empty transient edit (``memplan._core.TransientEdit``) with
+    emplacement's heap alignment, size-check message, size marker and
+    size-query attribute."""
+    edit = _core.TransientEdit()
+    edit.alignment = HEAP_ALIGNMENT
+    edit.message = ASSERT_MESSAGE
+    edit.marker = SIZE_MARKER
+    edit.symbol_attribute = QUERY_ATTR
+    return edit
 
-    def __init__(self) -> None:
-        self.program = Program()
-        self.new_arguments: list[int] = []
-        #: The unit attribute the new arguments get ("": none).
-        self.storage_marker = ""
-        #: The names of the functions the program's Function steps make.
-        self.names: list[str] = []
-        #: The steps whose op gets ``SIZE_MARKER``, and those whose op loses it.
-        self.marked: list[int] = []
-        self.unmarked: list[int] = []
-        self.allocs: list[int] = []
-        self.deallocs: list[int] = []
-        self.buffer_step: list[int] = []
-        self.offset_step: list[int] = []
-        self.erase: list[int] = []
-        self.calls: list[tuple[int, int, int]] = []
-        #: (function, name): the function names its size query
-        #: (``QUERY_ATTR``, a symbol reference to ``names[name]``).
-        self.queries: list[tuple[int, int]] = []
 
-    def place(self, g: Graph, op: int, buffer: Step, offset: Step) -> None:
-        """Allocation ``op`` becomes a view of ``buffer`` at ``offset``; its
-        deallocs go (one as its own, any other, one per branch, with it)."""
+def place(
+    g: Graph, edit: _core.TransientEdit, placed: list[tuple[int, Step, Step]], erase: list[int]
+) -> None:
+    """Set ``edit``'s members: each allocation op of ``placed`` (op, buffer,
+    offset) becomes a view of the buffer at the offset; its deallocs go (one
+    as its own, any other, one per branch, with ``erase``)."""
+    deallocs, others = [], list(erase)
+    for op, _, _ in placed:
         frees = K.frees(g, int(g.result_begin[op]))
-        self.allocs.append(op)
-        self.deallocs.append(frees[0] if frees else -1)
-        self.erase += frees[1:]
-        self.buffer_step.append(buffer.index)
-        self.offset_step.append(offset.index)
+        deallocs.append(frees[0] if frees else -1)
+        others += frees[1:]
+    edit.allocs = [op for op, _, _ in placed]
+    edit.deallocs = deallocs
+    edit.buffer_step = [buffer.index for _, buffer, _ in placed]
+    edit.offset_step = [offset.index for _, _, offset in placed]
+    edit.erase = others
 
-    def apply(self, g: Graph) -> None:
-        """Apply the edit to the IR ``g`` was extracted from, in one call."""
 
-        def i32(values: list) -> np.ndarray:
-            return np.array(values, dtype=np.int32)
-
-        _core.apply_transient_edit(
-            g,
-            new_arguments=i32(self.new_arguments),
-            storage_marker=self.storage_marker,
-            steps=self.program.array(),
-            clone_operands=np.array(self.program.clone_operands, dtype=np.int64),
-            alignment=HEAP_ALIGNMENT,
-            message=ASSERT_MESSAGE,
-            names=self.names,
-            marked=np.array(self.marked, dtype=np.int64),
-            unmarked=np.array(self.unmarked, dtype=np.int64),
-            marker=SIZE_MARKER,
-            allocs=i32(self.allocs),
-            deallocs=i32(self.deallocs),
-            buffer_step=i32(self.buffer_step),
-            offset_step=i32(self.offset_step),
-            erase=i32(self.erase),
-            calls=i32(self.calls).reshape(-1, 3),
-            symbols=i32(self.queries).reshape(-1, 2),
-            symbol_attribute=QUERY_ATTR,
-        )
+def apply_edit(g: Graph, edit: _core.TransientEdit, prog: Program) -> None:
+    """Apply ``edit``, its steps ``prog``'s, to the IR ``g`` was extracted
+    from, in one call."""
+    edit.steps = prog.steps
+    edit.clone_operands = prog.clone_operands
+    _core.apply_transient_edit(g, edit)
 
 
 def emplace_module(plan: ModulePlan, assert_size: bool = True) -> dict[str, int]:
     """Apply ``plan`` (which must have no errors). Returns statistics."""
     g = plan.graph
-    edit = TransientEdit()
-    prog = edit.program
+    prog = Program()
+    new_arguments: list[int] = []
+    marked: list[int] = []  # the totals, marked SIZE_MARKER
+    placed: list[tuple[int, Step, Step]] = []  # (alloc, storage, offset)
+    erase: list[int] = []
+    calls: list[tuple[int, int, int]] = []
     storage_of: dict[str, int] = {}  # function -> its storage argument
     # Per function: its storage, its items' offsets and its callees' sizes.
     entries: list[tuple[FunctionPlan, Step, dict[int, Step], dict[int, Step]]] = []
@@ -175,25 +154,24 @@ def emplace_module(plan: ModulePlan, assert_size: bool = True) -> dict[str, int]
             index = fp.storage_index
         elif fp.needs_storage:
             index = int(g.block_num_args[entry_block(g, fp.func)])
-            edit.new_arguments.append(fp.func)
+            new_arguments.append(fp.func)
         else:
             continue
         storage_of[name] = index
         storage = prog.argument(fp.func, index)
-        entries.append((fp, storage) + _emit_entry(g, edit, fp, storage, assert_size))
+        entries.append((fp, storage) + _emit_entry(g, prog, marked, fp, storage, assert_size))
     stats = {"emplaced": 0, "calls": 0, "heap-calls": 0}
     for fp, storage, offsets, call_sizes in entries:
         for item in fp.items:
             if item.kind == "alloc":
                 allocs = (item.op,) + item.shared
-                for op in allocs:
-                    edit.place(g, op, storage, offsets[item.op])
-                edit.erase += item.erase
+                placed += [(op, storage, offsets[item.op]) for op in allocs]
+                erase += item.erase
                 stats["emplaced"] += len(allocs)
             else:
                 prog.before(item.op)
                 sub = prog.view(storage, offsets[item.op], call_sizes[item.op])
-                edit.calls.append((item.op, storage_of[g.callee(item.op) or ""], sub.index))
+                calls.append((item.op, storage_of[g.callee(item.op) or ""], sub.index))
                 stats["calls"] += 1
     for call in plan.heap_calls:
         # Around a call from a function without storage: a heap buffer of the
@@ -205,20 +183,24 @@ def emplace_module(plan: ModulePlan, assert_size: bool = True) -> dict[str, int]
             seen_through_call(plan.functions[callee].total, call, callee)
         )
         buffer = prog.pool(size)
-        edit.calls.append((call, storage_of[callee], buffer.index))
+        calls.append((call, storage_of[callee], buffer.index))
         prog.after(call)
         prog.dealloc(buffer)
         stats["heap-calls"] += 1
-    edit.apply(g)
+    edit = new_edit()
+    edit.new_arguments = new_arguments
+    edit.marked = marked
+    edit.calls = calls
+    place(g, edit, placed, erase)
+    apply_edit(g, edit, prog)
     return stats
 
 
 def _emit_entry(
-    g: Graph, edit: TransientEdit, fp: FunctionPlan, storage: Step, assert_size: bool
+    g: Graph, prog: Program, marked: list[int], fp: FunctionPlan, storage: Step, assert_size: bool
 ) -> tuple[dict[int, Step], dict[int, Step]]:
     """The offsets and callee sizes of ``fp``'s items, computed at its entry,
-    with its total (marked) and the size check."""
-    prog = edit.program
+    with its total (its step added to ``marked``) and the size check."""
     prog.entry_begin(fp.func)
     emitter = E.Emitter(prog, entry_resolver(g, fp.func, prog))
     offsets = {it.op: emitter.emit(it.offset) for it in fp.items}
@@ -227,7 +209,7 @@ def _emit_entry(
     if fp.storage_index is None:
         # Internal callees get views sized by their caller: nothing to check.
         return offsets, call_sizes
-    edit.marked.append(total.index)
+    marked.append(total.index)
     if assert_size and fp.total != E.Const(0):
         available = prog.dim(storage, emitter.constant(0))
         prog.assert_(prog.binary(_S.CMPULE, total, available))

@@ -8,13 +8,14 @@ from typing import Optional
 import numpy as np
 from mlir import ir
 
+from memplan import _core
 from memplan.ir.graph import extract_graph, operation
 from memplan.lifetimes import roles as K
 from memplan.lifetimes.sizes import custom_data_layout
 from memplan.passes import CAPACITY, PassContext, search_budget
 from memplan.transients.annotate import annotate
 from memplan.transients.contract import ATTR, find_storage, functions_by_name, is_public
-from memplan.transients.emplace import TransientEdit, emplace_module
+from memplan.transients.emplace import emplace_module, new_edit
 from memplan.transients.plan import DEFAULT_ALIGNMENT, ModulePlan, plan_module
 from memplan.transients.queries import annotate_constant_sizes, materialize_queries
 
@@ -88,10 +89,10 @@ def run_add_storage(module: ir.Operation, ctx: PassContext) -> None:
                 operation(graph, op), f"cannot add transient storage to @{name}: it is called here"
             )
             return
-    edit = TransientEdit()
-    edit.new_arguments.append(f)
+    edit = new_edit()
+    edit.new_arguments = [f]
     edit.storage_marker = ATTR
-    edit.apply(graph)
+    _core.apply_transient_edit(graph, edit)
 
 
 def run_verify(module: ir.Operation, ctx: PassContext) -> None:

@@ -15,7 +15,7 @@ from mlir import ir
 
 from memplan.ir.graph import Graph, entry_block, extract_graph, operation
 from memplan.ir.slices import Blocked, SliceAnalysis, clone_slice
-from memplan.ir.steps import cloner
+from memplan.ir.steps import Program, cloner
 from memplan.transients.contract import (
     QUERY_ATTR,
     QUERY_SUFFIX,
@@ -23,7 +23,7 @@ from memplan.transients.contract import (
     functions_by_name,
     planned_query,
 )
-from memplan.transients.emplace import SIZE_MARKER, TransientEdit
+from memplan.transients.emplace import SIZE_MARKER, apply_edit, new_edit
 
 __all__ = [
     "QUERY_ATTR",
@@ -50,8 +50,10 @@ def find_marker(graph: Graph, func_op: int) -> Optional[int]:
 def materialize_queries(graph: Graph, errors: list[tuple[int, str]]) -> list[str]:
     """Create the query functions, in one edit; returns their names.
     Problems go to ``errors``."""
-    edit = TransientEdit()
-    prog = edit.program
+    prog = Program()
+    created: list[str] = []  # the query functions' names
+    unmarked: list[int] = []
+    symbols: list[tuple[int, int]] = []  # (function, its query's name)
     names = functions_by_name(graph)
     for name, f in names.items():
         storage = find_storage(graph, f)
@@ -81,19 +83,23 @@ def materialize_queries(graph: Graph, errors: list[tuple[int, str]]) -> list[str
             errors.append((f, f"the transient size of @{name} depends on the storage itself"))
             continue
         # The query takes the function's arguments but the storage.
-        prog.function(f, len(edit.names), storage.index)
+        prog.function(f, len(created), storage.index)
         arg_map = {}
         for a in sl.args:
             k = a - first_arg
             arg_map[a] = prog.new_argument(k - (1 if k > storage.index else 0))
         size = clone_slice(graph, sl, value, arg_map, cloner(graph, prog))
         prog.return_(size)
-        edit.unmarked += [size.index, prog.value(value).index]
-        edit.queries.append((f, len(edit.names)))
-        edit.names.append(query_name)
-    if edit.names:
-        edit.apply(graph)
-    return edit.names
+        unmarked += [size.index, prog.value(value).index]
+        symbols.append((f, len(created)))
+        created.append(query_name)
+    if created:
+        edit = new_edit()
+        edit.names = created
+        edit.unmarked = unmarked
+        edit.symbols = symbols
+        apply_edit(graph, edit, prog)
+    return created
 
 
 def annotate_constant_sizes(module: ir.Operation) -> int:

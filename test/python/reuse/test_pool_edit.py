@@ -42,7 +42,9 @@ def _i32(values: list) -> np.ndarray:
     return np.array(values, dtype=np.int32)
 
 
-def _edit(graph: _core.Graph, program: list[tuple[int, int, int, int]], **changes) -> dict:
+def _edit(
+    graph: _core.Graph, program: list[tuple[int, int, int, int]], **changes
+) -> _core.PoolEdit:
     """Both buffers at offset 0 of one pool of n * 4 bytes (a dynamic pool)."""
     allocs, deallocs = _ops(graph, "memref.alloc"), _ops(graph, "memref.dealloc")
     args = dict(
@@ -58,7 +60,10 @@ def _edit(graph: _core.Graph, program: list[tuple[int, int, int, int]], **change
         erase=_i32([]),
     )
     args.update(changes)
-    return args
+    edit = _core.PoolEdit()
+    for field, value in args.items():
+        setattr(edit, field, value)
+    return edit
 
 
 def _steps(graph: _core.Graph) -> list[tuple[int, int, int, int]]:
@@ -78,7 +83,7 @@ def _steps(graph: _core.Graph) -> list[tuple[int, int, int, int]]:
 def test_pool_edit_applies_in_one_call():
     module = parse_source(PROGRAM)
     graph = extract_graph(module)
-    _core.apply_pool_edit(graph, **_edit(graph, _steps(graph)))
+    _core.apply_pool_edit(graph, _edit(graph, _steps(graph)))
     text = str(module)
     assert module.operation.verify()
     # The steps in order before the first member, one pool, one free.
@@ -107,7 +112,7 @@ def test_pool_edit_select_takes_its_first_value_where_the_condition_holds():
         (S.SELECT, 5, 4, 3),  # 6: 16 if so, else n * 4
         (S.POOL, -1, 6, 0),  # 7
     ]
-    _core.apply_pool_edit(graph, **_edit(graph, steps))
+    _core.apply_pool_edit(graph, _edit(graph, steps))
     text = str(module)
     assert module.operation.verify()
     name = r"(%[\w#]+)"
@@ -127,7 +132,7 @@ def test_pool_edit_static_pool_and_erase():
     module = parse_source(static)
     graph = extract_graph(module)
     steps = [(S.CONSTANT, 0, 0, 0), (S.POOL, 32, 0, 0)]
-    _core.apply_pool_edit(graph, **_edit(graph, steps))
+    _core.apply_pool_edit(graph, _edit(graph, steps))
     text = str(module)
     assert module.operation.verify()
     assert "memref.alloc() {alignment = 64 : i64} : memref<32xi8>" in text
@@ -162,7 +167,29 @@ def test_malformed_pool_edit_leaves_the_ir(change, error):
     graph = extract_graph(module)
     steps = _steps(graph)
     with pytest.raises(error):
-        _core.apply_pool_edit(graph, **_edit(graph, steps, **change(graph, steps)))
+        _core.apply_pool_edit(graph, _edit(graph, steps, **change(graph, steps)))
+    assert str(module) == before
+
+
+def test_pool_edit_fields_are_typed_and_a_default_edit_is_rejected():
+    # The fields are typed C++ members: a value of the wrong type or shape
+    # is refused when set. A fresh edit anchors nowhere (insert_before -1):
+    # applying it is an error, and the IR is left as it was.
+    edit = _core.PoolEdit()
+    for field, value in [
+        ("alignment", "64"),
+        ("allocs", "not ids"),
+        ("allocs", [1.5]),
+        ("steps", [(S.POOL, 32, 0)]),
+        ("size_operands", [1, 2, 3]),
+    ]:
+        with pytest.raises(TypeError):
+            setattr(edit, field, value)
+    assert (edit.insert_before, edit.alignment, edit.steps, edit.allocs) == (-1, 0, [], [])
+    module = parse_source(PROGRAM)
+    before = str(module)
+    with pytest.raises(IndexError, match="pool edit anchor out of range"):
+        _core.apply_pool_edit(extract_graph(module), _core.PoolEdit())
     assert str(module) == before
 
 

@@ -53,7 +53,7 @@ def _arr(steps: list) -> np.ndarray:
     return np.array(steps, dtype=np.int64).reshape(-1, 4)
 
 
-def _edit(graph: _core.Graph, **changes) -> dict:
+def _edit(graph: _core.Graph, **changes) -> _core.TransientEdit:
     f, g, h = _ops(graph, "func.func")
     alloc, dealloc = _ops(graph, "memref.alloc")[0], _ops(graph, "memref.dealloc")[0]
     n = int(graph.operands[graph.operand_begin[alloc]])
@@ -99,11 +99,19 @@ def _edit(graph: _core.Graph, **changes) -> dict:
         symbol_attribute="",
     )
     args.update(changes)
-    return args
+    return _bound(args)
+
+
+def _bound(fields: dict) -> _core.TransientEdit:
+    """The edit with ``fields`` set."""
+    edit = _core.TransientEdit()
+    for field, value in fields.items():
+        setattr(edit, field, value)
+    return edit
 
 
 def _replace(graph: _core.Graph, k: int, step: tuple) -> dict:
-    steps = [tuple(s) for s in _edit(graph)["steps"].tolist()]
+    steps = [tuple(s) for s in _edit(graph).steps]
     steps[k] = step
     return {"steps": _arr(steps)}
 
@@ -111,7 +119,7 @@ def _replace(graph: _core.Graph, k: int, step: tuple) -> dict:
 def test_transient_edit_applies_in_one_call():
     module = parse_source(PROGRAM)
     graph = extract_graph(module)
-    _core.apply_transient_edit(graph, **_edit(graph))
+    _core.apply_transient_edit(graph, _edit(graph))
     text = str(module)
     assert module.operation.verify()
     body = [line.strip() for line in text.splitlines()]
@@ -179,7 +187,32 @@ def test_malformed_transient_edit_leaves_the_ir(change, error):
     before = str(module)
     graph = extract_graph(module)
     with pytest.raises(error):
-        _core.apply_transient_edit(graph, **_edit(graph, **change(graph)))
+        _core.apply_transient_edit(graph, _edit(graph, **change(graph)))
+    assert str(module) == before
+
+
+def test_transient_edit_fields_are_typed_and_a_default_edit_is_rejected():
+    # The fields are typed C++ members: a value of the wrong type or shape
+    # is refused when set. A fresh edit has alignment 0, an error; with an
+    # alignment and nothing else it changes nothing.
+    edit = _core.TransientEdit()
+    for field, value in [
+        ("message", 3),
+        ("names", "f_size"),
+        ("new_arguments", ["f"]),
+        ("calls", [(1, 2)]),
+        ("steps", None),
+    ]:
+        with pytest.raises(TypeError):
+            setattr(edit, field, value)
+    module = parse_source(PROGRAM)
+    before = str(module)
+    graph = extract_graph(module)
+    with pytest.raises(ValueError, match="transient edit alignment below 1"):
+        _core.apply_transient_edit(graph, _core.TransientEdit())
+    assert str(module) == before
+    edit.alignment = 64
+    _core.apply_transient_edit(graph, edit)
     assert str(module) == before
 
 
@@ -194,7 +227,7 @@ func.func @f(%n: index, %s: memref<?xi8>, %x: f32) {
 """
 
 
-def _query_edit(graph: _core.Graph, **changes) -> dict:
+def _query_edit(graph: _core.Graph, **changes) -> _core.TransientEdit:
     (f,) = _ops(graph, "func.func")
     (c4,) = _ops(graph, "arith.constant")
     (muli,) = _ops(graph, "arith.muli")
@@ -227,13 +260,13 @@ def _query_edit(graph: _core.Graph, **changes) -> dict:
         symbol_attribute="test.query",
     )
     args.update(changes)
-    return args
+    return _bound(args)
 
 
 def test_transient_edit_makes_a_query_function():
     module = parse_source(QUERY_PROGRAM)
     graph = extract_graph(module)
-    _core.apply_transient_edit(graph, **_query_edit(graph))
+    _core.apply_transient_edit(graph, _query_edit(graph))
     assert module.operation.verify()
     text = str(module)
     # A public function right after @f, which names it; the size cloned
@@ -268,7 +301,7 @@ def test_malformed_query_edit_leaves_the_ir(change, error):
     before = str(module)
     graph = extract_graph(module)
     with pytest.raises(error):
-        _core.apply_transient_edit(graph, **_query_edit(graph, **change(graph)))
+        _core.apply_transient_edit(graph, _query_edit(graph, **change(graph)))
     assert str(module) == before
 
 
@@ -277,7 +310,7 @@ def _func(graph: _core.Graph) -> int:
 
 
 def _replace_query(graph: _core.Graph, changes: dict[int, tuple]) -> dict:
-    steps = [tuple(s) for s in _query_edit(graph)["steps"].tolist()]
+    steps = [tuple(s) for s in _query_edit(graph).steps]
     for k, step in changes.items():
         steps[k] = step
     return {"steps": _arr(steps)}
