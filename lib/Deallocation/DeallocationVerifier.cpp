@@ -1100,15 +1100,13 @@ void FunctionChecker::branch(Operation *term, State &s,
   }
   using Succ = unsigned;
   auto query = [&](ArrayRef<Attribute> attrs, SmallVectorImpl<Succ> &succs) {
-    if (Block *only = br.getSuccessorForOperands(attrs)) {
-      for (unsigned i = 0; i < term->getNumSuccessors(); ++i)
-        if (term->getSuccessor(i) == only) {
-          succs.push_back(i);
-          return;
-        }
-    }
+    // The interface names the block the branch takes, not the successor: a
+    // block that is several successors (their operands differ) stands for
+    // each of them.
+    Block *only = br.getSuccessorForOperands(attrs);
     for (unsigned i = 0; i < term->getNumSuccessors(); ++i)
-      succs.push_back(i);
+      if (!only || term->getSuccessor(i) == only)
+        succs.push_back(i);
   };
   auto index = [](const Succ &i) { return static_cast<int>(i); };
   auto go = [&](State &t, const Succ &i) {

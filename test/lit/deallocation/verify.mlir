@@ -328,6 +328,27 @@ func.func @branch_double_free(%c: i1) {
 
 // -----
 
+// Both successors of a branch are one block with other operands: each edge is
+// a path of its own. On the second, the block's argument is the function's
+// argument, and the allocation is never freed (its flag is false there).
+func.func @one_block_two_edges(%c: i1, %x: memref<8xf32>) {
+  %false = arith.constant false
+  %true = arith.constant true
+  // expected-error @below {{a heap buffer is not freed on a path through the function}}
+  // expected-note @below {{the buffer is allocated here}}
+  // expected-note @below {{on the path through 'cf.cond_br'}}
+  %a = memref.alloc() : memref<8xf32>
+  cf.cond_br %c, ^bb1(%a, %true : memref<8xf32>, i1), ^bb1(%x, %false : memref<8xf32>, i1)
+^bb1(%m: memref<8xf32>, %owned: i1):
+  scf.if %owned {
+    memref.dealloc %m : memref<8xf32>
+  }
+  // expected-note @below {{the function returns here}}
+  return
+}
+
+// -----
+
 // An op without memory effects information may free what it takes: the
 // checker says it cannot prove the function.
 func.func @unknown_op() {
