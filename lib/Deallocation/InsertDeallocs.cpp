@@ -14,6 +14,7 @@
 #include "memplan/Deallocation/Deallocation.h"
 #include "memplan/Deallocation/Ownership.h"
 
+#include "ApplyPlan.h"
 #include "LoopCopies.h"
 
 #include "memplan/IR/CrashGuards.h"
@@ -432,6 +433,10 @@ void PlanRewriter::run() {
 }
 
 } // namespace
+
+void applyFunctionPlan(FunctionPlan &plan, DeallocationStats &stats) {
+  PlanRewriter(plan, stats).run();
+}
 
 /// Whether each result of `op` is only what its regions' terminators give
 /// back to it: no region takes arguments and every terminator returns to the
@@ -871,7 +876,7 @@ DeallocationResult deallocateBuffers(MlirOperation rootHandle,
       result.unawaited.push_back(
           {wrap(plan.handles[h].getLoc()), wrap(op->getLoc())});
     result.stats.unawaited += plan.unawaited.size();
-    PlanRewriter(plan, result.stats).run();
+    applyFunctionPlan(plan, result.stats);
   }
   return result;
 }

@@ -446,3 +446,10 @@ register_pass(
     options=[_ASSERT_SIZE],
     run="memplan.debug.apply_transient_edit:run",
 )
+
+register_pass(
+    "memplan-test-apply-deallocation-plan",
+    "Apply the deallocation plan stated by memplan.test_ attributes, without the analysis",
+    None,
+    run="memplan.debug.apply_deallocation_plan:run",
+)

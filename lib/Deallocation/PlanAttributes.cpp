@@ -1,0 +1,403 @@
+//===- PlanAttributes.cpp - A deallocation plan stated by attributes ------===//
+//
+// See include/memplan/Deallocation/PlanAttributes.h. Each function's plan is
+// read and checked first; the rewrite (ApplyPlan.h) runs only when every
+// plan is well formed, so that a malformed one changes nothing.
+//
+//===----------------------------------------------------------------------===//
+
+#include "memplan/Deallocation/PlanAttributes.h"
+
+#include "ApplyPlan.h"
+
+#include "mlir/CAPI/IR.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "memplan-test-apply-deallocation-plan"
+
+using namespace mlir;
+
+namespace memplan {
+namespace {
+
+constexpr llvm::StringLiteral kPrefix = "memplan.test_";
+
+/// Reads one function's plan from its attributes.
+class PlanReader {
+public:
+  explicit PlanReader(FunctionOpInterface func) : func(func) {
+    plan.func = func;
+  }
+
+  /// The plan, or failure after a located error per defect.
+  FailureOr<FunctionPlan> read();
+
+private:
+  InFlightDiagnostic error(Operation *op) {
+    ok = false;
+    return op->emitError() << DEBUG_TYPE << ": ";
+  }
+  /// `attr`'s value on `op` as integers, or nullopt when `op` has none (an
+  /// error when it is not an array<i64>).
+  std::optional<ArrayRef<int64_t>> integers(Operation *op, StringRef attr);
+  /// `attr`'s value on `op` as pairs of integers (`[array<i64: a, b>, ...]`).
+  std::optional<SmallVector<std::pair<int64_t, int64_t>>> pairs(Operation *op,
+                                                                StringRef attr);
+  /// Whether `h` is a handle, else an error at `op`.
+  bool isHandle(Operation *op, int64_t h);
+  bool isDynamic(Operation *op, int64_t h);
+
+  void readOwnership();
+  /// Handles stated for `values` (an op's results, a block's arguments).
+  void defineHandles(Operation *op, StringRef attr, ValueRange values);
+  void readFlags();
+  void readFlagList(Operation *op, ArrayRef<int64_t> entries,
+                    FunctionPlan::FlagList list);
+  void readFrees(Operation *op);
+  void readReturnCopies(Operation *op);
+
+  FunctionOpInterface func;
+  FunctionPlan plan;
+  std::vector<bool> defined;
+  bool ok = true;
+};
+
+std::optional<ArrayRef<int64_t>> PlanReader::integers(Operation *op,
+                                                      StringRef attr) {
+  Attribute a = op->getAttr(attr);
+  if (!a)
+    return std::nullopt;
+  if (auto array = dyn_cast<DenseI64ArrayAttr>(a))
+    return array.asArrayRef();
+  error(op) << attr << " must be an array<i64>";
+  return std::nullopt;
+}
+
+std::optional<SmallVector<std::pair<int64_t, int64_t>>>
+PlanReader::pairs(Operation *op, StringRef attr) {
+  Attribute a = op->getAttr(attr);
+  if (!a)
+    return std::nullopt;
+  SmallVector<std::pair<int64_t, int64_t>> out;
+  auto list = dyn_cast<ArrayAttr>(a);
+  for (Attribute element : list ? list.getValue() : ArrayRef<Attribute>()) {
+    auto pair = dyn_cast<DenseI64ArrayAttr>(element);
+    if (!pair || pair.size() != 2) {
+      list = nullptr;
+      break;
+    }
+    out.push_back({pair[0], pair[1]});
+  }
+  if (!list) {
+    error(op) << attr << " must be a list of array<i64: a, b>";
+    return std::nullopt;
+  }
+  return out;
+}
+
+bool PlanReader::isHandle(Operation *op, int64_t h) {
+  if (h >= 0 && h < static_cast<int64_t>(plan.handles.size()))
+    return true;
+  error(op) << "no handle " << h;
+  return false;
+}
+
+bool PlanReader::isDynamic(Operation *op, int64_t h) {
+  if (!isHandle(op, h))
+    return false;
+  if (plan.ownership[h] == Ownership::Dynamic)
+    return true;
+  error(op) << "handle " << h << " is not dynamic";
+  return false;
+}
+
+void PlanReader::readOwnership() {
+  auto list = func->getAttrOfType<ArrayAttr>("memplan.test_ownership");
+  for (Attribute a : list.getValue()) {
+    auto name = dyn_cast<StringAttr>(a);
+    std::optional<Ownership> own =
+        !name ? std::nullopt
+              : llvm::StringSwitch<std::optional<Ownership>>(name.getValue())
+                    .Case("yes", Ownership::Yes)
+                    .Case("no", Ownership::No)
+                    .Case("dynamic", Ownership::Dynamic)
+                    .Default(std::nullopt);
+    if (!own) {
+      error(func) << "an ownership is \"yes\", \"no\" or \"dynamic\"";
+      own = Ownership::No;
+    }
+    plan.ownership.push_back(*own);
+  }
+  plan.handles.resize(plan.ownership.size());
+  defined.assign(plan.ownership.size(), false);
+}
+
+void PlanReader::defineHandles(Operation *op, StringRef attr,
+                               ValueRange values) {
+  std::optional<ArrayRef<int64_t>> handles = integers(op, attr);
+  if (!handles)
+    return;
+  if (handles->size() != values.size()) {
+    error(op) << attr << " needs " << values.size() << " entries";
+    return;
+  }
+  for (auto [h, v] : llvm::zip(*handles, values)) {
+    if (h == -1 || !isHandle(op, h))
+      continue;
+    if (defined[h])
+      error(op) << "handle " << h << " is stated twice";
+    else if (!isa<BaseMemRefType>(v.getType()))
+      error(op) << "handle " << h << " is not a memref";
+    defined[h] = true;
+    plan.handles[h] = v;
+  }
+}
+
+void PlanReader::readFlagList(Operation *op, ArrayRef<int64_t> entries,
+                              FunctionPlan::FlagList list) {
+  list.op = op;
+  for (int64_t h : entries) {
+    if (h == -1)
+      list.flags.push_back({-1, Ownership::No});
+    else if (isHandle(op, h))
+      list.flags.push_back({static_cast<int32_t>(h), plan.ownership[h]});
+  }
+  plan.flagLists.push_back(std::move(list));
+}
+
+void PlanReader::readFlags() {
+  Block *entry = &func.getFunctionBody().front();
+  for (auto [h, v] : llvm::enumerate(plan.handles)) {
+    if (plan.ownership[h] != Ownership::Dynamic)
+      continue;
+    Operation *def = v.getDefiningOp();
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (arg.getOwner() != entry) {
+        plan.flagged.insert(v);
+        continue;
+      }
+    } else if (isa<RegionBranchOpInterface>(def) && def->getNumRegions()) {
+      plan.flagged.insert(v);
+      continue;
+    } else if (std::optional<ArrayRef<int64_t>> taken =
+                   integers(def, "memplan.test_takes")) {
+      FunctionPlan::SelectFlag flag;
+      flag.select = h;
+      for (int64_t t : *taken)
+        if (isHandle(def, t))
+          flag.taken.push_back(t);
+      plan.selectFlags.push_back(std::move(flag));
+      continue;
+    }
+    Operation *at = def ? def : func.getOperation();
+    error(at) << "dynamic handle " << h
+              << " has no flag: it is not a block argument of another block "
+                 "than the entry, a region op's result or a select with "
+                 "memplan.test_takes";
+  }
+  func.getFunctionBody().walk([&](Operation *op) {
+    if (std::optional<ArrayRef<int64_t>> flags =
+            integers(op, "memplan.test_flags")) {
+      if (!isa<RegionBranchTerminatorOpInterface>(op))
+        error(op) << "memplan.test_flags is for region terminators";
+      else
+        readFlagList(op, *flags, {});
+    }
+    if (std::optional<ArrayRef<int64_t>> flags =
+            integers(op, "memplan.test_entry_flags")) {
+      if (!isa<RegionBranchOpInterface>(op)) {
+        error(op) << "memplan.test_entry_flags is for region ops";
+      } else {
+        FunctionPlan::FlagList list;
+        list.entry = true;
+        readFlagList(op, *flags, std::move(list));
+      }
+    }
+    Attribute perSuccessor = op->getAttr("memplan.test_successor_flags");
+    if (!perSuccessor)
+      return;
+    auto lists = dyn_cast<ArrayAttr>(perSuccessor);
+    if (!isa<BranchOpInterface>(op) || !lists ||
+        lists.size() != op->getNumSuccessors() ||
+        !llvm::all_of(lists, llvm::IsaPred<DenseI64ArrayAttr>)) {
+      error(op) << "memplan.test_successor_flags is one array<i64> per "
+                   "successor of a branch";
+      return;
+    }
+    for (auto [k, flags] : llvm::enumerate(lists)) {
+      FunctionPlan::FlagList list;
+      list.successor = k;
+      readFlagList(op, cast<DenseI64ArrayAttr>(flags).asArrayRef(),
+                   std::move(list));
+    }
+  });
+}
+
+void PlanReader::readFrees(Operation *op) {
+  bool terminator = op->hasTrait<OpTrait::IsTerminator>();
+  auto add = [&](FunctionPlan::Free free) {
+    if (isHandle(op, free.handle))
+      plan.frees.push_back(free);
+  };
+  if (auto unselected = pairs(op, "memplan.test_free_unselected")) {
+    for (auto [h, select] : *unselected) {
+      if (terminator) {
+        error(op) << "no free goes after a terminator";
+        break;
+      }
+      if (!isHandle(op, select))
+        continue;
+      FunctionPlan::Free free;
+      free.handle = h;
+      free.after = op;
+      free.unlessSelected = select;
+      add(free);
+    }
+  }
+  if (std::optional<ArrayRef<int64_t>> after =
+          integers(op, "memplan.test_free_after")) {
+    if (terminator && !after->empty())
+      error(op) << "no free goes after a terminator";
+    else
+      for (int64_t h : *after) {
+        FunctionPlan::Free free;
+        free.handle = h;
+        free.after = op;
+        add(free);
+      }
+  }
+  if (std::optional<ArrayRef<int64_t>> before =
+          integers(op, "memplan.test_free_before")) {
+    for (int64_t h : *before) {
+      FunctionPlan::Free free;
+      free.handle = h;
+      free.before = op;
+      add(free);
+    }
+  }
+  if (auto edges = pairs(op, "memplan.test_free_on_edge")) {
+    for (auto [successor, h] : *edges) {
+      if (!isa<BranchOpInterface>(op) || successor < 0 ||
+          successor >= static_cast<int64_t>(op->getNumSuccessors())) {
+        error(op) << "memplan.test_free_on_edge names a successor of a branch";
+        break;
+      }
+      FunctionPlan::Free free;
+      free.handle = h;
+      free.edge = op;
+      free.edgeSuccessor = successor;
+      add(free);
+    }
+  }
+}
+
+void PlanReader::readReturnCopies(Operation *op) {
+  std::optional<ArrayRef<int64_t>> copies = integers(op, "memplan.test_copy");
+  auto conditional = pairs(op, "memplan.test_copy_unless_owned");
+  if (!copies && !conditional)
+    return;
+  if (!op->hasTrait<OpTrait::ReturnLike>() ||
+      op->getParentOp() != func.getOperation()) {
+    error(op) << "copies are made at the function's returns";
+    return;
+  }
+  auto add = [&](int64_t position, int32_t handle) {
+    if (position < 0 ||
+        position >= static_cast<int64_t>(op->getNumOperands()) ||
+        !isa<BaseMemRefType>(op->getOperand(position).getType())) {
+      error(op) << "operand " << position << " is not a memref";
+      return;
+    }
+    FunctionPlan::ReturnCopy copy;
+    copy.ret = op;
+    copy.operand = position;
+    copy.handle = handle;
+    copy.conditional = handle >= 0;
+    plan.returnCopies.push_back(copy);
+  };
+  for (int64_t position : copies.value_or(ArrayRef<int64_t>()))
+    add(position, -1);
+  if (conditional)
+    for (auto [position, h] : *conditional)
+      if (isDynamic(op, h))
+        add(position, h);
+}
+
+FailureOr<FunctionPlan> PlanReader::read() {
+  readOwnership();
+  func.getFunctionBody().walk([&](Operation *op) {
+    if (op == &op->getBlock()->front())
+      defineHandles(op, "memplan.test_arguments",
+                    op->getBlock()->getArguments());
+    else if (op->hasAttr("memplan.test_arguments"))
+      error(op) << "memplan.test_arguments is for a block's first op";
+    defineHandles(op, "memplan.test_handles", op->getResults());
+  });
+  for (auto [h, isDefined] : llvm::enumerate(defined))
+    if (!isDefined)
+      error(func) << "handle " << h << " is stated by no value";
+  if (!ok)
+    return failure();
+  readFlags();
+  func.getFunctionBody().walk([&](Operation *op) {
+    readFrees(op);
+    readReturnCopies(op);
+  });
+  if (!ok)
+    return failure();
+  return std::move(plan);
+}
+
+/// Removes the memplan.test_ attributes of `op`.
+void dropTestAttributes(Operation *op) {
+  SmallVector<StringAttr> names;
+  for (NamedAttribute a : op->getAttrs())
+    if (a.getName().getValue().starts_with(kPrefix))
+      names.push_back(a.getName());
+  for (StringAttr name : names)
+    op->removeAttr(name);
+}
+
+} // namespace
+
+bool applyDeallocationPlanAttributes(MlirOperation rootHandle,
+                                     DeallocationStats &stats) {
+  Operation *root = unwrap(rootHandle);
+  std::vector<FunctionPlan> plans;
+  bool ok = true;
+  root->walk([&](FunctionOpInterface func) {
+    if (func.isExternal() || !func->hasAttr("memplan.test_ownership"))
+      return;
+    if (!func->getAttrOfType<ArrayAttr>("memplan.test_ownership")) {
+      func->emitError() << DEBUG_TYPE
+                        << ": memplan.test_ownership must be a list";
+      ok = false;
+      return;
+    }
+    FailureOr<FunctionPlan> plan = PlanReader(func).read();
+    if (failed(plan))
+      ok = false;
+    else
+      plans.push_back(std::move(*plan));
+  });
+  if (!ok)
+    return false;
+  for (FunctionPlan &plan : plans) {
+    LLVM_DEBUG(llvm::dbgs() << "applying the plan at " << plan.func->getLoc()
+                            << ": " << plan.frees.size() << " frees, "
+                            << plan.flagged.size() << " flagged merges\n");
+    Operation *func = plan.func;
+    applyFunctionPlan(plan, stats);
+    func->walk(dropTestAttributes);
+  }
+  return true;
+}
+
+} // namespace memplan
