@@ -62,6 +62,8 @@ private:
                     FunctionPlan::FlagList list);
   void readFrees(Operation *op);
   void readReturnCopies(Operation *op);
+  /// Whether `op` is a return of the function (not of a nested region).
+  bool isFunctionReturn(Operation *op);
 
   FunctionOpInterface func;
   FunctionPlan plan;
@@ -273,6 +275,18 @@ void PlanReader::readFrees(Operation *op) {
         add(free);
       }
   }
+  if (std::optional<ArrayRef<int64_t>> atStart =
+          integers(op, "memplan.test_free_at_start")) {
+    if (op != &op->getBlock()->front())
+      error(op) << "memplan.test_free_at_start is for a block's first op";
+    else
+      for (int64_t h : *atStart) {
+        FunctionPlan::Free free;
+        free.handle = h;
+        free.atStart = op->getBlock();
+        add(free);
+      }
+  }
   if (std::optional<ArrayRef<int64_t>> before =
           integers(op, "memplan.test_free_before")) {
     for (int64_t h : *before) {
@@ -281,6 +295,20 @@ void PlanReader::readFrees(Operation *op) {
       free.before = op;
       add(free);
     }
+  }
+  if (std::optional<ArrayRef<int64_t>> before =
+          integers(op, "memplan.test_free_before_unless_returned")) {
+    if (!isFunctionReturn(op))
+      error(op) << "memplan.test_free_before_unless_returned is for the "
+                   "function's returns";
+    else
+      for (int64_t h : *before) {
+        FunctionPlan::Free free;
+        free.handle = h;
+        free.before = op;
+        free.unlessReturned = true;
+        add(free);
+      }
   }
   if (auto edges = pairs(op, "memplan.test_free_on_edge")) {
     for (auto [successor, h] : *edges) {
@@ -298,36 +326,69 @@ void PlanReader::readFrees(Operation *op) {
   }
 }
 
+bool PlanReader::isFunctionReturn(Operation *op) {
+  return op->hasTrait<OpTrait::ReturnLike>() &&
+         op->getParentOp() == func.getOperation();
+}
+
 void PlanReader::readReturnCopies(Operation *op) {
-  std::optional<ArrayRef<int64_t>> copies = integers(op, "memplan.test_copy");
-  auto conditional = pairs(op, "memplan.test_copy_unless_owned");
-  if (!copies && !conditional)
+  Attribute attr = op->getAttr("memplan.test_copies");
+  if (!attr)
     return;
-  if (!op->hasTrait<OpTrait::ReturnLike>() ||
-      op->getParentOp() != func.getOperation()) {
+  if (!isFunctionReturn(op)) {
     error(op) << "copies are made at the function's returns";
     return;
   }
-  auto add = [&](int64_t position, int32_t handle) {
-    if (position < 0 ||
-        position >= static_cast<int64_t>(op->getNumOperands()) ||
-        !isa<BaseMemRefType>(op->getOperand(position).getType())) {
-      error(op) << "operand " << position << " is not a memref";
-      return;
-    }
+  auto list = dyn_cast<ArrayAttr>(attr);
+  if (!list || !llvm::all_of(list, llvm::IsaPred<DictionaryAttr>)) {
+    error(op) << "memplan.test_copies must be a list of dictionaries";
+    return;
+  }
+  auto isMemrefOperand = [&](int64_t position) {
+    if (position >= 0 &&
+        position < static_cast<int64_t>(op->getNumOperands()) &&
+        isa<BaseMemRefType>(op->getOperand(position).getType()))
+      return true;
+    error(op) << "operand " << position << " is not a memref";
+    return false;
+  };
+  for (auto entry : list.getAsRange<DictionaryAttr>()) {
     FunctionPlan::ReturnCopy copy;
     copy.ret = op;
-    copy.operand = position;
-    copy.handle = handle;
-    copy.conditional = handle >= 0;
-    plan.returnCopies.push_back(copy);
-  };
-  for (int64_t position : copies.value_or(ArrayRef<int64_t>()))
-    add(position, -1);
-  if (conditional)
-    for (auto [position, h] : *conditional)
-      if (isDynamic(op, h))
-        add(position, h);
+    bool known = true;
+    for (NamedAttribute field : entry) {
+      StringRef key = field.getName().getValue();
+      auto integer = dyn_cast<IntegerAttr>(field.getValue());
+      auto integers = dyn_cast<DenseI64ArrayAttr>(field.getValue());
+      if (key == "position" && integer) {
+        copy.operand = integer.getInt();
+        known &= isMemrefOperand(integer.getInt());
+      } else if (key == "unless_owned" && integer) {
+        copy.handle = integer.getInt();
+        copy.conditional = true;
+        known &= isDynamic(op, copy.handle);
+      } else if (key == "same_as" && integer) {
+        copy.sameAs = integer.getInt();
+        known &= isMemrefOperand(copy.sameAs);
+      } else if (key == "take_over" && integers) {
+        for (int64_t h : integers.asArrayRef()) {
+          known &= isHandle(op, h);
+          copy.takeOver.push_back(h);
+        }
+      } else {
+        error(op) << "a copy is {position = N, unless_owned = handle, "
+                     "same_as = N, take_over = array<i64: ...>}, not "
+                  << key << " = " << field.getValue();
+        known = false;
+      }
+    }
+    if (!entry.get("position")) {
+      error(op) << "a copy needs its position";
+      known = false;
+    }
+    if (known)
+      plan.returnCopies.push_back(std::move(copy));
+  }
 }
 
 FailureOr<FunctionPlan> PlanReader::read() {

@@ -37,15 +37,23 @@
 //   after the op, where the select handle is not that buffer;
 // - `memplan.test_free_after = array<i64: ...>`: right after the op (not a
 //   terminator);
+// - `memplan.test_free_at_start = array<i64: ...>` on a block's first op: at
+//   the start of the block, before anything the rewrite puts there;
 // - `memplan.test_free_before = array<i64: ...>`: right before the op;
+// - `memplan.test_free_before_unless_returned = array<i64: ...>` on a return
+//   of the function: right before it, where no copy of the return handed the
+//   buffer to the caller (`take_over` below);
 // - `memplan.test_free_on_edge = [array<i64: successor, handle>, ...]` on a
 //   branch: on the edge to that successor (a block of its own).
 // A dynamic handle is freed where its flag is set.
 //
-// The copies at the function's returns (return-like ops whose parent is the
-// function): `memplan.test_copy = array<i64: ...>` (operand positions copied)
-// and `memplan.test_copy_unless_owned = [array<i64: position, handle>, ...]`
-// (copied where the dynamic handle's flag is not set).
+// The copies at a return of the function, in order:
+// `memplan.test_copies = [{position = N, ...}, ...]`, each the operand at
+// `position` copied, and with `unless_owned = handle`: only where that
+// dynamic handle's flag is not set; `same_as = M`: as the operand at M (its
+// copy, if it has one), cast to the type; `take_over = array<i64: ...>`:
+// not where the operand is one of those handles' buffers, owned here, which
+// the return then hands to the caller as it is.
 //
 // Every memplan.test_ attribute is removed once the plan is applied.
 //

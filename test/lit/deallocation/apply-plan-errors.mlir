@@ -82,15 +82,34 @@ func.func @wrong_kind(%x: memref<8xf32>) attributes {memplan.test_ownership = ["
 
 // -----
 
-// A conditional copy needs a dynamic handle, and copies are made of a
-// return's memref operands.
+// A conditional copy needs a dynamic handle, copies are made of a return's
+// memref operands, and a copy states its position and known fields only.
 
 func.func @bad_copies(%x: memref<8xf32>) -> (memref<8xf32>, index)
     attributes {memplan.test_ownership = ["no"]} {
   %c0 = arith.constant {memplan.test_arguments = array<i64: 0>} 0 : index
-  // expected-error @below {{handle 0 is not dynamic}}
   // expected-error @below {{operand 1 is not a memref}}
-  return {memplan.test_copy = array<i64: 1>, memplan.test_copy_unless_owned = [array<i64: 0, 0>]} %x, %c0 : memref<8xf32>, index
+  // expected-error @below {{handle 0 is not dynamic}}
+  // expected-error @below {{not size = 8}}
+  // expected-error @below {{a copy needs its position}}
+  return {memplan.test_copies = [{position = 1}, {position = 0, unless_owned = 0}, {position = 0, size = 8}, {same_as = 0}]} %x, %c0 : memref<8xf32>, index
+}
+
+// -----
+
+// Copies and frees that wait on them belong to the function's returns; a
+// free at a block's start is stated on its first op.
+
+func.func @not_at_return(%c: i1, %x: memref<8xf32>) attributes {memplan.test_ownership = ["yes"]} {
+  %a = memref.alloc() {memplan.test_handles = array<i64: 0>} : memref<8xf32>
+  // expected-error @below {{memplan.test_free_at_start is for a block's first op}}
+  memref.copy %x, %a {memplan.test_free_at_start = array<i64: 0>} : memref<8xf32> to memref<8xf32>
+  scf.if %c {
+    // expected-error @below {{copies are made at the function's returns}}
+    // expected-error @below {{memplan.test_free_before_unless_returned is for the function's returns}}
+    scf.yield {memplan.test_copies = [{position = 0}], memplan.test_free_before_unless_returned = array<i64: 0>}
+  }
+  return {memplan.test_free_before = array<i64: 0>}
 }
 
 // -----

@@ -60,7 +60,7 @@ func.func @copy_at_return(%x: memref<8xf32>) -> (memref<8xf32>, memref<8xf32>)
     attributes {memplan.test_ownership = ["yes", "no"]} {
   %a = memref.alloc() {memplan.test_arguments = array<i64: 1>, memplan.test_handles = array<i64: 0>} : memref<8xf32>
   memref.copy %x, %a : memref<8xf32> to memref<8xf32>
-  return {memplan.test_copy = array<i64: 1>} %a, %x : memref<8xf32>, memref<8xf32>
+  return {memplan.test_copies = [{position = 1}]} %a, %x : memref<8xf32>, memref<8xf32>
 }
 
 // -----
@@ -181,7 +181,72 @@ func.func @conditional_copy(%c: i1, %x: memref<8xf32>) -> memref<8xf32>
   } else {
     scf.yield {memplan.test_flags = array<i64: 1>} %x : memref<8xf32>
   } {memplan.test_arguments = array<i64: -1, 1>, memplan.test_handles = array<i64: 2>}
-  return {memplan.test_copy_unless_owned = [array<i64: 0, 2>]} %r : memref<8xf32>
+  return {memplan.test_copies = [{position = 0, unless_owned = 2}]} %r : memref<8xf32>
+}
+
+// -----
+
+// A free at the start of a block goes before its first op.
+
+// CHECK-LABEL: func @free_at_start
+//       CHECK: ^bb1:
+//  CHECK-NEXT:   memref.dealloc %{{.*}} : memref<8xf32>
+//  CHECK-NEXT:   memref.copy
+func.func @free_at_start(%c: i1, %x: memref<8xf32>, %out: memref<8xf32>)
+    attributes {memplan.test_ownership = ["yes"]} {
+  %a = memref.alloc() {memplan.test_handles = array<i64: 0>} : memref<8xf32>
+  memref.copy %x, %a : memref<8xf32> to memref<8xf32>
+  cf.br ^bb1
+^bb1:
+  memref.copy %x, %out {memplan.test_free_at_start = array<i64: 0>} : memref<8xf32> to memref<8xf32>
+  return
+}
+
+// -----
+
+// One value returned at two positions is one copy, returned twice: the
+// second position takes the first one's copy.
+
+// CHECK-LABEL: func @same_copy_twice
+//       CHECK:   %[[C:.*]] = bufferization.clone %{{.*}} : memref<8xf32> to memref<8xf32>
+//  CHECK-NEXT:   return %[[C]], %[[C]] :
+func.func @same_copy_twice(%x: memref<8xf32>) -> (memref<8xf32>, memref<8xf32>)
+    attributes {memplan.test_ownership = ["no"]} {
+  %c0 = arith.constant {memplan.test_arguments = array<i64: 0>} 0 : index
+  return {memplan.test_copies = [{position = 0}, {position = 1, same_as = 0}]} %x, %x : memref<8xf32>, memref<8xf32>
+}
+
+// -----
+
+// A returned select that may be a buffer the function frees at the return:
+// where it is that buffer (their aligned pointers agree), the return hands
+// it to the caller as is and does not free it; elsewhere it returns a copy
+// and frees the buffer.
+
+// CHECK-LABEL: func @taken_over_at_return
+//       CHECK:   %[[A:.*]] = memref.alloc() : memref<8xf32>
+//       CHECK:   %[[S:.*]] = arith.select %{{.*}}, %[[A]], %{{.*}} : memref<8xf32>
+//       CHECK:   %[[SP:.*]] = memref.extract_aligned_pointer_as_index %[[S]]
+//  CHECK-NEXT:   %[[AP:.*]] = memref.extract_aligned_pointer_as_index %[[A]]
+//  CHECK-NEXT:   %[[IS:.*]] = arith.cmpi eq, %[[AP]], %[[SP]] : index
+//  CHECK-NEXT:   %[[R:.*]] = scf.if %[[IS]] -> (memref<8xf32>) {
+//  CHECK-NEXT:     scf.yield %[[S]] : memref<8xf32>
+//  CHECK-NEXT:   } else {
+//  CHECK-NEXT:     %[[C:.*]] = bufferization.clone %[[S]]
+//  CHECK-NEXT:     scf.yield %[[C]] : memref<8xf32>
+//  CHECK-NEXT:   }
+//  CHECK-NEXT:   %[[NOT:.*]] = arith.xori %[[IS]], %{{.*}} : i1
+//  CHECK-NEXT:   scf.if %[[NOT]] {
+//  CHECK-NEXT:     memref.dealloc %[[A]] : memref<8xf32>
+//  CHECK-NEXT:   }
+//  CHECK-NEXT:   return %[[R]] : memref<8xf32>
+func.func @taken_over_at_return(%c: i1, %x: memref<8xf32>) -> memref<8xf32>
+    attributes {memplan.test_ownership = ["yes", "no", "no"]} {
+  %a = memref.alloc() {memplan.test_arguments = array<i64: -1, 1>, memplan.test_handles = array<i64: 0>} : memref<8xf32>
+  memref.copy %x, %a : memref<8xf32> to memref<8xf32>
+  %s = arith.select %c, %a, %x {memplan.test_handles = array<i64: 2>} : memref<8xf32>
+  return {memplan.test_copies = [{position = 0, take_over = array<i64: 0>}],
+          memplan.test_free_before_unless_returned = array<i64: 0>} %s : memref<8xf32>
 }
 
 // -----
