@@ -408,6 +408,16 @@ MUTANTS: Tuple[Mutant, ...] = (
         _DEALLOC_TESTS,
         _DEALLOC_LIT,
     ),
+    Mutant(
+        "verifier-first-successor",
+        "the deallocation checker follows only the first of the successors that are one block",
+        "lib/Deallocation/DeallocationVerifier.cpp",
+        "      if (!only || term->getSuccessor(i) == only)\n        succs.push_back(i);\n",
+        "      if (!only || term->getSuccessor(i) == only) {\n        succs.push_back(i);\n"
+        "        if (only)\n          break;\n      }\n",
+        ("deallocation/test_dealloc_verify.py",),
+        _DEALLOC_LIT,
+    ),
     # ---------------------------------------------------------------- numerics
     Mutant(
         "numerics-low-byte",
