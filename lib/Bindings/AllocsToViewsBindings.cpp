@@ -28,6 +28,7 @@
 #include <array>
 #include <optional>
 #include <set>
+#include <utility>
 #include <vector>
 
 namespace nb = nanobind;
@@ -346,6 +347,45 @@ void checkTransientEdit(const Graph &g, const TransientEdit &edit) {
   }
 }
 
+/// A list field's value as Python reads it: a tuple, of tuples for array
+/// elements. A list would be a copy the edit never sees again, so that
+/// appending to it would change nothing; a tuple raises instead.
+template <typename T> nb::object frozen(const T &value) {
+  return nb::cast(value);
+}
+template <typename T, size_t N>
+nb::object frozen(const std::array<T, N> &values) {
+  nb::list items;
+  for (const T &value : values)
+    items.append(frozen(value));
+  return nb::tuple(items);
+}
+template <typename T> nb::object frozen(const std::vector<T> &values) {
+  nb::list items;
+  for (const T &value : values)
+    items.append(frozen(value));
+  return nb::tuple(items);
+}
+
+/// The class and the type of the member `Field` points to.
+template <typename> struct MemberOf;
+template <typename C, typename T> struct MemberOf<T C::*> {
+  using Class = C;
+  using Type = T;
+};
+
+/// The getter and the setter of a list field: read as frozen(), set from a
+/// whole list, tuple or array (anything nanobind's stl casters take).
+template <auto Field>
+nb::object asTuple(const typename MemberOf<decltype(Field)>::Class &edit) {
+  return frozen(edit.*Field);
+}
+template <auto Field>
+void assign(typename MemberOf<decltype(Field)>::Class &edit,
+            typename MemberOf<decltype(Field)>::Type value) {
+  edit.*Field = std::move(value);
+}
+
 } // namespace
 
 void registerAllocsToViewsBindings(nb::module_ &m) {
@@ -360,8 +400,8 @@ void registerAllocsToViewsBindings(nb::module_ &m) {
       m, "PoolEdit",
       "One pool's rewrite as plain data (memplan/Reuse/PoolEdit.h): op and "
       "value ids of the Graph it was planned on, step operands indices of "
-      "earlier steps. List fields are copied in and out: assign a whole "
-      "list, appending to what a field returns changes a copy.")
+      "earlier steps. List fields read as tuples (of tuples): assign a "
+      "whole list or array; what a field returns cannot be changed.")
       .def(nb::init<>())
       .def_rw("insert_before", &PoolEdit::insertBefore,
               "The op the pool's alloc and its arithmetic are created before.")
@@ -369,68 +409,89 @@ void registerAllocsToViewsBindings(nb::module_ &m) {
               "The op the pool's dealloc is created after.")
       .def_rw("alignment", &PoolEdit::alignment,
               "The pool alloc's alignment, in bytes.")
-      .def_rw("hoist", &PoolEdit::hoist,
-              "Ops moved before insert_before, in this order.")
-      .def_rw("size_operands", &PoolEdit::sizeOperands,
-              "(alloc op, operand index, value id): the operand becomes that "
-              "value before the steps run.")
-      .def_rw("steps", &PoolEdit::steps,
-              "The index program, in creation order: (EditStep, a, b, c); "
-              "exactly one POOL step.")
-      .def_rw("allocs", &PoolEdit::allocs, "Per member: its alloc.")
-      .def_rw("deallocs", &PoolEdit::deallocs,
-              "Per member: its dealloc, or -1.")
-      .def_rw("offset_step", &PoolEdit::offsetStep,
-              "Per member: the step giving its byte offset in the pool.")
-      .def_rw("erase", &PoolEdit::erase,
-              "Other deallocs to erase (those of merged branch results).");
+      .def_prop_rw("hoist", asTuple<&PoolEdit::hoist>, assign<&PoolEdit::hoist>,
+                   "Ops moved before insert_before, in this order.")
+      .def_prop_rw(
+          "size_operands", asTuple<&PoolEdit::sizeOperands>,
+          assign<&PoolEdit::sizeOperands>,
+          "(alloc op, operand index, value id): the operand becomes that "
+          "value before the steps run.")
+      .def_prop_rw("steps", asTuple<&PoolEdit::steps>, assign<&PoolEdit::steps>,
+                   "The index program, in creation order: (EditStep, a, b, c); "
+                   "exactly one POOL step.")
+      .def_prop_rw("allocs", asTuple<&PoolEdit::allocs>,
+                   assign<&PoolEdit::allocs>, "Per member: its alloc.")
+      .def_prop_rw("deallocs", asTuple<&PoolEdit::deallocs>,
+                   assign<&PoolEdit::deallocs>,
+                   "Per member: its dealloc, or -1.")
+      .def_prop_rw("offset_step", asTuple<&PoolEdit::offsetStep>,
+                   assign<&PoolEdit::offsetStep>,
+                   "Per member: the step giving its byte offset in the pool.")
+      .def_prop_rw("erase", asTuple<&PoolEdit::erase>, assign<&PoolEdit::erase>,
+                   "Other deallocs to erase (those of merged branch results).");
 
   nb::class_<TransientEdit>(
       m, "TransientEdit",
       "A module's transient rewrite as plain data "
       "(memplan/Transients/TransientEdit.h): op and value ids of the Graph "
       "it was planned on, step operands indices of earlier steps. List "
-      "fields are copied in and out: assign a whole list, appending to what "
-      "a field returns changes a copy.")
+      "fields read as tuples (of tuples): assign a whole list or array; what "
+      "a field returns cannot be changed.")
       .def(nb::init<>())
-      .def_rw("new_arguments", &TransientEdit::newArguments,
-              "Functions given a memref<?xi8> argument after their last one, "
-              "before the steps run.")
+      .def_prop_rw(
+          "new_arguments", asTuple<&TransientEdit::newArguments>,
+          assign<&TransientEdit::newArguments>,
+          "Functions given a memref<?xi8> argument after their last one, "
+          "before the steps run.")
       .def_rw("storage_marker", &TransientEdit::storageMarker,
               "The unit attribute of the new arguments (\"\": none).")
-      .def_rw("steps", &TransientEdit::steps,
-              "The program, in creation order: (EditStep, a, b, c), "
-              "positioned by ENTRY_BEGIN, BEFORE and AFTER steps.")
-      .def_rw("clone_operands", &TransientEdit::cloneOperands,
-              "The operands of the CLONE steps.")
+      .def_prop_rw("steps", asTuple<&TransientEdit::steps>,
+                   assign<&TransientEdit::steps>,
+                   "The program, in creation order: (EditStep, a, b, c), "
+                   "positioned by ENTRY_BEGIN, BEFORE and AFTER steps.")
+      .def_prop_rw("clone_operands", asTuple<&TransientEdit::cloneOperands>,
+                   assign<&TransientEdit::cloneOperands>,
+                   "The operands of the CLONE steps.")
       .def_rw("alignment", &TransientEdit::alignment,
               "The heap buffers' (POOL steps') alignment, in bytes.")
       .def_rw("message", &TransientEdit::message, "The ASSERT steps' message.")
-      .def_rw("names", &TransientEdit::names, "The FUNCTION steps' names.")
-      .def_rw("marked", &TransientEdit::marked,
-              "The steps whose op gets the unit attribute `marker`.")
-      .def_rw("unmarked", &TransientEdit::unmarked,
-              "The steps whose op loses the unit attribute `marker`.")
+      .def_prop_rw("names", asTuple<&TransientEdit::names>,
+                   assign<&TransientEdit::names>, "The FUNCTION steps' names.")
+      .def_prop_rw("marked", asTuple<&TransientEdit::marked>,
+                   assign<&TransientEdit::marked>,
+                   "The steps whose op gets the unit attribute `marker`.")
+      .def_prop_rw("unmarked", asTuple<&TransientEdit::unmarked>,
+                   assign<&TransientEdit::unmarked>,
+                   "The steps whose op loses the unit attribute `marker`.")
       .def_rw("marker", &TransientEdit::marker, "The marked steps' attribute.")
-      .def_rw("symbols", &TransientEdit::symbols,
-              "(op, name): op gets `symbol_attribute`, a reference to "
-              "names[name].")
+      .def_prop_rw("symbols", asTuple<&TransientEdit::symbols>,
+                   assign<&TransientEdit::symbols>,
+                   "(op, name): op gets `symbol_attribute`, a reference to "
+                   "names[name].")
       .def_rw("symbol_attribute", &TransientEdit::symbolAttribute,
               "The symbols' attribute.")
-      .def_rw("allocs", &TransientEdit::allocs,
-              "Per allocation placed in storage: its alloc.")
-      .def_rw("deallocs", &TransientEdit::deallocs,
-              "Per allocation placed in storage: its dealloc, or -1.")
-      .def_rw("buffer_step", &TransientEdit::bufferStep,
-              "Per allocation placed in storage: the step giving its buffer.")
-      .def_rw("offset_step", &TransientEdit::offsetStep,
-              "Per allocation placed in storage: the step giving its byte "
-              "offset in it.")
-      .def_rw("erase", &TransientEdit::erase,
-              "Other ops to erase (further deallocs).")
-      .def_rw("calls", &TransientEdit::calls,
-              "(call, argument, step): the call passes the step's value as "
-              "that argument, appended when it is one past the last.");
+      .def_prop_rw("allocs", asTuple<&TransientEdit::allocs>,
+                   assign<&TransientEdit::allocs>,
+                   "Per allocation placed in storage: its alloc.")
+      .def_prop_rw("deallocs", asTuple<&TransientEdit::deallocs>,
+                   assign<&TransientEdit::deallocs>,
+                   "Per allocation placed in storage: its dealloc, or -1.")
+      .def_prop_rw(
+          "buffer_step", asTuple<&TransientEdit::bufferStep>,
+          assign<&TransientEdit::bufferStep>,
+          "Per allocation placed in storage: the step giving its buffer.")
+      .def_prop_rw("offset_step", asTuple<&TransientEdit::offsetStep>,
+                   assign<&TransientEdit::offsetStep>,
+                   "Per allocation placed in storage: the step giving its byte "
+                   "offset in it.")
+      .def_prop_rw("erase", asTuple<&TransientEdit::erase>,
+                   assign<&TransientEdit::erase>,
+                   "Other ops to erase (further deallocs).")
+      .def_prop_rw(
+          "calls", asTuple<&TransientEdit::calls>,
+          assign<&TransientEdit::calls>,
+          "(call, argument, step): the call passes the step's value as "
+          "that argument, appended when it is one past the last.");
 
   m.def(
       "apply_pool_edit",

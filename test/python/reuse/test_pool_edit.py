@@ -185,12 +185,36 @@ def test_pool_edit_fields_are_typed_and_a_default_edit_is_rejected():
     ]:
         with pytest.raises(TypeError):
             setattr(edit, field, value)
-    assert (edit.insert_before, edit.alignment, edit.steps, edit.allocs) == (-1, 0, [], [])
+    assert (edit.insert_before, edit.alignment, edit.steps, edit.allocs) == (-1, 0, (), ())
     module = parse_source(PROGRAM)
     before = str(module)
     with pytest.raises(IndexError, match="pool edit anchor out of range"):
         _core.apply_pool_edit(extract_graph(module), _core.PoolEdit())
     assert str(module) == before
+
+
+def test_pool_edit_list_fields_read_back_as_tuples_that_cannot_change():
+    # A list field reads back what was assigned (a list, tuples or an array)
+    # as tuples: appending to what it returns, or setting an item, raises
+    # instead of changing a copy the edit never sees.
+    edit = _core.PoolEdit()
+    edit.allocs = [3, 5]
+    edit.offset_step = _i32([0, 1])
+    edit.steps = [(S.CONSTANT, 0, 0, 0), (S.POOL, -1, 0, 0)]
+    edit.size_operands = _i32([3, 0, 7]).reshape(-1, 3)
+    assert edit.allocs == (3, 5)
+    assert edit.offset_step == (0, 1)
+    assert edit.steps == ((S.CONSTANT, 0, 0, 0), (S.POOL, -1, 0, 0))
+    assert edit.size_operands == ((3, 0, 7),)
+    with pytest.raises(AttributeError):
+        edit.allocs.append(1)
+    with pytest.raises(AttributeError):
+        edit.erase.extend([1])
+    with pytest.raises(TypeError):
+        edit.steps[1][1] = 64
+    with pytest.raises(TypeError):
+        edit.size_operands[0] = (3, 0, 8)
+    assert (edit.allocs, edit.erase, edit.steps[1]) == ((3, 5), (), (S.POOL, -1, 0, 0))
 
 
 def _arr(steps: list) -> np.ndarray:

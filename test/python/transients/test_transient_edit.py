@@ -216,6 +216,30 @@ def test_transient_edit_fields_are_typed_and_a_default_edit_is_rejected():
     assert str(module) == before
 
 
+def test_transient_edit_list_fields_read_back_as_tuples_that_cannot_change():
+    # A list field reads back what was assigned (a list, tuples or an array)
+    # as tuples: appending to what it returns, or setting an item, raises
+    # instead of changing a copy the edit never sees.
+    edit = _core.TransientEdit()
+    edit.allocs = [3, 5]
+    edit.marked = np.array([0, 2], dtype=np.int64)
+    edit.names = ["f_size"]
+    edit.calls = [(4, 1, 2)]
+    assert edit.allocs == (3, 5)
+    assert edit.marked == (0, 2)
+    assert edit.names == ("f_size",)
+    assert edit.calls == ((4, 1, 2),)
+    with pytest.raises(AttributeError):
+        edit.allocs.append(1)
+    with pytest.raises(AttributeError):
+        edit.names.append("g_size")
+    with pytest.raises(TypeError):
+        edit.calls[0][2] = 3
+    with pytest.raises(TypeError):
+        edit.marked[0] = 1
+    assert (edit.allocs, edit.names, edit.calls) == ((3, 5), ("f_size",), ((4, 1, 2),))
+
+
 # @f's size, n * 4 bytes, marked at its entry: the query takes @f's
 # arguments but the storage %s.
 QUERY_PROGRAM = """
