@@ -38,6 +38,7 @@
 
 #include "PairOrderSearch.h"
 #include "Restarts.h"
+#include "StepPrice.h"
 
 #include <algorithm>
 
@@ -54,10 +55,10 @@ constexpr double kActivityDecay = 0.95;
 /// Learnt clauses kept before the first cut; the limit grows by a tenth at
 /// each cut. Clauses of at most kKeepSize literals are always kept.
 constexpr size_t kFirstLearntLimit = 20000, kKeepSize = 4;
-/// What kStepsPer steps here cost in the exact search's steps (CPU time,
-/// measured on the generated holes instances and on harder ones: 10.2-10.7
-/// ns a step against about 3).
-constexpr int64_t kStepWeight = 7, kStepsPer = 2;
+/// 2 steps here cost 7 of the exact search's (CPU time, measured on the
+/// generated holes instances and on harder ones: 10.2-10.7 ns a step against
+/// about 3).
+constexpr StepPrice kPrice{7, 2};
 
 /// 2 * pair + 1 when the pair's second buffer lies below its first.
 using Lit = int32_t;
@@ -804,7 +805,7 @@ PairOrderSearch::PairOrderSearch(const Problem &pb, int64_t capacity)
 PairOrderSearch::~PairOrderSearch() = default;
 
 PairOrderSearch::Status PairOrderSearch::resume(int64_t budget) {
-  return solver_->solve(solver_->steps() + budget / kStepWeight * kStepsPer);
+  return solver_->solve(solver_->steps() + kPrice.stepsFor(budget));
 }
 
 std::vector<int64_t> PairOrderSearch::offsets() const {
@@ -812,7 +813,7 @@ std::vector<int64_t> PairOrderSearch::offsets() const {
 }
 
 int64_t PairOrderSearch::work() const {
-  return solver_->steps() * kStepWeight / kStepsPer;
+  return kPrice.costOf(solver_->steps());
 }
 
 bool PairOrderSearch::fits(const Problem &pb) {

@@ -35,6 +35,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TightSearch.h"
+#include "StepPrice.h"
 
 #include <algorithm>
 
@@ -52,7 +53,7 @@ class TightSearch {
 public:
   explicit TightSearch(const Problem &pb);
   TightVerdict run(int64_t budget, std::vector<int64_t> &offsets);
-  int64_t work() const { return work_ * kStepWeight; }
+  int64_t work() const { return kPrice.costOf(work_); }
 
 private:
   /// Ways to split a point's buffers into gaps listed at most; past this, or
@@ -60,8 +61,9 @@ private:
   /// some are tried, and running out of ways no longer proves anything.
   static constexpr size_t kMaxWays = 64;
   static constexpr size_t kMaxSplitItems = 16;
-  /// Node visits are dearer than the steps of the search by offset.
-  static constexpr int64_t kStepWeight = 4;
+  /// Node visits are dearer than the steps of the search by offset: one
+  /// costs 4 of them.
+  static constexpr StepPrice kPrice{4, 1};
 
   enum class Kind : int8_t { Leaf, P, Q };
   struct Node {
