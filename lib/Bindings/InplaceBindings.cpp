@@ -3,11 +3,14 @@
 // `run_interface_engine(module_capsule, ...)`: memplan's in-place analysis on
 // MLIR's C++ API (lib/Inplace/), then test annotations or upstream's
 // rewrite on the same state. Results come back as plain Python data.
+// `split_repeated_successors(module_capsule)`: the step before it that gives
+// a branch's repeated successor edges blocks of their own.
 //
 //===----------------------------------------------------------------------===//
 
 #include "memplan/Bindings/Bindings.h"
 #include "memplan/Inplace/InterfaceEngine.h"
+#include "memplan/Inplace/RepeatedSuccessors.h"
 
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
@@ -126,6 +129,17 @@ void registerInplaceBindings(nb::module_ &m) {
   m.attr("DYNAMIC_COPY_BYTES") = kDynamicCopyBytes;
   // memplan/passes/declarations.py declares the pass' options from these.
   m.attr("ONE_SHOT_BUFFERIZE_OPTIONS") = optionRows(OneShotOptions::rows());
+  m.def(
+      "split_repeated_successors",
+      [](nb::handle capsule) {
+        return splitRepeatedSuccessors(
+            MlirOperation{capsulePointer(capsule, kOpCapsuleName)});
+      },
+      nb::arg("module_capsule"),
+      "Give each edge of a branch to a block an earlier successor of the "
+      "branch names, when it forwards a tensor, a block of its own that "
+      "branches on to it (memplan/Inplace/RepeatedSuccessors.h); returns the "
+      "edges split.");
   m.def(
       "run_interface_engine",
       [](nb::handle capsule, const nb::dict &options,

@@ -10,6 +10,11 @@ in-place analysis (:mod:`memplan.inplace.engine`).
   ``one-shot-bufferize``, without upstream's analysis.
 * ``analysis-heuristic=min-copy-bytes`` first picks the analysis order that
   copies the fewest bytes.
+* Before bufferizing, a branch's later edge to a block an earlier edge of it
+  already reaches, with tensor operands, gets a block of its own
+  (``include/memplan/Inplace/RepeatedSuccessors.h``): upstream reads one edge
+  per successor block, and would bufferize such a program into IR that does
+  not verify.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from typing import Optional
 from mlir import ir
 from mlir.dialects import func
 
+from memplan import _core
 from memplan.inplace import engine
 from memplan.inplace.min_copy_bytes import DYNAMIC_COST, Ranking, run_ranked
 from memplan.inplace.options import OPTIONS
@@ -190,6 +196,15 @@ def run(module: ir.Operation, ctx: PassContext) -> None:
         ctx.error(op, message)
     if boundary_errors:
         return
+    if not values["test_analysis_only"]:
+        # Upstream's bufferization reads one edge per successor block.
+        split = _core.split_repeated_successors(module._CAPIPtr)
+        if split:
+            ctx.stat(
+                "split-successor-edges",
+                split,
+                "repeated successor edges given a block of their own",
+            )
     if values["copy_before_write"]:
         if values["test_analysis_only"]:
             ctx.error(module, "copy-before-write cannot be combined with test-analysis-only")

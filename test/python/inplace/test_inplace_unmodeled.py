@@ -470,9 +470,24 @@ def test_random_unstructured_control_flow_matches_upstream(seed):
             "inconsistent analysis state" in err_us and "inconsistent analysis state" in err_up
         ) or "recurses without end" in err_us
         return
+    if rc_up == 1 and "type mismatch for bb argument" in err_up:
+        # A branch names one block twice with other tensors on the later
+        # edge: upstream cannot bufferize it; memplan gives that edge a block
+        # of its own first, and bufferizes as upstream does the split program.
+        assert "test-analysis-only" not in options
+        rc_up, out_up, err_up = upstream(_split_repeated_successors(text), options)
     assert rc_us == rc_up, err_us
     if rc_up == 0:
         assert out_us == out_up
+
+
+def _split_repeated_successors(text: str) -> str:
+    """``text`` with each repeated successor edge that forwards a tensor
+    given a block of its own (what memplan-one-shot-bufferize does first)."""
+    with ir.Context():
+        module = parse_source(text)
+        assert memplan._core.split_repeated_successors(module._CAPIPtr) > 0
+        return str(module)
 
 
 def test_unstructured_control_flow_upstream_crashes_are_located_errors():
