@@ -68,6 +68,28 @@ int32_t entryBlock(const Graph &g, int64_t op) {
   return g.regionBlocks[g.regionBlockBegin[region]];
 }
 
+/// The function (an op of the func role) that holds `op`, or `op` itself if
+/// it is one; -1 if none does.
+int32_t functionOf(const Graph &g, int32_t op) {
+  while (op >= 0 && (g.opRole[op] & 0xFF) != kRoleFunc)
+    op = g.opParent[op];
+  return op;
+}
+
+/// The function that holds value `v` (its defining op or block).
+int32_t functionOfValue(const Graph &g, int32_t v) {
+  return functionOf(g, g.valueOp[v] >= 0 ? g.valueOp[v]
+                                         : g.blockParentOp[g.valueBlock[v]]);
+}
+
+/// What each step of an edit makes: the kind of its value, and the function
+/// it is in (an op id, or for the functions the edit makes, -2 - the index
+/// of their Function step; -1: no value).
+struct StepValues {
+  std::vector<Kind> kinds;
+  std::vector<int32_t> scopes;
+};
+
 /// A step that reads values of fixed kinds (None: not a value) from steps
 /// a, b and c and makes a value of kind `out`.
 struct Signature {
@@ -103,15 +125,18 @@ std::optional<Signature> signatureOf(EditStep step) {
 }
 
 /// Checks an edit's steps and returns what each one's value is: kinds known,
-/// operands earlier steps of the right kinds, ids in range. A pool edit
-/// (`transient` false) uses the steps up to Pool, exactly one Pool; a
-/// transient edit positions its steps before they create ops, and names its
-/// Function steps' functions among `numNames` names.
-std::vector<Kind>
-checkSteps(const Graph &g, const std::vector<std::array<int64_t, 4>> &steps,
-           const std::vector<int64_t> &cloneOperands, bool transient,
-           const std::set<int32_t> &newArguments, size_t numNames = 0) {
-  std::vector<Kind> kinds;
+/// operands earlier steps of the right kinds and of the function the step
+/// creates its op in, ids in range. A pool edit (`transient` false) uses the
+/// steps up to Pool, exactly one Pool, all in function `scope`; a transient
+/// edit positions its steps before they create ops, and names its Function
+/// steps' functions among `numNames` names.
+StepValues checkSteps(const Graph &g,
+                      const std::vector<std::array<int64_t, 4>> &steps,
+                      const std::vector<int64_t> &cloneOperands, bool transient,
+                      const std::set<int32_t> &newArguments, int32_t scope,
+                      size_t numNames = 0) {
+  StepValues values;
+  std::vector<Kind> &kinds = values.kinds;
   int pools = 0;
   bool positioned = !transient;
   // The arguments of the function the last Function step made: those of
@@ -123,14 +148,18 @@ checkSteps(const Graph &g, const std::vector<std::array<int64_t, 4>> &steps,
   for (size_t i = 0; i < steps.size(); ++i) {
     auto [kind, a, b, c] = steps[i];
     auto earlier = [&](int64_t s) { return s >= 0 && (size_t)s < i; };
-    // Step s exists and its value is of `want` (any value for Other).
+    // Step s exists, its value is of `want` (any value for Other), and it
+    // is in the function this step creates its op in.
     auto is = [&](int64_t s, Kind want) {
       if (!earlier(s))
         fail("an operand out of range");
       if (kinds[s] == Kind::None || (want != Kind::Other && kinds[s] != want))
         throw nb::value_error("edit step reading a value of the wrong type");
+      if (values.scopes[s] != scope)
+        throw nb::value_error("edit step reading a value of another function");
     };
     Kind out = Kind::None;
+    int32_t in = scope;
     bool creates = true;
     if (!transient && kind > static_cast<int64_t>(EditStep::Pool))
       fail("an unknown kind");
@@ -148,6 +177,7 @@ checkSteps(const Graph &g, const std::vector<std::array<int64_t, 4>> &steps,
       if (a < 0 || a >= g.numValues())
         fail("a value out of range");
       out = kindOfValue(g, static_cast<int32_t>(a));
+      in = functionOfValue(g, static_cast<int32_t>(a));
       creates = false;
       break;
     case EditStep::Select:
@@ -174,6 +204,7 @@ checkSteps(const Graph &g, const std::vector<std::array<int64_t, 4>> &steps,
       out = b < g.blockNumArgs[entry]
                 ? kindOfValue(g, g.blockArgBegin[entry] + b)
                 : Kind::MemRef;
+      in = static_cast<int32_t>(a);
       creates = false;
       break;
     }
@@ -192,12 +223,14 @@ checkSteps(const Graph &g, const std::vector<std::array<int64_t, 4>> &steps,
           b < 0 || b >= g.numResults[steps[a][1]])
         fail("a result out of range");
       out = kindOfValue(g, g.resultBegin[steps[a][1]] + b);
+      in = values.scopes[a];
       creates = false;
       break;
     case EditStep::EntryBegin:
       if (entryBlock(g, a) < 0)
         fail("an op that is no function with a body");
       positioned = true;
+      in = scope = static_cast<int32_t>(a);
       creates = false;
       break;
     case EditStep::Before:
@@ -205,6 +238,7 @@ checkSteps(const Graph &g, const std::vector<std::array<int64_t, 4>> &steps,
       if (!isOp(g, a) || g.opBlock[a] < 0)
         fail("an op out of range");
       positioned = true;
+      in = scope = functionOf(g, static_cast<int32_t>(a));
       creates = false;
       break;
     case EditStep::Function: {
@@ -217,6 +251,7 @@ checkSteps(const Graph &g, const std::vector<std::array<int64_t, 4>> &steps,
         if (k != c)
           made.push_back(g.blockArgBegin[entry] + k);
       positioned = true;
+      in = scope = -2 - static_cast<int32_t>(i);
       creates = false;
       break;
     }
@@ -237,16 +272,17 @@ checkSteps(const Graph &g, const std::vector<std::array<int64_t, 4>> &steps,
       throw nb::value_error("edit step creating an op before a step that "
                             "positions it");
     kinds.push_back(out);
+    values.scopes.push_back(out == Kind::None ? -1 : in);
   }
   if (!transient && pools != 1)
     throw nb::value_error("a pool edit has exactly one pool step");
-  return kinds;
+  return values;
 }
 
 /// Checks the members of an edit: each an allocation (a memref result, its
 /// dynamic sizes first) with its dealloc or -1, a buffer and an offset step
 /// of the right kinds; the ops to erase are ops without results or regions.
-void checkMembers(const Graph &g, const std::vector<Kind> &kinds,
+void checkMembers(const Graph &g, const StepValues &values,
                   const std::vector<int32_t> &allocs,
                   const std::vector<int32_t> &deallocs,
                   const std::vector<int32_t> &bufferStep,
@@ -255,6 +291,7 @@ void checkMembers(const Graph &g, const std::vector<Kind> &kinds,
   size_t n = allocs.size();
   if (deallocs.size() != n || offsetStep.size() != n || bufferStep.size() != n)
     throw nb::value_error("member arrays differ in length");
+  const std::vector<Kind> &kinds = values.kinds;
   auto step = [&](int32_t s) { return s >= 0 && (size_t)s < kinds.size(); };
   auto erasable = [&](int32_t op) {
     return g.numResults[op] == 0 && g.opEnd[op] == op;
@@ -269,6 +306,11 @@ void checkMembers(const Graph &g, const std::vector<Kind> &kinds,
         kinds[bufferStep[i]] != Kind::MemRef)
       throw nb::value_error("a member's buffer or offset step is of the "
                             "wrong type");
+    int32_t in = functionOf(g, a);
+    if (values.scopes[offsetStep[i]] != in ||
+        values.scopes[bufferStep[i]] != in)
+      throw nb::value_error("a member's buffer or offset step is in another "
+                            "function");
     // A member is an allocation: a memref result, its dynamic sizes first.
     const TypeInfo *type =
         g.numResults[a] ? &g.types[g.valueType[g.resultBegin[a]]] : nullptr;
@@ -301,14 +343,16 @@ void checkPoolEdit(const Graph &g, const PoolEdit &edit) {
     if (!isOp(g, op) || index < 0 || index >= numOperands(g, op) || value < 0 ||
         value >= g.numValues())
       throw nb::index_error("size operand out of range");
-  std::vector<Kind> kinds = checkSteps(g, edit.steps, {}, false, {});
+  StepValues values = checkSteps(g, edit.steps, {}, false, {},
+                                 functionOf(g, edit.insertBefore));
+  const std::vector<Kind> &kinds = values.kinds;
   int32_t pool = static_cast<int32_t>(
       std::find_if(edit.steps.begin(), edit.steps.end(),
                    [](const auto &s) {
                      return s[0] == static_cast<int64_t>(EditStep::Pool);
                    }) -
       edit.steps.begin());
-  checkMembers(g, kinds, edit.allocs, edit.deallocs,
+  checkMembers(g, values, edit.allocs, edit.deallocs,
                std::vector<int32_t>(edit.allocs.size(), pool), edit.offsetStep,
                edit.erase);
 }
@@ -324,8 +368,9 @@ void checkTransientEdit(const Graph &g, const TransientEdit &edit) {
     if (entryBlock(g, f) < 0 || !added.insert(f).second)
       throw nb::index_error("storage argument for no function with a "
                             "body, or twice");
-  std::vector<Kind> kinds = checkSteps(g, edit.steps, edit.cloneOperands, true,
-                                       added, edit.names.size());
+  StepValues values = checkSteps(g, edit.steps, edit.cloneOperands, true, added,
+                                 -1, edit.names.size());
+  const std::vector<Kind> &kinds = values.kinds;
   for (const auto *list : {&edit.marked, &edit.unmarked})
     for (int64_t s : *list)
       if (s < 0 || (size_t)s >= kinds.size() || kinds[s] == Kind::None)
@@ -335,7 +380,7 @@ void checkTransientEdit(const Graph &g, const TransientEdit &edit) {
       throw nb::index_error("symbol op or name out of range");
   if (!edit.symbols.empty() && edit.symbolAttribute.empty())
     throw nb::value_error("symbols without an attribute name");
-  checkMembers(g, kinds, edit.allocs, edit.deallocs, edit.bufferStep,
+  checkMembers(g, values, edit.allocs, edit.deallocs, edit.bufferStep,
                edit.offsetStep, edit.erase);
   for (auto [call, argument, step] : edit.calls) {
     if (!isOp(g, call) || (g.opRole[call] & 0xFF) != kRoleCall ||
@@ -344,6 +389,8 @@ void checkTransientEdit(const Graph &g, const TransientEdit &edit) {
       throw nb::index_error("call, argument or step out of range");
     if (kinds[step] != Kind::MemRef)
       throw nb::value_error("a call's storage step is no memref");
+    if (values.scopes[step] != functionOf(g, call))
+      throw nb::value_error("a call's storage step is in another function");
   }
 }
 

@@ -311,11 +311,11 @@ def test_transient_edit_makes_a_query_function():
         # A left-out argument past the function's, a name out of range.
         (lambda g: _replace_query(g, {0: (S.FUNCTION, _func(g), 0, 3)}), IndexError),
         (lambda g: _replace_query(g, {0: (S.FUNCTION, _func(g), 1, 1)}), IndexError),
-        # An argument past the query's (which does not take %s); a memref
+        # An argument past the query's (which does not take %s); an f32
         # returned.
         (lambda g: _replace_query(g, {1: (S.NEW_ARGUMENT, 2, 0, 0)}), IndexError),
         (
-            lambda g: _replace_query(g, {1: (S.ARGUMENT, _func(g), 1, 0), 4: (S.RETURN, 1, 0, 0)}),
+            lambda g: _replace_query(g, {1: (S.NEW_ARGUMENT, 1, 0, 0), 4: (S.RETURN, 1, 0, 0)}),
             ValueError,
         ),
     ],
@@ -338,3 +338,47 @@ def _replace_query(graph: _core.Graph, changes: dict[int, tuple]) -> dict:
     for k, step in changes.items():
         steps[k] = step
     return {"steps": _arr(steps)}
+
+
+@pytest.mark.parametrize(
+    "program, change, message",
+    [
+        # The query reads @f's own constant instead of a clone of it: @f's
+        # value inside the function the edit makes.
+        (
+            QUERY_PROGRAM,
+            lambda g: _query_edit(
+                g,
+                **_replace_query(
+                    g, {2: (S.VALUE, int(g.result_begin[_ops(g, "arith.constant")[0]]), 0, 0)}
+                ),
+            ),
+            "edit step reading a value of another function",
+        ),
+        # @h's view made of @f's storage argument.
+        (
+            PROGRAM,
+            lambda g: _edit(g, **_replace(g, 15, (S.VIEW, 1, 12, 13))),
+            "edit step reading a value of another function",
+        ),
+        # @f's member placed at an offset made in @h.
+        (
+            PROGRAM,
+            lambda g: _edit(g, offset_step=_i32([12])),
+            "a member's buffer or offset step is in another function",
+        ),
+        # @h's call handed @f's storage.
+        (
+            PROGRAM,
+            lambda g: _edit(g, calls=_i32([[_ops(g, "func.call")[0], 1, 1]])),
+            "a call's storage step is in another function",
+        ),
+    ],
+)
+def test_edit_reading_another_functions_value_leaves_the_ir(program, change, message):
+    module = parse_source(program)
+    before = str(module)
+    graph = extract_graph(module)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        _core.apply_transient_edit(graph, change(graph))
+    assert str(module) == before
