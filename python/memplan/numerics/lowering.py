@@ -174,8 +174,8 @@ class LoweredProgram:
     #: when it is not the one asked for.
     reference: str = "upstream"
     #: Why a bufferized module has no frees, where upstream's deallocation
-    #: crashed on it ("" otherwise): its values are the same, its heap
-    #: figures lack the frees.
+    #: crashed on it or rejected it ("" otherwise): its values are the same,
+    #: its heap figures lack the frees.
     undeallocated: str = ""
     #: Alignment every heap block must have (max of dropped ``alignment``s).
     alignment: int = MIN_ALIGNMENT
@@ -454,7 +454,7 @@ def _bufferize(
     """Bufferize tensor-level ``module`` with the ``reference`` pipeline, then
     deallocate it (:func:`_deallocate`) unless it frees buffers itself;
     returns the module, the pipelines run, whose bufferization it was and
-    why it has no frees where deallocation crashed (else ``""``).
+    why it has no frees where deallocation crashed or refused (else ``""``).
     Where memplan's bufferization fails, upstream's runs on a fresh
     ``copy()``, and the reference says why."""
     pipeline = REFERENCES[reference]
@@ -483,9 +483,11 @@ def _deallocate(module: ir.Module) -> Tuple[ir.Module, str]:
     """Run :data:`DEALLOCATION_PIPELINE` on ``module`` in a forked child,
     which sends the result back as bytecode: upstream's deallocation aborts
     the process on some control flow (assertions in its ownership analysis),
-    and a checker must not die with it. Returns the deallocated module and
-    ``""``, or ``module`` unchanged and why it has no frees: the values it
-    computes are the same, only its heap figures lack the frees."""
+    and a checker must not die with it; it rejects other control flow (a
+    terminator with several successors but ``cf.cond_br``: ``cf.switch``).
+    Returns the deallocated module and ``""``, or ``module`` unchanged and
+    why it has no frees: the values it computes are the same, only its heap
+    figures lack the frees."""
 
     def child() -> bytes:
         with open(os.devnull, "wb") as devnull:  # its assertion and stack dump
@@ -498,8 +500,8 @@ def _deallocate(module: ir.Module) -> Tuple[ir.Module, str]:
     what = f"upstream's {DEALLOCATION_PIPELINE}"
     try:
         data = parallel_start(child, what).result()
-    except LoweringError:
-        raise
+    except LoweringError as err:
+        return module, f"{what} rejected it ({err})"
     except RuntimeError as err:
         if not str(err).startswith(f"{what} died"):
             raise LoweringError(f"deallocation: {err}") from None
