@@ -266,6 +266,10 @@ bool FunctionAnalysis::classify() {
       }
       if (Value same = equivalent.lookup(arg))
         viewOf[arg] = same;
+      else if (!block->isEntryBlock() && block->hasNoPredecessors())
+        // A block no branch reaches never runs: no edge brings its
+        // arguments anything to own.
+        addHandle(arg, block, Kind::Foreign);
       else
         addHandle(arg, block, Kind::Merge);
     }

@@ -815,3 +815,31 @@ func.func @local_select_frees_what_it_did_not_select(%c: i1, %x: memref<8xf32>, 
   memref.copy %t, %out : memref<8xf32> to memref<8xf32>
   return
 }
+
+// -----
+
+// A block no branch reaches never runs: its memref argument owns nothing
+// (no edge brings it a buffer), and the function stays memplan's. Its own
+// branch hands the merge no ownership; the reachable edge does.
+
+// CHECK-LABEL: func @unreachable_block_argument
+//       CHECK:   %[[A:.*]] = memref.alloc() : memref<8xf32>
+//       CHECK:   cf.switch %{{.*}} : i32, [
+//  CHECK-NEXT:     default: ^[[JOIN:bb[0-9]+]](%[[A]], %true : memref<8xf32>, i1)
+//       CHECK: ^bb1(%[[U:.*]]: memref<8xf32>):
+//       CHECK:   cf.br ^[[JOIN]](%[[U]], %false{{.*}} : memref<8xf32>, i1)
+//       CHECK: ^[[JOIN]](%[[M:.*]]: memref<8xf32>, %[[F:.*]]: i1):
+//       CHECK:   scf.if %[[F]] {
+//  CHECK-NEXT:     memref.dealloc %[[M]] : memref<8xf32>
+func.func @unreachable_block_argument(%i: i32, %x: memref<8xf32>, %out: memref<8xf32>) {
+  %a = memref.alloc() : memref<8xf32>
+  memref.copy %x, %a : memref<8xf32> to memref<8xf32>
+  cf.switch %i : i32, [
+    default: ^bb2(%a : memref<8xf32>)
+  ]
+^bb1(%u: memref<8xf32>):
+  cf.br ^bb2(%u : memref<8xf32>)
+^bb2(%m: memref<8xf32>):
+  memref.copy %m, %out : memref<8xf32> to memref<8xf32>
+  return
+}
