@@ -248,82 +248,72 @@ void PlanReader::readFrees(Operation *op) {
     if (isHandle(op, free.handle))
       plan.frees.push_back(free);
   };
-  if (auto unselected = pairs(op, "memplan.test_free_unselected")) {
-    for (auto [h, select] : *unselected) {
-      if (terminator) {
-        error(op) << "no free goes after a terminator";
-        break;
-      }
-      if (!isHandle(op, select))
-        continue;
-      FunctionPlan::Free free;
+  // The frees `attr` lists as pairs on `op`, each stated by `state` (false:
+  // a malformed pair, which it reported; the rest are not read).
+  auto paired =
+      [&](StringRef attr,
+          function_ref<bool(int64_t, int64_t, FunctionPlan::Free &)> state) {
+        for (auto [a, b] : pairs(op, attr).value_or(
+                 SmallVector<std::pair<int64_t, int64_t>>())) {
+          FunctionPlan::Free free;
+          if (!state(a, b, free))
+            return;
+          add(free);
+        }
+      };
+  paired("memplan.test_free_unselected",
+         [&](int64_t h, int64_t select, FunctionPlan::Free &free) {
+           if (terminator) {
+             error(op) << "no free goes after a terminator";
+             return false;
+           }
+           free.handle = h;
+           free.after = op;
+           free.unlessSelected = isHandle(op, select) ? select : -1;
+           return true;
+         });
+  // The frees `attr` lists on `op`, each `free` with its handle, where
+  // the op may carry them (else `misplaced` is the error).
+  auto listed = [&](StringRef attr, bool allowed, StringRef misplaced,
+                    FunctionPlan::Free free) {
+    std::optional<ArrayRef<int64_t>> handles = integers(op, attr);
+    if (!handles || handles->empty())
+      return;
+    if (!allowed) {
+      error(op) << misplaced;
+      return;
+    }
+    for (int64_t h : *handles) {
       free.handle = h;
-      free.after = op;
-      free.unlessSelected = select;
       add(free);
     }
-  }
-  if (std::optional<ArrayRef<int64_t>> after =
-          integers(op, "memplan.test_free_after")) {
-    if (terminator && !after->empty())
-      error(op) << "no free goes after a terminator";
-    else
-      for (int64_t h : *after) {
-        FunctionPlan::Free free;
-        free.handle = h;
-        free.after = op;
-        add(free);
-      }
-  }
-  if (std::optional<ArrayRef<int64_t>> atStart =
-          integers(op, "memplan.test_free_at_start")) {
-    if (op != &op->getBlock()->front())
-      error(op) << "memplan.test_free_at_start is for a block's first op";
-    else
-      for (int64_t h : *atStart) {
-        FunctionPlan::Free free;
-        free.handle = h;
-        free.atStart = op->getBlock();
-        add(free);
-      }
-  }
-  if (std::optional<ArrayRef<int64_t>> before =
-          integers(op, "memplan.test_free_before")) {
-    for (int64_t h : *before) {
-      FunctionPlan::Free free;
-      free.handle = h;
-      free.before = op;
-      add(free);
+  };
+  FunctionPlan::Free after, atStart, before;
+  after.after = op;
+  atStart.atStart = op->getBlock();
+  before.before = op;
+  listed("memplan.test_free_after", !terminator,
+         "no free goes after a terminator", after);
+  listed("memplan.test_free_at_start", op == &op->getBlock()->front(),
+         "memplan.test_free_at_start is for a block's first op", atStart);
+  listed("memplan.test_free_before", true, "", before);
+  before.unlessReturned = true;
+  listed("memplan.test_free_before_unless_returned", isFunctionReturn(op),
+         "memplan.test_free_before_unless_returned is for the function's "
+         "returns",
+         before);
+  paired("memplan.test_free_on_edge", [&](int64_t successor, int64_t h,
+                                          FunctionPlan::Free &free) {
+    if (!isa<BranchOpInterface>(op) || successor < 0 ||
+        successor >= static_cast<int64_t>(op->getNumSuccessors())) {
+      error(op) << "memplan.test_free_on_edge names a successor of a branch";
+      return false;
     }
-  }
-  if (std::optional<ArrayRef<int64_t>> before =
-          integers(op, "memplan.test_free_before_unless_returned")) {
-    if (!isFunctionReturn(op))
-      error(op) << "memplan.test_free_before_unless_returned is for the "
-                   "function's returns";
-    else
-      for (int64_t h : *before) {
-        FunctionPlan::Free free;
-        free.handle = h;
-        free.before = op;
-        free.unlessReturned = true;
-        add(free);
-      }
-  }
-  if (auto edges = pairs(op, "memplan.test_free_on_edge")) {
-    for (auto [successor, h] : *edges) {
-      if (!isa<BranchOpInterface>(op) || successor < 0 ||
-          successor >= static_cast<int64_t>(op->getNumSuccessors())) {
-        error(op) << "memplan.test_free_on_edge names a successor of a branch";
-        break;
-      }
-      FunctionPlan::Free free;
-      free.handle = h;
-      free.edge = op;
-      free.edgeSuccessor = successor;
-      add(free);
-    }
-  }
+    free.handle = h;
+    free.edge = op;
+    free.edgeSuccessor = successor;
+    return true;
+  });
 }
 
 bool PlanReader::isFunctionReturn(Operation *op) {
