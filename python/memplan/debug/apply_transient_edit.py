@@ -32,7 +32,7 @@ from memplan.ir.steps import Program, Step
 from memplan.lifetimes import roles as K
 from memplan.passes import PassContext
 from memplan.transients.contract import find_storage
-from memplan.transients.emplace import apply_edit, new_edit, place
+from memplan.transients.emplace import apply_emplacement
 
 #: The attributes stating the edit.
 OFFSET = "memplan.test_offset"
@@ -123,12 +123,7 @@ def run(module: ir.Operation, ctx: PassContext) -> None:
         prog.after(call)
         prog.dealloc(buffer)
 
-    edit = new_edit()
-    edit.new_arguments = new_arguments
-    edit.marked = marked
-    edit.calls = calls
-    place(graph, edit, placed, [])
-    apply_edit(graph, edit, prog)
+    apply_emplacement(graph, prog, new_arguments, marked, calls, placed, [])
     ctx.stat("functions", len(planned), "Functions given storage")
 
 

@@ -11,8 +11,9 @@ check, then the storage views passed to callees and the heap buffers of
 callers without storage; the storage arguments to add, the calls to pass
 storage to, and the allocations that become ``memref.view``s of the storage,
 their deallocs erased. Python holds no op handle: graph op and value ids
-name everything. The edit's fields live once, in C++: :func:`new_edit`,
-:func:`place` and :func:`apply_edit` fill and apply it.
+name everything. The edit's fields live once, in C++: :func:`new_edit` and
+:func:`apply_edit` fill and apply it, :func:`apply_emplacement` for an
+emplacement.
 """
 
 from __future__ import annotations
@@ -111,7 +112,7 @@ def new_edit() -> _core.TransientEdit:
     return edit
 
 
-def place(
+def _place(
     g: Graph, edit: _core.TransientEdit, placed: list[tuple[int, Step, Step]], erase: list[int]
 ) -> None:
     """Set ``edit``'s members: each allocation op of ``placed`` (op, buffer,
@@ -127,6 +128,27 @@ def place(
     edit.buffer_step = [buffer.index for _, buffer, _ in placed]
     edit.offset_step = [offset.index for _, _, offset in placed]
     edit.erase = others
+
+
+def apply_emplacement(
+    g: Graph,
+    prog: Program,
+    new_arguments: list[int],
+    marked: list[int],
+    calls: list[tuple[int, int, int]],
+    placed: list[tuple[int, Step, Step]],
+    erase: list[int],
+) -> None:
+    """Apply an emplacement in one edit: ``prog``'s steps, storage arguments
+    added to ``new_arguments``, the ``marked`` steps given ``SIZE_MARKER``,
+    each of ``calls`` (call, argument, step) passed its storage, and each
+    allocation of ``placed`` made a view (:func:`_place`)."""
+    edit = new_edit()
+    edit.new_arguments = new_arguments
+    edit.marked = marked
+    edit.calls = calls
+    _place(g, edit, placed, erase)
+    apply_edit(g, edit, prog)
 
 
 def apply_edit(g: Graph, edit: _core.TransientEdit, prog: Program) -> None:
@@ -187,12 +209,7 @@ def emplace_module(plan: ModulePlan, assert_size: bool = True) -> dict[str, int]
         prog.after(call)
         prog.dealloc(buffer)
         stats["heap-calls"] += 1
-    edit = new_edit()
-    edit.new_arguments = new_arguments
-    edit.marked = marked
-    edit.calls = calls
-    place(g, edit, placed, erase)
-    apply_edit(g, edit, prog)
+    apply_emplacement(g, prog, new_arguments, marked, calls, placed, erase)
     return stats
 
 
