@@ -28,6 +28,7 @@
 #include <array>
 #include <optional>
 #include <set>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -433,6 +434,48 @@ void assign(typename MemberOf<decltype(Field)>::Class &edit,
   edit.*Field = std::move(value);
 }
 
+template <typename> constexpr bool isVector = false;
+template <typename T> constexpr bool isVector<std::vector<T>> = true;
+
+/// An edit's class, made from nothing and filled field by field: `what` it
+/// is, then how its fields read.
+template <typename Edit>
+nb::class_<Edit> bindEditClass(nb::module_ &m, const char *name,
+                               const char *what) {
+  static const std::string doc =
+      std::string(what) +
+      ": op and value ids of the Graph it was planned on, step operands "
+      "indices of earlier steps. List fields read as tuples (of tuples): "
+      "assign a whole list or array; what a field returns cannot be changed.";
+  nb::class_<Edit> cls(m, name, doc.c_str());
+  cls.def(nb::init<>());
+  return cls;
+}
+
+/// Binds the field `Field` of an edit class: a list reads as frozen() and is
+/// set whole; anything else reads and writes as is.
+template <auto Field, typename Class>
+void bindField(Class &cls, const char *name, const char *doc) {
+  if constexpr (isVector<typename MemberOf<decltype(Field)>::Type>)
+    cls.def_prop_rw(name, asTuple<Field>, assign<Field>, doc);
+  else
+    cls.def_rw(name, Field, doc);
+}
+
+/// Binds `apply_<name>(graph, edit)`: the edit checked against the graph
+/// (a malformed one raises, the IR as it was), then applied.
+template <typename Edit, void (*Check)(const Graph &, const Edit &),
+          void (*Apply)(const Graph &, const Edit &)>
+void bindApply(nb::module_ &m, const char *name, const char *doc) {
+  m.def(
+      name,
+      [](const Graph &g, const Edit &edit) {
+        Check(g, edit);
+        Apply(g, edit);
+      },
+      nb::arg("graph"), nb::arg("edit"), doc);
+}
+
 } // namespace
 
 void registerAllocsToViewsBindings(nb::module_ &m) {
@@ -443,123 +486,31 @@ void registerAllocsToViewsBindings(nb::module_ &m) {
 #include "memplan/Reuse/EditSteps.def"
   }
 
-  nb::class_<PoolEdit>(
+  auto pool = bindEditClass<PoolEdit>(
       m, "PoolEdit",
-      "One pool's rewrite as plain data (memplan/Reuse/PoolEdit.h): op and "
-      "value ids of the Graph it was planned on, step operands indices of "
-      "earlier steps. List fields read as tuples (of tuples): assign a "
-      "whole list or array; what a field returns cannot be changed.")
-      .def(nb::init<>())
-      .def_rw("insert_before", &PoolEdit::insertBefore,
-              "The op the pool's alloc and its arithmetic are created before.")
-      .def_rw("dealloc_after", &PoolEdit::deallocAfter,
-              "The op the pool's dealloc is created after.")
-      .def_rw("alignment", &PoolEdit::alignment,
-              "The pool alloc's alignment, in bytes.")
-      .def_prop_rw("hoist", asTuple<&PoolEdit::hoist>, assign<&PoolEdit::hoist>,
-                   "Ops moved before insert_before, in this order.")
-      .def_prop_rw(
-          "size_operands", asTuple<&PoolEdit::sizeOperands>,
-          assign<&PoolEdit::sizeOperands>,
-          "(alloc op, operand index, value id): the operand becomes that "
-          "value before the steps run.")
-      .def_prop_rw("steps", asTuple<&PoolEdit::steps>, assign<&PoolEdit::steps>,
-                   "The index program, in creation order: (EditStep, a, b, c); "
-                   "exactly one POOL step.")
-      .def_prop_rw("allocs", asTuple<&PoolEdit::allocs>,
-                   assign<&PoolEdit::allocs>, "Per member: its alloc.")
-      .def_prop_rw("deallocs", asTuple<&PoolEdit::deallocs>,
-                   assign<&PoolEdit::deallocs>,
-                   "Per member: its dealloc, or -1.")
-      .def_prop_rw("offset_step", asTuple<&PoolEdit::offsetStep>,
-                   assign<&PoolEdit::offsetStep>,
-                   "Per member: the step giving its byte offset in the pool.")
-      .def_prop_rw("erase", asTuple<&PoolEdit::erase>, assign<&PoolEdit::erase>,
-                   "Other deallocs to erase (those of merged branch results).");
+      "One pool's rewrite as plain data (memplan/Reuse/PoolEdit.h)");
+#define MEMPLAN_POOL_EDIT_FIELD(Field, Py, Init, Doc, ...)                     \
+  bindField<&PoolEdit::Field>(pool, #Py, Doc);
+#include "memplan/Reuse/PoolEditFields.def"
 
-  nb::class_<TransientEdit>(
-      m, "TransientEdit",
-      "A module's transient rewrite as plain data "
-      "(memplan/Transients/TransientEdit.h): op and value ids of the Graph "
-      "it was planned on, step operands indices of earlier steps. List "
-      "fields read as tuples (of tuples): assign a whole list or array; what "
-      "a field returns cannot be changed.")
-      .def(nb::init<>())
-      .def_prop_rw(
-          "new_arguments", asTuple<&TransientEdit::newArguments>,
-          assign<&TransientEdit::newArguments>,
-          "Functions given a memref<?xi8> argument after their last one, "
-          "before the steps run.")
-      .def_rw("storage_marker", &TransientEdit::storageMarker,
-              "The unit attribute of the new arguments (\"\": none).")
-      .def_prop_rw("steps", asTuple<&TransientEdit::steps>,
-                   assign<&TransientEdit::steps>,
-                   "The program, in creation order: (EditStep, a, b, c), "
-                   "positioned by ENTRY_BEGIN, BEFORE and AFTER steps.")
-      .def_prop_rw("clone_operands", asTuple<&TransientEdit::cloneOperands>,
-                   assign<&TransientEdit::cloneOperands>,
-                   "The operands of the CLONE steps.")
-      .def_rw("alignment", &TransientEdit::alignment,
-              "The heap buffers' (POOL steps') alignment, in bytes.")
-      .def_rw("message", &TransientEdit::message, "The ASSERT steps' message.")
-      .def_prop_rw("names", asTuple<&TransientEdit::names>,
-                   assign<&TransientEdit::names>, "The FUNCTION steps' names.")
-      .def_prop_rw("marked", asTuple<&TransientEdit::marked>,
-                   assign<&TransientEdit::marked>,
-                   "The steps whose op gets the unit attribute `marker`.")
-      .def_prop_rw("unmarked", asTuple<&TransientEdit::unmarked>,
-                   assign<&TransientEdit::unmarked>,
-                   "The steps whose op loses the unit attribute `marker`.")
-      .def_rw("marker", &TransientEdit::marker, "The marked steps' attribute.")
-      .def_prop_rw("symbols", asTuple<&TransientEdit::symbols>,
-                   assign<&TransientEdit::symbols>,
-                   "(op, name): op gets `symbol_attribute`, a reference to "
-                   "names[name].")
-      .def_rw("symbol_attribute", &TransientEdit::symbolAttribute,
-              "The symbols' attribute.")
-      .def_prop_rw("allocs", asTuple<&TransientEdit::allocs>,
-                   assign<&TransientEdit::allocs>,
-                   "Per allocation placed in storage: its alloc.")
-      .def_prop_rw("deallocs", asTuple<&TransientEdit::deallocs>,
-                   assign<&TransientEdit::deallocs>,
-                   "Per allocation placed in storage: its dealloc, or -1.")
-      .def_prop_rw(
-          "buffer_step", asTuple<&TransientEdit::bufferStep>,
-          assign<&TransientEdit::bufferStep>,
-          "Per allocation placed in storage: the step giving its buffer.")
-      .def_prop_rw("offset_step", asTuple<&TransientEdit::offsetStep>,
-                   assign<&TransientEdit::offsetStep>,
-                   "Per allocation placed in storage: the step giving its byte "
-                   "offset in it.")
-      .def_prop_rw("erase", asTuple<&TransientEdit::erase>,
-                   assign<&TransientEdit::erase>,
-                   "Other ops to erase (further deallocs).")
-      .def_prop_rw(
-          "calls", asTuple<&TransientEdit::calls>,
-          assign<&TransientEdit::calls>,
-          "(call, argument, step): the call passes the step's value as "
-          "that argument, appended when it is one past the last.");
+  auto transient =
+      bindEditClass<TransientEdit>(m, "TransientEdit",
+                                   "A module's transient rewrite as plain data "
+                                   "(memplan/Transients/TransientEdit.h)");
+#define MEMPLAN_TRANSIENT_EDIT_FIELD(Field, Py, Init, Doc, ...)                \
+  bindField<&TransientEdit::Field>(transient, #Py, Doc);
+#include "memplan/Transients/TransientEditFields.def"
 
-  m.def(
-      "apply_pool_edit",
-      [](const Graph &g, const PoolEdit &edit) {
-        checkPoolEdit(g, edit);
-        applyPoolEdit(g, edit);
-      },
-      nb::arg("graph"), nb::arg("edit"),
+  bindApply<PoolEdit, checkPoolEdit, applyPoolEdit>(
+      m, "apply_pool_edit",
       "Apply one pool's edit (memplan/Reuse/PoolEdit.h) after checking it "
       "against the graph: the size operands set, the hoisted ops moved, the "
       "steps created before insert_before, the pool freed after "
       "dealloc_after, each member a view at its offset step, the members' "
       "allocs and deallocs and `erase` erased.");
 
-  m.def(
-      "apply_transient_edit",
-      [](const Graph &g, const TransientEdit &edit) {
-        checkTransientEdit(g, edit);
-        applyTransientEdit(g, edit);
-      },
-      nb::arg("graph"), nb::arg("edit"),
+  bindApply<TransientEdit, checkTransientEdit, applyTransientEdit>(
+      m, "apply_transient_edit",
       "Apply a module's transient edit (memplan/Transients/TransientEdit.h) "
       "after checking it against the graph: the storage arguments added to "
       "new_arguments (with the unit attribute `storage_marker` unless it is "

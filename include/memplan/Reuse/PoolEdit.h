@@ -25,30 +25,11 @@ namespace memplan {
 
 class Graph;
 
-/// One pool's rewrite. Op and value ids are those of the Graph it was
-/// planned on; step operands are indices of earlier steps.
+/// One pool's rewrite (its fields: memplan/Reuse/PoolEditFields.def).
 struct PoolEdit {
-  /// The op the pool's alloc and its arithmetic are created before (their
-  /// location is this op's).
-  int32_t insertBefore = -1;
-  /// The op the pool's dealloc is created after.
-  int32_t deallocAfter = -1;
-  /// The pool alloc's alignment, in bytes.
-  int64_t alignment = 0;
-  /// Ops moved before `insertBefore`, in this order (what computes the
-  /// dynamic sizes).
-  std::vector<int32_t> hoist;
-  /// (alloc op, operand index, value id): the operand becomes that value,
-  /// the size the pool was planned with, before the steps run.
-  std::vector<std::array<int32_t, 3>> sizeOperands;
-  /// The `index` program, in creation order: (EditStep, a, b, c). Exactly
-  /// one step is EditStep::Pool.
-  std::vector<std::array<int64_t, 4>> steps;
-  /// Per member: its alloc, its dealloc (or -1) and the step giving its
-  /// byte offset in the pool.
-  std::vector<int32_t> allocs, deallocs, offsetStep;
-  /// Other deallocs to erase (those of merged branch results).
-  std::vector<int32_t> erase;
+#define MEMPLAN_POOL_EDIT_FIELD(Field, Py, Init, Doc, ...)                     \
+  __VA_ARGS__ Field = Init;
+#include "memplan/Reuse/PoolEditFields.def"
 };
 
 /// Applies `edit`, which the caller has checked (ids in range, step

@@ -29,41 +29,12 @@ namespace memplan {
 
 class Graph;
 
-/// A module's transient rewrite. Op and value ids are those of the Graph it
-/// was planned on; step operands are indices of earlier steps.
+/// A module's transient rewrite (its fields:
+/// memplan/Transients/TransientEditFields.def).
 struct TransientEdit {
-  /// Functions given a `memref<?xi8>` argument after their last one, before
-  /// the steps run: its attributes empty, or the unit attribute
-  /// `storageMarker` when that is not empty.
-  std::vector<int32_t> newArguments;
-  std::string storageMarker;
-  /// The program, in creation order (memplan/Reuse/EditSteps.def):
-  /// (step, a, b, c), positioned by EntryBegin, Before and After steps.
-  std::vector<std::array<int64_t, 4>> steps;
-  /// The operands of the Clone steps.
-  std::vector<int64_t> cloneOperands;
-  /// The heap buffers' (Pool steps') alignment, in bytes.
-  int64_t alignment = 0;
-  /// The Assert steps' message.
-  std::string message;
-  /// The Function steps' names.
-  std::vector<std::string> names;
-  /// The steps whose op gets the unit attribute `marker`, and those whose op
-  /// loses it.
-  std::vector<int64_t> marked, unmarked;
-  std::string marker;
-  /// (op, name): op gets `symbolAttribute`, a reference to names[name].
-  std::vector<std::array<int32_t, 2>> symbols;
-  std::string symbolAttribute;
-  /// Per allocation placed in storage: its alloc, its dealloc (or -1), and
-  /// the steps giving its buffer and its byte offset in it.
-  std::vector<int32_t> allocs, deallocs, bufferStep, offsetStep;
-  /// Other ops to erase (further deallocs).
-  std::vector<int32_t> erase;
-  /// (call, argument, step): the call passes the step's value as that
-  /// argument, appended when it is one past the last; its argument
-  /// attributes are dropped.
-  std::vector<std::array<int32_t, 3>> calls;
+#define MEMPLAN_TRANSIENT_EDIT_FIELD(Field, Py, Init, Doc, ...)                \
+  __VA_ARGS__ Field = Init;
+#include "memplan/Transients/TransientEditFields.def"
 };
 
 /// Applies `edit`, which the caller has checked (ids in range, step operands
