@@ -772,7 +772,6 @@ SubsetCopyStats eliminateSubsetCopies(MlirOperation rootHandle,
                                       const SubsetCopyOptions &options,
                                       bool apply) {
   Operation *root = unwrap(rootHandle);
-  bool functionBoundaries = options.functionBoundaries;
   SubsetCopyStats stats;
   if (!singleBlockRegions(root))
     return stats;
@@ -845,7 +844,7 @@ SubsetCopyStats eliminateSubsetCopies(MlirOperation rootHandle,
       report(groups);
       return stats;
     }
-    before = analyze(root, functionBoundaries, query.get());
+    before = analyze(root, options.functionBoundaries, query.get());
     if (!before) {
       stats.analyzed = false;
       for (Group &g : groups)
@@ -944,7 +943,7 @@ SubsetCopyStats eliminateSubsetCopies(MlirOperation rootHandle,
       }
 
     std::optional<Analysis> after =
-        analyze(clone.get(), functionBoundaries, query.get());
+        analyze(clone.get(), options.functionBoundaries, query.get());
     bool failedAny = false;
     auto failApplied = [&](Applied &a, Piece *p, Reason r) {
       if (p) {

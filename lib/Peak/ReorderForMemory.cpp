@@ -758,9 +758,8 @@ std::vector<int32_t> BodyModel::beamOrder(const ReorderOptions &bounds) const {
 ReorderStats reorderForMemory(MlirOperation rootHandle,
                               const ReorderOptions &options) {
   Operation *root = unwrap(rootHandle);
-  bool functionBoundaries = options.functionBoundaries;
   ReorderStats stats;
-  std::optional<Analysis> before = analyze(root, functionBoundaries);
+  std::optional<Analysis> before = analyze(root, options.functionBoundaries);
   if (!before) {
     stats.analyzed = false;
     return stats;
@@ -782,7 +781,7 @@ ReorderStats reorderForMemory(MlirOperation rootHandle,
   }
   // (body, its original order) of each body that changed.
   std::vector<std::pair<Block *, std::vector<Operation *>>> changed;
-  DyingInputQueries dying(root, functionBoundaries);
+  DyingInputQueries dying(root, options.functionBoundaries);
   root->walk([&](FunctionOpInterface func) {
     Region *body = func.getCallableRegion();
     if (!body || !body->hasOneBlock())
@@ -820,7 +819,7 @@ ReorderStats reorderForMemory(MlirOperation rootHandle,
   if (changed.empty())
     return stats;
   std::optional<Analysis> after =
-      analyze(root, functionBoundaries, /*aliasSets=*/false);
+      analyze(root, options.functionBoundaries, /*aliasSets=*/false);
   if (!after || after->outOfPlace.size() > before->outOfPlace.size()) {
     for (auto &[block, old] : changed)
       for (Operation *op : old)

@@ -77,6 +77,18 @@ std::optional<Rewrite> candidateFor(linalg::LinalgOp op,
   return r;
 }
 
+/// The rewrites of the ops under `root` that have a candidate, in walk
+/// order.
+SmallVector<Rewrite> candidatesUnder(Operation *root,
+                                     DyingInputQueries &queries) {
+  SmallVector<Rewrite> rewrites;
+  root->walk([&](linalg::LinalgOp op) {
+    if (std::optional<Rewrite> r = candidateFor(op, queries))
+      rewrites.push_back(*r);
+  });
+  return rewrites;
+}
+
 /// In-place decisions of the module, keyed by (pre-order op id, operand).
 using Decisions = llvm::DenseMap<std::pair<int32_t, int32_t>, bool>;
 
@@ -100,14 +112,9 @@ analyze(Operation *root, bool functionBoundaries,
 DyingInputStats reuseDyingInputs(MlirOperation rootHandle,
                                  const DyingInputOptions &options) {
   Operation *root = unwrap(rootHandle);
-  bool functionBoundaries = options.functionBoundaries;
+  DyingInputQueries queries(root, options.functionBoundaries);
+  SmallVector<Rewrite> rewrites = candidatesUnder(root, queries);
   DyingInputStats stats;
-  SmallVector<Rewrite> rewrites;
-  DyingInputQueries queries(root, functionBoundaries);
-  root->walk([&](linalg::LinalgOp op) {
-    if (std::optional<Rewrite> r = candidateFor(op, queries))
-      rewrites.push_back(*r);
-  });
   stats.candidates = static_cast<int64_t>(rewrites.size());
   if (rewrites.empty())
     return stats;
@@ -147,7 +154,7 @@ DyingInputStats reuseDyingInputs(MlirOperation rootHandle,
     if (trying.empty())
       break;
     std::optional<Decisions> last =
-        analyze(root, functionBoundaries, std::move(deferred));
+        analyze(root, options.functionBoundaries, std::move(deferred));
     for (Rewrite *r : trying) {
       auto it =
           last ? last->find({opId[r->op], static_cast<int32_t>(r->initOperand)})
@@ -173,7 +180,7 @@ DyingInputStats reuseDyingInputs(MlirOperation rootHandle,
       // below is not handed on.
       dropKeptAnalysis(wrap(root));
       setAll(false);
-      before = analyze(root, functionBoundaries);
+      before = analyze(root, options.functionBoundaries);
       setAll(true);
     }
     return before;
@@ -184,8 +191,8 @@ DyingInputStats reuseDyingInputs(MlirOperation rootHandle,
   // changes nothing is that of the module bufferization will see: it is
   // kept for it.
   for (int round = 0;; ++round) {
-    std::optional<Decisions> after =
-        analyze(root, functionBoundaries, {}, /*keepForBufferization=*/true);
+    std::optional<Decisions> after = analyze(root, options.functionBoundaries,
+                                             {}, /*keepForBufferization=*/true);
     llvm::DenseSet<Operation *> undoFunctions;
     bool undoAll = !after || round == 2;
     bool changed = false;
