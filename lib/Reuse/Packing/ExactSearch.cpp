@@ -74,12 +74,9 @@ namespace {
 
 /// Directed pairs of overlapping buffers the search keeps at most (32 MiB).
 constexpr int64_t kMaxNeighbours = int64_t(1) << 23;
-/// Static orders the search restarts under; noisy variants follow.
-constexpr int kOrders = 3;
-/// Restart limits are multiples of this many steps per buffer and slot.
-constexpr int64_t kRestartUnit = 3000;
-/// Noisy orders scale each buffer's keys by a factor in 1 +- kNoise / 2.
-constexpr double kNoise = 0.6;
+/// Restarts (Restarts.h) under three static orders (the keys of `attempt`),
+/// items the buffers and slots.
+constexpr RestartShape kRestarts{/*orders=*/3, /*unit=*/3000, /*noise=*/0.6};
 /// The part of a capacity's budget the sweep search may take first (it
 /// probes with a tenth of that, SweepSearch.h).
 constexpr double kSweepShare = 0.5;
@@ -694,13 +691,13 @@ Verdict CanonicalSearch::attempt(int64_t capacity, int64_t budget, int64_t cap,
     for (size_t s = 0; s < S_; ++s)
       if (remInit_[s] > capQ_)
         return Verdict::Infeasible;
-    restarts_ = std::make_unique<RestartSchedule>(
-        kOrders, kRestartUnit * int64_t(m_ + S_), kNoise,
-        0x9E3779B97F4A7C15ull ^ uint64_t(capacity));
+    restarts_ = std::make_unique<RestartSchedule>(kRestarts, int64_t(m_ + S_),
+                                                  0x9E3779B97F4A7C15ull ^
+                                                      uint64_t(capacity));
     restartsFor_ = capacity;
   }
-  const Key keys[kOrders] = {Key::WidthFirst, Key::TotalThenArea,
-                             Key::TotalThenWidth};
+  const Key keys[kRestarts.orders] = {Key::WidthFirst, Key::TotalThenArea,
+                                      Key::TotalThenWidth};
   const int64_t start = work_;
   std::vector<double> noise;
   while (true) {

@@ -20,12 +20,21 @@ namespace packing_detail {
 /// The Luby sequence 1 1 2 1 1 2 4 1 1 2 ... at i >= 1.
 int64_t luby(int64_t i);
 
+/// A search's restarts: `orders` static orders, step limits in multiples of
+/// `unit` steps per item the search places (a buffer, a slot), and noisy
+/// orders that scale each item's key by a factor in 1 +- noise / 2.
+struct RestartShape {
+  int orders;
+  int64_t unit;
+  double noise;
+};
+
 class RestartSchedule {
 public:
-  /// `orders` static orders; limits in multiples of `unit` steps; noisy
-  /// orders scale each key by a factor in 1 +- noise / 2.
-  RestartSchedule(int orders, int64_t unit, double noise, uint64_t seed)
-      : orders_(orders), unit_(unit), noise_(noise), rng_(seed) {}
+  /// The restarts of `shape` for a search over `items` items.
+  RestartSchedule(const RestartShape &shape, int64_t items, uint64_t seed)
+      : orders_(shape.orders), unit_(shape.unit * items), noise_(shape.noise),
+        rng_(seed) {}
 
   /// The next run: its order (< orders), and its step limit. Fills `noise`
   /// with one factor per item for a noisy run, or clears it.

@@ -38,15 +38,12 @@ namespace memplan {
 namespace packing_detail {
 namespace {
 
-/// A run's base step limit per buffer; limits are multiples of it.
-constexpr int64_t kRestartUnit = 400;
+/// Restarts (Restarts.h) under three static orders of the candidates, items
+/// the buffers.
+constexpr RestartShape kRestarts{/*orders=*/3, /*unit=*/400, /*noise=*/0.8};
 /// 2 steps here cost 3 of the exact search's (CPU time, measured on the
 /// generated instances: 1.4-1.9 ns against 2.8-3.6 ns).
 constexpr StepPrice kPrice{3, 2};
-/// Static orders of the candidates; noisy variants follow.
-constexpr int kOrders = 3;
-/// Noisy orders scale each buffer's key by a factor in 1 +- kNoise / 2.
-constexpr double kNoise = 0.8;
 /// The probe takes 1 / kProbeShare of the budget.
 constexpr int64_t kProbeShare = 10;
 /// Headway that earns the sweep its whole budget after the probe: a run
@@ -595,8 +592,8 @@ SweepOutcome searchSweep(const Problem &pb, int64_t capacity, int64_t budget) {
     return out;
   }
   // Restarts seeded by the capacity (Restarts.h).
-  RestartSchedule restarts(kOrders, kRestartUnit * int64_t(sweep.count()),
-                           kNoise, 0xD1B54A32D192ED03ull ^ uint64_t(capacity));
+  RestartSchedule restarts(kRestarts, int64_t(sweep.count()),
+                           0xD1B54A32D192ED03ull ^ uint64_t(capacity));
   std::vector<double> noise;
   int64_t limit = probe;
   bool probing = true;
