@@ -1,4 +1,4 @@
-//===- DeallocationBindings.cpp - The checker and the plan test pass ----===//
+//===- DeallocationBindings.cpp - The checker and the plan test pass ------===//
 //
 // `_core.verify_deallocation(op_capsule)`: the issues of
 // memplan/Deallocation/DeallocationVerifier.h as tuples

@@ -1,5 +1,4 @@
-//===- BlockPeakModel.h - Bytes a block's tensors hold, op by op -*- C++
-//-*-===//
+//===- BlockPeakModel.h - Bytes a block's tensors hold ----------*- C++ -*-===//
 //
 // The storage a tensor program's block needs once bufferized, modeled on
 // the tensors themselves (no analysis run, the IR untouched): the dataflow

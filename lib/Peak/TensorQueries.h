@@ -1,5 +1,4 @@
-//===- TensorQueries.h - What memplan's tensor rewrites ask the interfaces
-//-===//
+//===- TensorQueries.h - What tensor rewrites ask ---------------*- C++ -*-===//
 //
 // The questions the tensor-level rewrites (lib/Peak/) share, answered
 // by BufferizableOpInterface and the side-effect interfaces, never by op

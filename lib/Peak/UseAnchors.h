@@ -1,5 +1,4 @@
-//===- UseAnchors.h - Where a value is used, seen from its block -*- C++
-//-*-===//
+//===- UseAnchors.h - Where a block's values are used -----------*- C++ -*-===//
 //
 // The tensor rewrites that give a value's uses a value of their own
 // (memplan-split-destinations, memplan-recompute-cheap-values) ask the same

@@ -1,5 +1,4 @@
-//===- ApplyPoolEdit.cpp - A pool plan applied in one edit
-//-----------------===//
+//===- ApplyPoolEdit.cpp - A pool plan applied in one edit ----------------===//
 //
 // See include/memplan/Reuse/PoolEdit.h. The sizes the pool was planned
 // with become its members' size operands, the ops computing them move above

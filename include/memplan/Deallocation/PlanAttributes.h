@@ -1,5 +1,4 @@
-//===- PlanAttributes.h - A deallocation plan stated by attributes -*- C++
-//-*-===//
+//===- PlanAttributes.h - A deallocation plan in attributes -----*- C++ -*-===//
 //
 // memplan-test-apply-deallocation-plan: the rewrite of
 // memplan-buffer-deallocation (lib/Deallocation/InsertDeallocs.cpp) applied

@@ -1,4 +1,4 @@
-//===- CopyPlan.h - The copies an analyzed state asks for ------*- C++ -*-===//
+//===- CopyPlan.h - The copies an analyzed state asks for -------*- C++ -*-===//
 //
 // What upstream's copy insertion (insertTensorCopies ->
 // resolveTensorOpOperandConflicts) would materialize for each out-of-place

@@ -1,5 +1,4 @@
-//===- RepeatedSuccessors.h - One block per edge that carries tensors -*- C++
-//-*-===//
+//===- RepeatedSuccessors.h - One block per tensor edge ---------*- C++ -*-===//
 //
 // A step of memplan-one-shot-bufferize before its analysis. Upstream's
 // bufferization finds the operands a block argument receives through the

@@ -1,4 +1,4 @@
-//===- IndexRanges.h - Values of integer arguments that stay in bounds -*-===//
+//===- IndexRanges.h - Integer arguments in bounds --------------*- C++ -*-===//
 //
 // For the numerics harness (python/memplan/numerics/signature.py): which
 // values of a function's integer arguments keep its IR in bounds, read from

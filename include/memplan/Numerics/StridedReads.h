@@ -1,4 +1,4 @@
-//===- StridedReads.h - Tiles of strided reads packed for the JIT -*- C++ -*-=//
+//===- StridedReads.h - Strided reads packed in tiles -----------*- C++ -*-===//
 //
 // For the numerics harness' lowering (python/memplan/numerics/lowering.py):
 // a structured op on buffers whose innermost loop reads an input with a

@@ -1,4 +1,4 @@
-//===- PairOrderSearch.h - Clause-learning search over pair orders -*- C++ -*-//
+//===- PairOrderSearch.h - Search of pair orders ----------------*- C++ -*-===//
 //
 // Private to lib/Reuse/Packing/. A complete search for a packing under a
 // capacity that decides, for each pair of buffers whose lifetimes overlap,
