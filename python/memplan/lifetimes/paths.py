@@ -177,25 +177,60 @@ class PathTree:
         return max(item.start, self.hi[item.node] + 1), item.end
 
 
-def _numeric_levels(
-    tree: PathTree, items: Sequence[HeapItem], sizes: np.ndarray, exclude_escapes: bool
-) -> np.ndarray:
+class HeapArrays:
+    """Items of constant sizes as arrays: the start, end, node and bytes of each
+    (:class:`HeapItem`'s fields); their order does not matter to the levels."""
+
+    def __init__(self, start: np.ndarray, end: np.ndarray, node: np.ndarray, size: np.ndarray):
+        self.start, self.end, self.node, self.size = start, end, node, size
+
+    @classmethod
+    def of(cls, items: Sequence[HeapItem], sizes: Sequence[int]) -> "HeapArrays":
+        """``items`` with their constant ``sizes`` (:func:`constant_sizes`)."""
+        count = len(items)
+        return cls(
+            np.fromiter((it.start for it in items), np.int64, count),
+            np.fromiter((it.end for it in items), np.int64, count),
+            np.fromiter((it.node for it in items), np.int64, count),
+            np.array(sizes, dtype=np.int64),
+        )
+
+    def __add__(self, other: "HeapArrays") -> "HeapArrays":
+        return HeapArrays(
+            *(np.concatenate([a, b]) for a, b in zip(self._fields(), other._fields()))
+        )
+
+    def take(self, keep: np.ndarray) -> "HeapArrays":
+        """The items where ``keep`` holds."""
+        return HeapArrays(*(a[keep] for a in self._fields()))
+
+    def total(self) -> int:
+        """The sum of the sizes (a Python integer: never wraps)."""
+        return sum(self.size.tolist())
+
+    def _fields(self) -> tuple[np.ndarray, ...]:
+        return self.start, self.end, self.node, self.size
+
+
+def _numeric_levels(tree: PathTree, items: HeapArrays, exclude_escapes: bool) -> np.ndarray:
     """Bytes live at each point of the function (relative to its op)."""
     n = tree.end - tree.func_op
     delta = np.zeros(n + 1, dtype=np.int64)
-    for it, z in zip(items, sizes.tolist()):
-        if z <= 0:
-            continue
-        s, e = it.start - tree.func_op, min(it.end, tree.end) - tree.func_op
-        if s < e:
-            delta[s] += z
-            delta[e] -= z
-        if exclude_escapes:
-            lo, hi = tree.escape(it)
-            lo, hi = lo - tree.func_op, min(hi, tree.end) - tree.func_op
-            if lo < hi:
-                delta[lo] -= z
-                delta[hi] += z
+    keep = items.size > 0
+    z, start, end = items.size[keep], items.start[keep], items.end[keep]
+    s, e = start - tree.func_op, np.minimum(end, tree.end) - tree.func_op
+    live = s < e
+    np.add.at(delta, s[live], z[live])
+    np.subtract.at(delta, e[live], z[live])
+    if exclude_escapes:
+        # The part of each interval past its node's points (tree.escape):
+        # none in the root.
+        node = items.node[keep]
+        last = np.array(tree.hi, dtype=np.int64)[node]
+        lo = np.where(node == 0, end, np.maximum(start, last + 1)) - tree.func_op
+        out = lo < e
+        np.subtract.at(delta, lo[out], z[out])
+        np.add.at(delta, e[out], z[out])
     return np.cumsum(delta)[:n]
 
 
@@ -213,19 +248,44 @@ def _node_targets(tree: PathTree, level_in: np.ndarray) -> np.ndarray:
     return np.array(tree.targets([int(m) for m in most], max, min), dtype=np.int64)
 
 
+def constant_sizes(items: Sequence[HeapItem]) -> list[Optional[int]]:
+    """The bytes of each item where they are one number for every size
+    (its size constant, no ``values``), else None."""
+    known: dict[int, Optional[int]] = {}  # by id: items share their sizes
+    out = []
+    for it in items:
+        if it.values is not None:
+            out.append(None)
+            continue
+        z = known.get(id(it.size), known)
+        if z is known:
+            z = known[id(it.size)] = B.constant_value(it.size)
+        out.append(z)
+    return out
+
+
+class NumericHeap:
+    """The input's levels at each point and each point's target, every size
+    constant: the check of :func:`numeric_ok` for any number of plans."""
+
+    def __init__(self, tree: PathTree, before: HeapArrays):
+        self.tree = tree
+        self.level = _numeric_levels(tree, before, exclude_escapes=True)
+        self.target = _node_targets(tree, self.level)[tree.point_node]
+
+    def ok(self, after: HeapArrays) -> bool:
+        """Whether the plan ``after`` never raises the heap on any path."""
+        level_plan = _numeric_levels(self.tree, after, exclude_escapes=True)
+        escapes = _numeric_levels(self.tree, after, exclude_escapes=False) - level_plan
+        ok = (level_plan <= self.level) | (level_plan + escapes <= self.target)
+        return bool(ok.all())
+
+
 def numeric_ok(tree: PathTree, before: Sequence[HeapItem], after: Sequence[HeapItem]) -> bool:
     """Whether the plan ``after`` never raises the heap of the input
     ``before`` on any path, every size constant."""
-
-    def sizes(items):
-        return np.array([B.constant_value(it.size) for it in items], dtype=np.int64)
-
-    level_in = _numeric_levels(tree, before, sizes(before), exclude_escapes=True)
-    level_plan = _numeric_levels(tree, after, sizes(after), exclude_escapes=True)
-    escapes = _numeric_levels(tree, after, sizes(after), exclude_escapes=False) - level_plan
-    target = _node_targets(tree, level_in)
-    ok = (level_plan <= level_in) | (level_plan + escapes <= target[tree.point_node])
-    return bool(ok.all())
+    heap = NumericHeap(tree, HeapArrays.of(before, constant_sizes(before)))
+    return heap.ok(HeapArrays.of(after, constant_sizes(after)))
 
 
 def _key_points(tree: PathTree, items: Sequence[HeapItem]) -> list[int]:
@@ -273,13 +333,20 @@ class _Point:
         return tuple(s + self.single for s in out)
 
 
+NUMERIC_LIMIT = 1 << 62
+"""The input's and a plan's bytes summed stay below it for the levels to be
+int64 (:class:`NumericHeap`); symbolic otherwise."""
+
+
 class HeapCheck:
     """Compares plans with the input heap ``before`` of one function."""
 
     def __init__(self, tree: PathTree, before: Sequence[HeapItem]):
         self.tree = tree
         self.before = list(before)
-        self.constant = all(B.is_constant(it.size) for it in self.before)
+        self._before_sizes = constant_sizes(self.before)
+        self.constant = all(z is not None for z in self._before_sizes)
+        self._numeric: Optional[NumericHeap] = None
         self._targets: dict[int, B.Bound] = {}
         self._inputs: Optional[dict[int, B.Bound]] = None
 
@@ -323,10 +390,14 @@ class HeapCheck:
         size is constant, over the values of a single dynamic size one by
         one up to where bounds take over, by domination otherwise."""
         items = self.before + list(after)
-        if all(B.is_constant(it.size) and it.values is None for it in items):
+        sizes = constant_sizes(after)
+        if self.constant and all(z is not None for z in sizes):
             # int64 levels where no sum can wrap; exact Python integers otherwise.
-            if sum(B.constant_value(it.size) for it in items) < 1 << 62:
-                return numeric_ok(self.tree, self.before, after)
+            if sum(self._before_sizes) + sum(sizes) < NUMERIC_LIMIT:
+                if self._numeric is None:
+                    before = HeapArrays.of(self.before, self._before_sizes)
+                    self._numeric = NumericHeap(self.tree, before)
+                return self._numeric.ok(HeapArrays.of(after, sizes))
         leaves = set()
         for it in items:
             leaves |= B.leaves(it.size)
@@ -439,4 +510,14 @@ def plan_ok(tree: PathTree, before: Sequence[HeapItem], after: Sequence[HeapItem
     return HeapCheck(tree, before).ok(after)
 
 
-__all__ = ["HeapCheck", "HeapItem", "PathTree", "numeric_ok", "plan_ok"]
+__all__ = [
+    "NUMERIC_LIMIT",
+    "HeapArrays",
+    "HeapCheck",
+    "HeapItem",
+    "NumericHeap",
+    "PathTree",
+    "constant_sizes",
+    "numeric_ok",
+    "plan_ok",
+]

@@ -32,7 +32,15 @@ from memplan.lifetimes import bounds as B
 from memplan.lifetimes import symbolic
 from memplan.lifetimes.analysis import FunctionLifetimes, peak_live
 from memplan.lifetimes.fit import Over, over_capacity
-from memplan.lifetimes.paths import HeapCheck, HeapItem, PathTree
+from memplan.lifetimes.paths import (
+    NUMERIC_LIMIT,
+    HeapArrays,
+    HeapCheck,
+    HeapItem,
+    NumericHeap,
+    PathTree,
+    constant_sizes,
+)
 from memplan.lifetimes.peaks import (
     ROUNDING,
     Pool,
@@ -348,24 +356,73 @@ class _Sizes:
             for b, op in zip(lt.bytes.tolist(), lt.op.tolist())
         ]
         self.tree = PathTree(g, lt.func_op)
-        self.input = self.heap_items(set())
-        self.check = HeapCheck(self.tree, self.input)
-        self.leaves = sorted(set().union(*(symbolic.leaves(p) for p in self.polys)))
+        self._blocks: dict[int, B.Bound] = {}
+        # The heap buffers of no branch group (the same item in every plan
+        # that leaves one alone): their rows, and start, end, node and bytes.
+        func_end = int(g.op_end[lt.func_op]) + 1
+        self._rows = np.flatnonzero(~lt.is_alloca & (lt.group_of() < 0))
+        op = lt.op[self._rows].astype(np.int64)
+        dealloc = lt.dealloc[self._rows].astype(np.int64)
+        self._fields = (
+            op,
+            np.where(dealloc >= 0, np.maximum(dealloc + 1, lt.end[self._rows]), func_end),
+            self.tree.point_node[op - self.tree.func_op],
+            lt.bytes[self._rows].astype(np.int64),
+        )
+        self._singles: Optional[list[tuple[int, HeapItem]]] = None
+        self._input: Optional[list[HeapItem]] = None
+        self._check: Optional[HeapCheck] = None
+        self._static = self._static_heap()
+        self._numeric: Optional[NumericHeap] = None
+        self._before_total = 0
+        self.leaves = (
+            sorted(set().union(*(symbolic.leaves(p) for p in self.polys))) if self.dynamic else []
+        )
+
+    @property
+    def input(self) -> list[HeapItem]:
+        """The heap of the function as it is."""
+        if self._input is None:
+            self._input = self.heap_items(set())
+        return self._input
+
+    @property
+    def check(self) -> HeapCheck:
+        """Plans against :attr:`input`."""
+        if self._check is None:
+            self._check = HeapCheck(self.tree, self.input)
+        return self._check
 
     def block(self, rows) -> B.Bound:
         """Heap bytes of the largest of ``rows`` (one buffer), 64-byte blocks."""
         polys = [self.polys[r] for r in rows]
         if all(len(p) <= 1 and () in p or not p for p in polys):
-            return B.aligned(symbolic.const(max(p.get((), 0) for p in polys)), ROUNDING)
+            return self._constant_block(max(p.get((), 0) for p in polys))
         return B.maximum(*(B.aligned(p, ROUNDING) for p in polys))
 
-    def heap_items(self, skip: set[int]) -> list[HeapItem]:
-        """The heap of the function as it is, but the rows in ``skip``: each
-        buffer from its allocation to its dealloc (to the end without one),
-        a branch group as one buffer from its region op."""
+    def _constant_block(self, size: int) -> B.Bound:
+        """Heap bytes of a buffer of ``size`` bytes (one bound per size)."""
+        found = self._blocks.get(size)
+        if found is None:
+            found = self._blocks[size] = B.aligned(symbolic.const(size), ROUNDING)
+        return found
+
+    def _single_items(self) -> list[tuple[int, HeapItem]]:
+        """Each heap buffer of no branch group with its item (made once)."""
+        if self._singles is None:
+            fields = zip(self._rows.tolist(), *(a.tolist() for a in self._fields))
+            self._singles = [
+                # A static size is its polynomial's constant (symbolic.const).
+                (r, HeapItem(o, e, self._constant_block(b) if b >= 0 else self.block([r]), n))
+                for r, o, e, n, b in fields
+            ]
+        return self._singles
+
+    def _group_items(self, skip: set[int]) -> list[HeapItem]:
+        """Each branch group as one buffer from its region op, but the rows
+        in ``skip``."""
         lt, tree = self.lt, self.tree
         func_end = int(lt.graph.op_end[lt.func_op]) + 1
-        group = lt.group_of()
         items = []
         for grp in lt.groups:
             rows = [r for r in grp.rows if r not in skip]
@@ -378,13 +435,47 @@ class _Sizes:
                         tree.node_of(grp.region_op),
                     )
                 )
-        for r in range(len(lt)):
-            if r in skip or lt.is_alloca[r] or group[r] >= 0:
-                continue
-            d = int(lt.dealloc[r])
-            end = max(d + 1, int(lt.end[r])) if d >= 0 else func_end
-            items.append(HeapItem(int(lt.op[r]), end, self.block([r]), tree.node_of(int(lt.op[r]))))
         return items
+
+    def heap_items(self, skip: set[int]) -> list[HeapItem]:
+        """The heap of the function as it is, but the rows in ``skip``: each
+        buffer from its allocation to its dealloc (to the end without one),
+        a branch group as one buffer from its region op."""
+        items = self._group_items(skip)
+        items += [it for r, it in self._single_items() if r not in skip]
+        return items
+
+    def _static_heap(self) -> Optional[HeapArrays]:
+        """With every size static, the buffers of no branch group as arrays
+        of their heap blocks (:meth:`_static_ok`); else None."""
+        op, end, node, size = self._fields
+        if self.dynamic or size.size and not (0 <= size.min() and size.max() < 1 << 61):
+            return None
+        # Their blocks' bytes (_constant_block), in int64: below 2^61, no wrap.
+        return HeapArrays(op, end, node, -(-size // ROUNDING) * ROUNDING)
+
+    def _static_ok(self, pools: list[PoolPlan]) -> Optional[bool]:
+        """:meth:`HeapCheck.ok` of :meth:`plan_items` where it compares
+        levels numerically, with the buffers of no group as arrays, not
+        items (made for every plan, their cost was most of the check's);
+        None where it would not."""
+        skip = {r for p in pools for r in p.members}
+        others = self._group_items(skip) + [self.pool_item(p) for p in pools]
+        sizes = constant_sizes(others)
+        if any(z is None for z in sizes):
+            return None
+        if self._numeric is None:
+            groups = self._group_items(set())
+            group_sizes = constant_sizes(groups)
+            if any(z is None for z in group_sizes):
+                return None
+            before = self._static + HeapArrays.of(groups, group_sizes)
+            self._numeric, self._before_total = NumericHeap(self.tree, before), before.total()
+        left = ~np.isin(self._rows, np.fromiter(skip, np.int64, len(skip)))
+        after = self._static.take(left) + HeapArrays.of(others, sizes)
+        if self._before_total + after.total() >= NUMERIC_LIMIT:
+            return None
+        return self._numeric.ok(after)
 
     def plan_items(self, pools: list[PoolPlan]) -> list[HeapItem]:
         """The heap with ``pools`` in place of their members."""
@@ -414,6 +505,10 @@ class _Sizes:
 
     def ok(self, pools: list[PoolPlan]) -> bool:
         """Whether ``pools`` never raise the heap on any path, for any size."""
+        if self._static is not None:
+            found = self._static_ok(pools)
+            if found is not None:
+                return found
         return self.check.ok(self.plan_items(pools))
 
 
