@@ -167,7 +167,6 @@ void pack(linalg::GenericOp op, ArrayRef<Packed> packs, int64_t tile) {
   linalg::LinalgOp linalgOp = op;
   OpFoldResult extent = linalgOp.createLoopRanges(b, loc)[j].size;
   std::optional<int64_t> staticExtent = getConstantIntValue(extent);
-  Value upper = getValueOrCreateConstantIndexOp(b, loc, extent);
   SmallVector<Value> buffers;
   for (const Packed &p : packs) {
     auto type = cast<MemRefType>(op->getOperand(p.operand).getType());
@@ -182,65 +181,87 @@ void pack(linalg::GenericOp op, ArrayRef<Packed> packs, int64_t tile) {
         b, loc, MemRefType::get(shape, type.getElementType()),
         b.getI64IntegerAttr(kPackAlignment)));
   }
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value step = arith::ConstantIndexOp::create(b, loc, tile);
-  auto loop = scf::ForOp::create(b, loc, zero, upper, step);
-  b.setInsertionPointToStart(loop.getBody());
-  Value iv = loop.getInductionVar();
-  OpFoldResult length = b.getIndexAttr(tile);
-  if (!staticExtent || *staticExtent % tile != 0) {
-    Value left = arith::SubIOp::create(b, loc, upper, iv);
-    length = arith::MinSIOp::create(b, loc, step, left).getResult();
-  }
-  // The tile of every operand that `j` indexes.
+  // The op on the tile of `j` at `iv` of `length` iterations: every operand
+  // that `j` indexes cut to the tile, each packed input copied into its
+  // buffer, `j` last.
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  SmallVector<Value> operands(op->getOperands());
-  for (OpOperand &operand : op->getOpOperands()) {
-    std::optional<unsigned> q =
-        resultPosition(maps[operand.getOperandNumber()], j);
-    if (!q)
-      continue;
-    Value source = operand.get();
-    unsigned rank = cast<MemRefType>(source.getType()).getRank();
-    SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
-    SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
-    SmallVector<OpFoldResult> sizes = memref::getMixedSizes(b, loc, source);
-    offsets[*q] = iv;
-    sizes[*q] = length;
-    operands[operand.getOperandNumber()] =
-        memref::SubViewOp::create(b, loc, source, offsets, sizes, strides);
-  }
-  // Each packed input's tile copied into its buffer, `j` last.
   MLIRContext *ctx = op.getContext();
-  for (auto [p, buffer] : llvm::zip(packs, buffers)) {
-    Value tileOfInput = operands[p.operand];
-    unsigned rank = cast<MemRefType>(tileOfInput.getType()).getRank();
-    auto bufferType = cast<MemRefType>(buffer.getType());
-    SmallVector<OpFoldResult> sizes;
-    for (int64_t size : bufferType.getShape().drop_back())
-      sizes.push_back(b.getIndexAttr(size));
-    sizes.push_back(length);
-    Value packed = memref::SubViewOp::create(
-        b, loc, buffer, SmallVector<OpFoldResult>(rank, b.getIndexAttr(0)),
-        sizes, SmallVector<OpFoldResult>(rank, b.getIndexAttr(1)));
-    AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
-    AffineMap toPack = moveResultLast(identity, p.position);
-    linalg::GenericOp::create(
-        b, loc, TypeRange(), ValueRange{tileOfInput}, ValueRange{packed},
-        ArrayRef<AffineMap>{inversePermutation(toPack), identity},
-        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
-        [](OpBuilder &nested, Location at, ValueRange args) {
-          linalg::YieldOp::create(nested, at, args[0]);
-        });
-    operands[p.operand] = packed;
-    maps[p.operand] = moveResultLast(maps[p.operand], p.position);
+  auto onTile = [&](Value iv, OpFoldResult length) -> Operation * {
+    SmallVector<AffineMap> tileMaps = maps;
+    SmallVector<Value> operands(op->getOperands());
+    for (OpOperand &operand : op->getOpOperands()) {
+      std::optional<unsigned> q =
+          resultPosition(maps[operand.getOperandNumber()], j);
+      if (!q)
+        continue;
+      Value source = operand.get();
+      unsigned rank = cast<MemRefType>(source.getType()).getRank();
+      SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+      SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+      SmallVector<OpFoldResult> sizes = memref::getMixedSizes(b, loc, source);
+      offsets[*q] = iv;
+      sizes[*q] = length;
+      operands[operand.getOperandNumber()] =
+          memref::SubViewOp::create(b, loc, source, offsets, sizes, strides);
+    }
+    for (auto [p, buffer] : llvm::zip(packs, buffers)) {
+      Value tileOfInput = operands[p.operand];
+      unsigned rank = cast<MemRefType>(tileOfInput.getType()).getRank();
+      auto bufferType = cast<MemRefType>(buffer.getType());
+      SmallVector<OpFoldResult> sizes;
+      for (int64_t size : bufferType.getShape().drop_back())
+        sizes.push_back(b.getIndexAttr(size));
+      sizes.push_back(length);
+      Value packed = memref::SubViewOp::create(
+          b, loc, buffer, SmallVector<OpFoldResult>(rank, b.getIndexAttr(0)),
+          sizes, SmallVector<OpFoldResult>(rank, b.getIndexAttr(1)));
+      AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+      AffineMap toPack = moveResultLast(identity, p.position);
+      linalg::GenericOp::create(
+          b, loc, TypeRange(), ValueRange{tileOfInput}, ValueRange{packed},
+          ArrayRef<AffineMap>{inversePermutation(toPack), identity},
+          SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+          [](OpBuilder &nested, Location at, ValueRange args) {
+            linalg::YieldOp::create(nested, at, args[0]);
+          });
+      operands[p.operand] = packed;
+      tileMaps[p.operand] = moveResultLast(maps[p.operand], p.position);
+    }
+    Operation *clone = b.clone(*op);
+    clone->setOperands(operands);
+    cast<linalg::GenericOp>(clone).setIndexingMapsAttr(
+        b.getAffineMapArrayAttr(tileMaps));
+    return clone;
+  };
+  // A static extent: a loop over the whole tiles, then the last partial tile
+  // on its own, so that every op has static sizes (what the harness' tiling
+  // of matmul-like kernels needs); a dynamic one: one loop, the last tile cut
+  // at the extent.
+  Value step = arith::ConstantIndexOp::create(b, loc, tile);
+  int64_t whole = staticExtent ? *staticExtent - *staticExtent % tile : 0;
+  Operation *last = nullptr;
+  if (!staticExtent || whole > 0) {
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value upper = staticExtent
+                      ? arith::ConstantIndexOp::create(b, loc, whole)
+                      : getValueOrCreateConstantIndexOp(b, loc, extent);
+    auto loop = scf::ForOp::create(b, loc, zero, upper, step);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value iv = loop.getInductionVar();
+    OpFoldResult length = b.getIndexAttr(tile);
+    if (!staticExtent) {
+      Value left = arith::SubIOp::create(b, loc, upper, iv);
+      length = arith::MinSIOp::create(b, loc, step, left).getResult();
+    }
+    last = onTile(iv, length);
   }
-  Operation *onTile = b.clone(*op);
-  onTile->setOperands(operands);
-  cast<linalg::GenericOp>(onTile).setIndexingMapsAttr(
-      b.getAffineMapArrayAttr(maps));
+  if (staticExtent && whole < *staticExtent)
+    last = onTile(arith::ConstantIndexOp::create(b, loc, whole),
+                  b.getIndexAttr(*staticExtent - whole));
+  (void)last;
   LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] packed " << packs.size()
-                          << " input(s) of " << *onTile << "\n");
+                          << " input(s) of " << *last << "\n");
   op.erase();
 }
 

@@ -32,7 +32,9 @@ know that the output overlaps no input (21 GFLOP/s on GPT-2's matmuls).
 Each output element still goes through the same body ops in the same
 reduction order, lane by lane, so the bits are the same.
 
-Eligible: a ``linalg.generic`` directly in an outlined kernel, whose loops
+Eligible: a ``linalg.generic`` directly in an outlined kernel (or in the
+loop over the tiles of an input packed by the lowering, reading the packed
+copy: a matmul whose weight is read through a transposed map), whose loops
 (after hoisting) are outer parallel ones, then the reductions, then one
 parallel loop, all with static sizes, whose operands have static strides,
 and whose innermost loop reads each input contiguously or not at all
@@ -393,6 +395,20 @@ def register_tile(op: ir.Operation) -> bool:
     return True
 
 
+def _kernel_generics(block: ir.Block) -> List[linalg.GenericOp]:
+    """The generics with inputs of a kernel's body ``block``: those directly
+    in it and those in the ``scf.for`` loops over tiles of a packed strided
+    input (``lib/Numerics/PackStridedReads.cpp``: the op on each tile reads
+    the input's packed copy, and is a matmul-like kernel like any other)."""
+    found: List[linalg.GenericOp] = []
+    for op in block.operations:
+        if isinstance(op, linalg.GenericOp) and len(op.operands) > 1:
+            found.append(op)
+        elif isinstance(op, scf.ForOp):
+            found.extend(_kernel_generics(op.body))
+    return found
+
+
 def tile_for_reuse(module: ir.Module) -> int:
     """Tile every eligible generic of the outlined kernels (module doc);
     returns how many."""
@@ -402,11 +418,10 @@ def tile_for_reuse(module: ir.Module) -> int:
             continue
         if not ir.StringAttr(fn.attributes["sym_name"]).value.startswith(KERNEL_PREFIX):
             continue
-        for op in fn.regions[0].blocks[0].operations:
-            if isinstance(op, linalg.GenericOp) and len(op.operands) > 1:
-                plan = tiling(op.operation)
-                if plan is not None:
-                    targets.append((op.operation, plan))
+        for op in _kernel_generics(fn.regions[0].blocks[0]):
+            plan = tiling(op.operation)
+            if plan is not None:
+                targets.append((op.operation, plan))
     if not targets:
         return 0
     i64 = ir.IntegerType.get_signless(64, module.context)

@@ -165,7 +165,15 @@ def test_pack_rewrites_only_strided_reread_inputs():
         assert _core.pack_strided_reads(module.operation._CAPIPtr, 128, PACK_MAX_BYTES) == 1
         text = str(module)
         assert "memref.alloca() {alignment = 64 : i64} : memref<40x128xf32>" in text
-        assert "scf.for" in text and "arith.minsi" in text  # 300 = 2 * 128 + 44
+        # 300 = 2 * 128 + 44: a loop over the two whole tiles, then the last
+        # 44 columns on their own, every op of static sizes (no arith.minsi).
+        assert "scf.for %arg3 = %c0 to %c256 step %c128" in text
+        assert "arith.minsi" not in text
+        assert "memref.subview %alloca[0, 0] [40, 44] [1, 1]" in text
+        # A dynamic extent: one loop, its last tile cut at the extent.
+        module = parse_source(MEMREF_MATMUL.format(m=6, n="?", k=40))
+        assert _core.pack_strided_reads(module.operation._CAPIPtr, 128, PACK_MAX_BYTES) == 1
+        assert "scf.for" in str(module) and "arith.minsi" in str(module)
         # A pack that would not fit in the limit takes a smaller tile ...
         module = parse_source(MEMREF_MATMUL.format(m=6, n=256, k=40))
         assert _core.pack_strided_reads(module.operation._CAPIPtr, 128, 40 * 16 * 4) == 1
