@@ -13,8 +13,10 @@ The models are written here from their architectures, at small sizes, with
 random weights: they are inputs for measuring the memory planner on shapes
 the shared workloads do not have (gated MLPs and rotary embeddings, window
 attention with ``torch.roll``, depthwise and strided convolutions with pads,
-skip-connection concats, recurrences, dynamic dimensions), not models to
-evaluate.
+skip-connection concats, dense blocks' growing concats, cross-attention,
+dilated causal convolutions with residual and skip sums, transposed
+convolutions and interpolation, recurrences, dynamic dimensions), not models
+to evaluate.
 """
 
 from __future__ import annotations
@@ -170,6 +172,60 @@ class WhisperEncoder(nn.Module):
         for blk in self.blocks:
             x = blk(x)
         return self.ln(x)
+
+
+class CrossAttention(nn.Module):
+    """Queries from the decoder, keys and values from the encoder's output."""
+
+    def __init__(self, h: int, heads: int):
+        super().__init__()
+        self.heads = heads
+        self.q, self.kv, self.out = nn.Linear(h, h), nn.Linear(h, 2 * h), nn.Linear(h, h)
+
+    def forward(self, x, mem):
+        b, s, h = x.shape
+        t, d = mem.shape[1], h // self.heads
+        q = self.q(x).reshape(b, s, self.heads, d).transpose(1, 2)
+        k, v = (
+            m.reshape(b, t, self.heads, d).transpose(1, 2) for m in self.kv(mem).split(h, dim=-1)
+        )
+        y = ((q @ k.transpose(-2, -1)) / math.sqrt(d)).softmax(-1) @ v
+        return self.out(y.transpose(1, 2).reshape(b, s, h))
+
+
+class DecoderBlock(nn.Module):
+    def __init__(self, h: int, heads: int):
+        super().__init__()
+        self.n1, self.n2, self.n3 = RMSNorm(h), RMSNorm(h), RMSNorm(h)
+        self.att = Attention(h, heads, causal=True)
+        self.cross = CrossAttention(h, heads)
+        self.fc1, self.fc2 = nn.Linear(h, 4 * h, bias=False), nn.Linear(4 * h, h, bias=False)
+
+    def forward(self, x, mem):
+        x = x + self.att(self.n1(x))
+        x = x + self.cross(self.n2(x), mem)
+        return x + self.fc2(F.relu(self.fc1(self.n3(x))))
+
+
+class EncoderDecoder(nn.Module):
+    """T5/BART-style: an encoder over the first ``src`` positions of the input, a causal
+    decoder over the rest with cross-attention to the encoder's output in every layer."""
+
+    def __init__(self, h: int, heads: int, layers: int, src: int):
+        super().__init__()
+        self.src = src
+        self.enc = nn.ModuleList(EncoderBlock(h, heads) for _ in range(layers))
+        self.dec = nn.ModuleList(DecoderBlock(h, heads) for _ in range(layers))
+        self.n_enc, self.n_dec = RMSNorm(h), RMSNorm(h)
+
+    def forward(self, x):
+        mem, y = x[:, : self.src], x[:, self.src :]
+        for blk in self.enc:
+            mem = blk(mem)
+        mem = self.n_enc(mem)
+        for blk in self.dec:
+            y = blk(y, mem)
+        return self.n_dec(y)
 
 
 class ViT(nn.Module):
@@ -403,6 +459,103 @@ class UNet(nn.Module):
         return self.out(y)
 
 
+class DenseNet(nn.Module):
+    """DenseNet-style blocks: each layer reads the concat of every earlier output of its block
+    (BN-ReLU-1x1-BN-ReLU-3x3), transitions halve channels and resolution."""
+
+    def __init__(self, growth: int = 12, blocks: tuple[int, ...] = (4, 4, 4), c0: int = 24):
+        super().__init__()
+        self.stem = nn.Conv2d(3, c0, 3, padding=1, bias=False)
+        self.blocks, self.trans = nn.ModuleList(), nn.ModuleList()
+        c = c0
+        for i, n in enumerate(blocks):
+            layers = nn.ModuleList()
+            for _ in range(n):
+                layers.append(
+                    nn.Sequential(
+                        nn.BatchNorm2d(c),
+                        nn.ReLU(),
+                        nn.Conv2d(c, 4 * growth, 1, bias=False),
+                        nn.BatchNorm2d(4 * growth),
+                        nn.ReLU(),
+                        nn.Conv2d(4 * growth, growth, 3, padding=1, bias=False),
+                    )
+                )
+                c += growth
+            self.blocks.append(layers)
+            if i + 1 < len(blocks):
+                self.trans.append(
+                    nn.Sequential(nn.BatchNorm2d(c), nn.ReLU(), nn.Conv2d(c, c // 2, 1, bias=False))
+                )
+                c //= 2
+        self.bn = nn.BatchNorm2d(c)
+        self.fc = nn.Linear(c, 10)
+
+    def forward(self, x):
+        x = self.stem(x)
+        for i, layers in enumerate(self.blocks):
+            feats = [x]
+            for layer in layers:
+                feats.append(layer(torch.cat(feats, 1)))
+            x = torch.cat(feats, 1)
+            if i < len(self.trans):
+                x = F.avg_pool2d(self.trans[i](x), 2)
+        return self.fc(F.relu(self.bn(x)).mean((2, 3)))
+
+
+class WaveNetBlock(nn.Module):
+    def __init__(self, c: int, skip: int, dilation: int):
+        super().__init__()
+        self.dilation = dilation
+        self.conv = nn.Conv1d(c, 2 * c, 2, dilation=dilation)
+        self.res, self.skip = nn.Conv1d(c, c, 1), nn.Conv1d(c, skip, 1)
+
+    def forward(self, x):
+        y = self.conv(F.pad(x, (self.dilation, 0)))  # causal: pad on the left only
+        a, g = y.chunk(2, 1)
+        z = torch.tanh(a) * torch.sigmoid(g)
+        return x + self.res(z), self.skip(z)
+
+
+class WaveNet(nn.Module):
+    """WaveNet/TCN-style: dilated causal Conv1d, gated activations, residual sums and a sum
+    of every block's skip output."""
+
+    def __init__(self, cin: int, c: int, skip: int, dilations: tuple[int, ...]):
+        super().__init__()
+        self.inp = nn.Conv1d(cin, c, 1)
+        self.blocks = nn.ModuleList(WaveNetBlock(c, skip, d) for d in dilations)
+        self.out1, self.out2 = nn.Conv1d(skip, skip, 1), nn.Conv1d(skip, cin, 1)
+
+    def forward(self, x):
+        x = self.inp(x)
+        total = None
+        for blk in self.blocks:
+            x, s = blk(x)
+            total = s if total is None else total + s
+        return self.out2(F.relu(self.out1(F.relu(total))))
+
+
+class ConvAutoencoder(nn.Module):
+    """Strided Conv2d down; up by ConvTranspose2d, nearest and bilinear ``F.interpolate``."""
+
+    def __init__(self, c: int = 16):
+        super().__init__()
+        self.e1 = nn.Conv2d(3, c, 3, 2, 1)
+        self.e2 = nn.Conv2d(c, 2 * c, 3, 2, 1)
+        self.e3 = nn.Conv2d(2 * c, 4 * c, 3, 2, 1)
+        self.d3 = nn.ConvTranspose2d(4 * c, 2 * c, 4, stride=2, padding=1)
+        self.d2 = nn.Conv2d(2 * c, c, 3, padding=1)
+        self.d1 = nn.Conv2d(c, 3, 3, padding=1)
+
+    def forward(self, x):
+        z = F.relu(self.e3(F.relu(self.e2(F.relu(self.e1(x))))))
+        y = F.relu(self.d3(z))
+        y = F.relu(self.d2(F.interpolate(y, scale_factor=2, mode="nearest")))
+        y = F.interpolate(y, scale_factor=2, mode="bilinear", align_corners=False)
+        return torch.sigmoid(self.d1(y))
+
+
 # --- recurrent and plain ----------------------------------------------------------------------
 
 
@@ -438,7 +591,8 @@ class MLP(nn.Module):
 
 # --- the zoo ----------------------------------------------------------------------------------
 
-#: name -> (model factory, example input factory, dynamic dims of the input or None, what it is)
+#: name -> (model factory, example input factory, dynamic dims of the input or None, what it is);
+#: a dynamic dim is ``axis: label`` (at least 2) or ``axis: (label, least size)``
 MODELS: dict[str, tuple[Callable[[], nn.Module], Callable[[], torch.Tensor], dict | None, str]] = {
     "gpt2_l4_h256_s128": (
         lambda: GPT(4, 256, 4),
@@ -512,6 +666,42 @@ MODELS: dict[str, tuple[Callable[[], nn.Module], Callable[[], torch.Tensor], dic
         None,
         "U-Net, two levels, skip-connection concats",
     ),
+    "densenet_g12_i32": (
+        lambda: DenseNet(12, (4, 4, 4), 24),
+        lambda: torch.randn(1, 3, 32, 32),
+        None,
+        "DenseNet-style: three dense blocks of 4 layers, growth 12, a channel concat per layer",
+    ),
+    "t5_encdec_l2_h128": (
+        lambda: EncoderDecoder(128, 4, 2, 64),
+        lambda: torch.randn(1, 96, 128),
+        None,
+        "T5/BART-style encoder-decoder, 2+2 layers, hidden 128, cross-attention (64 in, 32 out)",
+    ),
+    "wavenet_c32_t256": (
+        lambda: WaveNet(16, 32, 64, (1, 2, 4, 8, 16, 32, 1, 2, 4, 8)),
+        lambda: torch.randn(1, 16, 256),
+        None,
+        "WaveNet/TCN-style: 10 dilated causal conv1d, gated tanh-sigmoid, residual and skip sums",
+    ),
+    "wavenet_c32_dynt": (
+        lambda: WaveNet(16, 32, 64, (1, 2, 4, 8, 16, 32, 1, 2, 4, 8)),
+        lambda: torch.randn(1, 16, 256),
+        {2: "time"},
+        "the same with a dynamic length (exported at 256)",
+    ),
+    "convae_c16_i64": (
+        lambda: ConvAutoencoder(16),
+        lambda: torch.randn(1, 3, 64, 64),
+        None,
+        "conv autoencoder: strided conv down, ConvTranspose2d, nearest and bilinear interpolate up",
+    ),
+    "convae_c16_dynhw": (
+        lambda: ConvAutoencoder(16),
+        lambda: torch.randn(1, 3, 64, 64),
+        {2: ("height", 16), 3: ("width", 16)},
+        "the same with dynamic height and width (exported at 64x64)",
+    ),
     "gru_l2_h128_t32": (
         lambda: GRUCellStack(64, 128, 2),
         lambda: torch.randn(4, 32, 64),
@@ -542,7 +732,10 @@ def export(name: str, out: str) -> str:
     x, state = make_input(), model.tensors()
     shapes = None
     if dynamic:
-        dims = {axis: torch.export.Dim(label, min=2, max=4096) for axis, label in dynamic.items()}
+        dims = {}
+        for axis, spec in dynamic.items():  # a label, or (label, least size)
+            label, least = spec if isinstance(spec, tuple) else (spec, 2)
+            dims[axis] = torch.export.Dim(label, min=least, max=4096)
         shapes = (dims, tuple(None for _ in state))  # (x, *state)
     module = fx.export_and_import(
         model,
