@@ -188,10 +188,12 @@ def aligned(p: Poly, alignment: int) -> Bound:
     return (Sum(0, (), (Atom(fp, alignment),)),)
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def sum_dominates(x: Sum, y: Sum) -> bool:
     """Whether ``x >= y`` for every value of the leaves (proven; False: not
-    proven). Atoms of ``y`` are matched to distinct atoms of ``x`` that cover
-    them; the others count as what they are at least (``x``: their
+    proven; cached: the heap checks ask the same pairs plan after plan).
+    Atoms of ``y`` are matched to distinct atoms of ``x`` that cover them;
+    the others count as what they are at least (``x``: their
     polynomial) or at most (``y``: their polynomial plus alignment - 1), and
     the rest is compared constant and coefficient by coefficient."""
     if x.const < y.const:
@@ -313,6 +315,54 @@ def cover(sums: Sequence[Sum]) -> Sum:
     return Sum(const, freeze(poly), atoms)
 
 
+def total(sums: Iterable[Sum]) -> Sum:
+    """``Sum() + s1 + s2 + ...`` made at once (one polynomial, one sort of
+    the atoms), not one :meth:`Sum.__add__` per term: the same sum, a
+    :class:`_Cover` where one of ``sums`` is."""
+    const = 0
+    poly: Poly = {}
+    atoms: list[Atom] = []
+    covers = False
+    for s in sums:
+        const += s.const
+        for m, c in s.poly:
+            poly[m] = poly.get(m, 0) + c
+        atoms += s.atoms
+        covers = covers or isinstance(s, _Cover)
+    out = Sum(const, freeze(poly), tuple(sorted(atoms)))
+    return _Cover(out) if covers else out
+
+
+class Running:
+    """A sum of terms added and taken away one at a time: :meth:`value` is
+    :func:`total` of the terms in it, without going over them."""
+
+    def __init__(self) -> None:
+        self.const = 0
+        self.poly: Poly = {}
+        self.atoms: dict[Atom, int] = {}
+        self.covers = 0
+        self._value: Optional[Sum] = Sum()
+
+    def change(self, s: Sum, sign: int) -> None:
+        """Adds ``s`` (``sign`` 1) or takes it away (-1: it was added)."""
+        self.const += sign * s.const
+        for m, c in s.poly:
+            self.poly[m] = self.poly.get(m, 0) + sign * c
+        for a in s.atoms:
+            self.atoms[a] = self.atoms.get(a, 0) + sign
+        self.covers += sign * isinstance(s, _Cover)
+        self._value = None
+
+    def value(self) -> Sum:
+        """The sum of the terms in it (made once per change)."""
+        if self._value is None:
+            atoms = tuple(sorted(a for a, n in self.atoms.items() for _ in range(n)))
+            out = Sum(self.const, freeze(self.poly), atoms)
+            self._value = _Cover(out) if self.covers else out
+        return self._value
+
+
 def add(x: Bound, y: Bound, limit: int = LIMIT) -> Bound:
     """``max(x) + max(y)``."""
     return prune((a + b for a in x for b in y), limit)
@@ -422,6 +472,7 @@ def _range1(s: Sum, leaf: str) -> tuple[dict[int, int], dict[int, int]]:
     return d, {k: c for k, c in high.items() if c}
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def tail_from(x: Sum, y: Sum, leaf: str, match: bool = True) -> Optional[int]:
     """A value of ``leaf`` from which on ``x >= y`` holds for every larger
     one (0: everywhere), or None when the bounds do not give one
@@ -506,11 +557,14 @@ class Values:
         return self._memo[key]
 
     def sum(self, s: Sum) -> np.ndarray:
-        """A sum."""
-        out = self.poly(s.poly) + s.const
-        for a in s.atoms:
-            out = out + self.atom(a)
-        return out
+        """A sum (made once per sum)."""
+        key = ("s", s)
+        if key not in self._memo:
+            out = self.poly(s.poly) + s.const
+            for a in s.atoms:
+                out = out + self.atom(a)
+            self._memo[key] = out
+        return self._memo[key]
 
     def bound(self, b: Bound) -> np.ndarray:
         """A bound: the largest of its sums."""
@@ -528,6 +582,7 @@ __all__ = [
     "Bound",
     "FrozenPoly",
     "LIMIT",
+    "Running",
     "SCAN_LIMIT",
     "Sum",
     "Values",
@@ -550,4 +605,5 @@ __all__ = [
     "tail_from",
     "text",
     "thaw",
+    "total",
 ]

@@ -24,7 +24,7 @@ point of the plan must be proven at most the target for every size.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence
 
 import numpy as np
@@ -304,10 +304,68 @@ def _key_points(tree: PathTree, items: Sequence[HeapItem]) -> list[int]:
 
 
 def _sum_of(items: Sequence[HeapItem]) -> B.Sum:
-    total = B.Sum()
-    for it in items:
-        total = total + it.size[0]
-    return total
+    """The sum of the items' first sums (:func:`memplan.lifetimes.bounds.total`)."""
+    return B.total(it.size[0] for it in items)
+
+
+class _Spans:
+    """Items' intervals as arrays, to find the ones live at a point without
+    a Python loop over them all."""
+
+    def __init__(self, tree: PathTree, items: Sequence[HeapItem]):
+        self.items = list(items)
+        count = len(self.items)
+        self.start = np.fromiter((it.start for it in self.items), np.int64, count)
+        self.end = np.fromiter((it.end for it in self.items), np.int64, count)
+        escapes = [tree.escape(it) for it in self.items]
+        self.lo = np.fromiter((lo for lo, _ in escapes), np.int64, count)
+        self.hi = np.fromiter((hi for _, hi in escapes), np.int64, count)
+
+    def sweep(self, points: Sequence[int]) -> list[tuple[B.Sum, list[HeapItem], B.Sum]]:
+        """At each of the ascending ``points``, what :meth:`split` gives, as
+        the sum of the live items of one sum and no ``values`` (not
+        escapes), the other ones (in their order), and the sum of the
+        escapes (the first sum of each): the sums kept as the items come
+        and go, not made anew at each point."""
+        events: list[tuple[int, int, int, int]] = []  # (point, sign, escape?, item)
+        for i, (s, e, lo, hi) in enumerate(
+            zip(self.start.tolist(), self.end.tolist(), self.lo.tolist(), self.hi.tolist())
+        ):
+            lo, hi = max(s, lo), min(e, hi)
+            spans = [(s, lo, 0), (lo, hi, 1), (hi, e, 0)] if lo < hi else [(s, e, 0)]
+            for a, b, kind in spans:
+                if a < b:
+                    events += [(a, 1, kind, i), (b, -1, kind, i)]
+        events.sort()
+        single, escapes = B.Running(), B.Running()
+        multi: set[int] = set()
+        out = []
+        k = 0
+        for p in points:
+            while k < len(events) and events[k][0] <= p:
+                _, sign, kind, i = events[k]
+                it = self.items[i]
+                if kind:
+                    escapes.change(it.size[0], sign)
+                elif len(it.size) == 1 and it.values is None:
+                    single.change(it.size[0], sign)
+                elif sign > 0:
+                    multi.add(i)
+                else:
+                    multi.discard(i)
+                k += 1
+            out.append((single.value(), [self.items[i] for i in sorted(multi)], escapes.value()))
+        return out
+
+    def split(self, p: int) -> tuple[list[HeapItem], list[HeapItem]]:
+        """The items live at ``p`` (in their order): allocated in the node's
+        ancestors, and escapes (:meth:`PathTree.escape`)."""
+        live = np.flatnonzero((self.start <= p) & (p < self.end))
+        out = (self.lo[live] <= p) & (p < self.hi[live])
+        return (
+            [self.items[i] for i in live[~out].tolist()],
+            [self.items[i] for i in live[out].tolist()],
+        )
 
 
 @dataclass
@@ -324,13 +382,16 @@ class _Point:
     """The plan's items of several sums (pools) live there."""
     escapes: B.Sum
     """The plan's escapes live there."""
+    _plan: Optional[B.Bound] = field(default=None, repr=False, compare=False)
 
-    def plan(self, limit: int = 64) -> B.Bound:
-        """A bound of the plan's level without the escapes."""
-        out: B.Bound = self.multi[0].size if self.multi else B.ZERO
-        for it in self.multi[1:]:
-            out = B.add(out, it.size, limit=limit)
-        return tuple(s + self.single for s in out)
+    def plan(self) -> B.Bound:
+        """A bound of the plan's level without the escapes (made once)."""
+        if self._plan is None:
+            out: B.Bound = self.multi[0].size if self.multi else B.ZERO
+            for it in self.multi[1:]:
+                out = B.add(out, it.size, limit=64)
+            self._plan = tuple(s + self.single for s in out)
+        return self._plan
 
 
 NUMERIC_LIMIT = 1 << 62
@@ -349,26 +410,26 @@ class HeapCheck:
         self._numeric: Optional[NumericHeap] = None
         self._targets: dict[int, B.Bound] = {}
         self._inputs: Optional[dict[int, B.Bound]] = None
+        self._spans: Optional[_Spans] = None
+        self._levels: dict[int, B.Sum] = {}
 
-    def _split(self, items: Sequence[HeapItem], p: int) -> tuple[list[HeapItem], list[HeapItem]]:
-        """The items live at ``p``: allocated in the node's ancestors, and escapes."""
-        own, escapes = [], []
-        for it in items:
-            if it.start <= p < it.end:
-                lo, hi = self.tree.escape(it)
-                (escapes if lo <= p < hi else own).append(it)
-        return own, escapes
+    def _level(self, p: int) -> B.Sum:
+        """The input's level at ``p`` (its buffers allocated in the node's
+        ancestors live there), made once per point for all plans."""
+        found = self._levels.get(p)
+        if found is None:
+            if self._spans is None:
+                self._spans = _Spans(self.tree, self.before)
+            own_in, _ = self._spans.split(p)
+            found = self._levels[p] = _sum_of(own_in)
+        return found
 
     def _points(self, after: Sequence[HeapItem]) -> list[_Point]:
         out = []
-        for p in _key_points(self.tree, self.before + list(after)):
-            own_in, _ = self._split(self.before, p)
-            own, escapes = self._split(after, p)
-            single = _sum_of([it for it in own if len(it.size) == 1 and it.values is None])
-            multi = [it for it in own if len(it.size) > 1 or it.values is not None]
-            out.append(
-                _Point(p, self.tree.node_of(p), _sum_of(own_in), single, multi, _sum_of(escapes))
-            )
+        points = _key_points(self.tree, self.before + list(after))
+        swept = _Spans(self.tree, after).sweep(points)
+        for p, (single, multi, escapes) in zip(points, swept):
+            out.append(_Point(p, self.tree.node_of(p), self._level(p), single, multi, escapes))
         return out
 
     def target(self, n: int) -> B.Bound:
@@ -376,8 +437,7 @@ class HeapCheck:
         if self._inputs is None:
             by_node: dict[int, set[B.Sum]] = {}
             for p in _key_points(self.tree, self.before):
-                own_in, _ = self._split(self.before, p)
-                by_node.setdefault(self.tree.node_of(p), set()).add(_sum_of(own_in))
+                by_node.setdefault(self.tree.node_of(p), set()).add(self._level(p))
             self._inputs = {k: B.prune(v, limit=1 << 30) for k, v in by_node.items()}
         if n not in self._targets:
             sums = (s for a in self.tree.ancestors(n) for s in self._inputs.get(a, ()))
@@ -459,8 +519,9 @@ class HeapCheck:
             return None
         # Every level grows with the size: int64 where the largest fits.
         at_top = {leaf: top}
+        nodes = {pt.node for pt in points}
         biggest = max(
-            [B.evaluate(self.target(pt.node), at_top) or 0 for pt in points]
+            [B.evaluate(self.target(n), at_top) or 0 for n in nodes]
             + [
                 (B.evaluate(pt.plan(), at_top) or 0) + (pt.escapes.evaluate(at_top) or 0)
                 for pt in points

@@ -357,6 +357,7 @@ class _Sizes:
         ]
         self.tree = PathTree(g, lt.func_op)
         self._blocks: dict[int, B.Bound] = {}
+        self._slots: dict[tuple[tuple[int, ...], int], B.Bound] = {}
         # The heap buffers of no branch group (the same item in every plan
         # that leaves one alone): their rows, and start, end, node and bytes.
         func_end = int(g.op_end[lt.func_op]) + 1
@@ -399,6 +400,15 @@ class _Sizes:
         if all(len(p) <= 1 and () in p or not p for p in polys):
             return self._constant_block(max(p.get((), 0) for p in polys))
         return B.maximum(*(B.aligned(p, ROUNDING) for p in polys))
+
+    def slot(self, rows: tuple[int, ...], align: int) -> B.Bound:
+        """Bytes of the largest of ``rows`` rounded up to ``align``: a pool
+        item's slot (:class:`Layout`), made once for all layouts."""
+        found = self._slots.get((rows, align))
+        if found is None:
+            found = B.maximum(*(B.aligned(self.polys[r], align) for r in rows))
+            self._slots[(rows, align)] = found
+        return found
 
     def _constant_block(self, size: int) -> B.Bound:
         """Heap bytes of a buffer of ``size`` bytes (one bound per size)."""
@@ -527,7 +537,7 @@ def _layout(
     start = np.array([u.start for u in units], dtype=np.int64)
     end = np.array([u.end for u in units], dtype=np.int64)
     overlap = (start[:, None] < end[None, :]) & (start[None, :] < end[:, None])
-    slots = [B.maximum(*(B.aligned(sizes.polys[r], align) for r in u.rows)) for u in units]
+    slots = [sizes.slot(u.rows, align) for u in units]
     reach: list[int] = []  # bit i: item i lies below, directly or not
     below: list[list[int]] = []
     for j in range(n):
