@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import sys
 from dataclasses import dataclass
+from typing import Any
 
 from mlir import ir
 
@@ -154,14 +155,10 @@ DIALECT_ADVICE = (
 )
 
 
-def parse_source(
-    text: str | bytes,
-    source_name: str = "<stdin>",
-    context: ir.Context | None = None,
-    first_line: int = 1,
-) -> ir.Operation:
-    """:func:`parse_module`, as the ``builtin.module`` operation."""
-    return parse_module(text, source_name, context, first_line).operation
+def parse_source(text: str | bytes, *args: Any, **kwargs: Any) -> ir.Operation:
+    """:func:`parse_module` (its arguments), as the ``builtin.module``
+    operation."""
+    return parse_module(text, *args, **kwargs).operation
 
 
 #: The first bytes of every MLIR bytecode file.

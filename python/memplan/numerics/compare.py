@@ -498,32 +498,18 @@ def compare(
     before: ModuleSource,
     after: ModuleSource,
     entry: str,
-    inputs: Optional[Sequence[Any]] = None,
-    seed: int = 0,
-    poison: bool = True,
-    dims: Optional[DimsSpec] = None,
-    opt_level: int = DEFAULT_OPT_LEVEL,
-    scratch: Sequence[int] = (),
     values: Optional[Mapping[int, Any]] = None,
-    keep_outputs: bool = False,
-    isolate: bool = False,
-    reference: str = "upstream",
-    times: Optional[PhaseTimes] = None,
-    parallel: bool = False,
+    **settings: Any,
 ) -> CompareResult:
     """Run ``before`` and ``after`` on identical inputs and compare bit for bit.
 
     ``before``/``after`` are ``mlir.ir.Module`` objects (copied, never
     modified), MLIR text or bytecode, at tensor or memref level; both are
     lowered as described in :mod:`memplan.numerics.lowering` and
-    JIT-compiled once.  ``inputs`` gives one value per argument of
-    ``before``'s ``@entry`` (numpy arrays for memrefs/tensors, numbers for
-    scalars); otherwise inputs are drawn as in
-    :func:`memplan.numerics.inputs.make_arguments` with ``seed``, dynamic
-    sizes from ``dims`` and the arguments in ``values`` (index -> array or
-    number) fixed; argument numbers are ``before``'s.  ``poison`` enables the
-    uninitialized-read check described in the module doc (two runs per
-    module, one compilation).
+    JIT-compiled once. ``values`` fixes arguments (index -> array or
+    number; argument numbers are ``before``'s); the other keywords, which
+    choose the inputs, the checks and how the programs run, are
+    :func:`compare_paths`' (declared and documented there, once).
 
     The two entry functions compute the same values: same element types and
     shapes, in any memref layout (memplan's default bufferization gives
@@ -533,47 +519,13 @@ def compare(
     transient storage.  Outputs held differently (other layouts, a result
     against an out-param) are compared element by element.
 
-    ``scratch`` lists memref arguments that are working memory: they are
-    filled with the poison byte before each run and not compared.  An
-    argument marked ``memplan.transients`` is scratch too; unless ``dims`` or
-    ``inputs`` size it, it gets the bytes that ``@<entry>_transient_size``
-    asks for.  Out-params start filled with the poison byte (a function
-    that reads one before writing it reads uninitialized memory).
-    ``keep_outputs`` keeps both runs' outputs in the result
-    (``outputs_before``/``outputs_after``, by program name).  ``isolate``
-    runs each call in a forked child (:meth:`Executable.run`): a program
-    that crashes raises :class:`~memplan.numerics.runner.ExecutionCrash`
-    (memplan-check does this) instead of killing the process.
-    ``reference`` bufferizes a tensor-level module with upstream's
-    one-shot-bufferize (``"upstream"``) or memplan's (``"memplan"``: the same
-    decisions, near-linear where upstream's analysis is about cubic), and
-    ``times`` gets the seconds of each phase. With ``parallel`` and
-    ``isolate`` on a machine with two cores or more, AFTER is lowered,
-    JIT-compiled and run in forked children while BEFORE is in this process
-    (the same code, the same bits; memplan-check does this).
-
     Raises ``KeyError`` when a module has no ``func.func @entry``,
     :class:`~memplan.ir.parse.ParseError` when text does not parse,
     ``LoweringError`` / ``mlir.ir.MLIRError`` when one cannot be lowered or
-    compiled and ``ValueError`` for inputs that do not fit the signature.
+    compiled, ``ValueError`` for inputs that do not fit the signature and
+    ``TypeError`` for a keyword :func:`compare_paths` does not take.
     """
-    return compare_paths(
-        before,
-        after,
-        entry,
-        [values],
-        inputs=inputs,
-        seed=seed,
-        poison=poison,
-        dims=dims,
-        opt_level=opt_level,
-        scratch=scratch,
-        keep_outputs=keep_outputs,
-        isolate=isolate,
-        reference=reference,
-        times=times,
-        parallel=parallel,
-    )[0]
+    return compare_paths(before, after, entry, [values], raise_errors=True, **settings)[0]
 
 
 def compare_paths(
@@ -599,7 +551,35 @@ def compare_paths(
     each module once: one :class:`CompareResult` per entry. Without
     ``raise_errors``, what a run raises (:class:`ExecutionCrash`,
     :class:`~memplan.numerics.heap.UseAfterFree`, ...) takes its entry's
-    place instead. ``parallel`` is :func:`compare`'s, for a single entry."""
+    place instead.
+
+    ``inputs`` gives one value per argument of ``before``'s ``@entry``
+    (numpy arrays for memrefs/tensors, numbers for scalars); otherwise inputs
+    are drawn as in :func:`memplan.numerics.inputs.make_arguments` with
+    ``seed``, dynamic sizes from ``dims`` and the arguments of the entry's
+    ``values`` fixed. ``poison`` enables the uninitialized-read check
+    described in the module doc (two runs per module, one compilation).
+    ``opt_level`` is the JIT's.
+
+    ``scratch`` lists memref arguments that are working memory: they are
+    filled with the poison byte before each run and not compared.  An
+    argument marked ``memplan.transients`` is scratch too; unless ``dims`` or
+    ``inputs`` size it, it gets the bytes that ``@<entry>_transient_size``
+    asks for.  Out-params start filled with the poison byte (a function
+    that reads one before writing it reads uninitialized memory).
+    ``keep_outputs`` keeps both runs' outputs in the result
+    (``outputs_before``/``outputs_after``, by program name).  ``isolate``
+    runs each call in a forked child (:meth:`Executable.run`): a program
+    that crashes raises :class:`~memplan.numerics.runner.ExecutionCrash`
+    (memplan-check does this) instead of killing the process.
+    ``reference`` bufferizes a tensor-level module with upstream's
+    one-shot-bufferize (``"upstream"``) or memplan's (``"memplan"``: the same
+    decisions, near-linear where upstream's analysis is about cubic), and
+    ``times`` gets the seconds of each phase. With ``parallel`` and
+    ``isolate`` on a machine with two cores or more, AFTER is lowered,
+    JIT-compiled and run in forked children while BEFORE is in this process
+    (the same code, the same bits; memplan-check does this).
+    """
     also = (entry + QUERY_SUFFIX,)
     if parallel and cores() > 1:
         prog_b, prog_a = _lower_both(before, after, entry, also, reference, times)
