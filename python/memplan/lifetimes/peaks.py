@@ -11,7 +11,8 @@ allocations of exclusive branches that merge into one result (a branch
 group) are one buffer. Each block counts rounded up to
 :data:`ROUNDING` bytes.
 
-* :func:`input_peak`: the IR as it is. After upstream's
+* :func:`input_peak`: the IR as it is (:func:`input_peak_held`: with some
+  rows held elsewhere, as a rewrite would hold them). After upstream's
   ``buffer-deallocation-pipeline`` and ``optimize-allocation-liveness`` this
   is upstream's peak.
 * :func:`plan_peak`: the same with the pooled rows replaced by their pools.
@@ -34,7 +35,7 @@ group) are one buffer. Each block counts rounded up to
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, Mapping, Optional
 
 import numpy as np
 
@@ -72,16 +73,30 @@ def _heap_items(lt: FunctionLifetimes, skip: set[int]) -> tuple[list[int], list[
     if skip:
         keep[np.fromiter(skip, dtype=np.int64, count=len(skip))] = False
     rows = np.nonzero(keep)[0]
-    dealloc = lt.dealloc[rows].astype(np.int64)
-    end = np.where(dealloc >= 0, np.maximum(dealloc + 1, lt.end[rows].astype(np.int64)), func_end)
     starts += lt.op[rows].astype(np.int64).tolist()
-    ends += end.tolist()
+    ends += _held_ends(lt, rows, func_end).tolist()
     sizes += lt.bytes[rows].astype(np.int64).tolist()
     copies = _heap_copies(lt, func_end)
     starts += copies[0]
     ends += copies[1]
     sizes += copies[2]
     return starts, ends, sizes
+
+
+def _held_ends(lt: FunctionLifetimes, rows: np.ndarray, func_end: int) -> np.ndarray:
+    """Where the input frees each of ``rows``: after its dealloc (its
+    interval's end when later), else at the end of the function."""
+    dealloc = lt.dealloc[rows].astype(np.int64)
+    return np.where(dealloc >= 0, np.maximum(dealloc + 1, lt.end[rows].astype(np.int64)), func_end)
+
+
+def held_span(lt: FunctionLifetimes, row: int) -> tuple[int, int]:
+    """``[start, end)`` over which the input holds heap row ``row`` (as
+    :func:`input_peak` counts it): from its allocation to its dealloc, else
+    to the end of the function."""
+    func_end = int(lt.graph.op_end[lt.func_op]) + 1
+    end = _held_ends(lt, np.array([row], dtype=np.int64), func_end)
+    return int(lt.op[row]), int(end[0])
 
 
 def _heap_copies(lt: FunctionLifetimes, func_end: int) -> tuple[list[int], list[int], list[int]]:
@@ -167,6 +182,19 @@ def input_peak(lt: FunctionLifetimes) -> int:
     return _peak(*_heap_items(lt, set()))
 
 
+def input_peak_held(lt: FunctionLifetimes, spans: Mapping[int, Optional[tuple[int, int]]]) -> int:
+    """:func:`input_peak` with each heap row of ``spans`` (none in a branch
+    group) held over its given ``[start, end)`` instead, or not at all
+    (None): the peak of the input were those buffers held there."""
+    starts, ends, sizes = _heap_items(lt, set(spans))
+    for row, span in spans.items():
+        if span is not None and span[0] < span[1]:
+            starts.append(span[0])
+            ends.append(span[1])
+            sizes.append(int(lt.bytes[row]))
+    return _peak(starts, ends, sizes)
+
+
 def planned_items(lt: FunctionLifetimes, pools: Iterable[Pool]) -> tuple[list, list, list]:
     """(starts, ends, sizes) of the heap once ``pools`` replace their rows."""
     pools = list(pools)
@@ -232,7 +260,9 @@ __all__ = [
     "Pool",
     "dataflow_bound",
     "plan_excess",
+    "held_span",
     "input_peak",
+    "input_peak_held",
     "plan_peak",
     "planned_items",
     "lower_bound_peak",

@@ -23,8 +23,9 @@ values that alias them (views and casts): on pooled IR a pool is one buffer.
   source through their indexing maps; ``memplan-fold-transposes`` does it at
   tensor level) and ``subset copy`` (contents read last by a copy into a view
   of another buffer live at the peak: a pad, concat or insert_slice; its
-  producers could write into that view; ``memplan-eliminate-subset-copies``
-  does it at tensor level).
+  producers could write into that view, which nothing reads while they run,
+  and the heap peak drops by the bytes named;
+  ``memplan-eliminate-subset-copies`` does it at tensor level).
 """
 
 from __future__ import annotations
@@ -514,7 +515,9 @@ def subset_copies(ctx: PeakContext) -> list[Stored]:
     bufferizes it: :func:`~memplan.lifetimes.subset_copies.subset_copies_at`):
     had their producers written into that view, as
     ``memplan-eliminate-subset-copies`` makes them do at tensor level, they
-    would not be held at the peak; that saves their bytes."""
+    would not be held at the peak. Named only where nothing reads the view's
+    buffer while they run; saves what the heap peak drops with that buffer
+    held from their first write on."""
     lt, peak = ctx.lt, ctx.peak
     out = []
     for copy in subset_copies_at(lt, peak.at.point + lt.func_op, peak.live):
@@ -525,7 +528,9 @@ def subset_copies(ctx: PeakContext) -> list[Stored]:
                 "subset copy",
                 copy.bytes,
                 f"read last by {site.op} ({site.location}) into a view of another buffer live"
-                " at the peak; its producers could write into that view",
+                " at the peak; its producers could write into that view (nothing reads that"
+                " buffer while they run; held from their first write, the peak drops by"
+                f" {copy.bytes} B)",
                 site,
             )
         )

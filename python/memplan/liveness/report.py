@@ -43,7 +43,9 @@ buffer held only while its contents are needed; see
 reaches its peak and what is live there (largest first), with the buffers
 live there that are copied into a subset of another one (a pad, concat or
 insert_slice as upstream bufferizes it: :mod:`memplan.lifetimes.subset_copies`)
-and the bytes computing them in place frees there; ``decision`` is what
+whose producers could write into that view (nothing reads it while they run)
+and how much computing them there lowers the heap peak (``bytes``: the
+view's buffer held from their first write on); ``decision`` is what
 ``memplan-eliminate-subset-copies`` does with that copy on the tensor
 program (``memplan report --bufferize``), else null; ``floor`` is the
 floor of the heap in any op order at the op there (the first to access a
