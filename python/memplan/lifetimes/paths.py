@@ -303,6 +303,21 @@ def _key_points(tree: PathTree, items: Sequence[HeapItem]) -> list[int]:
     return sorted(points)
 
 
+def _all_sums(items: Sequence[HeapItem], env: dict[str, int]) -> Optional[int]:
+    """Every sum of every item's size added, at ``env`` (None: a leaf has no
+    value there). Sums have no negative part, so each level, target or plan
+    bound of the items (sums of one sum per item, or covers of those: their
+    parts are at most this total's, part by part) is at most this."""
+    out = 0
+    for it in items:
+        for s in it.size:
+            v = s.evaluate(env)
+            if v is None:
+                return None
+            out += v
+    return out
+
+
 def _sum_of(items: Sequence[HeapItem]) -> B.Sum:
     """The sum of the items' first sums (:func:`memplan.lifetimes.bounds.total`)."""
     return B.total(it.size[0] for it in items)
@@ -339,9 +354,11 @@ class _Spans:
         events.sort()
         single, escapes = B.Running(), B.Running()
         multi: set[int] = set()
+        live: list[HeapItem] = []
         out = []
         k = 0
         for p in points:
+            changed = False
             while k < len(events) and events[k][0] <= p:
                 _, sign, kind, i = events[k]
                 it = self.items[i]
@@ -351,10 +368,14 @@ class _Spans:
                     single.change(it.size[0], sign)
                 elif sign > 0:
                     multi.add(i)
+                    changed = True
                 else:
                     multi.discard(i)
+                    changed = True
                 k += 1
-            out.append((single.value(), [self.items[i] for i in sorted(multi)], escapes.value()))
+            if changed:  # points between changes share one list
+                live = [self.items[i] for i in sorted(multi)]
+            out.append((single.value(), live, escapes.value()))
         return out
 
     def split(self, p: int) -> tuple[list[HeapItem], list[HeapItem]]:
@@ -382,15 +403,22 @@ class _Point:
     """The plan's items of several sums (pools) live there."""
     escapes: B.Sum
     """The plan's escapes live there."""
+    plans: dict[tuple[int, int], B.Bound] = field(default_factory=dict, repr=False, compare=False)
+    """Made plan bounds, shared by the points of one plan: by the ids of
+    ``multi`` and ``single`` (points between changes share both objects)."""
     _plan: Optional[B.Bound] = field(default=None, repr=False, compare=False)
 
     def plan(self) -> B.Bound:
         """A bound of the plan's level without the escapes (made once)."""
         if self._plan is None:
-            out: B.Bound = self.multi[0].size if self.multi else B.ZERO
-            for it in self.multi[1:]:
-                out = B.add(out, it.size, limit=64)
-            self._plan = tuple(s + self.single for s in out)
+            key = (id(self.multi), id(self.single))
+            found = self.plans.get(key)
+            if found is None:
+                out: B.Bound = self.multi[0].size if self.multi else B.ZERO
+                for it in self.multi[1:]:
+                    out = B.add(out, it.size, limit=64)
+                found = self.plans[key] = tuple(s + self.single for s in out)
+            self._plan = found
         return self._plan
 
 
@@ -412,6 +440,7 @@ class HeapCheck:
         self._inputs: Optional[dict[int, B.Bound]] = None
         self._spans: Optional[_Spans] = None
         self._levels: dict[int, B.Sum] = {}
+        self._distinct_levels: dict[B.Sum, B.Sum] = {}
 
     def _level(self, p: int) -> B.Sum:
         """The input's level at ``p`` (its buffers allocated in the node's
@@ -421,15 +450,18 @@ class HeapCheck:
             if self._spans is None:
                 self._spans = _Spans(self.tree, self.before)
             own_in, _ = self._spans.split(p)
-            found = self._levels[p] = _sum_of(own_in)
+            level = _sum_of(own_in)  # one object per value: points share it
+            found = self._levels[p] = self._distinct_levels.setdefault(level, level)
         return found
 
     def _points(self, after: Sequence[HeapItem]) -> list[_Point]:
         out = []
         points = _key_points(self.tree, self.before + list(after))
         swept = _Spans(self.tree, after).sweep(points)
-        for p, (single, multi, escapes) in zip(points, swept):
-            out.append(_Point(p, self.tree.node_of(p), self._level(p), single, multi, escapes))
+        plans: dict[tuple[int, int], B.Bound] = {}
+        nodes = self.tree.point_node[np.asarray(points, dtype=np.int64) - self.tree.func_op]
+        for p, node, (single, multi, escapes) in zip(points, nodes.tolist(), swept):
+            out.append(_Point(p, node, self._level(p), single, multi, escapes, plans))
         return out
 
     def target(self, n: int) -> B.Bound:
@@ -464,7 +496,7 @@ class HeapCheck:
         points = self._points(after)
         if len(leaves) == 1:
             (leaf,) = leaves
-            return self._scan(points, leaf) is not None
+            return self._scan(after, points, leaf) is not None
         for pt in points:
             for f in pt.plan():
                 if B.sum_dominates(pt.here, f):
@@ -485,7 +517,8 @@ class HeapCheck:
                 if key in seen or B.sum_dominates(pt.here, f):
                     continue
                 seen.add(key)
-                pairs = [(pt.here, f)] + [(t, f + pt.escapes) for t in self.target(pt.node)]
+                with_escapes = f + pt.escapes
+                pairs = [(pt.here, f)] + [(t, with_escapes) for t in self.target(pt.node)]
                 best = None
                 for match in (False, True):  # matching atoms costs more: only where needed
                     for x, y in pairs:
@@ -503,6 +536,7 @@ class HeapCheck:
 
     def _scan(
         self,
+        after: Sequence[HeapItem],
         points: list[_Point],
         leaf: str,
         free: Optional[HeapItem] = None,
@@ -519,23 +553,31 @@ class HeapCheck:
             return None
         # Every level grows with the size: int64 where the largest fits.
         at_top = {leaf: top}
-        nodes = {pt.node for pt in points}
-        biggest = max(
-            [B.evaluate(self.target(n), at_top) or 0 for n in nodes]
-            + [
-                (B.evaluate(pt.plan(), at_top) or 0) + (pt.escapes.evaluate(at_top) or 0)
-                for pt in points
-            ]
-            + [0]
-        )
+        biggest = _all_sums(self.before + list(after), at_top)
+        if biggest is None or biggest >= 1 << 60:
+            nodes = {pt.node for pt in points}
+            biggest = max(
+                [B.evaluate(self.target(n), at_top) or 0 for n in nodes]
+                + [
+                    (B.evaluate(pt.plan(), at_top) or 0) + (pt.escapes.evaluate(at_top) or 0)
+                    for pt in points
+                ]
+                + [0]
+            )
         values = B.Values(leaf, top, exact=biggest >= 1 << 60)
         slack = None if free is None else values.full(1 << 62)
+        # Points that hold the same objects give the same vectors: once each.
+        distinct = {
+            (pt.node, id(pt.here), id(pt.single), id(pt.multi), id(pt.escapes)): pt for pt in points
+        }
         most = [values.full(0) for _ in self.tree.parent]
-        for pt in points:
-            most[pt.node] = np.maximum(most[pt.node], values.sum(pt.here))
+        for node, here_sum in {
+            (pt.node, id(pt.here)): (pt.node, pt.here) for pt in points
+        }.values():
+            most[node] = np.maximum(most[node], values.sum(here_sum))
         targets = self.tree.targets(most, np.maximum, np.minimum)
         vectors: dict[int, np.ndarray] = {}
-        for pt in points:
+        for pt in distinct.values():
             own = values.sum(pt.single)
             holds_free = False
             for it in pt.multi:
@@ -562,7 +604,7 @@ class HeapCheck:
         within bounds on every path (past the tail, its size bound is
         proven), or None when the plan is not within bounds whatever it
         holds."""
-        return self._scan(self._points(after), leaf, free)
+        return self._scan(after, self._points(after), leaf, free)
 
 
 def plan_ok(tree: PathTree, before: Sequence[HeapItem], after: Sequence[HeapItem]) -> bool:

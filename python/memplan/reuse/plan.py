@@ -540,8 +540,12 @@ def _layout(
     slots = [sizes.slot(u.rows, align) for u in units]
     reach: list[int] = []  # bit i: item i lies below, directly or not
     below: list[list[int]] = []
+    # Row j's earlier overlapping items, ascending (one nonzero for all rows).
+    rows, cols = np.nonzero(np.tril(overlap, -1))
+    bounds = np.searchsorted(rows, np.arange(n + 1)).tolist()
+    cols = cols.tolist()
     for j in range(n):
-        preds = np.nonzero(overlap[j, :j])[0].tolist()
+        preds = cols[bounds[j] : bounds[j + 1]]
         reached = 0
         for i in preds:
             reached |= reach[i]

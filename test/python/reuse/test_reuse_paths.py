@@ -271,3 +271,53 @@ def test_sweep_is_split_at_every_point():
             assert escapes == paths._sum_of(out)
             escaped += len(out)
         assert escaped > 0
+
+
+def _two_pools(sizes: reuse_plan._Sizes) -> list[paths.HeapItem]:
+    # Two pool-like items over the whole function, each of two sums (a
+    # bound the run picks from), in place of every buffer of the input.
+    first = sizes.plan_items([])[0]
+    s = first.size[0]
+    both = (s + s, s + B.Sum(4096))
+    return [paths.HeapItem(first.start, first.end, both, first.node) for _ in range(2)]
+
+
+def test_points_holding_the_same_pools_make_their_bound_once(monkeypatch):
+    # Between two changes of the plan's pools and buffers, the key points
+    # (the input's 100 allocations) share one plan bound: the pools' sizes
+    # are added once, not once per point (main: once per point).
+    count = [0]
+    add = B.add
+
+    def counted(x: B.Bound, y: B.Bound, limit: int = B.LIMIT) -> B.Bound:
+        count[0] += 1
+        return add(x, y, limit)
+
+    monkeypatch.setattr(B, "add", counted)
+    with ir.Context():
+        (lt,) = analyze_module(parse_source(_nested(100)))
+        sizes = reuse_plan._Sizes(lt)
+        pools = _two_pools(sizes)
+        points = sizes.check._points(pools)
+        assert len(points) > 100
+        bounds = {id(pt.plan()) for pt in points}
+        assert count[0] <= len(bounds) <= 3  # before, while and after the pools
+        sizes.check.ok(pools)
+        assert count[0] <= 6
+
+
+def test_all_sums_bound_every_level_of_a_plan():
+    # The cheap bound that lets a scan use int64 (every sum of every item
+    # added) is at least each level, target and plan bound it stands for.
+    with ir.Context():
+        (lt,) = analyze_module(parse_source(_nested(20)))
+        sizes = reuse_plan._Sizes(lt)
+        pools = _two_pools(sizes)
+        check = sizes.check
+        for top in (0, 1, 7, 1000):
+            env = {next(iter(B.leaves(pools[0].size))): top}
+            bound = paths._all_sums(check.before + pools, env)
+            for pt in check._points(pools):
+                assert B.evaluate(check.target(pt.node), env) <= bound
+                assert B.evaluate(pt.plan(), env) + pt.escapes.evaluate(env) <= bound
+                assert pt.here.evaluate(env) <= bound
