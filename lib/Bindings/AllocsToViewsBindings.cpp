@@ -20,9 +20,9 @@
 #include "memplan/Reuse/PoolEdit.h"
 #include "memplan/Transients/TransientEdit.h"
 
-#include <nanobind/stl/array.h>
+#include "EditClasses.h"
+
 #include <nanobind/stl/string.h>
-#include <nanobind/stl/vector.h>
 
 #include <algorithm>
 #include <array>
@@ -36,6 +36,8 @@ namespace nb = nanobind;
 
 namespace memplan {
 namespace {
+
+using namespace edit_classes;
 
 bool isOp(const Graph &g, int64_t op) { return op >= 0 && op < g.numOps(); }
 
@@ -395,87 +397,6 @@ void checkTransientEdit(const Graph &g, const TransientEdit &edit) {
   }
 }
 
-/// A list field's value as Python reads it: a tuple, of tuples for array
-/// elements. A list would be a copy the edit never sees again, so that
-/// appending to it would change nothing; a tuple raises instead.
-template <typename T> nb::object frozen(const T &value) {
-  return nb::cast(value);
-}
-template <typename T, size_t N>
-nb::object frozen(const std::array<T, N> &values) {
-  nb::list items;
-  for (const T &value : values)
-    items.append(frozen(value));
-  return nb::tuple(items);
-}
-template <typename T> nb::object frozen(const std::vector<T> &values) {
-  nb::list items;
-  for (const T &value : values)
-    items.append(frozen(value));
-  return nb::tuple(items);
-}
-
-/// The class and the type of the member `Field` points to.
-template <typename> struct MemberOf;
-template <typename C, typename T> struct MemberOf<T C::*> {
-  using Class = C;
-  using Type = T;
-};
-
-/// The getter and the setter of a list field: read as frozen(), set from a
-/// whole list, tuple or array (anything nanobind's stl casters take).
-template <auto Field>
-nb::object asTuple(const typename MemberOf<decltype(Field)>::Class &edit) {
-  return frozen(edit.*Field);
-}
-template <auto Field>
-void assign(typename MemberOf<decltype(Field)>::Class &edit,
-            typename MemberOf<decltype(Field)>::Type value) {
-  edit.*Field = std::move(value);
-}
-
-template <typename> constexpr bool isVector = false;
-template <typename T> constexpr bool isVector<std::vector<T>> = true;
-
-/// An edit's class, made from nothing and filled field by field: `what` it
-/// is, then how its fields read.
-template <typename Edit>
-nb::class_<Edit> bindEditClass(nb::module_ &m, const char *name,
-                               const char *what) {
-  static const std::string doc =
-      std::string(what) +
-      ": op and value ids of the Graph it was planned on, step operands "
-      "indices of earlier steps. List fields read as tuples (of tuples): "
-      "assign a whole list or array; what a field returns cannot be changed.";
-  nb::class_<Edit> cls(m, name, doc.c_str());
-  cls.def(nb::init<>());
-  return cls;
-}
-
-/// Binds the field `Field` of an edit class: a list reads as frozen() and is
-/// set whole; anything else reads and writes as is.
-template <auto Field, typename Class>
-void bindField(Class &cls, const char *name, const char *doc) {
-  if constexpr (isVector<typename MemberOf<decltype(Field)>::Type>)
-    cls.def_prop_rw(name, asTuple<Field>, assign<Field>, doc);
-  else
-    cls.def_rw(name, Field, doc);
-}
-
-/// Binds `apply_<name>(graph, edit)`: the edit checked against the graph
-/// (a malformed one raises, the IR as it was), then applied.
-template <typename Edit, void (*Check)(const Graph &, const Edit &),
-          void (*Apply)(const Graph &, const Edit &)>
-void bindApply(nb::module_ &m, const char *name, const char *doc) {
-  m.def(
-      name,
-      [](const Graph &g, const Edit &edit) {
-        Check(g, edit);
-        Apply(g, edit);
-      },
-      nb::arg("graph"), nb::arg("edit"), doc);
-}
-
 } // namespace
 
 void registerAllocsToViewsBindings(nb::module_ &m) {
@@ -488,7 +409,9 @@ void registerAllocsToViewsBindings(nb::module_ &m) {
 
   auto pool = bindEditClass<PoolEdit>(
       m, "PoolEdit",
-      "One pool's rewrite as plain data (memplan/Reuse/PoolEdit.h)");
+      "One pool's rewrite as plain data (memplan/Reuse/PoolEdit.h): op and "
+      "value ids of the Graph it was planned on, step operands indices of "
+      "earlier steps");
 #define MEMPLAN_POOL_EDIT_FIELD(Field, Py, Init, Doc, ...)                     \
   bindField<&PoolEdit::Field>(pool, #Py, Doc);
 #include "memplan/Reuse/PoolEditFields.def"
@@ -496,12 +419,15 @@ void registerAllocsToViewsBindings(nb::module_ &m) {
   auto transient =
       bindEditClass<TransientEdit>(m, "TransientEdit",
                                    "A module's transient rewrite as plain data "
-                                   "(memplan/Transients/TransientEdit.h)");
+                                   "(memplan/Transients/TransientEdit.h): op "
+                                   "and value ids of the Graph it was planned "
+                                   "on, step operands indices of earlier "
+                                   "steps");
 #define MEMPLAN_TRANSIENT_EDIT_FIELD(Field, Py, Init, Doc, ...)                \
   bindField<&TransientEdit::Field>(transient, #Py, Doc);
 #include "memplan/Transients/TransientEditFields.def"
 
-  bindApply<PoolEdit, checkPoolEdit, applyPoolEdit>(
+  bindApply<PoolEdit, checkPoolEdit, applyPoolEdit, Graph>(
       m, "apply_pool_edit",
       "Apply one pool's edit (memplan/Reuse/PoolEdit.h) after checking it "
       "against the graph: the size operands set, the hoisted ops moved, the "
@@ -509,7 +435,7 @@ void registerAllocsToViewsBindings(nb::module_ &m) {
       "dealloc_after, each member a view at its offset step, the members' "
       "allocs and deallocs and `erase` erased.");
 
-  bindApply<TransientEdit, checkTransientEdit, applyTransientEdit>(
+  bindApply<TransientEdit, checkTransientEdit, applyTransientEdit, Graph>(
       m, "apply_transient_edit",
       "Apply a module's transient edit (memplan/Transients/TransientEdit.h) "
       "after checking it against the graph: the storage arguments added to "

@@ -218,6 +218,18 @@ void registerTransformsBindings(nb::module_ &m) {
       "[(buffer location capsule, async work location capsule)] not freed). "
       "options: memplan-buffer-deallocation's option values by name "
       "(DEALLOCATION_OPTIONS; their defaults for the rest).");
+  m.def(
+      "prepare_deallocation",
+      [](nb::handle capsule, const nb::dict &options) {
+        return prepareDeallocation(operationOf(capsule),
+                                   readOptions<DeallocationOptions>(options));
+      },
+      nb::arg("module_capsule"), nb::arg("options") = nb::dict(),
+      "What memplan-buffer-deallocation does to the module before it plans "
+      "(copies where loops run, dead values dropped, returned merges that "
+      "always hold one value replaced by it): plan_deallocation's plans of "
+      "the module it leaves are then the pass's. Returns DeallocationStats "
+      "(loop_copies). options as deallocate_buffers'.");
   bindOnOperation(
       m, "check_upstream_deallocation", checkUpstreamDeallocation,
       "func_capsule",

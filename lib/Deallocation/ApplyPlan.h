@@ -2,8 +2,11 @@
 //
 // The rewrite of memplan-buffer-deallocation for one function
 // (InsertDeallocs.cpp), shared by the pass, which applies the ownership
-// analysis' plan, and memplan-test-apply-deallocation-plan, which applies a
-// plan stated by attributes (PlanAttributes.cpp).
+// analysis' plan, memplan-test-apply-deallocation-plan, which applies a
+// plan stated by attributes (PlanAttributes.cpp), and
+// memplan._core.apply_deallocation_plan, which applies a plan stated as data
+// (DeallocationPlan.cpp). What both readers of a plan check of it:
+// PlanChecks.h.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MEMPLAN_LIB_DEALLOCATION_APPLYPLAN_H

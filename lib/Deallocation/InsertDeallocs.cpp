@@ -430,6 +430,7 @@ void PlanRewriter::run() {
   for (auto [h, own] : llvm::enumerate(plan.ownership))
     if (own == Ownership::Dynamic)
       ++stats.dynamic;
+  stats.unawaited += plan.unawaited.size();
 }
 
 } // namespace
@@ -842,14 +843,15 @@ static void dropDeadBufferValues(Operation *root, bool aliases) {
   eraseDeadBufferOps(root, /*aliases=*/true);
 }
 
-DeallocationResult deallocateBuffers(MlirOperation rootHandle,
-                                     const DeallocationOptions &options) {
-  Operation *root = unwrap(rootHandle);
-  DeallocationResult result;
+/// memplan-buffer-deallocation's rewrites before its plan
+/// (prepareDeallocation), then its plans of the IR they leave.
+static std::vector<FunctionPlan>
+prepareAndPlan(Operation *root, const DeallocationOptions &options,
+               DeallocationStats &stats) {
   // Before dead values go: a loop that carries its copied init for nothing
   // would no longer show it as the init.
   if (options.copyWhereLoopsRun)
-    result.stats.loopCopies = copyWhereLoopsRun(root);
+    stats.loopCopies = copyWhereLoopsRun(root);
   dropDeadBufferValues(root, /*aliases=*/options.dropDeadValues);
   std::vector<FunctionPlan> plans = analyzeOwnership(root);
   // Return what returned merges always hold, then analyze that IR (the
@@ -863,6 +865,21 @@ DeallocationResult deallocateBuffers(MlirOperation rootHandle,
     }
   if (forwarded)
     plans = analyzeOwnership(root);
+  return plans;
+}
+
+DeallocationStats prepareDeallocation(MlirOperation root,
+                                      const DeallocationOptions &options) {
+  DeallocationStats stats;
+  prepareAndPlan(unwrap(root), options, stats);
+  return stats;
+}
+
+DeallocationResult deallocateBuffers(MlirOperation rootHandle,
+                                     const DeallocationOptions &options) {
+  DeallocationResult result;
+  std::vector<FunctionPlan> plans =
+      prepareAndPlan(unwrap(rootHandle), options, result.stats);
   for (FunctionPlan &plan : plans) {
     if (!plan.left.empty()) {
       ++result.stats.functionsLeft;
@@ -875,7 +892,6 @@ DeallocationResult deallocateBuffers(MlirOperation rootHandle,
     for (auto [h, op] : plan.unawaited)
       result.unawaited.push_back(
           {wrap(plan.handles[h].getLoc()), wrap(op->getLoc())});
-    result.stats.unawaited += plan.unawaited.size();
     applyFunctionPlan(plan, result.stats);
   }
   return result;

@@ -1,14 +1,16 @@
 //===- PlanAttributes.cpp - A deallocation plan stated by attributes ------===//
 //
 // See include/memplan/Deallocation/PlanAttributes.h. Each function's plan is
-// read and checked first; the rewrite (ApplyPlan.h) runs only when every
-// plan is well formed, so that a malformed one changes nothing.
+// read and checked first (what it asks of the IR by PlanChecks.h, whose
+// checks the plan as data makes too); the rewrite (ApplyPlan.h) runs only
+// when every plan is well formed, so that a malformed one changes nothing.
 //
 //===----------------------------------------------------------------------===//
 
 #include "memplan/Deallocation/PlanAttributes.h"
 
 #include "ApplyPlan.h"
+#include "PlanChecks.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -62,8 +64,6 @@ private:
                     FunctionPlan::FlagList list);
   void readFrees(Operation *op);
   void readReturnCopies(Operation *op);
-  /// Whether `op` is a return of the function (not of a nested region).
-  bool isFunctionReturn(Operation *op);
 
   FunctionOpInterface func;
   FunctionPlan plan;
@@ -175,21 +175,16 @@ void PlanReader::readFlagList(Operation *op, ArrayRef<int64_t> entries,
 }
 
 void PlanReader::readFlags() {
-  Block *entry = &func.getFunctionBody().front();
   for (auto [h, v] : llvm::enumerate(plan.handles)) {
     if (plan.ownership[h] != Ownership::Dynamic)
       continue;
     Operation *def = v.getDefiningOp();
-    if (auto arg = dyn_cast<BlockArgument>(v)) {
-      if (arg.getOwner() != entry) {
-        plan.flagged.insert(v);
-        continue;
-      }
-    } else if (isa<RegionBranchOpInterface>(def) && def->getNumRegions()) {
+    if (canCarryFlag(v, func)) {
       plan.flagged.insert(v);
       continue;
-    } else if (std::optional<ArrayRef<int64_t>> taken =
-                   integers(def, "memplan.test_takes")) {
+    }
+    if (std::optional<ArrayRef<int64_t>> taken =
+            def ? integers(def, "memplan.test_takes") : std::nullopt) {
       FunctionPlan::SelectFlag flag;
       flag.select = h;
       for (int64_t t : *taken)
@@ -207,14 +202,14 @@ void PlanReader::readFlags() {
   func.getFunctionBody().walk([&](Operation *op) {
     if (std::optional<ArrayRef<int64_t>> flags =
             integers(op, "memplan.test_flags")) {
-      if (!isa<RegionBranchTerminatorOpInterface>(op))
+      if (!flagListFits(op, /*entry=*/false, /*successor=*/-1))
         error(op) << "memplan.test_flags is for region terminators";
       else
         readFlagList(op, *flags, {});
     }
     if (std::optional<ArrayRef<int64_t>> flags =
             integers(op, "memplan.test_entry_flags")) {
-      if (!isa<RegionBranchOpInterface>(op)) {
+      if (!flagListFits(op, /*entry=*/true, /*successor=*/-1)) {
         error(op) << "memplan.test_entry_flags is for region ops";
       } else {
         FunctionPlan::FlagList list;
@@ -226,7 +221,7 @@ void PlanReader::readFlags() {
     if (!perSuccessor)
       return;
     auto lists = dyn_cast<ArrayAttr>(perSuccessor);
-    if (!isa<BranchOpInterface>(op) || !lists ||
+    if (!flagListFits(op, /*entry=*/false, /*successor=*/0) || !lists ||
         lists.size() != op->getNumSuccessors() ||
         !llvm::all_of(lists, llvm::IsaPred<DenseI64ArrayAttr>)) {
       error(op) << "memplan.test_successor_flags is one array<i64> per "
@@ -243,7 +238,7 @@ void PlanReader::readFlags() {
 }
 
 void PlanReader::readFrees(Operation *op) {
-  bool terminator = op->hasTrait<OpTrait::IsTerminator>();
+  bool terminator = !canFreeAfter(op);
   auto add = [&](FunctionPlan::Free free) {
     if (isHandle(op, free.handle))
       plan.frees.push_back(free);
@@ -298,14 +293,13 @@ void PlanReader::readFrees(Operation *op) {
          "memplan.test_free_at_start is for a block's first op", atStart);
   listed("memplan.test_free_before", true, "", before);
   before.unlessReturned = true;
-  listed("memplan.test_free_before_unless_returned", isFunctionReturn(op),
+  listed("memplan.test_free_before_unless_returned", isFunctionReturn(op, func),
          "memplan.test_free_before_unless_returned is for the function's "
          "returns",
          before);
   paired("memplan.test_free_on_edge", [&](int64_t successor, int64_t h,
                                           FunctionPlan::Free &free) {
-    if (!isa<BranchOpInterface>(op) || successor < 0 ||
-        successor >= static_cast<int64_t>(op->getNumSuccessors())) {
+    if (!isBranchSuccessor(op, successor)) {
       error(op) << "memplan.test_free_on_edge names a successor of a branch";
       return false;
     }
@@ -316,16 +310,11 @@ void PlanReader::readFrees(Operation *op) {
   });
 }
 
-bool PlanReader::isFunctionReturn(Operation *op) {
-  return op->hasTrait<OpTrait::ReturnLike>() &&
-         op->getParentOp() == func.getOperation();
-}
-
 void PlanReader::readReturnCopies(Operation *op) {
   Attribute attr = op->getAttr("memplan.test_copies");
   if (!attr)
     return;
-  if (!isFunctionReturn(op)) {
+  if (!isFunctionReturn(op, func)) {
     error(op) << "copies are made at the function's returns";
     return;
   }
@@ -335,9 +324,7 @@ void PlanReader::readReturnCopies(Operation *op) {
     return;
   }
   auto isMemrefOperand = [&](int64_t position) {
-    if (position >= 0 &&
-        position < static_cast<int64_t>(op->getNumOperands()) &&
-        isa<BaseMemRefType>(op->getOperand(position).getType()))
+    if (memplan::isMemrefOperand(op, position))
       return true;
     error(op) << "operand " << position << " is not a memref";
     return false;

@@ -157,15 +157,18 @@ bool Graph::properlyDominates(int32_t a, int32_t b) const {
 Value Graph::value(int32_t v) const {
   if (valueOp[v] >= 0)
     return op(valueOp[v])->getResult(valueIndex[v]);
+  return block(valueBlock[v])->getArgument(valueIndex[v]);
+}
+
+Block *Graph::block(int32_t b) const {
   // The graph keeps no block handles: reach the block through its parent
   // op's region (blocks of a region are listed in order).
-  int32_t block = valueBlock[v], region = blockRegion[block];
-  int32_t owner = blockParentOp[block];
+  int32_t region = blockRegion[b], owner = blockParentOp[b];
   Region &r = op(owner)->getRegion(region - regionBegin[owner]);
   auto blk = r.begin();
-  for (int32_t k = regionBlockBegin[region]; regionBlocks[k] != block; ++k)
+  for (int32_t k = regionBlockBegin[region]; regionBlocks[k] != b; ++k)
     ++blk;
-  return blk->getArgument(valueIndex[v]);
+  return &*blk;
 }
 
 bool Graph::valueDominates(int32_t v, int32_t b) const {
@@ -332,7 +335,11 @@ int32_t Graph::valueId(Value v) const {
                      : resultBegin[owner] + (int32_t)result.getResultNumber();
   }
   auto arg = cast<BlockArgument>(v);
-  Block *block = arg.getOwner();
+  int32_t id = blockId(arg.getOwner());
+  return id < 0 ? -1 : blockArgBegin[id] + (int32_t)arg.getArgNumber();
+}
+
+int32_t Graph::blockId(Block *block) const {
   int32_t parent = opId(block->getParentOp());
   if (parent < 0)
     return -1;
@@ -340,8 +347,7 @@ int32_t Graph::valueId(Value v) const {
       regionBegin[parent] + (int32_t)block->getParent()->getRegionNumber();
   int32_t position =
       (int32_t)std::distance(block->getParent()->begin(), block->getIterator());
-  int32_t id = regionBlocks[regionBlockBegin[region] + position];
-  return blockArgBegin[id] + (int32_t)arg.getArgNumber();
+  return regionBlocks[regionBlockBegin[region] + position];
 }
 
 std::optional<int64_t>

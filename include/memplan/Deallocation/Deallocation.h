@@ -67,6 +67,15 @@ MEMPLAN_OPTIONS_STRUCT(DeallocationOptions, "memplan-buffer-deallocation",
 DeallocationResult deallocateBuffers(MlirOperation root,
                                      const DeallocationOptions &options);
 
+/// What memplan-buffer-deallocation does to the IR under `root` before it
+/// plans: copies where loops run and dead values dropped, as `options` say
+/// (above), and each returned merge that always holds one value replaced by
+/// that value (FunctionPlan::returnForwards). The ownership analysis of the
+/// IR it leaves (memplan/Deallocation/DeallocationPlan.h: planDeallocation)
+/// is then the pass's; what it did (loop copies) in the stats.
+DeallocationStats prepareDeallocation(MlirOperation root,
+                                      const DeallocationOptions &options);
+
 /// Checks a function memplan leaves to upstream's ownership-based
 /// deallocation for inputs that crash it (MLIR 22): a located error per
 /// such input; true when there is none.

@@ -67,6 +67,8 @@
 #ifndef MEMPLAN_DEALLOCATION_OWNERSHIP_H
 #define MEMPLAN_DEALLOCATION_OWNERSHIP_H
 
+#include "memplan/Deallocation/DeallocationPlan.h"
+
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
 
@@ -79,11 +81,8 @@
 
 namespace memplan {
 
-/// Who frees the buffer a handle holds: nobody here, the block holding the
-/// handle, or that block when a run-time flag says so.
-enum class Ownership : uint8_t { Unknown, No, Yes, Dynamic };
-
-/// What one function needs: frees, flags and copies.
+/// What one function needs: frees, flags and copies (as plain data:
+/// memplan/Deallocation/DeallocationPlan.h; Ownership is declared there).
 struct FunctionPlan {
   mlir::Operation *func = nullptr;
   /// Why memplan leaves the function to upstream (empty: it does not), and

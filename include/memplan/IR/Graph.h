@@ -27,6 +27,7 @@
 #include <vector>
 
 namespace mlir {
+class Block;
 class Operation;
 class Value;
 } // namespace mlir
@@ -179,6 +180,8 @@ struct Graph {
   bool properlyDominates(int32_t a, int32_t b) const;
   /// The value with id `v`.
   mlir::Value value(int32_t v) const;
+  /// The block with id `b`.
+  mlir::Block *block(int32_t b) const;
   /// The value `v` properly dominates the op `b` (DominanceInfo).
   bool valueDominates(int32_t v, int32_t b) const;
 
@@ -241,6 +244,8 @@ struct Graph {
   int32_t valueId(mlir::Value value) const;
   /// The id of op `o`, or -1 when the graph does not number it.
   int32_t opId(mlir::Operation *o) const;
+  /// The id of `block`, or -1 when the graph does not number it.
+  int32_t blockId(mlir::Block *block) const;
   /// The references to a symbol of the root's symbol table that are not the
   /// callee of a call (SymbolTable::getSymbolUses without the
   /// CallOpInterface callees, nor memplan's own `memplan.*` annotations):

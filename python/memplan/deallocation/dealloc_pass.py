@@ -10,6 +10,12 @@ function it leaves (an op without memory effects information on buffers,
 a loop of branches, ...) is handed to upstream's pipeline with every other
 function's body out of its sight; inputs upstream's pass crashes on are a
 located error instead.
+
+The pass is one C++ call (``_core.deallocate_buffers``): the analysis and the
+apply that :mod:`memplan.deallocation.plans` hands out as data, without the
+graph and the second analysis that stating the plans in its ids needs (on
+GPT-2 they would double the pass's CPU time, 24 to 48 ms, with the same
+output).
 """
 
 from __future__ import annotations
