@@ -427,13 +427,31 @@ void registerAllocsToViewsBindings(nb::module_ &m) {
   bindField<&TransientEdit::Field>(transient, #Py, Doc);
 #include "memplan/Transients/TransientEditFields.def"
 
+  // A pool's edit changes its members and the ops it adds, in the
+  // function of insert_before; a transient edit, the whole module.
+  Sequencing<PoolEdit, Graph> pools{
+      kPoolEdit,
+      [](const Graph &g, const PoolEdit &edit) -> std::optional<int32_t> {
+        if (!isOp(g, edit.insertBefore))
+          return std::nullopt;
+        return functionOf(g, edit.insertBefore);
+      },
+      /*again=*/true};
+  Sequencing<TransientEdit, Graph> transients{
+      kTransientEdit,
+      [](const Graph &, const TransientEdit &) -> std::optional<int32_t> {
+        return -1;
+      },
+      /*again=*/false};
   bindApply<PoolEdit, checkPoolEdit, applyPoolEdit, Graph>(
       m, "apply_pool_edit",
       "Apply one pool's edit (memplan/Reuse/PoolEdit.h) after checking it "
       "against the graph: the size operands set, the hoisted ops moved, the "
       "steps created before insert_before, the pool freed after "
       "dealloc_after, each member a view at its offset step, the members' "
-      "allocs and deallocs and `erase` erased.");
+      "allocs and deallocs and `erase` erased. Refused (ValueError) on a "
+      "graph an edit other than a pool's has gone through.",
+      pools);
 
   bindApply<TransientEdit, checkTransientEdit, applyTransientEdit, Graph>(
       m, "apply_transient_edit",
@@ -445,7 +463,9 @@ void registerAllocsToViewsBindings(nb::module_ &m) {
       "the unmarked ones' losing it, each symbols op given "
       "`symbol_attribute` naming its name, each call given its storage step "
       "as an argument, each alloc a view of its buffer step at its offset "
-      "step, the allocs, their deallocs and `erase` erased.");
+      "step, the allocs, their deallocs and `erase` erased. Refused "
+      "(ValueError) on a graph an edit has gone through.",
+      transients);
 }
 
 } // namespace memplan

@@ -54,6 +54,32 @@ void checkPlan(const Graph &g, const DeallocationPlan &plan) {
   }
 }
 
+/// A plan changes its function: another may follow in another function.
+const edit_classes::Sequencing<DeallocationPlan, Graph> kPlans{
+    edit_classes::kDeallocationPlan,
+    [](const Graph &g, const DeallocationPlan &plan) -> std::optional<int32_t> {
+      if (plan.function < 0 || plan.function >= g.numOps())
+        return std::nullopt;
+      return plan.function;
+    },
+    /*again=*/false};
+
+/// checkPlan on a graph no edit has made stale for `plan`.
+void checkFreshPlan(const Graph &g, const DeallocationPlan &plan) {
+  if (std::optional<int32_t> function = kPlans.scope(g, plan))
+    edit_classes::checkNotStale(g, kPlans, *function);
+  checkPlan(g, plan);
+}
+
+/// The plans of the graph's IR, which no edit may have changed.
+std::vector<DeallocationPlan> planFresh(const Graph &g) {
+  if (!g.appliedEdits.empty())
+    throw nb::value_error("the graph is stale: an edit was applied through "
+                          "it since it was extracted; extract the graph "
+                          "again");
+  return planDeallocation(g);
+}
+
 } // namespace
 
 void registerDeallocationBindings(nb::module_ &m) {
@@ -76,12 +102,12 @@ void registerDeallocationBindings(nb::module_ &m) {
 #define MEMPLAN_DEALLOCATION_PLAN_FIELD(Field, Py, Init, Doc, ...)             \
   edit_classes::bindField<&DeallocationPlan::Field>(plan, #Py, Doc);
 #include "memplan/Deallocation/DeallocationPlanFields.def"
-  m.def("plan_deallocation", &planDeallocation, nb::arg("graph"),
+  m.def("plan_deallocation", &planFresh, nb::arg("graph"),
         "The ownership analysis of memplan-buffer-deallocation on the IR of "
         "the graph: one DeallocationPlan per function with a body (its "
         "builtin.modules', nested ones included), in the graph's ids. The "
         "IR is not changed.");
-  m.def("check_deallocation_plan", &checkPlan, nb::arg("graph"),
+  m.def("check_deallocation_plan", &checkFreshPlan, nb::arg("graph"),
         nb::arg("plan"),
         "Check a DeallocationPlan against the graph: IndexError for an id "
         "out of range, TypeError for one of the wrong kind (a handle that is "
@@ -95,9 +121,10 @@ void registerDeallocationBindings(nb::module_ &m) {
       "graph (check_deallocation_plan: a malformed plan raises and changes "
       "nothing): its flags, copies and frees, built by "
       "memplan-buffer-deallocation's rewrite. The graph must be the one the "
-      "plan was made on, the function unchanged since. Returns the "
-      "DeallocationStats of what it built.",
-      "plan");
+      "plan was made on: after an edit other than another function's plan "
+      "has gone through it, or this function's, it is refused "
+      "(ValueError). Returns the DeallocationStats of what it built.",
+      kPlans, "plan");
   m.def(
       "verify_deallocation",
       [](nb::handle capsule) {

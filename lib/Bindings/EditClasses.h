@@ -19,6 +19,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <array>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -113,17 +114,57 @@ void bindField(Class &cls, const char *name, const char *doc) {
     cls.def_rw(name, Field, doc);
 }
 
+/// The kinds of edit applied through a graph (Sequencing::kind).
+enum EditKind : int32_t { kPoolEdit, kTransientEdit, kDeallocationPlan };
+
+/// How an edit may follow earlier edits applied through the same graph,
+/// whose ids name the IR as it was extracted: `kind` tells apply functions
+/// apart; an edit changes `scope(graph, edit)`'s function (-1: any of the
+/// module's; none: the edit names an op out of range, which its check
+/// reports); with `again`, edits of this kind only change what they name,
+/// so that another may follow in the same function (each pool's edit
+/// touches its own members only).
+template <typename Edit, typename Graph> struct Sequencing {
+  int32_t kind;
+  std::optional<int32_t> (*scope)(const Graph &, const Edit &);
+  bool again;
+};
+
+/// Raises ValueError where an edit of `seq`'s kind to `function` (-1: any)
+/// may read ids that an edit applied earlier through `g` made stale: one
+/// of another kind, of the whole module, or of the same kind in the same
+/// function unless `seq.again`.
+template <typename Edit, typename Graph>
+void checkNotStale(const Graph &g, const Sequencing<Edit, Graph> &seq,
+                   int32_t function) {
+  for (auto [kind, changed] : g.appliedEdits)
+    if (kind != seq.kind || changed < 0 || function < 0 ||
+        (changed == function && !seq.again))
+      throw nb::value_error(
+          "the graph is stale: an edit applied through it since it was "
+          "extracted may have changed what this one names; extract the "
+          "graph again");
+}
+
 /// Binds `name(graph, edit)` (the second argument named `editName`): the
-/// edit checked against the graph by
-/// `Check` (a malformed one raises, the IR as it was), then applied by
-/// `Apply`, whose result it returns.
+/// edit refused on a graph an earlier edit made stale (checkNotStale),
+/// checked against the graph by `Check` (a malformed one raises, the IR as
+/// it was), then applied by `Apply`, whose result it returns, and recorded
+/// in the graph's appliedEdits.
 template <typename Edit, auto Check, auto Apply, typename Graph>
 void bindApply(nb::module_ &m, const char *name, const char *doc,
-               const char *editName = "edit") {
+               Sequencing<Edit, Graph> seq, const char *editName = "edit") {
   m.def(
       name,
-      [](const Graph &g, const Edit &edit) {
+      [seq](Graph &g, const Edit &edit) {
+        // Before the check, which may read the ops the ids name.
+        std::optional<int32_t> function = seq.scope(g, edit);
+        if (function)
+          checkNotStale(g, seq, *function);
         Check(g, edit);
+        if (!function)
+          throw nb::index_error("an edit's op id is out of range");
+        g.appliedEdits.push_back({seq.kind, *function});
         return Apply(g, edit);
       },
       nb::arg("graph"), nb::arg(editName), doc);

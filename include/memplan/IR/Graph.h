@@ -149,6 +149,12 @@ struct Graph {
   std::vector<std::string> names;
   std::vector<TypeInfo> types;
 
+  /// The edits applied through this graph since it was extracted, each as
+  /// (kind, the function op it changed or -1 for any): the ids name the IR
+  /// as it was, so whoever applies edits (lib/Bindings/EditClasses.h) reads
+  /// this to refuse one whose ids an earlier edit may have made stale.
+  std::vector<std::pair<int32_t, int32_t>> appliedEdits;
+
   int32_t numOps() const { return static_cast<int32_t>(opParent.size()); }
   int32_t numValues() const { return static_cast<int32_t>(valueOp.size()); }
   int32_t numBlocks() const {
