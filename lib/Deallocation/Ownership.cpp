@@ -29,6 +29,7 @@
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/Debug.h"
 
@@ -1344,8 +1345,10 @@ void FunctionAnalysis::takeOverAtReturns() {
 
 bool FunctionAnalysis::flags(bool &changed) {
   // One operand list feeds all the successors of a region terminator (and
-  // of a region op's entry): their flagged positions must agree.
-  DenseMap<std::pair<Operation *, int>, SmallVector<int32_t, 2>> lists;
+  // of a region op's entry): their flagged positions must agree. In the
+  // order of the edges (a map by op pointer would order the plan's flag
+  // lists, and which one a function is left for, by address).
+  llvm::MapVector<std::pair<Operation *, int>, SmallVector<int32_t, 2>> lists;
   for (auto [id, e] : llvm::enumerate(edges)) {
     if (e.ret)
       continue;
