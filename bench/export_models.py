@@ -15,8 +15,9 @@ the shared workloads do not have (gated MLPs and rotary embeddings, window
 attention with ``torch.roll``, depthwise and strided convolutions with pads,
 skip-connection concats, dense blocks' growing concats, cross-attention,
 dilated causal convolutions with residual and skip sums, transposed
-convolutions and interpolation, recurrences, dynamic dimensions), not models
-to evaluate.
+convolutions and interpolation, recurrences, conv + attention hybrids,
+learned latents, masked embedding bags and gathers, pixel shuffles and
+strided slices, dynamic dimensions), not models to evaluate.
 """
 
 from __future__ import annotations
@@ -556,6 +557,175 @@ class ConvAutoencoder(nn.Module):
         return torch.sigmoid(self.d1(y))
 
 
+# --- hybrids, latents, embeddings, conv recurrences, pixel shuffles ---------------------------
+
+
+class MobileViTBlock(nn.Module):
+    """MobileViT: local 3x3 and 1x1 convolutions, the map unfolded into p x p patches
+    (reshape and permute: one sequence per position in the patch), transformer layers over
+    each sequence, folded back, a channel concat with the input and a fusing 3x3 convolution."""
+
+    def __init__(self, c: int, d: int, layers: int, heads: int, p: int = 2):
+        super().__init__()
+        self.p = p
+        self.local = nn.Sequential(conv_bn(c, c, 3), nn.SiLU(), nn.Conv2d(c, d, 1, bias=False))
+        self.blocks = nn.ModuleList(EncoderBlock(d, heads) for _ in range(layers))
+        self.ln = nn.LayerNorm(d)
+        self.proj, self.fuse = conv_bn(d, c, 1), conv_bn(2 * c, c, 3)
+
+    def forward(self, x):
+        b, _, hh, ww = x.shape
+        p, y = self.p, self.local(x)
+        d, nh, nw = y.shape[1], hh // p, ww // p
+        y = y.reshape(b, d, nh, p, nw, p).permute(0, 3, 5, 2, 4, 1).reshape(b * p * p, nh * nw, d)
+        for blk in self.blocks:
+            y = blk(y)
+        y = self.ln(y).reshape(b, p, p, nh, nw, d).permute(0, 5, 3, 1, 4, 2).reshape(b, d, hh, ww)
+        return F.silu(self.fuse(torch.cat([x, F.silu(self.proj(y))], 1)))
+
+
+class MobileViT(nn.Module):
+    def __init__(self, classes: int = 10):
+        super().__init__()
+        self.stem = nn.Sequential(conv_bn(3, 16, 3, 2), nn.SiLU(), conv_bn(16, 32, 3, 2), nn.SiLU())
+        self.vit1 = MobileViTBlock(32, 64, 2, 4)
+        self.down = nn.Sequential(conv_bn(32, 48, 3, 2), nn.SiLU())
+        self.vit2 = MobileViTBlock(48, 80, 2, 4)
+        self.fc = nn.Linear(48, classes)
+
+    def forward(self, x):
+        x = self.vit2(self.down(self.vit1(self.stem(x))))
+        return self.fc(x.mean((2, 3)))
+
+
+class Perceiver(nn.Module):
+    """Perceiver-style: learned latents (a parameter expanded over the batch) cross-attend
+    to the projected input in every layer, then self-attend; a head over their mean."""
+
+    def __init__(self, cin: int, h: int, latents: int, heads: int, layers: int):
+        super().__init__()
+        self.inp = nn.Linear(cin, h)
+        self.latents = nn.Parameter(torch.randn(1, latents, h) * 0.02)
+        self.nq = nn.ModuleList(nn.LayerNorm(h) for _ in range(layers))
+        self.nkv = nn.LayerNorm(h)
+        self.cross = nn.ModuleList(CrossAttention(h, heads) for _ in range(layers))
+        self.blocks = nn.ModuleList(EncoderBlock(h, heads) for _ in range(layers))
+        self.head = nn.Linear(h, 10)
+
+    def forward(self, x):
+        mem = self.nkv(self.inp(x))
+        z = self.latents.expand(x.shape[0], -1, -1)
+        for nq, cross, blk in zip(self.nq, self.cross, self.blocks):
+            z = blk(z + cross(nq(z), mem))
+        return self.head(z.mean(1))
+
+
+class DLRM(nn.Module):
+    """DLRM-style recommendation over ids (batch, fields, bag), hashed into the tables
+    (``remainder``, as Criteo-style models do): per field an embedding lookup of its bag,
+    id 0 masked out (masked_fill) and the bag averaged over its nonzero ids (torch.where
+    against an empty bag), a shared table read by index_select, dense features (log1p of
+    the hashed ids) through a bottom MLP, the pairwise dot products of all of them (bmm)
+    gathered below the diagonal, and a top MLP."""
+
+    def __init__(self, fields: int, vocab: int, d: int):
+        super().__init__()
+        self.vocab = vocab
+        self.tables = nn.ModuleList(nn.Embedding(vocab, d) for _ in range(fields))
+        self.shared = nn.Parameter(torch.randn(vocab, d) * 0.1)
+        self.bottom = nn.Sequential(nn.Linear(fields, 64), nn.ReLU(), nn.Linear(64, d), nn.ReLU())
+        n = fields + 2
+        li, lj = torch.tril_indices(n, n, -1)
+        self.register_buffer("li", li)
+        self.register_buffer("lj", lj)
+        self.top = nn.Sequential(
+            nn.Linear(d + li.numel(), 128),
+            nn.ReLU(),
+            nn.Linear(128, 64),
+            nn.ReLU(),
+            nn.Linear(64, 1),
+        )
+
+    def forward(self, raw):
+        b, ids = raw.shape[0], torch.remainder(raw, self.vocab)
+        feats = []
+        for f, table in enumerate(self.tables):
+            bag = ids[:, f]
+            keep = raw[:, f] != 0
+            e = table(bag).masked_fill(~keep.unsqueeze(-1), 0.0).sum(1)
+            count = keep.sum(1, keepdim=True).to(e.dtype)
+            feats.append(torch.where(count > 0, e / count.clamp(min=1.0), torch.zeros_like(e)))
+        shared = torch.index_select(self.shared, 0, ids[:, :, 0].reshape(-1))
+        feats.append(shared.reshape(b, -1, shared.shape[-1]).sum(1))
+        dense = self.bottom(torch.log1p(ids[:, :, 0].to(torch.float32)))
+        z = torch.stack([dense] + feats, 1)
+        inter = torch.bmm(z, z.transpose(1, 2))[:, self.li, self.lj]
+        return torch.sigmoid(self.top(torch.cat([dense, inter], 1)))
+
+
+class ConvLSTM(nn.Module):
+    """ConvLSTM cells unrolled over time: a 3x3 convolution of the concat of the step's
+    input and the hidden state gives the four gates (chunk), cell and hidden states."""
+
+    def __init__(self, cin: int, c: int, layers: int):
+        super().__init__()
+        self.c = c
+        self.convs = nn.ModuleList(
+            nn.Conv2d((cin if i == 0 else c) + c, 4 * c, 3, padding=1) for i in range(layers)
+        )
+
+    def forward(self, x):  # (batch, time, channels, height, width)
+        b, t, _, hh, ww = x.shape
+        hs = [x.new_zeros(b, self.c, hh, ww) for _ in self.convs]
+        cs = [x.new_zeros(b, self.c, hh, ww) for _ in self.convs]
+        for step in range(t):
+            y = x[:, step]
+            for i, conv in enumerate(self.convs):
+                gi, gf, go, gg = conv(torch.cat([y, hs[i]], 1)).chunk(4, 1)
+                cs[i] = torch.sigmoid(gf) * cs[i] + torch.sigmoid(gi) * torch.tanh(gg)
+                hs[i] = y = torch.sigmoid(go) * torch.tanh(cs[i])
+        return hs[-1]
+
+
+class ShuffleNetSR(nn.Module):
+    """Pixel shuffles and strided slices: a Focus stem (the concat of the four strided
+    slices x[..., i::2, j::2]), GroupNorm + SiLU residual blocks, pixel_unshuffle, a
+    ShuffleNet channel shuffle, a channel concat of 8 slices in reversed order, and
+    pixel_shuffle back up to the input's size."""
+
+    def __init__(self, c: int, blocks: int):
+        super().__init__()
+        self.stem = nn.Conv2d(12, c, 3, padding=1)
+        self.blocks = nn.ModuleList(
+            nn.Sequential(
+                nn.GroupNorm(4, c),
+                nn.SiLU(),
+                nn.Conv2d(c, c, 3, padding=1),
+                nn.GroupNorm(4, c),
+                nn.SiLU(),
+                nn.Conv2d(c, c, 3, padding=1),
+            )
+            for _ in range(blocks)
+        )
+        self.mid = nn.Sequential(nn.Conv2d(4 * c, 4 * c, 1), nn.GroupNorm(8, 4 * c), nn.SiLU())
+        self.up = nn.Conv2d(c + c // 2 + c // 4, 12, 3, padding=1)
+
+    def forward(self, x):
+        y = torch.cat(
+            [x[..., ::2, ::2], x[..., 1::2, ::2], x[..., ::2, 1::2], x[..., 1::2, 1::2]], 1
+        )
+        y = self.stem(y)
+        for blk in self.blocks:
+            y = y + blk(y)
+        b, c, hh, ww = y.shape
+        z = self.mid(F.pixel_unshuffle(y, 2))
+        z = z.reshape(b, 4, c, hh // 2, ww // 2).transpose(1, 2).reshape(b, 4 * c, hh // 2, ww // 2)
+        z = F.pixel_shuffle(z, 2)
+        parts = y.chunk(8, 1)
+        y = torch.cat([z[:, : c // 2]] + list(reversed(parts)) + [z[:, c // 2 :: 2]], 1)
+        return torch.sigmoid(F.pixel_shuffle(self.up(y), 2))
+
+
 # --- recurrent and plain ----------------------------------------------------------------------
 
 
@@ -701,6 +871,43 @@ MODELS: dict[str, tuple[Callable[[], nn.Module], Callable[[], torch.Tensor], dic
         lambda: torch.randn(1, 3, 64, 64),
         {2: ("height", 16), 3: ("width", 16)},
         "the same with dynamic height and width (exported at 64x64)",
+    ),
+    "mobilevit_i64": (
+        lambda: MobileViT(),
+        lambda: torch.randn(1, 3, 64, 64),
+        None,
+        "MobileViT-style conv + attention hybrid: 2x2 patches unfolded by reshape and permute",
+    ),
+    "perceiver_l2_h128_dynlen": (
+        lambda: Perceiver(32, 128, 32, 4, 2),
+        lambda: torch.randn(1, 256, 32),
+        {1: "length"},
+        "Perceiver-style: 32 learned latents cross-attend to an input of dynamic length (256)",
+    ),
+    "dlrm_f8_e32_b16": (
+        lambda: DLRM(8, 1000, 32),
+        lambda: torch.randint(0, 1000, (16, 8, 4)) * (torch.rand(16, 8, 4) > 0.25),
+        None,
+        "DLRM-style: embedding bags with masked_fill and torch.where, index_select, bmm, gather",
+    ),
+    "dlrm_f8_e32_dynbatch": (
+        lambda: DLRM(8, 1000, 32),
+        lambda: torch.randint(0, 1000, (16, 8, 4)) * (torch.rand(16, 8, 4) > 0.25),
+        {0: "batch"},
+        "the same with a dynamic batch (exported at 16)",
+    ),
+    "convlstm_c16_t6": (
+        lambda: ConvLSTM(8, 16, 2),
+        lambda: torch.randn(1, 6, 8, 16, 16),
+        None,
+        "two ConvLSTM cells unrolled over 6 steps, 16x16 maps",
+    ),
+    "shufflesr_c32_i64": (
+        lambda: ShuffleNetSR(32, 3),
+        lambda: torch.randn(1, 3, 64, 64),
+        None,
+        "Focus stem of strided slices, GroupNorm blocks, pixel (un)shuffle, channel shuffle, "
+        "a concat of slices",
     ),
     "gru_l2_h128_t32": (
         lambda: GRUCellStack(64, 128, 2),
