@@ -308,14 +308,7 @@ def _all_sums(items: Sequence[HeapItem], env: dict[str, int]) -> Optional[int]:
     value there). Sums have no negative part, so each level, target or plan
     bound of the items (sums of one sum per item, or covers of those: their
     parts are at most this total's, part by part) is at most this."""
-    out = 0
-    for it in items:
-        for s in it.size:
-            v = s.evaluate(env)
-            if v is None:
-                return None
-            out += v
-    return out
+    return B.total(s for it in items for s in it.size).evaluate(env)
 
 
 def _sum_of(items: Sequence[HeapItem]) -> B.Sum:

@@ -10,18 +10,11 @@ from pathlib import Path
 
 import pytest
 from mlir import ir
+from test_dealloc_pipeline import FLAGGED
 
 import memplan
 from memplan import _core
-from memplan.deallocation import (
-    DeallocationPlan,
-    FreePlace,
-    Ownership,
-    apply,
-    plan,
-    prepare,
-    verify,
-)
+from memplan import deallocation as D
 from memplan.ir import extract_graph, parse_source
 from memplan.numerics import compare_paths
 
@@ -41,27 +34,7 @@ PASS_ALL = (
 # or the argument, a block reached with a new buffer or the scf.if's value):
 # each is DYNAMIC and flagged, and the returned one is copied only where its
 # flag is not set.
-BRANCHES = """
-func.func @main(%c: i1, %d: i1, %x: memref<8xf32>, %out: memref<8xf32>) -> memref<8xf32> {
-  %r = scf.if %c -> memref<8xf32> {
-    %a = memref.alloc() : memref<8xf32>
-    linalg.add ins(%x, %x : memref<8xf32>, memref<8xf32>) outs(%a : memref<8xf32>)
-    scf.yield %a : memref<8xf32>
-  } else {
-    scf.yield %x : memref<8xf32>
-  }
-  cf.cond_br %d, ^bb1(%r : memref<8xf32>), ^bb2
-^bb1(%m: memref<8xf32>):
-  %b = memref.alloc() : memref<8xf32>
-  linalg.add ins(%m, %x : memref<8xf32>, memref<8xf32>) outs(%b : memref<8xf32>)
-  cf.br ^bb3(%b : memref<8xf32>)
-^bb2:
-  cf.br ^bb3(%r : memref<8xf32>)
-^bb3(%z: memref<8xf32>):
-  memref.copy %z, %out : memref<8xf32> to memref<8xf32>
-  return %z : memref<8xf32>
-}
-"""
+BRANCHES = FLAGGED["branches"][0]  # test_dealloc_pipeline.py's, run there too
 
 # A select of two owned buffers: the one it did not select is freed right
 # after it (where the aligned pointers differ), the select after its load.
@@ -121,8 +94,8 @@ def op_name(graph, op: int) -> str:
     return graph.names[graph.op_name[op]]
 
 
-def only_plan(module) -> DeallocationPlan:
-    (p,) = plan(module)
+def only_plan(module) -> D.DeallocationPlan:
+    (p,) = D.plan(module)
     return p
 
 
@@ -145,7 +118,7 @@ def test_branch_merges_are_dynamic_and_the_return_copy_conditional():
             ("memref.alloc", "YES"),
             ("scf.if", "DYNAMIC"),
         ]
-        dynamic = {v for v, own in zip(p.handles, p.ownership) if own == Ownership.DYNAMIC}
+        dynamic = {v for v, own in zip(p.handles, p.ownership) if own == D.Ownership.DYNAMIC}
         assert set(p.flagged) == dynamic
         assert sorted(describe(graph, v) for v in p.flagged) == ["arg0@bb3", "scf.if"]
         # The flags handed over: the scf.if's two yields, and the two
@@ -161,7 +134,7 @@ def test_branch_merges_are_dynamic_and_the_return_copy_conditional():
         ((handle, place, at, _, unless_selected, unless_returned),) = p.frees
         assert describe(graph, p.handles[handle]) == "scf.if"
         assert (place, op_name(graph, at), unless_selected, unless_returned) == (
-            FreePlace.AFTER,
+            D.FreePlace.AFTER,
             "linalg.add",
             -1,
             False,
@@ -189,7 +162,7 @@ def test_owned_select_frees_what_it_did_not_select():
             ("memref.alloc", "AFTER", "arith.select", select),
             ("memref.alloc", "AFTER", "arith.select", select),
         ]
-        stats = apply(module, [p])
+        stats = D.apply(module, [p])
         assert (stats["frees"], stats["conditional_frees"]) == (3, 2)
 
 
@@ -202,21 +175,21 @@ def test_free_on_one_edge_and_handed_over_return():
             (place.name, op_name(graph, at), succ) for _, place, at, succ, _, _ in p.frees
         )
         assert places == [("AFTER", "memref.copy", 0), ("ON_EDGE", "cf.cond_br", 1)]
-        assert apply(module, [p])["split_edges"] == 1
+        assert D.apply(module, [p])["split_edges"] == 1
 
         module = parse_source(SELECT_RETURNED, "returned.mlir")
         graph = extract_graph(module)
         p = only_plan(module)
         ((handle, place, at, _, _, unless_returned),) = p.frees
         assert (place, op_name(graph, at), unless_returned) == (
-            FreePlace.BEFORE,
+            D.FreePlace.BEFORE,
             "func.return",
             True,
         )
         ((ret, operand, copied, conditional, _, take_over),) = p.return_copies
         assert (at, operand, conditional, take_over) == (ret, 0, False, (handle,))
         assert describe(graph, p.handles[copied]) == "arith.select"
-        assert apply(module, [p])["handed_over"] == 1
+        assert D.apply(module, [p])["handed_over"] == 1
 
 
 @pytest.mark.parametrize(
@@ -232,8 +205,8 @@ def test_applied_plans_are_proven_and_run_bit_for_bit(source, paths):
     """Each path of each program, bit for bit with the program before."""
     with ir.Context():
         module = parse_source(source, "prog.mlir")
-        apply(module, plan(module))
-        issues = [str(v) for v in verify(module)]
+        D.apply(module, D.plan(module))
+        issues = [str(v) for v in D.verify(module)]
         assert issues == [], "\n".join(issues)
         applied = str(module)
     for result in compare_paths(source, applied, "main", paths):
@@ -270,21 +243,21 @@ def test_plan_then_apply_is_the_pass(name, k):
         memplan.run_pipeline(expected, PASS)
         module = parse_source(source, name)
         prepared = parse_source(source, name)
-        prepare(prepared)
-        plans = plan(module)
+        D.prepare(prepared)
+        plans = D.plan(module)
         assert not any(p.left for p in plans)
         if str(prepared) == str(module):
             # Nothing to drop or forward first: the plan of the input is
             # the pass's.
             assert not any(p.return_forwards for p in plans)
-            apply(module, plans)
+            D.apply(module, plans)
             assert str(module) == str(expected)
         else:
             # The pass changes the input before it plans: so does prepare.
-            apply(prepared, plan(prepared))
+            D.apply(prepared, D.plan(prepared))
             assert str(prepared) == str(expected)
             module = prepared
-        issues = [str(v) for v in verify(module)]
+        issues = [str(v) for v in D.verify(module)]
         assert issues == [], "\n".join(issues)
 
 
@@ -295,8 +268,8 @@ def test_prepare_with_options_then_apply_is_the_pass(name, k):
         expected = parse_source(source, name)
         memplan.run_pipeline(expected, PASS_ALL)
         module = parse_source(source, name)
-        prepare(module, drop_dead_values=True, copy_where_loops_run=True)
-        apply(module, plan(module))
+        D.prepare(module, drop_dead_values=True, copy_where_loops_run=True)
+        D.apply(module, D.plan(module))
         assert str(module) == str(expected)
 
 
@@ -306,8 +279,8 @@ def test_lit_inputs_cover_every_part_of_a_plan():
     for name, k in lit_cases():
         with ir.Context():
             module = parse_source(lit_split(name, k), name)
-            prepare(module)
-            for p in plan(module):
+            D.prepare(module)
+            for p in D.plan(module):
                 seen |= {f[1] for f in p.frees}
                 seen |= {"unless_selected" for f in p.frees if f[4] >= 0}
                 seen |= {"unless_returned" for f in p.frees if f[5]}
@@ -317,7 +290,7 @@ def test_lit_inputs_cover_every_part_of_a_plan():
                 seen |= {"conditional" for c in p.return_copies if c[3]}
                 seen |= {"same_as" for c in p.return_copies if c[4] >= 0}
                 seen |= {"take_over" for c in p.return_copies if c[5]}
-    assert seen == set(FreePlace.__members__.values()) | {
+    assert seen == set(D.FreePlace.__members__.values()) | {
         "unless_selected",
         "unless_returned",
         "select_flags",
@@ -426,13 +399,13 @@ BAD = {
         lambda p, g: setattr(
             p,
             "flag_lists",
-            with_entry(p.flag_lists, 0, 3, p.flag_lists[0][3] + ((-1, Ownership.NO),)),
+            with_entry(p.flag_lists, 0, 3, p.flag_lists[0][3] + ((-1, D.Ownership.NO),)),
         ),
         ValueError,
     ),
     "flag handle out of range": (
         lambda p, g: setattr(
-            p, "flag_lists", with_entry(p.flag_lists, 0, 3, ((len(p.handles), Ownership.YES),))
+            p, "flag_lists", with_entry(p.flag_lists, 0, 3, ((len(p.handles), D.Ownership.YES),))
         ),
         IndexError,
     ),
@@ -440,7 +413,7 @@ BAD = {
         lambda p, g: setattr(
             p,
             "flag_lists",
-            with_entry(p.flag_lists, 0, 3, ((handle_of(p, g, "arg2@bb0"), Ownership.DYNAMIC),)),
+            with_entry(p.flag_lists, 0, 3, ((handle_of(p, g, "arg2@bb0"), D.Ownership.DYNAMIC),)),
         ),
         ValueError,
     ),
@@ -470,12 +443,12 @@ BAD = {
     ),
     "free at the start of no block": (
         lambda p, g: setattr(
-            p, "frees", with_entry(with_entry(p.frees, 0, 1, FreePlace.AT_START), 0, 2, -1)
+            p, "frees", with_entry(with_entry(p.frees, 0, 1, D.FreePlace.AT_START), 0, 2, -1)
         ),
         IndexError,
     ),
     "free on an edge of no branch": (
-        lambda p, g: setattr(p, "frees", with_entry(p.frees, 0, 1, FreePlace.ON_EDGE)),
+        lambda p, g: setattr(p, "frees", with_entry(p.frees, 0, 1, D.FreePlace.ON_EDGE)),
         TypeError,
     ),
     "free on no successor": (
@@ -484,7 +457,7 @@ BAD = {
             "frees",
             with_entry(
                 with_entry(
-                    with_entry(p.frees, 0, 1, FreePlace.ON_EDGE), 0, 2, first(g, "cf.cond_br")
+                    with_entry(p.frees, 0, 1, D.FreePlace.ON_EDGE), 0, 2, first(g, "cf.cond_br")
                 ),
                 0,
                 3,
@@ -503,7 +476,7 @@ BAD = {
     ),
     "free unless returned before no return": (
         lambda p, g: setattr(
-            p, "frees", with_entry(with_entry(p.frees, 0, 1, FreePlace.BEFORE), 0, 5, True)
+            p, "frees", with_entry(with_entry(p.frees, 0, 1, D.FreePlace.BEFORE), 0, 5, True)
         ),
         ValueError,
     ),
@@ -547,7 +520,7 @@ def test_malformed_plan_raises_and_changes_nothing(defect):
         module = parse_source(TWO_FUNCTIONS, "two.mlir")
         before = str(module)
         graph = extract_graph(module)
-        plans = plan(module)
+        plans = D.plan(module)
         bad = plans[0]
         assert not bad.left and bad.flag_lists and bad.frees and bad.return_copies
         edit(bad, graph)
@@ -559,12 +532,12 @@ def test_malformed_plan_raises_and_changes_nothing(defect):
         if bad.left:
             # memplan.deallocation.apply skips the plans of functions left
             # to upstream.
-            assert apply(module, [bad])["frees"] == 0
+            assert D.apply(module, [bad])["frees"] == 0
         else:
             # The good plan of the other function is checked, not applied,
             # before the bad one is found.
             with pytest.raises(error):
-                apply(module, [plans[1], bad])
+                D.apply(module, [plans[1], bad])
         assert str(module) == before
 
 
@@ -585,22 +558,22 @@ def test_fields_read_as_tuples_and_are_set_whole():
         ):
             value = getattr(p, field)
             assert isinstance(value, tuple), field
-            assert all(isinstance(e, (tuple, int, Ownership)) for e in value), field
+            assert all(isinstance(e, (tuple, int, D.Ownership)) for e in value), field
         assert isinstance(p.flag_lists[0][3], tuple) and isinstance(p.flag_lists[0][3][0], tuple)
         assert isinstance(p.return_copies[0][5], tuple)
-        assert all(isinstance(own, Ownership) for own in p.ownership)
+        assert all(isinstance(own, D.Ownership) for own in p.ownership)
         with pytest.raises(AttributeError):
             p.handles.append(0)
         with pytest.raises(TypeError):
             p.frees[0] = p.frees[0]
         with pytest.raises(TypeError):
-            p.flag_lists[0][3][0] = (-1, Ownership.NO)
+            p.flag_lists[0][3][0] = (-1, D.Ownership.NO)
         frees = p.frees
         p.frees = [list(f) for f in frees] + [frees[0]]
         assert p.frees == frees + frees[:1]
         p.frees = frees
         # A plan made from nothing, field by field, is the same plan.
-        fresh = DeallocationPlan()
+        fresh = D.DeallocationPlan()
         for field in (
             "function",
             "handles",
@@ -612,6 +585,6 @@ def test_fields_read_as_tuples_and_are_set_whole():
         ):
             setattr(fresh, field, getattr(p, field))
         expected = parse_source(BRANCHES, "branches.mlir")
-        apply(expected, [p])
-        apply(module, [fresh])
+        D.apply(expected, [p])
+        D.apply(module, [fresh])
         assert str(module) == str(expected)

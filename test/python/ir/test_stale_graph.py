@@ -18,7 +18,16 @@ S = _core.EditStep
 # @pooled: two 16-byte buffers, one after the other, already freed (a pool
 # edit's input). @owned and @other: a buffer nobody frees (a deallocation
 # plan's input).
-PROGRAM = """
+UNFREED = """
+func.func @{name}(%x: f32) -> f32 {{
+  %c0 = arith.constant 0 : index
+  %a = memref.alloc() : memref<4xf32>
+  memref.store %x, %a[%c0] : memref<4xf32>
+  %y = memref.load %a[%c0] : memref<4xf32>
+  return %y : f32
+}}
+"""
+POOLED = """
 func.func @pooled(%x: f32) -> f32 {
   %c0 = arith.constant 0 : index
   %a = memref.alloc() : memref<4xf32>
@@ -31,21 +40,8 @@ func.func @pooled(%x: f32) -> f32 {
   memref.dealloc %b : memref<4xf32>
   return %z : f32
 }
-func.func @owned(%x: f32) -> f32 {
-  %c0 = arith.constant 0 : index
-  %a = memref.alloc() : memref<4xf32>
-  memref.store %x, %a[%c0] : memref<4xf32>
-  %y = memref.load %a[%c0] : memref<4xf32>
-  return %y : f32
-}
-func.func @other(%x: f32) -> f32 {
-  %c0 = arith.constant 0 : index
-  %a = memref.alloc() : memref<4xf32>
-  memref.store %x, %a[%c0] : memref<4xf32>
-  %y = memref.load %a[%c0] : memref<4xf32>
-  return %y : f32
-}
 """
+PROGRAM = POOLED + UNFREED.format(name="owned") + UNFREED.format(name="other")
 
 
 def _ops(graph: _core.Graph, name: str, function: int) -> list[int]:
