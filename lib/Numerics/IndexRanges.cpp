@@ -22,6 +22,9 @@
 #include "mlir/CAPI/IR.h"
 #include "mlir/Dialect/Affine/IR/AffineMemoryOpInterfaces.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
+#include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
@@ -65,6 +68,8 @@ bool isScalarInteger(Type type) { return isa<IntegerType, IndexType>(type); }
 constexpr int64_t kLargestProbe = int64_t(1) << 40;
 /// How many casts an argument is followed through.
 constexpr int kMaxCasts = 4;
+/// How many views of an integer tensor (slices, reshapes) are followed.
+constexpr int kMaxViews = 4;
 
 /// A copy of `op` at `builder`'s insertion point, detached from the IR it
 /// came from: each distinct operand, and each value its regions use from
@@ -85,12 +90,16 @@ Operation *detachedCopy(OpBuilder &builder, Operation *op) {
 /// Answers, for the uses of one function's values, what keeps them in bounds.
 class RangeFinder {
 public:
-  RangeFinder(MLIRContext *context, int64_t sizeLimit)
-      : context(context), sizeLimit(sizeLimit) {}
+  RangeFinder(Operation *func, int64_t sizeLimit)
+      : context(func->getContext()), sizeLimit(sizeLimit),
+        state(func, options) {
+    state.addExtension<bufferization::func_ext::FuncAnalysisState>();
+  }
 
   /// Values of `value` that keep its uses as positions and sizes in bounds
-  /// (`depth`: casts followed so far; structured ops are entered at 0 only).
-  Range uses(Value value, int depth);
+  /// (`depth`: casts followed so far; structured ops are entered at 0 only;
+  /// `views`: views of a shaped value followed so far).
+  Range uses(Value value, int depth, int views = 0);
 
 private:
   Range positions(OpOperand &use);
@@ -104,6 +113,11 @@ private:
   std::optional<FrozenRewritePatternSet> patterns;
   size_t patternDialects = 0;
   ValueBoundsGuard boundsGuard;
+  /// What BufferizableOpInterface answers with (which results are views of
+  /// an operand: its elements, not a copy): One-Shot's state, as the
+  /// interfaces of region and call ops expect, not analyzed.
+  bufferization::OneShotBufferizationOptions options;
+  bufferization::OneShotAnalysisState state;
 };
 
 /// Canonicalization patterns of the loaded dialects and their ops (rebuilt
@@ -280,7 +294,7 @@ bool RangeFinder::isSize(OpOperand &use) {
   return false;
 }
 
-Range RangeFinder::uses(Value value, int depth) {
+Range RangeFinder::uses(Value value, int depth, int views) {
   Range found;
   bool scalar = isScalarInteger(value.getType());
   for (OpOperand &use : value.getUses()) {
@@ -302,6 +316,16 @@ Range RangeFinder::uses(Value value, int depth) {
         if (structured.isDpsInput(&use))
           if (BlockArgument arg = structured.getMatchingBlockArgument(&use))
             found = meet(found, uses(arg, 1));
+    // A view of a shaped value holds some of its elements (a slice of the
+    // ids, a reshape of them): what keeps those in bounds keeps these.
+    if (!scalar && depth == 0 && views < kMaxViews)
+      if (auto bufferizable =
+              dyn_cast<bufferization::BufferizableOpInterface>(owner))
+        if (!bufferizable.bufferizesToMemoryWrite(use, state))
+          for (const bufferization::AliasingValue &alias :
+               bufferizable.getAliasingValues(use, state))
+            if (isa<ShapedType>(alias.value.getType()))
+              found = meet(found, uses(alias.value, 0, views + 1));
   }
   if (found && found->first > found->second)
     return std::nullopt;
@@ -316,7 +340,7 @@ std::vector<ArgumentRange> indexArgumentRanges(MlirOperation handle,
   std::vector<ArgumentRange> ranges;
   if (func->getNumRegions() == 0 || func->getRegion(0).empty())
     return ranges;
-  RangeFinder finder(func->getContext(), sizeLimit);
+  RangeFinder finder(func, sizeLimit);
   for (BlockArgument arg : func->getRegion(0).front().getArguments()) {
     Type type = arg.getType();
     if (auto shaped = dyn_cast<ShapedType>(type)) {
