@@ -74,9 +74,7 @@ void checkFreshPlan(const Graph &g, const DeallocationPlan &plan) {
 /// The plans of the graph's IR, which no edit may have changed.
 std::vector<DeallocationPlan> planFresh(const Graph &g) {
   if (!g.appliedEdits.empty())
-    throw nb::value_error("the graph is stale: an edit was applied through "
-                          "it since it was extracted; extract the graph "
-                          "again");
+    edit_classes::refuseStaleGraph();
   return planDeallocation(g);
 }
 

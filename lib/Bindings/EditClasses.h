@@ -130,6 +130,14 @@ template <typename Edit, typename Graph> struct Sequencing {
   bool again;
 };
 
+/// Raises the ValueError of a graph that an edit applied through it since
+/// it was extracted may have made stale for what is asked of it.
+[[noreturn]] inline void refuseStaleGraph() {
+  throw nb::value_error("the graph is stale: an edit applied through it "
+                        "since it was extracted may have changed what this "
+                        "one names; extract the graph again");
+}
+
 /// Raises ValueError where an edit of `seq`'s kind to `function` (-1: any)
 /// may read ids that an edit applied earlier through `g` made stale: one
 /// of another kind, of the whole module, or of the same kind in the same
@@ -140,10 +148,7 @@ void checkNotStale(const Graph &g, const Sequencing<Edit, Graph> &seq,
   for (auto [kind, changed] : g.appliedEdits)
     if (kind != seq.kind || changed < 0 || function < 0 ||
         (changed == function && !seq.again))
-      throw nb::value_error(
-          "the graph is stale: an edit applied through it since it was "
-          "extracted may have changed what this one names; extract the "
-          "graph again");
+      refuseStaleGraph();
 }
 
 /// Binds `name(graph, edit)` (the second argument named `editName`): the

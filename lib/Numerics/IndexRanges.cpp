@@ -41,6 +41,7 @@
 #include "llvm/ADT/SetVector.h"
 
 #include <algorithm>
+#include <memory>
 #include <optional>
 #include <utility>
 
@@ -91,10 +92,7 @@ Operation *detachedCopy(OpBuilder &builder, Operation *op) {
 class RangeFinder {
 public:
   RangeFinder(Operation *func, int64_t sizeLimit)
-      : context(func->getContext()), sizeLimit(sizeLimit),
-        state(func, options) {
-    state.addExtension<bufferization::func_ext::FuncAnalysisState>();
-  }
+      : func(func), context(func->getContext()), sizeLimit(sizeLimit) {}
 
   /// Values of `value` that keep its uses as positions and sizes in bounds
   /// (`depth`: casts followed so far; structured ops are entered at 0 only;
@@ -107,7 +105,9 @@ private:
   bool passes(OpOperand &use, int64_t probe, ArrayRef<unsigned> sizes);
   bool isSize(OpOperand &use);
   const FrozenRewritePatternSet &canonicalization();
+  bufferization::AnalysisState &bufferizationState();
 
+  Operation *func;
   MLIRContext *context;
   int64_t sizeLimit;
   std::optional<FrozenRewritePatternSet> patterns;
@@ -115,10 +115,20 @@ private:
   ValueBoundsGuard boundsGuard;
   /// What BufferizableOpInterface answers with (which results are views of
   /// an operand: its elements, not a copy): One-Shot's state, as the
-  /// interfaces of region and call ops expect, not analyzed.
+  /// interfaces of region and call ops expect, not analyzed; made (a walk
+  /// of the function) only once a shaped integer value is followed.
   bufferization::OneShotBufferizationOptions options;
-  bufferization::OneShotAnalysisState state;
+  std::unique_ptr<bufferization::OneShotAnalysisState> state;
 };
+
+bufferization::AnalysisState &RangeFinder::bufferizationState() {
+  if (!state) {
+    state =
+        std::make_unique<bufferization::OneShotAnalysisState>(func, options);
+    state->addExtension<bufferization::func_ext::FuncAnalysisState>();
+  }
+  return *state;
+}
 
 /// Canonicalization patterns of the loaded dialects and their ops (rebuilt
 /// when a probe loaded another dialect).
@@ -321,9 +331,9 @@ Range RangeFinder::uses(Value value, int depth, int views) {
     if (!scalar && depth == 0 && views < kMaxViews)
       if (auto bufferizable =
               dyn_cast<bufferization::BufferizableOpInterface>(owner))
-        if (!bufferizable.bufferizesToMemoryWrite(use, state))
+        if (!bufferizable.bufferizesToMemoryWrite(use, bufferizationState()))
           for (const bufferization::AliasingValue &alias :
-               bufferizable.getAliasingValues(use, state))
+               bufferizable.getAliasingValues(use, bufferizationState()))
             if (isa<ShapedType>(alias.value.getType()))
               found = meet(found, uses(alias.value, 0, views + 1));
   }

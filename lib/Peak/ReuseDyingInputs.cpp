@@ -68,7 +68,7 @@ bool lastUseIs(Value v, Operation *op) {
 /// made once per block on the IR as it was.
 class BlockPeaks {
 public:
-  explicit BlockPeaks(DyingInputQueries &queries) : queries(queries) {}
+  explicit BlockPeaks(bufferization::AnalysisState &state) : state(state) {}
 
   /// Whether writing `op`'s result into `input`, a view of a larger buffer
   /// (a slice of a tensor that dies with it), raises the modeled peak of
@@ -82,8 +82,7 @@ public:
     Block *block = op->getBlock();
     auto [it, fresh] = models.try_emplace(block);
     if (fresh) {
-      it->second.model =
-          std::make_unique<BlockPeakModel>(*block, queries.state());
+      it->second.model = std::make_unique<BlockPeakModel>(*block, state);
       it->second.profile =
           std::make_unique<PeakProfile>(it->second.model->numPoints());
       it->second.model->addTo(*it->second.profile);
@@ -98,15 +97,14 @@ public:
     const BlockPeakModel::Buffer &result = model.buffer(own);
     if (larger.bytes <= 0 || result.bytes <= 0 || larger.bytes <= result.bytes)
       return false;
-    int32_t held = result.last;
-    if (held <= larger.last)
+    if (result.last <= larger.last)
       return false;
     int64_t before = profile.max();
-    profile.add(larger.last + 1, held, larger.bytes);
+    profile.add(larger.last + 1, result.last, larger.bytes);
     profile.add(result.first, result.last, -result.bytes);
     int64_t after = profile.max();
     profile.add(result.first, result.last, result.bytes);
-    profile.add(larger.last + 1, held, -larger.bytes);
+    profile.add(larger.last + 1, result.last, -larger.bytes);
     LLVM_DEBUG(if (after > before) llvm::dbgs()
                << "holding the larger buffer raises the peak " << before
                << " -> " << after << ": " << *op << "\n");
@@ -118,7 +116,7 @@ private:
     std::unique_ptr<BlockPeakModel> model;
     std::unique_ptr<PeakProfile> profile;
   };
-  DyingInputQueries &queries;
+  bufferization::AnalysisState &state;
   llvm::DenseMap<Block *, Model> models;
 };
 
@@ -145,7 +143,7 @@ std::optional<Rewrite> candidateFor(linalg::LinalgOp op,
 SmallVector<Rewrite> candidatesUnder(Operation *root,
                                      DyingInputQueries &queries) {
   SmallVector<Rewrite> rewrites;
-  BlockPeaks peaks(queries);
+  BlockPeaks peaks(queries.state());
   root->walk([&](linalg::LinalgOp op) {
     if (std::optional<Rewrite> r = candidateFor(op, queries, peaks))
       rewrites.push_back(*r);
